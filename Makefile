@@ -1,0 +1,41 @@
+# The README's two commands: `make demo` and `make test`. Both run the set-up first.
+PY := .venv/bin/python
+JOBS ?= $(shell nproc)
+CROSS_PRESETS := cortex-m55 cortex-m4 cortex-m0plus
+
+.PHONY: setup pyinstall demo test ctest pytest cross bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+# Rebuild and reinstall only the cortexm package into .venv (after setup has run once).
+pyinstall:
+	flock /tmp/cortexm-pip.lock $(PY) -m pip install -q --no-build-isolation --no-deps .
+
+demo: setup
+	$(PY) -m cortexm.demo
+
+test: setup ctest pytest cross
+
+ctest:
+	cmake --preset host
+	cmake --build --preset host -j $(JOBS)
+	ctest --preset host
+
+pytest:
+	$(PY) -m pytest -q
+
+cross:
+	@for p in $(CROSS_PRESETS); do \
+	  cmake --preset $$p >/dev/null && cmake --build --preset $$p -j $(JOBS) && \
+	    bash scripts/check_freestanding.sh build/$$p/kernels/libcortexm_kernels.a || exit 1; \
+	  echo "cross build $$p: ok"; \
+	done
+
+bench: setup
+	cmake --preset host
+	cmake --build --preset host -j $(JOBS) --target kernel_bench
+	./build/host/bench/kernel_bench
+
+clean:
+	rm -rf build .venv

@@ -1,0 +1,36 @@
+// Parameters shared by the convolution kernels (regular, grouped, depthwise).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cortexm/kernels/shape.h"
+#include "cortexm/kernels/status.h"
+
+namespace cortexm {
+
+// Which instruction set a kernel variant (and its scratch requirement) is for.
+enum class Isa : uint8_t { kScalar = 0, kDsp = 1, kMve = 2 };
+
+struct ConvQuantParams {
+  int32_t input_offset = 0;   // -input zero point, in [-127, 128]
+  int32_t output_offset = 0;  // +output zero point, in [-128, 127]
+  int32_t activation_min = -128;
+  int32_t activation_max = 127;
+  const int32_t* multipliers = nullptr;  // one per output channel, in [0, 2^31)
+  const int32_t* shifts = nullptr;       // one per output channel, in [-31, 30]
+};
+
+struct ConvGeometry {
+  int32_t stride_h = 1, stride_w = 1;
+  int32_t dilation_h = 1, dilation_w = 1;
+  Padding2d padding;
+};
+
+// Validates the parts every convolution shares: offsets, activation range, per-channel
+// multipliers and shifts, stride, dilation and padding, and that output == the computed output.
+Error validate_conv_common(const ConvQuantParams& quant, const ConvGeometry& geometry,
+                           const Dims4& input, int32_t kernel_h, int32_t kernel_w,
+                           const Dims4& output, int32_t output_channels);
+
+}  // namespace cortexm

@@ -1,0 +1,35 @@
+// cortex_m.quantized_conv2d: NHWC int8 input, OHWI int8 filter, int32 bias, per-channel requantize
+// (arm_convolve_s8 arithmetic). Groups = input C / filter C (the filter's last dim is C_in / groups).
+#pragma once
+
+#include "cortexm/kernels/conv_params.h"
+
+namespace cortexm {
+
+struct Conv2dParams {
+  Dims4 input;   // N, H, W, C_in
+  Dims4 filter;  // C_out, KH, KW, C_in / groups
+  Dims4 output;  // N, OH, OW, C_out
+  ConvGeometry geometry;
+  ConvQuantParams quant;
+
+  int32_t groups() const { return filter.c > 0 ? input.c / filter.c : 0; }
+};
+
+// Output dims implied by input, filter and geometry (0 extents when the window never fits).
+Dims4 quantized_conv2d_output_dims(const Conv2dParams& params);
+
+Error quantized_conv2d_prepare(const Conv2dParams& params);
+
+// Bytes of scratch the kernel for `isa` needs; the caller passes at least this much.
+size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
+
+// Fastest variant built for this target. bias may be null (treated as zeros).
+void quantized_conv2d(const Conv2dParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, void* scratch);
+
+// Plain-loop reference the optimized variants must match bit for bit.
+void quantized_conv2d_reference(const Conv2dParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output);
+
+}  // namespace cortexm

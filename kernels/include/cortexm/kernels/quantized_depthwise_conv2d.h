@@ -1,0 +1,32 @@
+// cortex_m.quantized_depthwise_conv2d: NHWC int8 input, IHWO filter [1, KH, KW, C_in * m],
+// output channel c * m + j reads input channel c (arm_depthwise_conv_s8 arithmetic).
+#pragma once
+
+#include "cortexm/kernels/conv_params.h"
+
+namespace cortexm {
+
+struct DepthwiseConv2dParams {
+  Dims4 input;   // N, H, W, C_in
+  Dims4 filter;  // 1, KH, KW, C_in * depth_multiplier
+  Dims4 output;  // N, OH, OW, C_in * depth_multiplier
+  int32_t depth_multiplier = 1;
+  ConvGeometry geometry;
+  ConvQuantParams quant;
+};
+
+Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& params);
+
+Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& params);
+
+size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& params, Isa isa);
+
+void quantized_depthwise_conv2d(const DepthwiseConv2dParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                void* scratch);
+
+void quantized_depthwise_conv2d_reference(const DepthwiseConv2dParams& params,
+                                          const int8_t* input, const int8_t* filter,
+                                          const int32_t* bias, int8_t* output);
+
+}  // namespace cortexm

@@ -1,0 +1,37 @@
+// cortex_m.quantized_linear: input [..., K] int8, weights [C_out, K] int8, bias int32 [C_out];
+// per-tensor (one multiplier) or per-channel (C_out multipliers) requantize
+// (arm_fully_connected_s8 / arm_fully_connected_per_channel_s8 arithmetic).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cortexm/kernels/conv_params.h"
+
+namespace cortexm {
+
+struct LinearParams {
+  int32_t batches = 1;          // product of the input's leading dims
+  int32_t input_features = 1;   // K
+  int32_t output_features = 1;  // C_out
+  int32_t input_offset = 0;     // -input zero point, in [-127, 128]
+  int32_t filter_offset = 0;    // -weight zero point, in [-127, 128]
+  int32_t output_offset = 0;    // +output zero point, in [-128, 127]
+  int32_t activation_min = -128;
+  int32_t activation_max = 127;
+  const int32_t* multipliers = nullptr;  // num_multipliers entries
+  const int32_t* shifts = nullptr;
+  int32_t num_multipliers = 1;  // 1 (per-tensor) or output_features (per-channel)
+};
+
+Error quantized_linear_prepare(const LinearParams& params);
+
+size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
+
+void quantized_linear(const LinearParams& params, const int8_t* input, const int8_t* weights,
+                      const int32_t* bias, int8_t* output, void* scratch);
+
+void quantized_linear_reference(const LinearParams& params, const int8_t* input,
+                                const int8_t* weights, const int32_t* bias, int8_t* output);
+
+}  // namespace cortexm

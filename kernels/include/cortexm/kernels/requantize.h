@@ -1,0 +1,60 @@
+// Fixed-point requantization exactly as CMSIS-NN's arm_nn_requantize (TFLite-compatible).
+//
+// Default (double rounding): left shift by max(shift, 0), doubling high multiply without saturation
+// ((a * b + 2^30) >> 31 in 64 bits), then a rounding divide by 2^max(-shift, 0), halves away from zero.
+// With CORTEXM_SINGLE_ROUNDING: one rounding of (acc * multiplier) >> (31 - shift), halves up.
+#pragma once
+
+#include <cstdint>
+
+namespace cortexm {
+
+constexpr int32_t kMinShift = -31;
+constexpr int32_t kMaxShift = 30;
+
+// (a * b + 2^30) >> 31 in 64-bit arithmetic; no saturation (CMSIS-NN arm_nn_doubling_high_mult_no_sat).
+inline int32_t doubling_high_mult_no_sat(int32_t a, int32_t b) {
+  const int64_t product = int64_t{a} * int64_t{b} + (int64_t{1} << 30);
+  return static_cast<int32_t>(product >> 31);
+}
+
+// dividend / 2^exponent rounded to nearest, halves away from zero (arm_nn_divide_by_power_of_two).
+inline int32_t divide_by_power_of_two(int32_t dividend, int32_t exponent) {
+  const int32_t remainder_mask = static_cast<int32_t>((uint32_t{1} << exponent) - 1u);
+  const int32_t remainder = dividend & remainder_mask;
+  int32_t result = dividend >> exponent;
+  int32_t threshold = remainder_mask >> 1;
+  if (result < 0) ++threshold;
+  if (remainder > threshold) ++result;
+  return result;
+}
+
+// acc * multiplier * 2^(shift - 31), rounded as CMSIS-NN does. multiplier in [0, 2^31),
+// shift in [kMinShift, kMaxShift]. A left shift that overflows wraps, as on the target.
+inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
+#if defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING
+  const int32_t total_shift = 31 - shift;
+  const int64_t product = int64_t{acc} * int64_t{multiplier};
+  const int32_t result = static_cast<int32_t>(product >> (total_shift - 1));
+  return (result + 1) >> 1;
+#else
+  const int32_t left = shift > 0 ? shift : 0;
+  const int32_t right = shift > 0 ? 0 : -shift;
+  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(acc) << left);
+  return divide_by_power_of_two(doubling_high_mult_no_sat(shifted, multiplier), right);
+#endif
+}
+
+inline int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+struct QuantizedMultiplier {
+  int32_t multiplier = 0;
+  int32_t shift = 0;
+};
+
+// real_scale -> (multiplier, shift) with real_scale ~= multiplier * 2^(shift - 31), TFLite's
+// QuantizeMultiplier: frexp, round half away from zero, the 2^31 fix-up; a shift below -31 gives
+// (0, 0) and a shift above 30 saturates to (2^31 - 1, 30). real_scale must be finite and >= 0.
+QuantizedMultiplier quantize_multiplier(double real_scale);
+
+}  // namespace cortexm

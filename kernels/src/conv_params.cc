@@ -1,0 +1,56 @@
+#include "cortexm/kernels/conv_params.h"
+
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+Error validate_conv_common(const ConvQuantParams& quant, const ConvGeometry& g, const Dims4& input,
+                           int32_t kernel_h, int32_t kernel_w, const Dims4& output,
+                           int32_t output_channels) {
+  if (input.n < 1) return invalid("input.shape[0]", input.n, "must be >= 1");
+  if (input.h < 1) return invalid("input.shape[1]", input.h, "must be >= 1");
+  if (input.w < 1) return invalid("input.shape[2]", input.w, "must be >= 1");
+  if (input.c < 1) return invalid("input.shape[3]", input.c, "must be >= 1");
+  if (kernel_h < 1) return invalid("weight.shape[1]", kernel_h, "must be >= 1");
+  if (kernel_w < 1) return invalid("weight.shape[2]", kernel_w, "must be >= 1");
+  if (g.stride_h < 1) return invalid("stride", g.stride_h, "must be >= 1", 0);
+  if (g.stride_w < 1) return invalid("stride", g.stride_w, "must be >= 1", 1);
+  if (g.dilation_h < 1) return invalid("dilation", g.dilation_h, "must be >= 1", 0);
+  if (g.dilation_w < 1) return invalid("dilation", g.dilation_w, "must be >= 1", 1);
+  if (g.padding.top < 0) return invalid("padding", g.padding.top, "must be >= 0", 0);
+  if (g.padding.left < 0) return invalid("padding", g.padding.left, "must be >= 0", 1);
+  if (g.padding.bottom < 0) return invalid("padding", g.padding.bottom, "must be >= 0", 2);
+  if (g.padding.right < 0) return invalid("padding", g.padding.right, "must be >= 0", 3);
+  const int32_t oh = window_output_size(input.h, kernel_h, g.stride_h, g.dilation_h,
+                                        g.padding.top, g.padding.bottom);
+  const int32_t ow = window_output_size(input.w, kernel_w, g.stride_w, g.dilation_w,
+                                        g.padding.left, g.padding.right);
+  if (oh < 1) return invalid("input.shape[1]", input.h, "is smaller than the dilated kernel");
+  if (ow < 1) return invalid("input.shape[2]", input.w, "is smaller than the dilated kernel");
+  if (output.n != input.n) return invalid("output.shape[0]", output.n, "must equal the batch");
+  if (output.h != oh) return invalid("output.shape[1]", output.h, "must equal the computed height");
+  if (output.w != ow) return invalid("output.shape[2]", output.w, "must equal the computed width");
+  if (output.c != output_channels)
+    return invalid("output.shape[3]", output.c, "must equal the output channels");
+  if (quant.input_offset < -127 || quant.input_offset > 128)
+    return invalid("input_offset", quant.input_offset, "must be in [-127, 128]");
+  if (quant.output_offset < -128 || quant.output_offset > 127)
+    return invalid("output_offset", quant.output_offset, "must be in [-128, 127]");
+  if (quant.activation_min < -128 || quant.activation_min > 127)
+    return invalid("activation_min", quant.activation_min, "must be in [-128, 127]");
+  if (quant.activation_max < -128 || quant.activation_max > 127)
+    return invalid("activation_max", quant.activation_max, "must be in [-128, 127]");
+  if (quant.activation_min > quant.activation_max)
+    return invalid("activation_min", quant.activation_min, "must be <= activation_max");
+  if (quant.multipliers == nullptr || quant.shifts == nullptr)
+    return invalid("requantize_multipliers", 0, "must be given per output channel");
+  for (int32_t c = 0; c < output_channels; ++c) {
+    if (quant.multipliers[c] < 0)
+      return invalid("requantize_multipliers", quant.multipliers[c], "must be in [0, 2^31)", c);
+    if (quant.shifts[c] < kMinShift || quant.shifts[c] > kMaxShift)
+      return invalid("requantize_shifts", quant.shifts[c], "must be in [-31, 30]", c);
+  }
+  return kOk;
+}
+
+}  // namespace cortexm

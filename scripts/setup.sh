@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Idempotent set-up: Debian packages that pip cannot provide, then .venv with cortexm and its extras.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build python3 python3-venv python3-dev
+  libgtest-dev libbenchmark-dev libxnnpack-dev
+  gcc-arm-none-eabi libnewlib-arm-none-eabi
+  flatbuffers-compiler libflatbuffers-dev qemu-system-arm
+  espeak-ng sox
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+VPIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
+# Build requirements live in the venv so the extension builds incrementally without isolation.
+"${VPIP[@]}" install "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.24" ninja
+# torch is pinned in pyproject's extra: the CPU build on this machine, never an unpinned CUDA build.
+"${VPIP[@]}" install --no-build-isolation ".[torch,test]"

@@ -1,0 +1,35 @@
+// cortexm._core: the compiled half of the cortexm package.
+#include <pybind11/pybind11.h>
+
+#include <limits>
+
+#include "cortexm/kernels/requantize.h"
+
+namespace py = pybind11;
+
+namespace cortexm::bindings {
+#define CORTEXM_KERNEL(name) void bind_##name(py::module_& ops);
+#include "cortexm/kernels/kernels.def"
+#undef CORTEXM_KERNEL
+}  // namespace cortexm::bindings
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "cortexm native core: int8 Cortex-M kernels with CMSIS-NN arithmetic";
+
+  m.def(
+      "quantize_multiplier",
+      [](double scale) {
+        if (!(scale >= 0.0) || scale == std::numeric_limits<double>::infinity())
+          throw py::value_error("quantize_multiplier: scale = " + std::to_string(scale) +
+                                " must be finite and >= 0");
+        const auto q = cortexm::quantize_multiplier(scale);
+        return py::make_tuple(q.multiplier, q.shift);
+      },
+      py::arg("scale"),
+      "real scale -> (multiplier, shift), scale ~= multiplier * 2**(shift - 31) (TFLite rules).");
+
+  py::module_ ops = m.def_submodule("ops", "cortex_m int8 operators on numpy arrays");
+#define CORTEXM_KERNEL(name) cortexm::bindings::bind_##name(ops);
+#include "cortexm/kernels/kernels.def"
+#undef CORTEXM_KERNEL
+}

@@ -1,0 +1,104 @@
+// Argument checking shared by the numpy-facing op bindings. Every failure raises ValueError naming
+// the op, the argument and its value; nothing reaches a kernel unchecked.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error_message.h"
+#include "cortexm/kernels/status.h"
+
+namespace cortexm::bindings {
+
+namespace py = pybind11;
+
+[[noreturn]] inline void raise_value_error(const char* op, const std::string& what) {
+  throw py::value_error(std::string(op) + ": " + what);
+}
+
+inline void check(const char* op, const Error& error) {
+  if (!error.ok()) throw py::value_error(error_message(op, error));
+}
+
+inline std::string shape_string(const py::array& a) {
+  std::string s = "(";
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(a.shape(i));
+  }
+  if (a.ndim() == 1) s += ",";
+  return s + ")";
+}
+
+// A C-contiguous array of dtype T with rank in [min_rank, max_rank]; wrong dtype is an error, not a cast.
+template <typename T>
+py::array_t<T, py::array::c_style> require_array(const char* op, const char* name,
+                                                 const py::handle& obj, int min_rank,
+                                                 int max_rank) {
+  if (!py::isinstance<py::array>(obj))
+    raise_value_error(op, std::string(name) + " must be a numpy array, got " +
+                              std::string(py::str(py::type::of(obj).attr("__name__"))));
+  auto a = py::reinterpret_borrow<py::array>(obj);
+  const auto expected = py::dtype::of<T>();
+  if (!a.dtype().is(expected))
+    raise_value_error(op, std::string(name) + " dtype " + std::string(py::str(a.dtype())) +
+                              " must be " + std::string(py::str(expected)));
+  if (a.ndim() < min_rank || a.ndim() > max_rank) {
+    std::string want = min_rank == max_rank ? std::to_string(min_rank)
+                                            : "in [" + std::to_string(min_rank) + ", " +
+                                                  std::to_string(max_rank) + "]";
+    raise_value_error(op, std::string(name) + " rank " + std::to_string(a.ndim()) + " (shape " +
+                              shape_string(a) + ") must be " + want);
+  }
+  return py::array_t<T, py::array::c_style>::ensure(a);
+}
+
+inline int32_t require_int(const char* op, const char* name, int64_t value, int64_t lo, int64_t hi) {
+  if (value < lo || value > hi)
+    raise_value_error(op, std::string(name) + " = " + std::to_string(value) + " must be in [" +
+                              std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<int32_t>(value);
+}
+
+// A sequence of ints (list, tuple or 1-D integer array) of one of the allowed lengths.
+inline std::vector<int64_t> require_int_list(const char* op, const char* name, const py::handle& obj,
+                                             std::initializer_list<size_t> lengths) {
+  std::vector<int64_t> values;
+  try {
+    for (auto item : py::iter(obj)) values.push_back(item.cast<int64_t>());
+  } catch (const py::error_already_set&) {
+    raise_value_error(op, std::string(name) + " must be a sequence of ints");
+  } catch (const py::cast_error&) {
+    raise_value_error(op, std::string(name) + " must be a sequence of ints");
+  }
+  bool ok = lengths.size() == 0;
+  std::string allowed;
+  for (size_t n : lengths) {
+    ok = ok || values.size() == n;
+    allowed += (allowed.empty() ? "" : " or ") + std::to_string(n);
+  }
+  if (!ok)
+    raise_value_error(op, std::string(name) + " has " + std::to_string(values.size()) +
+                              " elements, must have " + allowed);
+  return values;
+}
+
+// Per-channel int32 parameters given as a list or an integer array; values range-checked later
+// by the kernel's prepare step.
+inline std::vector<int32_t> require_int32_values(const char* op, const char* name,
+                                                 const py::handle& obj) {
+  std::vector<int32_t> out;
+  for (int64_t v : require_int_list(op, name, obj, {})) {
+    if (v < INT32_MIN || v > INT32_MAX)
+      raise_value_error(op, std::string(name) + " value " + std::to_string(v) +
+                                " does not fit in int32");
+    out.push_back(static_cast<int32_t>(v));
+  }
+  return out;
+}
+
+}  // namespace cortexm::bindings
