@@ -7,7 +7,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build python3 python3-venv python3-dev
   libgtest-dev libbenchmark-dev libxnnpack-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi
-  flatbuffers-compiler libflatbuffers-dev qemu-system-arm
+  flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev qemu-system-arm
   espeak-ng sox
 )
 

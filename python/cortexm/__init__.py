@@ -1,6 +1,24 @@
 """cortexm: lower quantized PyTorch graphs onto int8 Cortex-M kernels with CMSIS-NN arithmetic."""
 
-from ._core import ops, quantize_multiplier
+from ._core import (
+    Graph,
+    GraphError,
+    Node,
+    UnsupportedError,
+    Value,
+    ops,
+    quantize_multiplier,
+    registered_ops,
+)
 
-__all__ = ["ops", "quantize_multiplier"]
+__all__ = [
+    "Graph",
+    "GraphError",
+    "Node",
+    "UnsupportedError",
+    "Value",
+    "ops",
+    "quantize_multiplier",
+    "registered_ops",
+]
 __version__ = "0.1.0"

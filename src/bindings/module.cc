@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cortexm/kernels/requantize.h"
+#include "graph/errors.h"
 
 namespace py = pybind11;
 
@@ -11,10 +12,13 @@ namespace cortexm::bindings {
 #define CORTEXM_KERNEL(name) void bind_##name(py::module_& ops);
 #include "cortexm/kernels/kernels.def"
 #undef CORTEXM_KERNEL
+void bind_graph(py::module_& m);
 }  // namespace cortexm::bindings
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "cortexm native core: int8 Cortex-M kernels with CMSIS-NN arithmetic";
+  py::register_exception<cortexm::GraphError>(m, "GraphError", PyExc_ValueError);
+  py::register_exception<cortexm::UnsupportedError>(m, "UnsupportedError", PyExc_NotImplementedError);
 
   m.def(
       "quantize_multiplier",
@@ -32,4 +36,6 @@ PYBIND11_MODULE(_core, m) {
 #define CORTEXM_KERNEL(name) cortexm::bindings::bind_##name(ops);
 #include "cortexm/kernels/kernels.def"
 #undef CORTEXM_KERNEL
+
+  cortexm::bindings::bind_graph(m);
 }

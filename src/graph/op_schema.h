@@ -1,0 +1,108 @@
+// Op schemas and the registry: per op, its tensor inputs, typed attributes, shape/dtype inference
+// and the reference kernel the interpreter calls. Ops register from src/ops (one op per file).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/attr.h"
+#include "graph/tensor.h"
+
+namespace cortexm {
+
+struct InputSpec {
+  std::string name;
+  bool optional = false;  // may be absent (kNoValue), e.g. a convolution's bias
+  bool variadic = false;  // last input only: one or more tensors (cat's tensors)
+};
+
+struct AttrSpec {
+  std::string name;
+  AttrKind kind;
+  bool nullable = false;                    // None is allowed
+  std::optional<AttrValue> default_value;  // absent means required
+};
+
+// Read access to a node's attributes, with errors that name the node and the op.
+class OpArgs {
+ public:
+  OpArgs(const std::string& op, const std::string& node, const Attrs& attrs)
+      : op_(op), node_(node), attrs_(attrs) {}
+
+  const std::string& op() const { return op_; }
+  const std::string& node_name() const { return node_; }
+  const Attrs& attrs() const { return attrs_; }
+
+  const AttrValue& attr(const std::string& name) const;
+  bool is_none(const std::string& name) const { return attr_is_none(attr(name)); }
+  int64_t i(const std::string& name) const;
+  double f(const std::string& name) const;
+  bool b(const std::string& name) const;
+  const std::string& s(const std::string& name) const;
+  const std::vector<int64_t>& ints(const std::string& name) const;
+  const std::vector<double>& floats(const std::string& name) const;
+  DType dtype(const std::string& name) const;
+
+  // Throws GraphError: "node 'conv_3' (aten.convolution.default): <message>".
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  const std::string& op_;
+  const std::string& node_;
+  const Attrs& attrs_;
+};
+
+struct InferContext : OpArgs {
+  InferContext(const std::string& op, const std::string& node, const Attrs& attrs,
+               std::vector<const TensorInfo*> inputs)
+      : OpArgs(op, node, attrs), inputs(std::move(inputs)) {}
+  std::vector<const TensorInfo*> inputs;  // nullptr for an absent optional input
+
+  const TensorInfo& input(size_t i) const;  // fails if absent
+  bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
+};
+
+struct KernelContext : OpArgs {
+  KernelContext(const std::string& op, const std::string& node, const Attrs& attrs,
+                std::vector<const Tensor*> inputs, std::vector<Tensor>& outputs)
+      : OpArgs(op, node, attrs), inputs(std::move(inputs)), outputs(outputs) {}
+  std::vector<const Tensor*> inputs;  // nullptr for an absent optional input
+  std::vector<Tensor>& outputs;       // allocated from the inferred infos
+
+  const Tensor& input(size_t i) const { return *inputs[i]; }
+  bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
+  Tensor& output(size_t i = 0) const { return outputs[i]; }
+};
+
+using InferFn = std::function<std::vector<TensorInfo>(const InferContext&)>;
+using KernelFn = std::function<void(const KernelContext&)>;
+
+struct OpSchema {
+  std::string name;  // PyTorch's canonical form, e.g. "aten.convolution.default"
+  std::vector<InputSpec> inputs;
+  std::vector<AttrSpec> attrs;
+  InferFn infer = nullptr;
+  KernelFn kernel = nullptr;
+  // Output aliases input 0's bytes when sizes match (views); the planner may skip the copy.
+  bool is_view = false;
+  // Pure data movement (no arithmetic): copies, views, permutes, pads, concatenations.
+  bool is_data_movement = false;
+};
+
+class OpRegistry {
+ public:
+  static const OpRegistry& global();
+
+  void add(OpSchema schema);
+  const OpSchema* find(const std::string& name) const;
+  const OpSchema& get(const std::string& name) const;  // throws UnsupportedError if unknown
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, OpSchema> schemas_;
+};
+
+}  // namespace cortexm

@@ -1,0 +1,392 @@
+#include "graph/serialize.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "graph/errors.h"
+
+namespace cortexm {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kMagic[8] = {'C', 'M', 'X', 'G', 'R', 'A', 'P', 'H'};
+constexpr size_t kPrefix = 20;  // magic, version, header length
+constexpr size_t kAlign = 64;
+
+uint32_t crc32(const uint8_t* data, size_t n) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) {
+    crc ^= data[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+json attr_to_json(const AttrValue& v) {
+  struct Visitor {
+    json operator()(const NoneAttr&) { return json{{"none", nullptr}}; }
+    json operator()(int64_t x) { return json{{"int", x}}; }
+    json operator()(double x) { return json{{"float", x}}; }
+    json operator()(bool x) { return json{{"bool", x}}; }
+    json operator()(const std::string& x) { return json{{"str", x}}; }
+    json operator()(const std::vector<int64_t>& x) { return json{{"ints", x}}; }
+    json operator()(const std::vector<double>& x) { return json{{"floats", x}}; }
+    json operator()(DType x) { return json{{"dtype", dtype_name(x)}}; }
+  };
+  return std::visit(Visitor{}, v);
+}
+
+json info_to_json(const TensorInfo& info) {
+  json j;
+  j["dtype"] = dtype_name(info.dtype);
+  j["shape"] = info.shape;
+  j["dim_order"] = info.dim_order;
+  if (info.qparams) {
+    const QuantParams& q = *info.qparams;
+    j["qparams"] = {{"scales", q.scales}, {"zero_points", q.zero_points}, {"axis", q.axis},
+                    {"quant_min", q.quant_min}, {"quant_max", q.quant_max}};
+  } else {
+    j["qparams"] = nullptr;
+  }
+  return j;
+}
+
+// Reading, with errors that say where in the file the problem is.
+class Reader {
+ public:
+  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw GraphError(origin_ + ": " + where + ": " + what);
+  }
+
+  const json& field(const json& obj, const char* key, const std::string& where) const {
+    if (!obj.is_object()) fail(where, "must be an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where, std::string("missing field '") + key + "'");
+    return *it;
+  }
+
+  template <typename T>
+  T get(const json& obj, const char* key, const std::string& where) const {
+    const json& v = field(obj, key, where);
+    try {
+      return v.get<T>();
+    } catch (const json::exception&) {
+      fail(where + "." + key, "has the wrong type: " + v.dump());
+    }
+  }
+
+  AttrValue attr(const json& j, const std::string& where) const {
+    if (!j.is_object() || j.size() != 1) fail(where, "must be an object with one type tag, got " + j.dump());
+    const std::string tag = j.begin().key();
+    const json& v = j.begin().value();
+    try {
+      if (tag == "none") return NoneAttr{};
+      if (tag == "int") return v.get<int64_t>();
+      if (tag == "float") return v.get<double>();
+      if (tag == "bool") return v.get<bool>();
+      if (tag == "str") return v.get<std::string>();
+      if (tag == "ints") return v.get<std::vector<int64_t>>();
+      if (tag == "floats") return v.get<std::vector<double>>();
+      if (tag == "dtype") return parse_dtype(v.get<std::string>());
+    } catch (const json::exception&) {
+      fail(where, "value " + v.dump() + " is not a valid " + tag);
+    } catch (const GraphError& e) {
+      fail(where, e.what());
+    }
+    fail(where, "unknown attribute type tag '" + tag + "'");
+  }
+
+  TensorInfo info(const json& j, const std::string& where) const {
+    TensorInfo info;
+    try {
+      info.dtype = parse_dtype(get<std::string>(j, "dtype", where));
+    } catch (const GraphError& e) {
+      fail(where + ".dtype", e.what());
+    }
+    info.shape = get<std::vector<int64_t>>(j, "shape", where);
+    for (int64_t d : info.shape)
+      if (d < 0) fail(where + ".shape", "has a negative dim " + shape_to_string(info.shape));
+    info.dim_order = get<std::vector<int64_t>>(j, "dim_order", where);
+    if (!info.dim_order.empty()) {
+      std::vector<int64_t> sorted = info.dim_order;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < sorted.size(); ++i)
+        if (sorted[i] != static_cast<int64_t>(i) || sorted.size() != info.shape.size())
+          fail(where + ".dim_order", shape_to_string(info.dim_order) + " is not a permutation of " +
+                                         std::to_string(info.shape.size()) + " dims");
+    }
+    const json& q = field(j, "qparams", where);
+    if (!q.is_null()) {
+      QuantParams p;
+      const std::string qw = where + ".qparams";
+      p.scales = get<std::vector<double>>(q, "scales", qw);
+      p.zero_points = get<std::vector<int64_t>>(q, "zero_points", qw);
+      p.axis = get<int64_t>(q, "axis", qw);
+      p.quant_min = get<int64_t>(q, "quant_min", qw);
+      p.quant_max = get<int64_t>(q, "quant_max", qw);
+      if (p.scales.empty() || p.scales.size() != p.zero_points.size())
+        fail(qw, "needs as many zero points as scales, and at least one");
+      for (double s : p.scales)
+        if (!(s > 0.0) || !std::isfinite(s)) fail(qw, "scale " + std::to_string(s) + " must be finite and > 0");
+      if (p.axis < -1 || p.axis >= static_cast<int64_t>(info.shape.size()))
+        fail(qw, "axis " + std::to_string(p.axis) + " is out of range");
+      if (p.quant_min > p.quant_max) fail(qw, "quant_min > quant_max");
+      info.qparams = p;
+    }
+    return info;
+  }
+
+ private:
+  std::string origin_;
+};
+
+void put_u32(std::string& s, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+void put_u64(std::string& s, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+uint64_t get_le(const std::string& s, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= uint64_t{static_cast<uint8_t>(s[at + i])} << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+std::string serialize_graph(const Graph& graph) {
+  json header;
+  header["format"] = "cortexm-graph";
+  header["version"] = kGraphFormatVersion;
+  json values = json::array();
+  std::string blob;
+  auto value_json = [&](const Value& v, const char* kind) {
+    json j = info_to_json(v.info);
+    j["name"] = v.name;
+    j["kind"] = kind;
+    if (v.kind == ValueKind::kConstant) {
+      blob.resize(align_up(blob.size()), '\0');
+      j["offset"] = blob.size();
+      j["nbytes"] = v.data.nbytes();
+      blob.append(static_cast<const char*>(v.data.raw()), v.data.nbytes());
+    }
+    return j;
+  };
+  for (ValueId id : graph.inputs()) values.push_back(value_json(graph.value(id), "input"));
+  for (ValueId id : graph.constants()) values.push_back(value_json(graph.value(id), "constant"));
+  json nodes = json::array();
+  for (NodeId id : graph.order()) {
+    const Node& n = graph.node(id);
+    json jn;
+    jn["name"] = n.name;
+    jn["op"] = n.op;
+    json ins = json::array();
+    for (ValueId in : n.inputs) ins.push_back(in == kNoValue ? json(nullptr) : json(graph.value(in).name));
+    jn["inputs"] = ins;
+    json attrs = json::object();
+    for (const auto& [key, value] : n.attrs) attrs[key] = attr_to_json(value);
+    jn["attrs"] = attrs;
+    json outs = json::array();
+    for (ValueId out : n.outputs) {
+      outs.push_back(graph.value(out).name);
+      values.push_back(value_json(graph.value(out), "node_output"));
+    }
+    jn["outputs"] = outs;
+    jn["source"] = n.source;
+    jn["meta"] = n.meta;
+    nodes.push_back(jn);
+  }
+  header["values"] = values;
+  header["nodes"] = nodes;
+  json inputs = json::array(), outputs = json::array();
+  for (ValueId id : graph.inputs()) inputs.push_back(graph.value(id).name);
+  for (ValueId id : graph.outputs()) outputs.push_back(graph.value(id).name);
+  header["inputs"] = inputs;
+  header["outputs"] = outputs;
+
+  const std::string text = header.dump(1);
+  std::string out(kMagic, sizeof(kMagic));
+  put_u32(out, kGraphFormatVersion);
+  put_u64(out, text.size());
+  out += text;
+  out.resize(align_up(out.size()), '\0');
+  out += blob;
+  put_u32(out, crc32(reinterpret_cast<const uint8_t*>(blob.data()), blob.size()));
+  return out;
+}
+
+Graph deserialize_graph(const std::string& bytes, const std::string& origin) {
+  Reader r(origin);
+  if (bytes.size() < kPrefix || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    r.fail("header", "not a cortexm graph file (bad magic)");
+  const uint32_t version = static_cast<uint32_t>(get_le(bytes, 8, 4));
+  if (version != kGraphFormatVersion)
+    r.fail("header", "format version " + std::to_string(version) + " is not supported (this cortexm reads version " +
+                         std::to_string(kGraphFormatVersion) + ")");
+  const uint64_t header_len = get_le(bytes, 12, 8);
+  if (header_len > bytes.size() - kPrefix) r.fail("header", "truncated (header length " + std::to_string(header_len) + ")");
+  const size_t blob_begin = align_up(kPrefix + header_len);
+  if (bytes.size() < blob_begin + 4) r.fail("blob", "truncated: no constant data or checksum");
+  const size_t blob_size = bytes.size() - blob_begin - 4;
+  const auto* blob = reinterpret_cast<const uint8_t*>(bytes.data() + blob_begin);
+  const uint32_t stored_crc = static_cast<uint32_t>(get_le(bytes, bytes.size() - 4, 4));
+  if (crc32(blob, blob_size) != stored_crc)
+    r.fail("blob", "checksum mismatch: the constant data is damaged or truncated");
+
+  json header;
+  try {
+    header = json::parse(bytes.begin() + kPrefix, bytes.begin() + kPrefix + header_len);
+  } catch (const json::exception& e) {
+    r.fail("header", std::string("invalid JSON: ") + e.what());
+  }
+
+  Graph graph;
+  std::map<std::string, ValueId> by_name;
+  std::map<std::string, TensorInfo> stored_info;
+  const json& values = r.field(header, "values", "header");
+  if (!values.is_array()) r.fail("values", "must be a list");
+  auto lookup = [&](const std::string& name, const std::string& where) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) r.fail(where, "refers to unknown value '" + name + "'");
+    return it->second;
+  };
+  std::map<std::string, json> value_json;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string where = "values[" + std::to_string(i) + "]";
+    const std::string name = r.get<std::string>(values[i], "name", where);
+    if (value_json.count(name)) r.fail(where, "value '" + name + "' is defined twice");
+    value_json[name] = values[i];
+    stored_info[name] = r.info(values[i], where);
+  }
+  for (const auto& name : r.get<std::vector<std::string>>(header, "inputs", "header")) {
+    if (!value_json.count(name)) r.fail("inputs", "unknown value '" + name + "'");
+    if (r.get<std::string>(value_json[name], "kind", name) != "input") r.fail("inputs", "'" + name + "' is not an input");
+    by_name[name] = graph.add_input(name, stored_info[name]);
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string where = "values[" + std::to_string(i) + "]";
+    const std::string kind = r.get<std::string>(values[i], "kind", where);
+    if (kind != "input" && kind != "constant" && kind != "node_output")
+      r.fail(where, "unknown kind '" + kind + "'");
+    if (kind != "constant") continue;
+    const std::string name = r.get<std::string>(values[i], "name", where);
+    const uint64_t offset = r.get<uint64_t>(values[i], "offset", where);
+    const uint64_t nbytes = r.get<uint64_t>(values[i], "nbytes", where);
+    Tensor data(stored_info[name]);
+    if (nbytes != data.nbytes())
+      r.fail(where, "nbytes " + std::to_string(nbytes) + " does not match " + info_to_string(data.info()));
+    if (offset > blob_size || nbytes > blob_size - offset)
+      r.fail(where, "constant data [" + std::to_string(offset) + ", +" + std::to_string(nbytes) +
+                        ") lies outside the blob of " + std::to_string(blob_size) + " bytes");
+    if (nbytes) std::memcpy(data.raw(), blob + offset, nbytes);
+    by_name[name] = graph.add_constant(name, std::move(data));
+  }
+  const json& nodes = r.field(header, "nodes", "header");
+  if (!nodes.is_array()) r.fail("nodes", "must be a list");
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string where = "nodes[" + std::to_string(i) + "]";
+    const json& jn = nodes[i];
+    const std::string name = r.get<std::string>(jn, "name", where);
+    const std::string op = r.get<std::string>(jn, "op", where);
+    std::vector<ValueId> inputs;
+    const json& ins = r.field(jn, "inputs", where);
+    if (!ins.is_array()) r.fail(where + ".inputs", "must be a list");
+    for (const json& in : ins) {
+      if (in.is_null()) {
+        inputs.push_back(kNoValue);
+      } else if (in.is_string()) {
+        inputs.push_back(lookup(in.get<std::string>(), where + ".inputs"));
+      } else {
+        r.fail(where + ".inputs", "entries must be value names or null");
+      }
+    }
+    Attrs attrs;
+    const json& ja = r.field(jn, "attrs", where);
+    if (!ja.is_object()) r.fail(where + ".attrs", "must be an object");
+    for (auto it = ja.begin(); it != ja.end(); ++it)
+      attrs.emplace_back(it.key(), r.attr(it.value(), where + ".attrs." + it.key()));
+    std::vector<ValueId> outs;
+    try {
+      outs = graph.call(op, inputs, attrs, kNoNode, name, r.get<std::string>(jn, "source", where));
+    } catch (const GraphError& e) {
+      r.fail(where, e.what());
+    } catch (const UnsupportedError& e) {
+      r.fail(where, e.what());
+    }
+    Node& node = graph.mutable_node(graph.producer(outs[0]));
+    if (node.name != name) r.fail(where, "node name '" + name + "' is used twice");
+    node.meta = r.get<std::map<std::string, std::string>>(jn, "meta", where);
+    const auto out_names = r.get<std::vector<std::string>>(jn, "outputs", where);
+    if (out_names.size() != outs.size())
+      r.fail(where, "lists " + std::to_string(out_names.size()) + " outputs, op " + op + " gives " +
+                        std::to_string(outs.size()));
+    for (size_t k = 0; k < outs.size(); ++k) {
+      const std::string& out_name = out_names[k];
+      if (!stored_info.count(out_name)) r.fail(where + ".outputs", "value '" + out_name + "' has no entry in values");
+      if (by_name.count(out_name)) r.fail(where + ".outputs", "value '" + out_name + "' is defined twice");
+      Value& v = graph.mutable_value(outs[k]);
+      const TensorInfo& stored = stored_info[out_name];
+      if (stored.shape != v.info.shape || stored.dtype != v.info.dtype)
+        r.fail(where, "output '" + out_name + "' is recorded as " + info_to_string(stored) +
+                          " but its inputs give " + info_to_string(v.info));
+      graph.rename_value(outs[k], out_name);
+      v.info = stored;
+      by_name[out_name] = outs[k];
+    }
+  }
+  std::vector<ValueId> outputs;
+  for (const auto& name : r.get<std::vector<std::string>>(header, "outputs", "header"))
+    outputs.push_back(lookup(name, "outputs"));
+  graph.set_outputs(outputs);
+  try {
+    graph.verify();
+  } catch (const GraphError& e) {
+    r.fail("graph", e.what());
+  }
+  return graph;
+}
+
+void write_file_atomically(const std::string& path, const std::string& bytes) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw GraphError("cannot write '" + path + "': cannot create " + tmp);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw GraphError("cannot write '" + path + "': write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw GraphError("cannot write '" + path + "': rename failed");
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw GraphError("cannot read '" + path + "'");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void save_graph(const Graph& graph, const std::string& path) {
+  write_file_atomically(path, serialize_graph(graph));
+}
+
+Graph load_graph(const std::string& path) { return deserialize_graph(read_file(path), path); }
+
+}  // namespace cortexm

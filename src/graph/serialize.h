@@ -1,0 +1,31 @@
+// Graph files (.cmg). Layout, version 1:
+//   bytes 0..7    magic "CMXGRAPH"
+//   bytes 8..11   format version (uint32, little endian)
+//   bytes 12..19  header length H (uint64)
+//   bytes 20..    header: UTF-8 JSON {"inputs", "outputs", "values", "nodes", "constants"}
+//   then zero padding to a 64-byte boundary, then the constant blob: each constant's bytes at the
+//   offset the header gives (64-byte aligned), and finally a CRC-32 of the blob (uint32).
+// The JSON is readable and may be edited by hand: load() validates every field, rebuilds each node
+// through its schema and runs verify(), so an inconsistent edit is an error naming what is wrong.
+#pragma once
+
+#include <string>
+
+#include "graph/graph.h"
+
+namespace cortexm {
+
+constexpr uint32_t kGraphFormatVersion = 1;
+
+std::string serialize_graph(const Graph& graph);
+Graph deserialize_graph(const std::string& bytes, const std::string& origin = "graph file");
+
+// Writes atomically (temporary file in the same directory, then rename).
+void save_graph(const Graph& graph, const std::string& path);
+Graph load_graph(const std::string& path);
+
+// Shared by everything cortexm writes: temp file + rename, never a truncated file.
+void write_file_atomically(const std::string& path, const std::string& bytes);
+std::string read_file(const std::string& path);
+
+}  // namespace cortexm

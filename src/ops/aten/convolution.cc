@@ -1,0 +1,141 @@
+// aten.convolution.default: float32 1-D (NCW) and 2-D (NCHW) convolution with groups, dilation,
+// padding and optional bias. Transposed convolution is not supported.
+#include "ops/op_util.h"
+
+namespace cortexm::ops {
+
+namespace {
+
+struct ConvShape {
+  int64_t n, c_in, h, w, c_out, kh, kw, oh, ow, groups;
+  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+};
+
+// 1-D convolutions are computed as 2-D with H = 1.
+ConvShape conv_shape(const OpArgs& args, const TensorInfo& input, const TensorInfo& weight) {
+  const bool one_d = input.rank() == 3;
+  auto pick = [&](const char* attr, size_t axis) {
+    const auto& v = args.ints(attr);
+    const size_t spatial = one_d ? 1 : 2;
+    if (v.size() != 1 && v.size() != spatial)
+      args.fail("attribute '" + std::string(attr) + "' has " + std::to_string(v.size()) +
+                " values, expected 1 or " + std::to_string(spatial));
+    if (one_d) return axis == 0 ? int64_t{-1} : v[0];
+    return v.size() == 1 ? v[0] : v[axis];
+  };
+  ConvShape s{};
+  s.n = input.shape[0];
+  s.c_in = input.shape[1];
+  s.h = one_d ? 1 : input.shape[2];
+  s.w = input.shape[one_d ? 2 : 3];
+  s.c_out = weight.shape[0];
+  s.kh = one_d ? 1 : weight.shape[2];
+  s.kw = weight.shape[one_d ? 2 : 3];
+  s.groups = args.i("groups");
+  s.stride_h = one_d ? 1 : pick("stride", 0);
+  s.stride_w = pick("stride", 1);
+  s.pad_h = one_d ? 0 : pick("padding", 0);
+  s.pad_w = pick("padding", 1);
+  s.dil_h = one_d ? 1 : pick("dilation", 0);
+  s.dil_w = pick("dilation", 1);
+  if (s.groups < 1) args.fail("groups = " + std::to_string(s.groups) + " must be >= 1");
+  if (s.c_in % s.groups || s.c_out % s.groups)
+    args.fail("groups = " + std::to_string(s.groups) + " must divide in channels " +
+              std::to_string(s.c_in) + " and out channels " + std::to_string(s.c_out));
+  if (weight.shape[1] * s.groups != s.c_in)
+    args.fail("weight " + shape_to_string(weight.shape) + " expects " +
+              std::to_string(weight.shape[1] * s.groups) + " input channels, input has " +
+              std::to_string(s.c_in));
+  if (s.stride_h < 1 || s.stride_w < 1) args.fail("stride must be >= 1");
+  if (s.dil_h < 1 || s.dil_w < 1) args.fail("dilation must be >= 1");
+  if (s.pad_h < 0 || s.pad_w < 0) args.fail("padding must be >= 0");
+  s.oh = (s.h + 2 * s.pad_h - s.dil_h * (s.kh - 1) - 1) / s.stride_h + 1;
+  s.ow = (s.w + 2 * s.pad_w - s.dil_w * (s.kw - 1) - 1) / s.stride_w + 1;
+  if (s.h + 2 * s.pad_h < s.dil_h * (s.kh - 1) + 1 || s.w + 2 * s.pad_w < s.dil_w * (s.kw - 1) + 1)
+    args.fail("input " + shape_to_string(input.shape) + " is smaller than the dilated kernel");
+  return s;
+}
+
+std::vector<TensorInfo> infer(const InferContext& ctx) {
+  require_rank(ctx, 0, {3, 4});
+  require_dtype(ctx, 0, {DType::kFloat32});
+  require_dtype(ctx, 1, {DType::kFloat32});
+  const TensorInfo& input = ctx.input(0);
+  const TensorInfo& weight = ctx.input(1);
+  if (weight.rank() != input.rank())
+    ctx.fail("weight " + shape_to_string(weight.shape) + " must have the input's rank " +
+             std::to_string(input.rank()));
+  if (ctx.b("transposed")) throw UnsupportedError("node '" + ctx.node_name() + "' (" + ctx.op() +
+                                                  "): transposed convolution is not supported yet");
+  const ConvShape s = conv_shape(ctx, input, weight);
+  if (ctx.has_input(2)) {
+    require_dtype(ctx, 2, {DType::kFloat32});
+    if (ctx.input(2).shape != std::vector<int64_t>{s.c_out})
+      ctx.fail("bias " + shape_to_string(ctx.input(2).shape) + " must be [" + std::to_string(s.c_out) + "]");
+  }
+  if (input.rank() == 3) return {make_info(DType::kFloat32, {s.n, s.c_out, s.ow})};
+  return {make_info(DType::kFloat32, {s.n, s.c_out, s.oh, s.ow})};
+}
+
+void kernel(const KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  const Tensor& weight = ctx.input(1);
+  const ConvShape s = conv_shape(ctx, input.info(), weight.info());
+  const float* x = input.data<float>();
+  const float* w = weight.data<float>();
+  const float* bias = ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr;
+  float* y = ctx.output().data<float>();
+  const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups;
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t oc = 0; oc < s.c_out; ++oc) {
+      float* out = y + ((n * s.c_out + oc) * s.oh) * s.ow;
+      const float b = bias ? bias[oc] : 0.0f;
+      for (int64_t i = 0; i < s.oh * s.ow; ++i) out[i] = b;
+      const int64_t g = oc / cout_g;
+      for (int64_t ic = 0; ic < cin_g; ++ic) {
+        const float* in = x + ((n * s.c_in + g * cin_g + ic) * s.h) * s.w;
+        for (int64_t ky = 0; ky < s.kh; ++ky) {
+          for (int64_t kx = 0; kx < s.kw; ++kx) {
+            const float wv = w[((oc * cin_g + ic) * s.kh + ky) * s.kw + kx];
+            // Output columns whose input column lies inside the image.
+            const int64_t off_x = kx * s.dil_w - s.pad_w;
+            int64_t ox_begin = off_x >= 0 ? 0 : (-off_x + s.stride_w - 1) / s.stride_w;
+            int64_t ox_end = s.w - off_x <= 0 ? 0 : (s.w - off_x + s.stride_w - 1) / s.stride_w;
+            if (ox_end > s.ow) ox_end = s.ow;
+            for (int64_t oy = 0; oy < s.oh; ++oy) {
+              const int64_t iy = oy * s.stride_h + ky * s.dil_h - s.pad_h;
+              if (iy < 0 || iy >= s.h) continue;
+              const float* row = in + iy * s.w;
+              float* orow = out + oy * s.ow;
+              if (s.stride_w == 1) {
+                for (int64_t ox = ox_begin; ox < ox_end; ++ox) orow[ox] += wv * row[ox + off_x];
+              } else {
+                for (int64_t ox = ox_begin; ox < ox_end; ++ox)
+                  orow[ox] += wv * row[ox * s.stride_w + off_x];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void register_aten_convolution(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "aten.convolution.default";
+  s.inputs = {{"input"}, {"weight"}, {"bias", true}};
+  s.attrs = {{"stride", AttrKind::kInts},
+             {"padding", AttrKind::kInts},
+             {"dilation", AttrKind::kInts},
+             {"transposed", AttrKind::kBool, false, AttrValue(false)},
+             {"output_padding", AttrKind::kInts, false, AttrValue(std::vector<int64_t>{0})},
+             {"groups", AttrKind::kInt, false, AttrValue(int64_t{1})}};
+  s.infer = infer;
+  s.kernel = kernel;
+  registry.add(std::move(s));
+}
+
+}  // namespace cortexm::ops

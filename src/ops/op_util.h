@@ -1,0 +1,71 @@
+// Shared pieces of op registrations: inference helpers, dtype checks, elementwise loops.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "graph/errors.h"
+#include "graph/op_schema.h"
+
+namespace cortexm::ops {
+
+inline TensorInfo make_info(DType dtype, std::vector<int64_t> shape) {
+  TensorInfo info;
+  info.dtype = dtype;
+  info.shape = std::move(shape);
+  return info;
+}
+
+// Fails unless input i has one of the dtypes: "input 0 (self) is int8[1, 3], expected float32".
+void require_dtype(const InferContext& ctx, size_t i, std::initializer_list<DType> dtypes);
+void require_rank(const InferContext& ctx, size_t i, std::initializer_list<int64_t> ranks);
+
+// dim in [-rank, rank) -> [0, rank); fails naming the attribute otherwise.
+int64_t normalize_dim(const OpArgs& args, const std::string& attr, int64_t dim, int64_t rank);
+
+// Numpy broadcasting of two shapes; fails naming both.
+std::vector<int64_t> broadcast_shapes(const OpArgs& args, const std::vector<int64_t>& a,
+                                      const std::vector<int64_t>& b);
+
+// Index of the element of a tensor of shape `in` (broadcast against `out`) for out's flat index.
+class BroadcastIndexer {
+ public:
+  BroadcastIndexer(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
+  int64_t operator()(int64_t flat_out) const;
+  bool trivial() const { return trivial_; }
+
+ private:
+  std::vector<int64_t> out_shape_, in_strides_;
+  bool trivial_;
+};
+
+using UnaryFn = std::function<float(float)>;
+using BinaryFn = std::function<float(float, float)>;
+
+// Registers a float32 -> float32 elementwise op; `make` reads the attributes once per call and
+// returns the element function.
+void register_unary_float(OpRegistry& registry, const std::string& name, std::vector<AttrSpec> attrs,
+                          std::function<UnaryFn(const OpArgs&)> make);
+inline void register_unary_float(OpRegistry& registry, const std::string& name, float (*fn)(float)) {
+  register_unary_float(registry, name, {}, [fn](const OpArgs&) { return UnaryFn(fn); });
+}
+
+// Registers a float32 (x) float32 -> float32 op with numpy broadcasting.
+void register_binary_float(OpRegistry& registry, const std::string& name,
+                           std::vector<AttrSpec> attrs, std::function<BinaryFn(const OpArgs&)> make);
+inline void register_binary_float(OpRegistry& registry, const std::string& name,
+                                  float (*fn)(float, float)) {
+  register_binary_float(registry, name, {}, [fn](const OpArgs&) { return BinaryFn(fn); });
+}
+
+// Per-tensor qparams travel through data movement; per-channel ones do not.
+inline std::optional<QuantParams> passthrough_qparams(const TensorInfo& info) {
+  if (info.qparams && !info.qparams->per_channel()) return info.qparams;
+  return std::nullopt;
+}
+
+// Output info equal to input 0's dtype and shape (no qparams, contiguous).
+std::vector<TensorInfo> same_as_input(const InferContext& ctx);
+
+}  // namespace cortexm::ops

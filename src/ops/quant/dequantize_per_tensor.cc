@@ -1,0 +1,56 @@
+// dequantize_per_tensor (quantized_decomposed and its cortex_m twin): (q - zero_point) * scale in
+// float32. int8 and int16 run the kernel; int32 (biases) uses the same formula here.
+#include "cortexm/kernels/quantize_per_tensor.h"
+
+#include "ops/quant/quant_attrs.h"
+
+namespace cortexm::ops {
+
+namespace {
+
+void register_as(OpRegistry& registry, const std::string& name) {
+  OpSchema s;
+  s.name = name;
+  s.inputs = {{"input"}};
+  s.attrs = per_tensor_quant_attrs();
+  s.infer = [](const InferContext& ctx) {
+    require_dtype(ctx, 0, {DType::kInt8, DType::kInt16, DType::kInt32});
+    if (ctx.input(0).dtype != ctx.dtype("dtype"))
+      ctx.fail(std::string("dtype attribute ") + dtype_name(ctx.dtype("dtype")) +
+               " does not match the input's " + dtype_name(ctx.input(0).dtype));
+    quant_params_from_attrs(ctx, false);
+    TensorInfo out = make_info(DType::kFloat32, ctx.input(0).shape);
+    out.dim_order = ctx.input(0).dim_order;
+    return std::vector<TensorInfo>{out};
+  };
+  s.kernel = [](const KernelContext& ctx) {
+    const Tensor& in = ctx.input(0);
+    const float scale = static_cast<float>(ctx.f("scale"));
+    const int32_t zero_point = static_cast<int32_t>(ctx.i("zero_point"));
+    float* out = ctx.output().data<float>();
+    const size_t n = static_cast<size_t>(in.numel());
+    if (in.dtype() == DType::kInt32) {
+      const int32_t* q = in.data<int32_t>();
+      for (size_t i = 0; i < n; ++i)
+        out[i] = static_cast<float>(int64_t{q[i]} - zero_point) * scale;
+      return;
+    }
+    QuantizeParams p;
+    p.scale = scale;
+    p.zero_point = zero_point;
+    p.quant_min = static_cast<int32_t>(ctx.i("quant_min"));
+    p.quant_max = static_cast<int32_t>(ctx.i("quant_max"));
+    p.dtype = in.dtype() == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
+    dequantize_per_tensor(p, in.raw(), out, n);
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace
+
+void register_dequantize_per_tensor(OpRegistry& registry) {
+  register_as(registry, "quantized_decomposed.dequantize_per_tensor.default");
+  register_as(registry, "cortex_m.dequantize_per_tensor.default");
+}
+
+}  // namespace cortexm::ops

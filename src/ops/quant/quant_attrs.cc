@@ -1,0 +1,59 @@
+#include "ops/quant/quant_attrs.h"
+
+#include <cmath>
+
+namespace cortexm::ops {
+
+namespace {
+
+void dtype_range(const OpArgs& args, DType dtype, int64_t* lo, int64_t* hi) {
+  switch (dtype) {
+    case DType::kInt8: *lo = -128; *hi = 127; return;
+    case DType::kUInt8: *lo = 0; *hi = 255; return;
+    case DType::kInt16: *lo = -32768; *hi = 32767; return;
+    case DType::kInt32: *lo = INT32_MIN; *hi = INT32_MAX; return;
+    default: args.fail(std::string("dtype ") + dtype_name(dtype) + " is not a quantized dtype");
+  }
+}
+
+void check_scale(const OpArgs& args, const std::string& name, double scale) {
+  if (!std::isfinite(scale) || !(scale > 0.0))
+    args.fail(name + " = " + std::to_string(scale) + " must be finite and > 0");
+}
+
+}  // namespace
+
+QuantParams quant_params_from_attrs(const OpArgs& args, bool per_channel, int64_t rank,
+                                    const std::vector<int64_t>& shape) {
+  QuantParams q;
+  const DType dtype = args.dtype("dtype");
+  int64_t lo = 0, hi = 0;
+  dtype_range(args, dtype, &lo, &hi);
+  q.quant_min = args.i("quant_min");
+  q.quant_max = args.i("quant_max");
+  if (q.quant_min < lo || q.quant_max > hi || q.quant_min > q.quant_max)
+    args.fail("quant range [" + std::to_string(q.quant_min) + ", " + std::to_string(q.quant_max) +
+              "] is not within " + dtype_name(dtype) + " or is empty");
+  if (per_channel) {
+    q.scales = args.floats("scales");
+    q.zero_points = args.ints("zero_points");
+    q.axis = normalize_dim(args, "axis", args.i("axis"), rank);
+    if (q.scales.size() != q.zero_points.size())
+      args.fail(std::to_string(q.scales.size()) + " scales but " + std::to_string(q.zero_points.size()) +
+                " zero points");
+    if (rank > 0 && static_cast<int64_t>(q.scales.size()) != shape[q.axis])
+      args.fail(std::to_string(q.scales.size()) + " scales for axis " + std::to_string(q.axis) +
+                " of extent " + std::to_string(shape[q.axis]));
+    for (size_t c = 0; c < q.scales.size(); ++c) check_scale(args, "scales[" + std::to_string(c) + "]", q.scales[c]);
+  } else {
+    q.scales = {args.f("scale")};
+    q.zero_points = {args.i("zero_point")};
+    check_scale(args, "scale", q.scales[0]);
+  }
+  for (int64_t zp : q.zero_points)
+    if (zp < lo || zp > hi)
+      args.fail("zero point " + std::to_string(zp) + " is outside " + dtype_name(dtype));
+  return q;
+}
+
+}  // namespace cortexm::ops

@@ -1,0 +1,48 @@
+// quantize_per_tensor (quantized_decomposed and its cortex_m twin, one arithmetic):
+// clamp(zero_point + nearbyint(x * (1.0f / scale)), quant_min, quant_max), float32 math.
+#include "cortexm/kernels/quantize_per_tensor.h"
+
+#include "ops/quant/quant_attrs.h"
+
+namespace cortexm::ops {
+
+namespace {
+
+void register_as(OpRegistry& registry, const std::string& name) {
+  OpSchema s;
+  s.name = name;
+  s.inputs = {{"input"}};
+  s.attrs = per_tensor_quant_attrs();
+  s.infer = [](const InferContext& ctx) {
+    require_dtype(ctx, 0, {DType::kFloat32});
+    const DType dtype = ctx.dtype("dtype");
+    if (dtype != DType::kInt8 && dtype != DType::kInt16)
+      ctx.fail(std::string("dtype ") + dtype_name(dtype) + " must be int8 or int16");
+    TensorInfo out = make_info(dtype, ctx.input(0).shape);
+    out.qparams = quant_params_from_attrs(ctx, false);
+    out.dim_order = ctx.input(0).dim_order;
+    return std::vector<TensorInfo>{out};
+  };
+  s.kernel = [](const KernelContext& ctx) {
+    QuantizeParams p;
+    p.scale = static_cast<float>(ctx.f("scale"));
+    p.zero_point = static_cast<int32_t>(ctx.i("zero_point"));
+    p.quant_min = static_cast<int32_t>(ctx.i("quant_min"));
+    p.quant_max = static_cast<int32_t>(ctx.i("quant_max"));
+    p.dtype = ctx.dtype("dtype") == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
+    const Error error = quantize_per_tensor_prepare(p);
+    if (!error.ok()) ctx.fail(std::string(error.argument) + " " + error.requirement);
+    quantize_per_tensor(p, ctx.input(0).data<float>(), ctx.output().raw(),
+                        static_cast<size_t>(ctx.input(0).numel()));
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace
+
+void register_quantize_per_tensor(OpRegistry& registry) {
+  register_as(registry, "quantized_decomposed.quantize_per_tensor.default");
+  register_as(registry, "cortex_m.quantize_per_tensor.default");
+}
+
+}  // namespace cortexm::ops
