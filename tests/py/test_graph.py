@@ -1,0 +1,138 @@
+"""The graph IR from Python: builder API, editing, errors, graph files."""
+
+import os
+
+import numpy as np
+import pytest
+
+import cortexm
+
+CONV = {"stride": [1, 1], "padding": [1, 1], "dilation": [1, 1]}
+
+
+def small_graph():
+    rng = np.random.default_rng(0)
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 2, 5, 5])
+    w = g.add_constant("w", rng.standard_normal((3, 2, 3, 3)).astype(np.float32))
+    b = g.add_constant("b", rng.standard_normal(3).astype(np.float32))
+    y = g.call("aten.convolution.default", [x, w, b], CONV)
+    r = g.call("aten.hardtanh.default", [y], {"min_val": 0.0, "max_val": 6.0})
+    g.outputs = [g.call("aten.view_copy.default", [r], {"size": [1, -1]})]
+    return g
+
+
+def test_builder_and_run_without_torch():
+    g = small_graph()
+    x = np.linspace(-2, 2, 50, dtype=np.float32).reshape(1, 2, 5, 5)
+    out = g.run(x)
+    assert out.shape == (1, 75) and out.dtype == np.float32
+    w, b = g.value("w").data, g.value("b").data
+    # Independent check of one output: channel 1 at (2, 2).
+    patch = x[0, :, 1:4, 1:4]
+    expected = np.clip((patch * w[1]).sum() + b[1], 0, 6)
+    assert np.isclose(out[0, 1 * 25 + 2 * 5 + 2], expected, atol=1e-5)
+
+
+def test_print_summary_and_counts():
+    g = small_graph()
+    text = str(g)
+    assert "aten.convolution.default" in text and "float32[1, 3, 5, 5]" in text
+    assert g.op_counts() == {"aten.convolution.default": 1, "aten.hardtanh.default": 1,
+                             "aten.view_copy.default": 1}
+    assert "3 nodes" in g.summary()
+
+
+def test_values_and_nodes():
+    g = small_graph()
+    conv = g.nodes[0]
+    assert conv.op == "aten.convolution.default"
+    assert conv.attrs["groups"] == 1 and conv.attrs["transposed"] is False
+    assert [v.name if v else None for v in conv.inputs] == ["x", "w", "b"]
+    out = conv.outputs[0]
+    assert out.shape == (1, 3, 5, 5) and out.dtype == "float32" and out.dim_order == (0, 1, 2, 3)
+    assert out.producer == conv and [n.op for n in out.users] == ["aten.hardtanh.default"]
+    assert g.value("x").kind == "input" and g.value("w").kind == "constant"
+    out.qparams = {"scales": [0.5], "zero_points": [2]}
+    assert out.qparams["scales"] == [0.5] and out.qparams["axis"] == -1
+
+
+def test_editing_and_dead_code():
+    g = small_graph()
+    conv = g.nodes[0].outputs[0]
+    relu = g.call("aten.relu.default", [conv], before=g.nodes[1])
+    g.nodes[2].replace_input(0, relu)
+    g.verify()
+    assert [n.op for n in g.nodes][:2] == ["aten.convolution.default", "aten.relu.default"]
+    g.call("aten.relu.default", [conv])  # unused
+    assert g.dead_code_elimination() == 1
+    g.verify()
+
+
+def test_errors_name_op_node_and_attribute():
+    g = small_graph()
+    x = g.value("x")
+    with pytest.raises(NotImplementedError, match="aten.erfinv.default"):
+        g.call("aten.erfinv.default", [x])
+    with pytest.raises(ValueError, match=r"node 'hard'.*unknown attribute 'low'"):
+        g.call("aten.hardtanh.default", [x], {"low": 0.0}, name="hard")
+    with pytest.raises(ValueError, match="missing attribute 'dilation'"):
+        g.call("aten.convolution.default", [x, g.value("w")], {"stride": [1, 1], "padding": [0]})
+    with pytest.raises(ValueError, match="expected"):
+        g.call("aten.relu.default", [x, x])
+    with pytest.raises(ValueError, match="cannot view"):
+        g.call("aten.view_copy.default", [x], {"size": [7, -1]})
+    with pytest.raises(ValueError, match="expects float32"):
+        g.run(np.zeros((1, 2, 5, 5), np.int8))
+    with pytest.raises(ValueError, match=r"input 0 \('x'\)"):
+        g.run(np.zeros((1, 2, 5, 4), np.float32))
+
+
+def test_observe_sees_every_node():
+    g = small_graph()
+    seen = []
+    g.run(np.ones((1, 2, 5, 5), np.float32), observe=lambda node, outs: seen.append((node.op, outs[0].shape)))
+    assert seen == [("aten.convolution.default", (1, 3, 5, 5)), ("aten.hardtanh.default", (1, 3, 5, 5)),
+                    ("aten.view_copy.default", (1, 75))]
+
+
+def test_save_load_round_trip(tmp_path):
+    g = small_graph()
+    g.value("w").qparams = {"scales": [0.1, 0.2, 0.3], "zero_points": [0, 0, 0], "axis": 0}
+    path = tmp_path / "g.cmg"
+    g.save(path)
+    back = cortexm.Graph.load(path)
+    x = np.random.default_rng(1).standard_normal((1, 2, 5, 5)).astype(np.float32)
+    assert np.array_equal(back.run(x), g.run(x))
+    assert str(back) == str(g) and back.to_bytes() == g.to_bytes()
+    assert back.value("w").qparams["scales"] == [0.1, 0.2, 0.3]
+    assert [p for p in os.listdir(tmp_path)] == ["g.cmg"]  # no temporary left behind
+
+
+def test_damaged_and_edited_files(tmp_path):
+    data = small_graph().to_bytes()
+    corpus = {
+        "truncated": data[: len(data) // 2],
+        "empty": b"",
+        "not a graph": b"hello world, not a graph at all",
+        "flipped blob byte": data[:-30] + bytes([data[-30] ^ 1]) + data[-29:],
+        "unknown op": data.replace(b"aten.hardtanh.default", b"aten.hardtanx.default"),
+        "bad dtype": data.replace(b'"float32"', b'"float31"', 1),
+        "bad json": data.replace(b'"nodes"', b'"nodes" ', 1)[: len(data)],
+    }
+    for what, bytes_ in corpus.items():
+        with pytest.raises(ValueError):
+            cortexm.Graph.from_bytes(bytes_)
+        p = tmp_path / (what.replace(" ", "_") + ".cmg")
+        p.write_bytes(bytes_)
+        with pytest.raises(ValueError, match=str(p)):
+            cortexm.Graph.load(p)
+    with pytest.raises(ValueError, match="cannot read"):
+        cortexm.Graph.load(tmp_path / "missing.cmg")
+
+
+def test_registered_ops_include_the_basics():
+    names = cortexm.registered_ops()
+    for op in ["aten.convolution.default", "quantized_decomposed.quantize_per_tensor.default",
+               "cortex_m.quantize_per_tensor.default"]:
+        assert op in names
