@@ -32,3 +32,6 @@ VPIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 "${VPIP[@]}" install "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.24" ninja
 # torch is pinned in pyproject's extra: the CPU build on this machine, never an unpinned CUDA build.
 "${VPIP[@]}" install --no-build-isolation ".[torch,test]"
+# Silero VAD's real weights ship in this package; its own dependencies (torchaudio, onnxruntime) are
+# not needed and torchaudio would not install beside this torch.
+"${VPIP[@]}" install --no-deps "silero-vad==6.2.3"

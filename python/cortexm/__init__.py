@@ -10,14 +10,20 @@ from ._core import (
     quantize_multiplier,
     registered_ops,
 )
+from .export import export
+from .quantizer import CortexMQuantizer, quantization_report, quantize
 
 __all__ = [
+    "CortexMQuantizer",
     "Graph",
     "GraphError",
     "Node",
     "UnsupportedError",
     "Value",
+    "export",
     "ops",
+    "quantization_report",
+    "quantize",
     "quantize_multiplier",
     "registered_ops",
 ]

@@ -41,7 +41,7 @@ Tensor tensor_from_python(const py::handle& obj, const std::string& what) {
   py::module_ np = py::module_::import("numpy");
   py::array arr;
   try {
-    arr = np.attr("ascontiguousarray")(obj);
+    arr = np.attr("asarray")(obj, py::arg("order") = "C");
   } catch (const py::error_already_set& e) {
     throw GraphError(what + " cannot be read as an array: " + std::string(e.what()));
   }

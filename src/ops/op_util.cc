@@ -70,8 +70,9 @@ void register_unary_float(OpRegistry& registry, const std::string& name, std::ve
   s.name = name;
   s.inputs = {{"self"}};
   s.attrs = std::move(attrs);
-  s.infer = [](const InferContext& ctx) {
+  s.infer = [make](const InferContext& ctx) {
     require_dtype(ctx, 0, {DType::kFloat32});
+    make(ctx);  // attribute checks happen at build time, not first run
     return same_as_input(ctx);
   };
   s.kernel = [make](const KernelContext& ctx) {
@@ -90,9 +91,10 @@ void register_binary_float(OpRegistry& registry, const std::string& name,
   s.name = name;
   s.inputs = {{"self"}, {"other"}};
   s.attrs = std::move(attrs);
-  s.infer = [](const InferContext& ctx) {
+  s.infer = [make](const InferContext& ctx) {
     require_dtype(ctx, 0, {DType::kFloat32});
     require_dtype(ctx, 1, {DType::kFloat32});
+    make(ctx);
     return std::vector<TensorInfo>{
         make_info(DType::kFloat32, broadcast_shapes(ctx, ctx.input(0).shape, ctx.input(1).shape))};
   };

@@ -19,3 +19,14 @@ def add_params(scale_a, scale_b, scale_out):
     twice_max = 2.0 * max(scale_a, scale_b)
     return (quantize_multiplier(scale_a / twice_max), quantize_multiplier(scale_b / twice_max),
             quantize_multiplier(twice_max / ((1 << 20) * scale_out)))
+
+
+def mul(a, zp_a, b, zp_b, zp_out, mult_out, shift_out, act_min=-128, act_max=127):
+    product = (a.astype(np.int64) - zp_a) * (b.astype(np.int64) - zp_b)
+    out = requantize(product, mult_out, shift_out) + zp_out
+    return np.clip(out, act_min, act_max).astype(np.int8)
+
+
+def mul_params(scale_a, scale_b, scale_out):
+    """TFLite's derivation of the quantized mul multiplier."""
+    return quantize_multiplier(scale_a * scale_b / scale_out)

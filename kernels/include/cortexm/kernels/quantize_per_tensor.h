@@ -1,6 +1,7 @@
 // cortex_m.quantize_per_tensor / dequantize_per_tensor, int8 and int16.
 // quantize: clamp(zero_point + nearbyint(x * (1.0f / scale)), quant_min, quant_max), float32 math
-// and round-half-to-even, as PyTorch's quantized_decomposed ops. dequantize: (q - zero_point) * scale.
+// and round-half-to-even, as PyTorch's quantized_decomposed ops. NaN quantizes as 0.0 does (the zero
+// point, clamped); infinities and huge values saturate. dequantize: (q - zero_point) * scale.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,133 @@
+#include "cortexm/kernels/quantized_linear.h"
+
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+namespace {
+
+// Dot products run over chunks of at most this many features so their int32 sums cannot overflow:
+// 32768 * 255 * 128 < 2^31. Chunk sums, bias and the filter-offset term then add modulo 2^32,
+// as the target's 32-bit accumulators do, so any summation order gives the same result.
+constexpr int32_t kDotChunk = 32768;
+
+inline uint32_t wrap(int32_t v) { return static_cast<uint32_t>(v); }
+
+// x holds (input + input_offset) as int16; weights stay int8. Written as plain reductions so GCC
+// -O3 turns them into widening multiply-adds (pmaddwd on x86).
+inline int32_t dot1(const int16_t* __restrict x, const int8_t* __restrict w, int32_t n) {
+  int32_t s = 0;
+  for (int32_t k = 0; k < n; ++k) s += x[k] * w[k];
+  return s;
+}
+
+// Four weight rows per pass over x: each input load feeds four multiply-adds.
+inline void dot4(const int16_t* __restrict x, const int8_t* __restrict w0,
+                 const int8_t* __restrict w1, const int8_t* __restrict w2,
+                 const int8_t* __restrict w3, int32_t n, int32_t* __restrict sums) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int32_t k = 0; k < n; ++k) {
+    const int32_t xk = x[k];
+    s0 += xk * w0[k];
+    s1 += xk * w1[k];
+    s2 += xk * w2[k];
+    s3 += xk * w3[k];
+  }
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
+inline int8_t requantize_output(const LinearParams& p, uint32_t acc, int32_t oc) {
+  const int32_t m = p.num_multipliers == 1 ? 0 : oc;
+  const int32_t out =
+      requantize(static_cast<int32_t>(acc), p.multipliers[m], p.shifts[m]) + p.output_offset;
+  return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
+}
+
+}  // namespace
+
+Error quantized_linear_prepare(const LinearParams& p) {
+  if (p.batches < 1) return invalid("batches", p.batches, "must be >= 1");
+  if (p.input_features < 1) return invalid("input_features", p.input_features, "must be >= 1");
+  if (p.output_features < 1)
+    return invalid("output_features", p.output_features, "must be >= 1");
+  if (p.input_offset < -127 || p.input_offset > 128)
+    return invalid("input_offset", p.input_offset, "must be in [-127, 128]");
+  if (p.filter_offset < -127 || p.filter_offset > 128)
+    return invalid("filter_offset", p.filter_offset, "must be in [-127, 128]");
+  if (p.output_offset < -128 || p.output_offset > 127)
+    return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
+  if (p.activation_min < -128 || p.activation_min > 127)
+    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
+  if (p.activation_max < -128 || p.activation_max > 127)
+    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
+  if (p.activation_min > p.activation_max)
+    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  if (p.num_multipliers != 1 && p.num_multipliers != p.output_features)
+    return invalid("requantize_multipliers", p.num_multipliers,
+                   "length must be 1 or output_features");
+  if (p.multipliers == nullptr || p.shifts == nullptr)
+    return invalid("requantize_multipliers", 0, "must be given");
+  for (int32_t i = 0; i < p.num_multipliers; ++i) {
+    if (p.multipliers[i] < 0)
+      return invalid("requantize_multipliers", p.multipliers[i], "must be in [0, 2^31)", i);
+    if (p.shifts[i] < kMinShift || p.shifts[i] > kMaxShift)
+      return invalid("requantize_shifts", p.shifts[i], "must be in [-31, 30]", i);
+  }
+  return kOk;
+}
+
+// One input row widened to int16 with its offset added: input_features int16 values, 2-byte
+// aligned. The same for every Isa.
+size_t quantized_linear_scratch_size(const LinearParams& params, Isa /*isa*/) {
+  return static_cast<size_t>(params.input_features) * sizeof(int16_t);
+}
+
+// acc = bias + sum (x + io) * (w + fo) = bias + sum (x + io) * w + fo * sum (x + io): the
+// filter offset costs one row sum per batch row instead of widening the weights.
+void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* weights,
+                      const int32_t* bias, int8_t* output, void* scratch) {
+  const int32_t depth = p.input_features;
+  const int32_t channels = p.output_features;
+  int16_t* __restrict x = static_cast<int16_t*>(scratch);
+  for (int32_t b = 0; b < p.batches; ++b) {
+    const int8_t* __restrict in_row = input + int64_t{b} * depth;
+    int8_t* out_row = output + int64_t{b} * channels;
+    uint32_t x_sum = 0;
+    for (int32_t k = 0; k < depth; ++k) {
+      x[k] = static_cast<int16_t>(in_row[k] + p.input_offset);
+      x_sum += wrap(x[k]);
+    }
+    const uint32_t filter_term = wrap(p.filter_offset) * x_sum;
+
+    int32_t oc = 0;
+    for (; oc + 4 <= channels; oc += 4) {
+      const int8_t* w0 = weights + int64_t{oc} * depth;
+      const int8_t* w1 = w0 + depth;
+      const int8_t* w2 = w1 + depth;
+      const int8_t* w3 = w2 + depth;
+      uint32_t acc[4];
+      for (int j = 0; j < 4; ++j) acc[j] = (bias ? wrap(bias[oc + j]) : 0u) + filter_term;
+      for (int32_t k0 = 0, n = 0; k0 < depth; k0 += n) {
+        n = depth - k0 < kDotChunk ? depth - k0 : kDotChunk;
+        int32_t sums[4];
+        dot4(x + k0, w0 + k0, w1 + k0, w2 + k0, w3 + k0, n, sums);
+        for (int j = 0; j < 4; ++j) acc[j] += wrap(sums[j]);
+      }
+      for (int j = 0; j < 4; ++j) out_row[oc + j] = requantize_output(p, acc[j], oc + j);
+    }
+    for (; oc < channels; ++oc) {
+      const int8_t* w = weights + int64_t{oc} * depth;
+      uint32_t acc = (bias ? wrap(bias[oc]) : 0u) + filter_term;
+      for (int32_t k0 = 0, n = 0; k0 < depth; k0 += n) {
+        n = depth - k0 < kDotChunk ? depth - k0 : kDotChunk;
+        acc += wrap(dot1(x + k0, w + k0, n));
+      }
+      out_row[oc] = requantize_output(p, acc, oc);
+    }
+  }
+}
+
+}  // namespace cortexm

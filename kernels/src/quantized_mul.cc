@@ -1,0 +1,62 @@
+#include "cortexm/kernels/quantized_mul.h"
+
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+namespace {
+
+inline int8_t mul_one(const MulParams& p, int32_t lhs_shifted, int32_t rhs_shifted) {
+  const int32_t product = lhs_shifted * rhs_shifted;  // |product| <= 255 * 255
+  const int32_t out =
+      requantize(product, p.output_multiplier, p.output_shift) + p.output_offset;
+  return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
+}
+
+}  // namespace
+
+Error quantized_mul_prepare(const MulParams& p) {
+  if (p.lhs_offset < -127 || p.lhs_offset > 128)
+    return invalid("self_zero_point", -p.lhs_offset, "must be in [-128, 127]");
+  if (p.rhs_offset < -127 || p.rhs_offset > 128)
+    return invalid("other_zero_point", -p.rhs_offset, "must be in [-128, 127]");
+  if (p.output_offset < -128 || p.output_offset > 127)
+    return invalid("output_zero_point", p.output_offset, "must be in [-128, 127]");
+  if (p.output_multiplier < 0)
+    return invalid("output_multiplier", p.output_multiplier, "must be in [0, 2^31)");
+  if (p.output_shift < kMinShift || p.output_shift > kMaxShift)
+    return invalid("output_shift", p.output_shift, "must be in [-31, 30]");
+  if (p.activation_min < -128 || p.activation_min > 127)
+    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
+  if (p.activation_max < -128 || p.activation_max > 127)
+    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
+  if (p.activation_min > p.activation_max)
+    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  return kOk;
+}
+
+// Runs where one side is broadcast hoist that side's offset value out of the loop.
+void quantized_mul(const MulParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls,
+                                      int32_t rs) {
+    const int8_t* __restrict a = lhs + li;
+    const int8_t* __restrict b = rhs + ri;
+    int8_t* __restrict out = output;
+    output += count;
+    if (ls == 1 && rs == 1) {
+      for (int32_t i = 0; i < count; ++i)
+        out[i] = mul_one(p, a[i] + p.lhs_offset, b[i] + p.rhs_offset);
+    } else if (ls == 1 && rs == 0) {
+      const int32_t y = b[0] + p.rhs_offset;
+      for (int32_t i = 0; i < count; ++i) out[i] = mul_one(p, a[i] + p.lhs_offset, y);
+    } else if (ls == 0 && rs == 1) {
+      const int32_t x = a[0] + p.lhs_offset;
+      for (int32_t i = 0; i < count; ++i) out[i] = mul_one(p, x, b[i] + p.rhs_offset);
+    } else {
+      for (int32_t i = 0; i < count; ++i)
+        out[i] = mul_one(p, a[int64_t{i} * ls] + p.lhs_offset, b[int64_t{i} * rs] + p.rhs_offset);
+    }
+  });
+}
+
+}  // namespace cortexm

@@ -1,0 +1,90 @@
+"""Batch norm in eval mode: y = x * scale + shift per channel (dim 1), with
+scale = weight / sqrt(running_var + eps) and shift = bias - running_mean * scale.
+
+Folded into the convolution or linear that produces x when nothing else reads that output and its
+weight and bias are constants (new constants computed in float64, stored as float32); otherwise a
+mul and an add with per-channel constants shaped to broadcast."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .convert import Unavailable
+from .ops import handles
+
+FOLDABLE = {"aten.convolution.default", "aten.linear.default"}
+
+
+def scale_shift(cx, a) -> tuple[np.ndarray, np.ndarray]:
+    def data(key):
+        if a[key] is None:
+            return None
+        t = cx.const(a[key])
+        if t is None:
+            raise cx.unsupported(f"{cx.node.target} with a {key} computed at run time")
+        return t.double().numpy()
+
+    mean, var, weight, bias = (data(k) for k in ("running_mean", "running_var", "weight", "bias"))
+    if mean is None or var is None:
+        raise cx.unsupported(f"{cx.node.target} without running statistics")
+    scale = (1.0 if weight is None else weight) / np.sqrt(var + float(a["eps"]))
+    return scale, (0.0 if bias is None else bias) - mean * scale
+
+
+def foldable_producer(cx, x):
+    """The convolution / linear node to fold into, or None."""
+    src = cx.node.args[0]
+    producer = getattr(x, "producer", None)
+    if producer is None or producer.op not in FOLDABLE or len(src.users) != 1 or x.users:
+        return None
+    if producer.op == "aten.convolution.default" and producer.attrs["transposed"]:
+        return None
+    if producer.op == "aten.linear.default" and len(x.shape) != 2:
+        return None  # the channel dim of batch norm is the out-feature dim only for [N, C]
+    ins = producer.inputs
+    if ins[1].kind != "constant" or (ins[2] is not None and ins[2].kind != "constant"):
+        return None
+    return producer
+
+
+def batch_norm(cx, a):
+    x = a["input"]
+    shape = cx.shape(x)
+    scale, shift = scale_shift(cx, a)
+    producer = foldable_producer(cx, x)
+    if producer is not None:
+        weight, bias = producer.inputs[1], producer.inputs[2]
+        w = weight.data.astype(np.float64)
+        b = np.zeros(shape[1]) if bias is None else bias.data.astype(np.float64)
+        new_w = (w * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(np.float32)
+        new_b = (b * scale + shift).astype(np.float32)
+        producer.replace_input(1, cx.add_constant(f"{weight.name}_bn_folded", new_w))
+        producer.replace_input(2, cx.add_constant(f"{bias.name if bias else producer.name + '_bias'}_bn_folded", new_b))
+        producer.reinfer()
+        return x
+    per_channel = (-1,) + (1,) * (len(shape) - 2)
+    s = cx.add_constant(f"{cx.node.name}_scale", scale.astype(np.float32).reshape(per_channel))
+    t = cx.add_constant(f"{cx.node.name}_shift", shift.astype(np.float32).reshape(per_channel))
+    return cx.call("aten.add.Tensor", [cx.call("aten.mul.Tensor", [x, s]), t])
+
+
+def reject_training(cx, a):
+    if a["training"]:
+        raise cx.unsupported(f"{cx.node.target} in training mode")
+
+
+@handles("aten._native_batch_norm_legit_no_training.default")
+def legit_no_training(cx, a):
+    return batch_norm(cx, a), Unavailable("save_mean"), Unavailable("save_invstd")
+
+
+@handles("aten.native_batch_norm.default", "aten._native_batch_norm_legit.default")
+def native_batch_norm(cx, a):
+    reject_training(cx, a)
+    return batch_norm(cx, a), Unavailable("save_mean"), Unavailable("save_invstd")
+
+
+@handles("aten.batch_norm.default")
+def batch_norm_op(cx, a):
+    reject_training(cx, a)
+    return batch_norm(cx, a)

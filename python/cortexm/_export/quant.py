@@ -1,0 +1,58 @@
+"""quantized_decomposed ops (what PT2E's convert_pt2e leaves) -> the graph's quantized_decomposed
+ops with qparams as attributes. Scales and zero points may be Python numbers, one-element constant
+tensors (.tensor / .tensor2 overloads) or, per channel, constant tensors."""
+
+from __future__ import annotations
+
+import torch
+
+from .convert import DTYPES
+from .ops import handles, scalar_value
+
+
+def dtype_attr(cx, dtype) -> str:
+    if dtype not in DTYPES:
+        raise cx.unsupported(f"{cx.node.target} to {dtype}")
+    return DTYPES[dtype]
+
+
+def common(cx, a) -> dict:
+    if a.get("out_dtype") not in (None, torch.float32):
+        raise cx.unsupported(f"{cx.node.target} with out_dtype={a['out_dtype']}")
+    return {"quant_min": int(scalar_value(cx, a["quant_min"], "quant_min")),
+            "quant_max": int(scalar_value(cx, a["quant_max"], "quant_max")),
+            "dtype": dtype_attr(cx, a["dtype"])}
+
+
+def per_tensor(op: str):
+    def handler(cx, a):
+        attrs = {"scale": float(scalar_value(cx, a["scale"], "scale")),
+                 "zero_point": int(scalar_value(cx, a["zero_point"], "zero_point")), **common(cx, a)}
+        return cx.call(f"quantized_decomposed.{op}.default", [a["input"]], attrs)
+
+    return handler
+
+
+def per_channel(op: str):
+    def handler(cx, a):
+        scales = cx.const(a["scales"])
+        if scales is None:
+            raise cx.unsupported(f"{cx.node.target} with scales computed at run time")
+        if a["zero_points"] is None:
+            zero_points = [0] * scales.numel()
+        else:
+            zps = cx.const(a["zero_points"])
+            if zps is None:
+                raise cx.unsupported(f"{cx.node.target} with zero points computed at run time")
+            zero_points = [int(v) for v in zps.reshape(-1).tolist()]
+        attrs = {"scales": [float(v) for v in scales.reshape(-1).tolist()], "zero_points": zero_points,
+                 "axis": int(a["axis"]), **common(cx, a)}
+        return cx.call(f"quantized_decomposed.{op}.default", [a["input"]], attrs)
+
+    return handler
+
+
+for _op in ("quantize_per_tensor", "dequantize_per_tensor"):
+    handles(*(f"quantized_decomposed.{_op}.{o}" for o in ("default", "tensor", "tensor2")))(per_tensor(_op))
+for _op in ("quantize_per_channel", "dequantize_per_channel"):
+    handles(f"quantized_decomposed.{_op}.default")(per_channel(_op))

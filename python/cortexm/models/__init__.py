@@ -1,0 +1,51 @@
+"""cortexm.models: a zoo of small PyTorch models to quantize and lower, in pure PyTorch.
+
+    model, example_inputs, calibration = cortexm.models.get("ds_cnn")
+    model(*example_inputs)
+    for inputs in calibration(100, seed=0):
+        model(*inputs)
+
+``get(name)`` builds a fresh model in eval mode with fixed-seed random weights (silero_vad: its real
+weights), BatchNorm running statistics measured on calibration-like data, a tuple of example input
+tensors, and ``calibration(n, seed=0)``, a generator of n input tuples from the same distribution as
+the example inputs. The same name gives the same weights and inputs on every call; building a model
+leaves the global torch RNG state untouched.
+
+One model per module (``cortexm/models/<name>.py``, each with a ``build()``); this package does not
+depend on the rest of cortexm.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ._common import ModelBundle, count_parameters
+
+_MODELS = (
+    "deep_autoencoder",
+    "ds_cnn",
+    "mobilenet_v1_025",
+    "mobilenet_v2",
+    "mobilenet_v2_96",
+    "mobilenet_v3_small",
+    "mobilenet_v3_small_96",
+    "resnet8",
+    "silero_vad",
+    "wav2letter",
+    "yolo_style",
+)
+
+__all__ = ["ModelBundle", "count_parameters", "get", "names"]
+
+
+def names() -> list[str]:
+    """The registered model names, sorted."""
+    return sorted(_MODELS)
+
+
+def get(name: str) -> ModelBundle:
+    """(model in eval mode, example inputs tuple, calibration(n, seed=0)) for a registered name."""
+    if name not in _MODELS:
+        raise ValueError(f"unknown model {name!r}; known models: {', '.join(names())}")
+    module = importlib.import_module(f"{__name__}.{name}")
+    return module.build()

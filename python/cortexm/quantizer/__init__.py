@@ -1,0 +1,50 @@
+"""cortexm.quantizer: post-training int8 quantization of a cortexm graph.
+
+    qgraph = cortexm.quantize(graph, calibration)        # calibration: iterable of input tuples
+    print(cortexm.quantization_report(qgraph))
+
+quantize() annotates the graph with the patterns of patterns.py, runs the calibration samples
+through the interpreter to feed the observers (observers.py), and returns a new graph in
+convert_pt2e form (convert.py). The input graph is left as it was.
+
+Modules: config (CortexMQuantizer), observers, patterns, annotator, calibrate, convert, report.
+"""
+
+from __future__ import annotations
+
+from .annotator import annotate
+from .calibrate import calibrate
+from .config import CortexMQuantizer
+from .convert import convert
+from .report import QDQ_OPS, QuantizationReport, ReportRow, quantization_report
+
+__all__ = ["CortexMQuantizer", "QuantizationReport", "ReportRow", "is_quantized", "quantization_report",
+           "quantize"]
+
+
+def is_quantized(graph) -> bool:
+    """True when the graph already has quantize / dequantize ops or quantized (int) activations with
+    qparams, e.g. cortexm.quantize's output or a graph exported from PyTorch's PT2E flow."""
+    if any(node.op in QDQ_OPS or node.op.startswith("cortex_m.") for node in graph.nodes):
+        return True
+    return any(v.qparams is not None and v.dtype != "float32" for v in graph.inputs)
+
+
+def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, progress: bool = True):
+    """A new graph with int8 (or int16) activations and int8 weights, fake-quantized in convert_pt2e
+    form: it still runs in graph.run, float in and float out.
+
+    calibration: an iterable of samples, each a tuple of numpy arrays / torch tensors matching the
+    graph's inputs (a single array counts as a 1-tuple). Raises ValueError for an empty calibration,
+    NaN / inf in it, inputs that do not match the graph's shapes or dtypes, and graphs that are
+    already quantized. progress: a tqdm bar on a terminal.
+    """
+    quantizer = quantizer or CortexMQuantizer()
+    if not isinstance(quantizer, CortexMQuantizer):
+        raise TypeError(f"quantizer must be a CortexMQuantizer, got {type(quantizer).__name__}")
+    if is_quantized(graph):
+        raise ValueError("the graph is already quantized (it has quantize / dequantize ops); "
+                         "lower it as it is instead of quantizing it again")
+    annotation = annotate(graph, quantizer)
+    calibrate(graph, annotation, calibration, progress)
+    return convert(graph, annotation, quantizer)

@@ -1,0 +1,83 @@
+"""Calibration: run the float graph on every sample and feed the observers."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .annotator import Annotation
+
+
+def _to_numpy(x, where: str) -> np.ndarray:
+    if hasattr(x, "detach") and hasattr(x, "numpy"):  # a torch tensor, without importing torch
+        x = x.detach().cpu().numpy()
+    if not isinstance(x, np.ndarray):
+        raise ValueError(f"{where} is a {type(x).__name__}, expected a numpy array or a torch tensor")
+    return np.ascontiguousarray(x)
+
+
+def sample_arrays(sample, graph_inputs: list, index: int) -> list:
+    """One calibration sample as arrays checked against the graph's inputs (count, shape, dtype,
+    finite values)."""
+    if not isinstance(sample, (tuple, list)):
+        sample = (sample,)
+    if len(sample) != len(graph_inputs):
+        raise ValueError(f"calibration sample {index} has {len(sample)} inputs, the graph takes "
+                         f"{len(graph_inputs)} ({', '.join(v.name for v in graph_inputs)})")
+    arrays = []
+    for i, (x, v) in enumerate(zip(sample, graph_inputs)):
+        where = f"calibration sample {index}, input {i} ('{v.name}')"
+        a = _to_numpy(x, where)
+        if tuple(a.shape) != tuple(v.shape) or a.dtype.name != v.dtype:
+            raise ValueError(f"{where} is {a.dtype.name}{list(a.shape)}, the graph expects "
+                             f"{v.dtype}{list(v.shape)}")
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            raise ValueError(f"{where} has {int(np.isnan(a).sum())} NaN and {int(np.isinf(a).sum())} "
+                             "inf values; calibration data must be finite")
+        arrays.append(a)
+    return arrays
+
+
+def _progress(iterable, enabled: bool):
+    if not enabled or not sys.stderr.isatty():
+        return iterable
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return iterable
+    total = len(iterable) if hasattr(iterable, "__len__") else None
+    return tqdm(iterable, total=total, desc="calibrating", unit="sample", leave=False)
+
+
+def calibrate(graph, annotation: Annotation, calibration, progress: bool = True) -> int:
+    """Runs graph on every calibration sample, feeding the observed groups. Returns the sample count."""
+    observed = annotation.observed_groups()
+    inputs = graph.inputs
+    by_node = {}  # node id -> [(output index, group)]
+    for node in annotation.view.nodes:
+        hits = [(i, observed[o.name]) for i, o in enumerate(node.outputs) if o.name in observed]
+        if hits:
+            by_node[node.id] = hits
+
+    def observe(node, outputs):
+        for i, group in by_node.get(node.id, ()):
+            x = outputs[i]
+            if not np.isfinite(x).all():
+                raise ValueError(f"calibration sample {count}: node '{node.name}' ({node.op}) output {i} "
+                                 "has NaN or inf values")
+            group.observer.update(x)
+
+    if calibration is None:
+        raise ValueError("calibration is None; pass an iterable of input tuples")
+    count = 0
+    for sample in _progress(calibration, progress):
+        arrays = sample_arrays(sample, inputs, count)
+        for v, a in zip(inputs, arrays):
+            if v.name in observed:
+                observed[v.name].observer.update(a)
+        graph.run(*arrays, observe=observe)
+        count += 1
+    if count == 0:
+        raise ValueError("calibration is empty: quantize needs at least one input sample")
+    return count

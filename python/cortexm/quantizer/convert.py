@@ -1,0 +1,142 @@
+"""Convert: an annotated, calibrated graph -> a new graph in convert_pt2e form.
+
+- each quantized activation v: quantize_per_tensor -> dequantize_per_tensor right after its
+  producer (graph inputs: at the start); every reader of v reads the dequantize instead;
+- requantized edges (cat inputs): a second quantize -> dequantize with the reader's qparams;
+- weights: int8 constants (value qparams set) behind dequantize_per_channel / _per_tensor;
+- biases: int32 constants, scale = input scale x weight scale, zero point 0, behind dequantize.
+Every original node gets meta 'quantization' ('quantized' | 'float'), and 'pattern' or
+'float_reason'.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .annotator import Annotation
+from .observers import INT32_MAX, INT32_MIN, WEIGHT_QMAX, WEIGHT_QMIN, quantize_bias, quantize_weight
+
+QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
+DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
+DEQUANTIZE_PER_CHANNEL = "quantized_decomposed.dequantize_per_channel.default"
+
+
+def convert(graph, annotation: Annotation, quantizer):
+    g = graph.copy()
+    nodes = {n.name: n for n in g.nodes}
+    _mark(nodes, annotation)
+    _insert_activation_qdq(g, nodes, annotation)
+    _insert_requantize(g, nodes, annotation)
+    weight_scales = _quantize_weights(g, nodes, annotation, quantizer.per_channel)
+    _quantize_biases(g, nodes, annotation, weight_scales, quantizer.per_channel)
+    g.dead_code_elimination()  # drops the float weights and biases the int ones replaced
+    g.verify()
+    return g
+
+
+def _mark(nodes: dict, annotation: Annotation) -> None:
+    for match in annotation.matches:
+        for n in match.nodes:
+            node = nodes[n.name]
+            node.set_meta("quantization", "quantized")
+            node.set_meta("pattern", match.pattern)
+    for name, reason in annotation.float_reasons.items():
+        nodes[name].set_meta("quantization", "float")
+        nodes[name].set_meta("float_reason", reason)
+
+
+def _redirect(g, value, to, users) -> None:
+    """`users` (and the graph outputs) read `to` instead of value."""
+    for user in users:
+        for i, v in enumerate(user.inputs):
+            if v is not None and v == value:
+                user.replace_input(i, to)
+    outputs = g.outputs
+    if any(o == value for o in outputs):
+        g.outputs = [to if o == value else o for o in outputs]
+
+
+def _qdq(g, value, qparams, before, source: str = ""):
+    attrs = qparams.attrs()
+    q = g.call(QUANTIZE, [value], attrs, name=f"{value.name}_q", source=source, before=before)
+    return g.call(DEQUANTIZE, [q], attrs, name=f"{value.name}_dq", source=source, before=before)
+
+
+def _insert_activation_qdq(g, nodes: dict, annotation: Annotation) -> None:
+    order = [n.name for n in annotation.view.nodes]
+    after = {name: (nodes[order[i + 1]] if i + 1 < len(order) else None) for i, name in enumerate(order)}
+    first = nodes[order[0]] if order else None
+    produced = [v.name for v in g.inputs] + [o.name for n in annotation.view.nodes for o in n.outputs]
+    for name in produced:
+        group = annotation.groups.get(name)
+        if group is None:
+            continue
+        value = g.value(name)
+        producer = value.producer
+        before = after[producer.name] if producer is not None else first
+        source = producer.source if producer is not None else ""
+        users = value.users
+        _redirect(g, value, _qdq(g, value, group.qparams(), before, source), users)
+
+
+def _insert_requantize(g, nodes: dict, annotation: Annotation) -> None:
+    done = {}
+    for (node_name, index), group in annotation.edge_groups.items():
+        node = nodes[node_name]
+        original = annotation.view.match_of[node_name].nodes[0].inputs[index]
+        if annotation.groups[original.name].qparams() == group.qparams():
+            continue
+        current = node.inputs[index]
+        key = (current.name, id(group))
+        if key not in done:
+            done[key] = _qdq(g, current, group.qparams(), node, node.source)
+        node.replace_input(index, done[key])
+
+
+def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool) -> dict:
+    """Weights -> int8 constants behind a dequantize. Returns {(node, index): float32 scales}."""
+    cache, scales_of = {}, {}
+    for match in annotation.matches:
+        for use in match.weights:
+            node = nodes[use.node.name]
+            w = node.inputs[use.index]
+            axis = use.axis if per_channel else None
+            key = (w.name, axis)
+            if key not in cache:
+                data, scales = quantize_weight(w.data, axis)
+                qparams = {"scales": scales.tolist(), "zero_points": [0] * scales.size,
+                           "axis": -1 if axis is None else axis, "quant_min": WEIGHT_QMIN, "quant_max": WEIGHT_QMAX}
+                cache[key] = (g.add_constant(f"{w.name}_int8", data, qparams=qparams), scales)
+            const, scales = cache[key]
+            dq = _dequantize_const(g, const, scales, axis, WEIGHT_QMIN, WEIGHT_QMAX, "int8", node)
+            node.replace_input(use.index, dq)
+            scales_of[(node.name, use.index)] = scales
+    return scales_of
+
+
+def _quantize_biases(g, nodes: dict, annotation: Annotation, weight_scales: dict, per_channel: bool) -> None:
+    for match in annotation.matches:
+        for use in match.biases:
+            node = nodes[use.node.name]
+            b = node.inputs[use.index]
+            x_node, x_index = use.input_edge
+            group = annotation.edge_groups.get((x_node.name, x_index)) or annotation.groups[x_node.inputs[x_index].name]
+            w_scales = weight_scales[(use.weight_edge[0].name, use.weight_edge[1])]
+            data, scales = quantize_bias(b.data, group.qparams().scale, w_scales)
+            axis = 0 if per_channel else None
+            qparams = {"scales": scales.tolist(), "zero_points": [0] * scales.size,
+                       "axis": -1 if axis is None else axis, "quant_min": INT32_MIN, "quant_max": INT32_MAX}
+            const = g.add_constant(f"{b.name}_int32", data, qparams=qparams)
+            dq = _dequantize_const(g, const, scales, axis, INT32_MIN, INT32_MAX, "int32", node)
+            node.replace_input(use.index, dq)
+
+
+def _dequantize_const(g, const, scales: np.ndarray, axis, qmin: int, qmax: int, dtype: str, before):
+    if axis is None:
+        attrs = {"scale": float(scales[0]), "zero_point": 0, "quant_min": qmin, "quant_max": qmax, "dtype": dtype}
+        op = DEQUANTIZE
+    else:
+        attrs = {"scales": [float(s) for s in scales], "zero_points": [0] * len(scales), "axis": axis,
+                 "quant_min": qmin, "quant_max": qmax, "dtype": dtype}
+        op = DEQUANTIZE_PER_CHANNEL
+    return g.call(op, [const], attrs, name=f"{const.name}_dq", source=before.source, before=before)

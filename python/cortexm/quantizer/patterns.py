@@ -1,0 +1,331 @@
+"""Annotation patterns: one small checker per pattern.
+
+A checker takes (ctx, node) -> Match, or raises NoMatch with the reason the node does not fit.
+`ctx` is an annotator.GraphView (users of a value, graph outputs, which nodes are taken, the
+quantizer). A Match says which nodes it quantizes and how:
+- activations: (node, input index) edges that read a quantized activation with its own qparams;
+- requantized: edges that read it requantized to the match's output qparams (cat);
+- weights / biases: constant inputs turned into int8 / int32 constants;
+- outputs: value name -> Observed() | SharedWith(value name) | Fixed(scale, zero point).
+Values inside a match that are not in outputs (a producer's output before its activation tail)
+get no quantize / dequantize.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class NoMatch(Exception):
+    """A pattern check failed; str(e) says why."""
+
+
+class NotApplicable(NoMatch):
+    """The node is another pattern's case (e.g. a depthwise conv offered to conv2d); its reason
+    is reported only when no pattern gave a more specific one."""
+
+
+@dataclass(frozen=True)
+class Observed:
+    """The value gets its own observer."""
+
+
+@dataclass(frozen=True)
+class SharedWith:
+    """The value uses the qparams of another value (the op does not change the range)."""
+
+    value: str
+
+
+@dataclass(frozen=True)
+class Fixed:
+    scale: float
+    zero_point: int
+
+
+@dataclass
+class WeightUse:
+    node: object  # Node reading the weight constant
+    index: int
+    axis: int  # output-channel axis of the constant
+
+
+@dataclass
+class BiasUse:
+    node: object
+    index: int
+    input_edge: tuple  # (node, index) whose activation scale multiplies ...
+    weight_edge: tuple  # ... the scales of this weight edge
+
+
+@dataclass
+class Match:
+    pattern: str
+    nodes: list
+    activations: list = field(default_factory=list)
+    requantized: list = field(default_factory=list)
+    weights: list = field(default_factory=list)
+    biases: list = field(default_factory=list)
+    outputs: dict = field(default_factory=dict)
+
+
+def short(op: str) -> str:
+    """'aten.convolution.default' -> 'convolution'."""
+    parts = op.split(".")
+    return parts[1] if len(parts) > 1 else op
+
+
+# --- shared checks -------------------------------------------------------------------------
+
+
+def activation(node, index: int):
+    """Input `index` of node, which must be a float32 activation (not a constant, not absent)."""
+    inputs = node.inputs
+    if index >= len(inputs) or inputs[index] is None:
+        raise NoMatch(f"input {index} is absent")
+    v = inputs[index]
+    if v.kind == "constant":
+        raise NoMatch(f"input {index} ('{v.name}') is a float constant, not an activation")
+    if v.dtype != "float32":
+        raise NoMatch(f"input {index} ('{v.name}') is {v.dtype}, not float32")
+    return v
+
+
+def constant(node, index: int, what: str, rank: int | None = None):
+    v = node.inputs[index]
+    if v.kind != "constant":
+        raise NoMatch(f"{what} ('{v.name}') is not a constant but {v.kind}")
+    if v.dtype != "float32":
+        raise NoMatch(f"{what} ('{v.name}') is {v.dtype}, not float32")
+    if rank is not None and len(v.shape) != rank:
+        raise NoMatch(f"{what} ('{v.name}') has rank {len(v.shape)}, expected {rank}")
+    return v
+
+
+def optional_bias(node, index: int, channels: int):
+    """The bias input if present: a 1-D float constant of `channels` elements."""
+    inputs = node.inputs
+    if index >= len(inputs) or inputs[index] is None:
+        return None
+    b = constant(node, index, "bias", rank=1)
+    if b.shape[0] != channels:
+        raise NoMatch(f"bias ('{b.name}') has {b.shape[0]} elements for {channels} output channels")
+    return b
+
+
+def free(ctx, node) -> None:
+    if ctx.taken(node):
+        raise NoMatch(f"node '{node.name}' is already part of another pattern")
+
+
+TAIL_OPS = ("aten.relu.default", "aten.hardtanh.default", "aten.hardsigmoid.default", "aten.clamp.default")
+
+
+def tail_name(node) -> str:
+    if node.op == "aten.hardtanh.default" and node.attrs["min_val"] == 0 and node.attrs["max_val"] == 6:
+        return "relu6"
+    return short(node.op)
+
+
+def activation_tail(ctx, node):
+    """The activation (relu, hardtanh / relu6, hardsigmoid, clamp) that is the only user of node's
+    output, or None: it then shares node's output quantization (no Q / DQ between them)."""
+    out = node.outputs[0]
+    users = ctx.users(out)
+    if len(users) != 1 or ctx.is_output(out):
+        return None
+    user = users[0]
+    if user.op not in TAIL_OPS or ctx.taken(user) or user.inputs[0] != out:
+        return None
+    return user
+
+
+def with_tail(ctx, match: Match) -> Match:
+    """Extends a single-output match with its activation tail, if there is one."""
+    anchor = match.nodes[0]
+    tail = activation_tail(ctx, anchor)
+    out = anchor.outputs[0].name
+    if tail is None:
+        match.outputs = {out: Observed()}
+        return match
+    match.pattern += "+" + tail_name(tail)
+    match.nodes.append(tail)
+    match.outputs = {tail.outputs[0].name: Observed()}
+    return match
+
+
+def weighted(ctx, node, pattern: str, x_index: int, w_index: int, axis: int, bias_index: int | None,
+             channels: int, weight_edge=None) -> Match:
+    """Match for an op reading activation x, a weight and an optional bias (conv / linear / addmm)."""
+    activation(node, x_index)
+    weight_edge = weight_edge or (node, w_index)
+    match = Match(pattern, [node], activations=[(node, x_index)],
+                  weights=[WeightUse(weight_edge[0], weight_edge[1], axis)])
+    if bias_index is not None and optional_bias(node, bias_index, channels) is not None:
+        match.biases.append(BiasUse(node, bias_index, (node, x_index), weight_edge))
+    return with_tail(ctx, match)
+
+
+# --- weighted ops -----------------------------------------------------------------------------
+
+
+def _convolution(ctx, node, rank: int):
+    free(ctx, node)
+    if node.attrs["transposed"]:
+        raise NoMatch("transposed convolution")
+    w = constant(node, 1, "weight")
+    if len(w.shape) != rank:
+        raise NotApplicable(f"weight has rank {len(w.shape)}, not {rank}")
+    return w, node.inputs[0].shape[1], node.attrs["groups"]
+
+
+def check_conv1d(ctx, node) -> Match:
+    w, c_in, groups = _convolution(ctx, node, 3)
+    if groups not in (1, c_in):
+        raise NoMatch(f"grouped conv1d (groups={groups}, {c_in} input channels)")
+    return weighted(ctx, node, "conv1d", 0, 1, 0, 2, w.shape[0])
+
+
+def check_conv2d(ctx, node) -> Match:
+    w, c_in, groups = _convolution(ctx, node, 4)
+    if groups != 1:
+        error = NotApplicable if groups == c_in else NoMatch
+        raise error(f"groups={groups}, conv2d needs groups=1")
+    return weighted(ctx, node, "conv2d", 0, 1, 0, 2, w.shape[0])
+
+
+def check_depthwise(ctx, node) -> Match:
+    w, c_in, groups = _convolution(ctx, node, 4)
+    if groups == 1:
+        raise NotApplicable("groups=1 is conv2d")
+    if groups != c_in:
+        raise NoMatch(f"groups={groups} with {c_in} input channels is not depthwise")
+    return weighted(ctx, node, "depthwise", 0, 1, 0, 2, w.shape[0])
+
+
+def check_linear(ctx, node) -> Match:
+    free(ctx, node)
+    w = constant(node, 1, "weight", rank=2)
+    return weighted(ctx, node, "linear", 0, 1, 0, 2, w.shape[0])
+
+
+def check_addmm(ctx, node) -> Match:
+    """addmm(bias, x, W^T): mat2 a constant [K, N] or permute_copy(constant [N, K], [1, 0])."""
+    free(ctx, node)
+    if node.attrs["alpha"] != 1 or node.attrs["beta"] != 1:
+        raise NoMatch(f"alpha={node.attrs['alpha']}, beta={node.attrs['beta']} (need 1, 1)")
+    mat2 = node.inputs[2]
+    permute = mat2.producer
+    if mat2.kind == "constant":
+        w = constant(node, 2, "mat2", rank=2)
+        edge, axis, channels, extra = (node, 2), 1, w.shape[1], []
+    elif permute is not None and permute.op == "aten.permute_copy.default":
+        if list(permute.attrs["dims"]) != [1, 0]:
+            raise NoMatch(f"mat2 is permute_copy with dims {permute.attrs['dims']}, not [1, 0]")
+        if len(ctx.users(mat2)) != 1 or ctx.is_output(mat2) or ctx.taken(permute):
+            raise NoMatch("mat2's permute_copy has other users")
+        w = constant(permute, 0, "mat2's permuted weight", rank=2)
+        edge, axis, channels, extra = (permute, 0), 0, w.shape[0], [permute]
+    else:
+        raise NoMatch(f"mat2 ('{mat2.name}') is neither a constant nor permute_copy of one")
+    bias = node.inputs[0]
+    if bias.kind != "constant" or len(bias.shape) != 1:
+        raise NoMatch(f"self ('{bias.name}') is not a 1-D constant bias")
+    match = weighted(ctx, node, "addmm", 1, 2, axis, 0, channels, weight_edge=edge)
+    match.nodes.extend(extra)
+    return match
+
+
+# --- elementwise binary -----------------------------------------------------------------------
+
+
+def _binary(ctx, node, pattern: str) -> Match:
+    free(ctx, node)
+    activation(node, 0)
+    activation(node, 1)
+    return with_tail(ctx, Match(pattern, [node], activations=[(node, 0), (node, 1)]))
+
+
+def check_add(ctx, node) -> Match:
+    if node.attrs["alpha"] != 1:
+        raise NoMatch(f"alpha={node.attrs['alpha']} (need 1)")
+    return _binary(ctx, node, "add")
+
+
+def check_mul(ctx, node) -> Match:
+    return _binary(ctx, node, "mul")
+
+
+# --- single ops -------------------------------------------------------------------------------
+
+
+def _unary(ctx, node, pattern: str, output) -> Match:
+    free(ctx, node)
+    x = activation(node, 0)
+    spec = SharedWith(x.name) if output == "shared" else output
+    return Match(pattern, [node], activations=[(node, 0)],
+                 outputs={out.name: spec for out in node.outputs})
+
+
+def check_passthrough(ctx, node) -> Match:
+    """Data movement and clamping: outputs keep the input's qparams."""
+    return _unary(ctx, node, "passthrough", "shared")
+
+
+def check_pool(ctx, node) -> Match:
+    """Averages stay within the input's range: the output keeps the input's qparams."""
+    return _unary(ctx, node, "avg_pool" if "pool" in node.op else "mean", "shared")
+
+
+def check_softmax(ctx, node) -> Match:
+    free(ctx, node)
+    if node.attrs["half_to_float"]:
+        raise NoMatch("half_to_float=True")
+    return _unary(ctx, node, "softmax", Fixed(*ctx.quantizer.softmax_qparams()))
+
+
+def check_activation(ctx, node) -> Match:
+    """Non-linear activations with an observed output range."""
+    return _unary(ctx, node, short(node.op), Observed())
+
+
+def check_cat(ctx, node) -> Match:
+    """Inputs observed separately, requantized to the output's (observed) qparams."""
+    free(ctx, node)
+    edges = [(node, i) for i in range(len(node.inputs))]
+    for _, i in edges:
+        activation(node, i)
+    return Match("cat", [node], activations=edges, requantized=edges,
+                 outputs={node.outputs[0].name: Observed()})
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    ops: tuple
+    check: object
+
+
+CONVOLUTION = ("aten.convolution.default",)
+PASSTHROUGH_OPS = (
+    "aten.view_copy.default", "aten.permute_copy.default", "aten.squeeze_copy.dims",
+    "aten.unsqueeze_copy.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
+    "aten.split_with_sizes_copy.default", "aten.max_pool2d.default", "aten.relu.default",
+    "aten.hardtanh.default", "aten.clamp.default", "dim_order_ops._clone_dim_order.default",
+)
+ACTIVATION_OPS = ("aten.sigmoid.default", "aten.tanh.default", "aten.silu.default", "aten.gelu.default",
+                  "aten.hardswish.default")
+
+# Passes in order: a node taken by an earlier pass (a weighted op's activation tail, addmm's
+# permuted weight) is not offered to later ones.
+PASSES = (
+    (Pattern("conv1d", CONVOLUTION, check_conv1d), Pattern("conv2d", CONVOLUTION, check_conv2d),
+     Pattern("depthwise", CONVOLUTION, check_depthwise), Pattern("linear", ("aten.linear.default",), check_linear),
+     Pattern("addmm", ("aten.addmm.default",), check_addmm)),
+    (Pattern("add", ("aten.add.Tensor",), check_add), Pattern("mul", ("aten.mul.Tensor",), check_mul)),
+    (Pattern("cat", ("aten.cat.default",), check_cat), Pattern("softmax", ("aten._softmax.default",), check_softmax),
+     Pattern("activation", ACTIVATION_OPS, check_activation),
+     Pattern("avg_pool", ("aten.avg_pool2d.default", "aten.adaptive_avg_pool2d.default", "aten.mean.dim"),
+             check_pool)),
+    (Pattern("passthrough", PASSTHROUGH_OPS, check_passthrough),),
+)

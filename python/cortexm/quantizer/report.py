@@ -1,0 +1,108 @@
+"""quantization_report(qgraph): every compute node, quantized or float, with its qparams and, for a
+float one, the reason. print(report) shows a table; report.rows holds the data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+QDQ_OPS = frozenset({
+    "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default",
+    "quantized_decomposed.quantize_per_channel.default", "quantized_decomposed.dequantize_per_channel.default",
+    "cortex_m.quantize_per_tensor.default", "cortex_m.dequantize_per_tensor.default",
+})
+_QUANTIZE_OPS = frozenset(op for op in QDQ_OPS if ".quantize_" in op)
+_DEQUANTIZE_OPS = QDQ_OPS - _QUANTIZE_OPS
+
+
+@dataclass
+class ReportRow:
+    node: str
+    op: str
+    quantization: str  # 'quantized' | 'float'
+    pattern: str  # '' for a float node
+    inputs: list  # per input: qparams dict of the dequantize it reads, or None (float / absent)
+    outputs: list  # per output: qparams dict of the quantize reading it, or None
+    reason: str  # why the node stays float ('' when quantized)
+
+
+def _qparams(node) -> dict:
+    a = node.attrs
+    if "scales" in a:
+        return {"dtype": a["dtype"], "scales": list(a["scales"]), "zero_points": list(a["zero_points"]),
+                "axis": a["axis"]}
+    return {"dtype": a["dtype"], "scale": a["scale"], "zero_point": a["zero_point"]}
+
+
+def _format(q) -> str:
+    if q is None:
+        return "float"
+    if "scales" in q:
+        return f"{q['dtype']} per-channel[{len(q['scales'])}]"
+    return f"{q['dtype']} s={q['scale']:.4g} zp={q['zero_point']}"
+
+
+class QuantizationReport:
+    def __init__(self, rows: list):
+        self.rows = rows
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, node_name: str) -> ReportRow:
+        for row in self.rows:
+            if row.node == node_name:
+                return row
+        raise KeyError(node_name)
+
+    @property
+    def quantized(self) -> list:
+        return [r for r in self.rows if r.quantization == "quantized"]
+
+    @property
+    def float(self) -> list:
+        return [r for r in self.rows if r.quantization != "quantized"]
+
+    def __str__(self) -> str:
+        header = ("node", "op", "quantization", "pattern", "inputs", "outputs", "float reason")
+        table = [header] + [
+            (r.node, r.op, r.quantization, r.pattern, ", ".join(_format(q) for q in r.inputs),
+             ", ".join(_format(q) for q in r.outputs), r.reason) for r in self.rows]
+        widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+        lines = []
+        for k, row in enumerate(table):
+            cells = [cell.ljust(w) for cell, w in zip(row, widths)] + [row[-1]]
+            lines.append(" | ".join(cells).rstrip())
+            if k == 0:
+                lines.append("-+-".join("-" * w for w in widths) + "-+-" + "-" * len(header[-1]))
+        lines.append(f"{len(self.rows)} compute nodes: {len(self.quantized)} quantized, {len(self.float)} float")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<QuantizationReport {len(self.quantized)} quantized, {len(self.float)} float>"
+
+
+def quantization_report(qgraph) -> QuantizationReport:
+    """Rows for every node that is not a quantize / dequantize, in execution order. Nodes without
+    quantization meta (a graph quantized elsewhere) count as quantized when all their float
+    inputs come from a dequantize."""
+    rows = []
+    for node in qgraph.nodes:
+        if node.op in QDQ_OPS:
+            continue
+        inputs = [_qparams(v.producer) if v is not None and v.producer is not None
+                  and v.producer.op in _DEQUANTIZE_OPS else None for v in node.inputs]
+        outputs = []
+        for out in node.outputs:
+            quantizes = [u for u in out.users if u.op in _QUANTIZE_OPS]
+            outputs.append(_qparams(quantizes[0]) if quantizes else None)
+        meta = node.meta
+        status = meta.get("quantization")
+        if status is None:
+            float_inputs = [q for v, q in zip(node.inputs, inputs) if v is not None and v.dtype == "float32"]
+            status = "quantized" if float_inputs and all(q is not None for q in float_inputs) else "float"
+        rows.append(ReportRow(node.name, node.op, status, meta.get("pattern", ""), inputs, outputs,
+                              meta.get("float_reason", "")))
+    return QuantizationReport(rows)

@@ -1,0 +1,55 @@
+#include <vector>
+
+#include "bindings/conv_args.h"
+#include "cortexm/kernels/quantized_depthwise_conv2d.h"
+
+namespace cortexm::bindings {
+
+void bind_quantized_depthwise_conv2d(py::module_& ops) {
+  ops.def(
+      "quantized_depthwise_conv2d",
+      [](py::handle input, py::handle weight, py::handle bias, py::handle stride,
+         py::handle padding, py::handle dilation, int64_t depth_multiplier, int64_t input_offset,
+         int64_t output_offset, py::handle requantize_multipliers, py::handle requantize_shifts,
+         int64_t activation_min, int64_t activation_max) {
+        constexpr const char* op = "quantized_depthwise_conv2d";
+        py::array_t<int8_t, py::array::c_style> x, w;
+        py::array_t<int32_t, py::array::c_style> b;
+        DepthwiseConv2dParams p;
+        p.input = require_nhwc(op, "input", input, &x);
+        p.filter = require_nhwc(op, "weight", weight, &w);
+        const int32_t* bias_data = require_bias(op, bias, p.filter.c, &b);
+        p.geometry = require_conv_geometry(op, stride, padding, dilation);
+        p.depth_multiplier = require_int(op, "depth_multiplier", depth_multiplier, 1, INT32_MAX);
+        const auto multipliers =
+            require_per_channel(op, "requantize_multipliers", requantize_multipliers, p.filter.c);
+        const auto shifts =
+            require_per_channel(op, "requantize_shifts", requantize_shifts, p.filter.c);
+        p.quant = require_conv_quant(op, input_offset, output_offset, multipliers, shifts,
+                                     activation_min, activation_max);
+        p.output = quantized_depthwise_conv2d_output_dims(p);
+        check(op, quantized_depthwise_conv2d_prepare(p));
+
+        py::array_t<int8_t> out({p.output.n, p.output.h, p.output.w, p.output.c});
+        std::vector<int32_t> scratch(
+            (quantized_depthwise_conv2d_scratch_size(p, Isa::kScalar) + sizeof(int32_t) - 1) /
+            sizeof(int32_t));
+        {
+          py::gil_scoped_release release;
+          quantized_depthwise_conv2d(p, x.data(), w.data(), bias_data, out.mutable_data(),
+                                     scratch.data());
+        }
+        return out;
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"),
+      py::arg("padding"), py::arg("dilation"), py::arg("depth_multiplier"),
+      py::arg("input_offset"), py::arg("output_offset"), py::arg("requantize_multipliers"),
+      py::arg("requantize_shifts"), py::arg("activation_min") = -128,
+      py::arg("activation_max") = 127,
+      "int8 NHWC input [N, H, W, C_in] depthwise with int8 weight [1, KH, KW, C_in * m] + int32 "
+      "bias -> int8 [N, OH, OW, C_in * m]; output channel c * m + j reads input channel c "
+      "(arm_depthwise_conv_s8 arithmetic). stride and dilation are (h, w); padding is "
+      "(pad_h, pad_w) or (top, left, bottom, right).");
+}
+
+}  // namespace cortexm::bindings

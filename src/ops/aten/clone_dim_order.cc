@@ -1,0 +1,40 @@
+// dim_order_ops._clone_dim_order.default: a copy of the logical data whose output is laid out in
+// the given dim_order (None = contiguous). dtype, shape and qparams stay the input's; any dtype.
+#include "ops/op_util.h"
+
+namespace cortexm::ops {
+
+void register_clone_dim_order(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "dim_order_ops._clone_dim_order.default";
+  s.inputs = {{"input"}};
+  s.attrs = {{"dim_order", AttrKind::kInts, true, AttrValue(NoneAttr{})},
+             {"non_blocking", AttrKind::kBool, false, AttrValue(false)}};
+  s.is_data_movement = true;
+  s.infer = [](const InferContext& ctx) {
+    const TensorInfo& in = ctx.input(0);
+    TensorInfo out = in;
+    out.dim_order.clear();
+    if (!ctx.is_none("dim_order")) {
+      const std::vector<int64_t>& order = ctx.ints("dim_order");
+      std::vector<bool> seen(static_cast<size_t>(in.rank()), false);
+      bool ok = static_cast<int64_t>(order.size()) == in.rank();
+      for (size_t i = 0; ok && i < order.size(); ++i) {
+        ok = order[i] >= 0 && order[i] < in.rank() && !seen[order[i]];
+        if (ok) seen[order[i]] = true;
+      }
+      if (!ok)
+        ctx.fail("attribute 'dim_order' = " + shape_to_string(order) +
+                 " is not a permutation of the input's " + std::to_string(in.rank()) + " dims");
+      out.dim_order = order;
+    }
+    return std::vector<TensorInfo>{out};
+  };
+  s.kernel = [](const KernelContext& ctx) {
+    const Tensor& in = ctx.input(0);
+    if (in.nbytes()) std::memcpy(ctx.output().raw(), in.raw(), in.nbytes());
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace cortexm::ops

@@ -1,0 +1,14 @@
+// aten.maximum.default: elementwise max with numpy broadcasting; a NaN operand gives NaN.
+#include "ops/op_util.h"
+
+namespace cortexm::ops {
+
+void register_aten_maximum(OpRegistry& registry) {
+  register_binary_float(registry, "aten.maximum.default", [](float a, float b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    return a > b ? a : b;
+  });
+}
+
+}  // namespace cortexm::ops

@@ -1,0 +1,26 @@
+// Broadcast iteration space of a cortex_m binary op from its inputs' logical shapes.
+#pragma once
+
+#include "cortexm/kernels/broadcast.h"
+#include "ops/cortex_m/cortex_m_util.h"
+
+namespace cortexm::ops {
+
+inline BroadcastShape broadcast_of(const OpArgs& args, const TensorInfo& a, const TensorInfo& b) {
+  BroadcastShape shape;
+  check_kernel(args, make_broadcast_shape(a.shape.data(), static_cast<int>(a.rank()), b.shape.data(),
+                                          static_cast<int>(b.rank()), &shape));
+  return shape;
+}
+
+inline std::vector<TensorInfo> infer_int8_binary(const InferContext& ctx) {
+  require_dtype(ctx, 0, {DType::kInt8});
+  require_dtype(ctx, 1, {DType::kInt8});
+  broadcast_of(ctx, ctx.input(0), ctx.input(1));
+  TensorInfo out = make_info(DType::kInt8, broadcast_shapes(ctx, ctx.input(0).shape, ctx.input(1).shape));
+  // Same-shape operands keep their memory layout; broadcasting ones are planned contiguous.
+  if (ctx.input(0).shape == ctx.input(1).shape) out.dim_order = ctx.input(0).dim_order;
+  return {out};
+}
+
+}  // namespace cortexm::ops

@@ -1,0 +1,41 @@
+// Shared by the cortex_m pooling ops: attribute decoding and NCHW staging.
+#pragma once
+
+#include "cortexm/kernels/pool_params.h"
+#include "ops/cortex_m/cortex_m_util.h"
+
+namespace cortexm::ops {
+
+inline std::vector<AttrSpec> pool_attrs() {
+  return {{"kernel_size", AttrKind::kInts},
+          {"stride", AttrKind::kInts},
+          {"padding", AttrKind::kInts},
+          {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})},
+          {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})}};
+}
+
+inline Pool2dParams decode_pool(const OpArgs& args, const TensorInfo& input) {
+  Pool2dParams p;
+  p.input = nchw_dims(input.shape);
+  std::tie(p.kernel_h, p.kernel_w) = pair_attr(args, "kernel_size");
+  std::tie(p.stride_h, p.stride_w) = pair_attr(args, "stride");
+  p.padding = padding_attr(args);
+  p.activation_min = int32_attr(args, "activation_min", -128, 127);
+  p.activation_max = int32_attr(args, "activation_max", -128, 127);
+  p.output = pool2d_output_dims(p);
+  return p;
+}
+
+// Validates with the kernel's prepare; output keeps the input's qparams (pools do not rescale).
+template <typename Prepare>
+std::vector<TensorInfo> infer_pool(const InferContext& ctx, Prepare prepare) {
+  require_int8_nchw(ctx, 0);
+  const Pool2dParams p = decode_pool(ctx, ctx.input(0));
+  check_kernel(ctx, prepare(p));
+  TensorInfo out = make_info(DType::kInt8, {p.output.n, p.output.c, p.output.h, p.output.w});
+  out.dim_order = channels_last_dim_order(4);
+  out.qparams = passthrough_qparams(ctx.input(0));
+  return {out};
+}
+
+}  // namespace cortexm::ops

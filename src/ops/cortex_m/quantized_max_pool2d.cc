@@ -1,0 +1,24 @@
+// cortex_m.quantized_max_pool2d: maximum of the valid taps, then the activation clamp.
+#include "cortexm/kernels/quantized_max_pool2d.h"
+
+#include "ops/cortex_m/pool_util.h"
+
+namespace cortexm::ops {
+
+void register_cortex_m_quantized_max_pool2d(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "cortex_m.quantized_max_pool2d.default";
+  s.inputs = {{"input"}};
+  s.attrs = pool_attrs();
+  s.infer = [](const InferContext& ctx) { return infer_pool(ctx, quantized_max_pool2d_prepare); };
+  s.kernel = [](const KernelContext& ctx) {
+    const Pool2dParams p = decode_pool(ctx, ctx.input(0).info());
+    const std::vector<int8_t> input = nchw_to_nhwc(ctx.input(0));
+    std::vector<int8_t> output(static_cast<size_t>(p.output.elements()));
+    quantized_max_pool2d(p, input.data(), output.data());
+    nhwc_to_nchw(output, ctx.output());
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace cortexm::ops

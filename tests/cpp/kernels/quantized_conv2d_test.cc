@@ -1,0 +1,415 @@
+#include "cortexm/kernels/quantized_conv2d.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cortexm/kernels/requantize.h"
+#include "random_data.h"
+
+namespace cortexm {
+namespace {
+
+enum class QuantMode { kRealistic, kExtreme };
+enum class BiasMode { kRandom, kNone, kNearLimits };
+
+constexpr size_t kGuardBytes = 64;
+constexpr uint8_t kGuardByte = 0xA5;
+
+int32_t wrap_int32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
+
+// Builder with awkward defaults: batch 2, odd sizes, 3 groups, asymmetric padding, dilation,
+// nonzero zero points.
+class Conv2dTester {
+ public:
+  Conv2dTester& batch(int32_t n) { n_ = n; return *this; }
+  Conv2dTester& input_size(int32_t h, int32_t w) { h_ = h; w_ = w; return *this; }
+  Conv2dTester& channels(int32_t in, int32_t out) { in_c_ = in; out_c_ = out; return *this; }
+  Conv2dTester& groups(int32_t g) { groups_ = g; return *this; }
+  Conv2dTester& kernel(int32_t kh, int32_t kw) { kh_ = kh; kw_ = kw; return *this; }
+  Conv2dTester& stride(int32_t sh, int32_t sw) { sh_ = sh; sw_ = sw; return *this; }
+  Conv2dTester& dilation(int32_t dh, int32_t dw) { dh_ = dh; dw_ = dw; return *this; }
+  Conv2dTester& padding(int32_t top, int32_t left, int32_t bottom, int32_t right) {
+    pad_ = {top, left, bottom, right};
+    return *this;
+  }
+  Conv2dTester& zero_points(int32_t in, int32_t out) { zp_in_ = in; zp_out_ = out; return *this; }
+  Conv2dTester& activation(int32_t lo, int32_t hi) { act_min_ = lo; act_max_ = hi; return *this; }
+  Conv2dTester& quant(QuantMode m) { quant_ = m; return *this; }
+  Conv2dTester& bias(BiasMode m) { bias_ = m; return *this; }
+  Conv2dTester& seed(uint32_t s) { seed_ = s; return *this; }
+
+  int32_t output_h() const { return extent(h_, kh_, sh_, dh_, pad_.top, pad_.bottom); }
+  int32_t output_w() const { return extent(w_, kw_, sw_, dw_, pad_.left, pad_.right); }
+
+  void Test() const {
+    SCOPED_TRACE(describe());
+    testing::RandomData rng(seed_);
+    const int32_t group_c = in_c_ / groups_, out_per_group = out_c_ / groups_;
+    const int32_t taps = kh_ * kw_ * group_c;
+    const int32_t oh = output_h(), ow = output_w();
+    ASSERT_GE(oh, 1);
+    ASSERT_GE(ow, 1);
+
+    const auto input = rng.int8s(size_t(n_) * h_ * w_ * in_c_);
+    const auto filter = rng.int8s(size_t(out_c_) * kh_ * kw_ * group_c);
+
+    // Per-channel scales (realistic) or fixed-point extremes.
+    const double in_scale = 0.0173;
+    std::vector<double> filter_scale(out_c_);
+    for (int32_t oc = 0; oc < out_c_; ++oc) filter_scale[oc] = 0.0041 * (1.0 + 0.37 * (oc % 4));
+    // Output std of about 50 LSB for accumulators of std 74 * 74 * sqrt(taps).
+    const double out_scale = in_scale * 0.0041 * 1.5 * 74.0 * 74.0 * std::sqrt(double(taps)) / 50.0;
+    std::vector<int32_t> multipliers(out_c_), shifts(out_c_);
+    for (int32_t oc = 0; oc < out_c_; ++oc) {
+      if (quant_ == QuantMode::kRealistic) {
+        const auto q = quantize_multiplier(in_scale * filter_scale[oc] / out_scale);
+        multipliers[oc] = q.multiplier;
+        shifts[oc] = q.shift;
+      } else {
+        switch (oc % 5) {
+          case 0: multipliers[oc] = rng.uniform(1, 64); shifts[oc] = 30; break;
+          case 1: multipliers[oc] = rng.multiplier(); shifts[oc] = -31; break;
+          case 2: multipliers[oc] = INT32_MAX; shifts[oc] = rng.uniform(-31, 30); break;
+          case 3: multipliers[oc] = 0; shifts[oc] = rng.uniform(-31, 30); break;
+          default: multipliers[oc] = rng.uniform(0, INT32_MAX); shifts[oc] = rng.uniform(-31, 30);
+        }
+      }
+    }
+
+    // Bias within the range where bias + any sum of taps still fits int32.
+    const int32_t max_sum = taps * 255 * 128;
+    std::vector<int32_t> bias(out_c_);
+    for (int32_t oc = 0; oc < out_c_; ++oc) {
+      if (bias_ == BiasMode::kNearLimits) {
+        bias[oc] = (oc % 2 ? -1 : 1) * (INT32_MAX - max_sum);
+      } else {
+        bias[oc] = rng.uniform(-40000, 40000);
+      }
+    }
+    const int32_t* bias_data = bias_ == BiasMode::kNone ? nullptr : bias.data();
+
+    Conv2dParams p;
+    p.input = {n_, h_, w_, in_c_};
+    p.filter = {out_c_, kh_, kw_, group_c};
+    p.output = {n_, oh, ow, out_c_};
+    p.geometry.stride_h = sh_;
+    p.geometry.stride_w = sw_;
+    p.geometry.dilation_h = dh_;
+    p.geometry.dilation_w = dw_;
+    p.geometry.padding = pad_;
+    p.quant.input_offset = -zp_in_;
+    p.quant.output_offset = zp_out_;
+    p.quant.activation_min = act_min_;
+    p.quant.activation_max = act_max_;
+    p.quant.multipliers = multipliers.data();
+    p.quant.shifts = shifts.data();
+    const Dims4 dims = quantized_conv2d_output_dims(p);
+    ASSERT_EQ(dims.n, n_);
+    ASSERT_EQ(dims.h, oh);
+    ASSERT_EQ(dims.w, ow);
+    ASSERT_EQ(dims.c, out_c_);
+    ASSERT_EQ(p.groups(), groups_);
+    const Error error = quantized_conv2d_prepare(p);
+    ASSERT_TRUE(error.ok()) << error.argument << " = " << error.value << " " << error.requirement;
+
+    // Plain loops: 64-bit accumulators, checked to fit int32.
+    const size_t out_count = size_t(n_) * oh * ow * out_c_;
+    std::vector<int8_t> expected(out_count);
+    std::vector<int64_t> sums(out_count);  // sum of (x - zp_in) * w, for the float check
+    for (int32_t n = 0; n < n_; ++n)
+      for (int32_t oy = 0; oy < oh; ++oy)
+        for (int32_t ox = 0; ox < ow; ++ox)
+          for (int32_t oc = 0; oc < out_c_; ++oc) {
+            int64_t sum = 0;
+            for (int32_t ky = 0; ky < kh_; ++ky)
+              for (int32_t kx = 0; kx < kw_; ++kx) {
+                const int32_t iy = oy * sh_ - pad_.top + ky * dh_;
+                const int32_t ix = ox * sw_ - pad_.left + kx * dw_;
+                if (iy < 0 || iy >= h_ || ix < 0 || ix >= w_) continue;
+                for (int32_t ic = 0; ic < group_c; ++ic) {
+                  const int32_t channel = oc / out_per_group * group_c + ic;
+                  const int32_t x = input[((size_t(n) * h_ + iy) * w_ + ix) * in_c_ + channel];
+                  const int32_t wt = filter[((size_t(oc) * kh_ + ky) * kw_ + kx) * group_c + ic];
+                  sum += int64_t{x - zp_in_} * wt;
+                }
+              }
+            const size_t e = ((size_t(n) * oh + oy) * ow + ox) * out_c_ + oc;
+            sums[e] = sum;
+            const int64_t acc = sum + (bias_data ? bias_data[oc] : 0);
+            ASSERT_GE(acc, INT32_MIN);
+            ASSERT_LE(acc, INT32_MAX);
+            const int32_t scaled = requantize(int32_t(acc), multipliers[oc], shifts[oc]);
+            const int32_t out = wrap_int32(int64_t{scaled} + zp_out_);
+            expected[e] = int8_t(out < act_min_ ? act_min_ : (out > act_max_ ? act_max_ : out));
+          }
+
+    // Optimized kernel: garbage in scratch, guard bytes after scratch and output.
+    const size_t scratch_size = quantized_conv2d_scratch_size(p, Isa::kScalar);
+    std::vector<uint8_t> scratch(scratch_size + kGuardBytes);
+    for (size_t i = 0; i < scratch_size; ++i) scratch[i] = uint8_t(rng.uniform(0, 255));
+    std::memset(scratch.data() + scratch_size, kGuardByte, kGuardBytes);
+    std::vector<int8_t> fast(out_count + kGuardBytes, int8_t(kGuardByte));
+    quantized_conv2d(p, input.data(), filter.data(), bias_data, fast.data(), scratch.data());
+    for (size_t i = 0; i < kGuardBytes; ++i) {
+      ASSERT_EQ(scratch[scratch_size + i], kGuardByte) << "scratch overrun at +" << i;
+      ASSERT_EQ(uint8_t(fast[out_count + i]), kGuardByte) << "output overrun at +" << i;
+    }
+    fast.resize(out_count);
+    std::vector<int8_t> ref(out_count);
+    quantized_conv2d_reference(p, input.data(), filter.data(), bias_data, ref.data());
+    expect_equal(expected, ref, "reference");
+    expect_equal(expected, fast, "optimized");
+
+    // Within 1 LSB of float math for nearly all elements.
+    if (quant_ == QuantMode::kRealistic && bias_ != BiasMode::kNearLimits) {
+      size_t far = 0;
+      for (size_t e = 0; e < out_count; ++e) {
+        const int32_t oc = int32_t(e % out_c_);
+        const double acc = double(sums[e]) + (bias_data ? bias_data[oc] : 0);
+        double q = acc * in_scale * filter_scale[oc] / out_scale + zp_out_;
+        q = q < act_min_ ? act_min_ : (q > act_max_ ? act_max_ : q);
+        if (std::abs(q - expected[e]) > 1.0) ++far;
+      }
+      EXPECT_LE(far, out_count / 100);
+    }
+  }
+
+ private:
+  static int32_t extent(int32_t in, int32_t k, int32_t s, int32_t d, int32_t before,
+                        int32_t after) {
+    const int32_t span = in + before + after - d * (k - 1);
+    return span < 1 ? 0 : (span - 1) / s + 1;
+  }
+
+  static void expect_equal(const std::vector<int8_t>& expected, const std::vector<int8_t>& got,
+                           const char* what) {
+    for (size_t e = 0; e < expected.size(); ++e)
+      ASSERT_EQ(int(got[e]), int(expected[e])) << what << " differs at element " << e;
+  }
+
+  std::string describe() const {
+    char s[320];
+    std::snprintf(s, sizeof s,
+                  "n=%d hw=%dx%d c=%d->%d groups=%d k=%dx%d stride=%dx%d dilation=%dx%d "
+                  "pad=(%d,%d,%d,%d) zp=(%d,%d) act=[%d,%d] quant=%d bias=%d seed=%u",
+                  n_, h_, w_, in_c_, out_c_, groups_, kh_, kw_, sh_, sw_, dh_, dw_, pad_.top,
+                  pad_.left, pad_.bottom, pad_.right, zp_in_, zp_out_, act_min_, act_max_,
+                  int(quant_), int(bias_), seed_);
+    return s;
+  }
+
+  int32_t n_ = 2, h_ = 9, w_ = 11, in_c_ = 9, out_c_ = 15, groups_ = 3;
+  int32_t kh_ = 3, kw_ = 2, sh_ = 2, sw_ = 1, dh_ = 1, dw_ = 2;
+  Padding2d pad_{1, 0, 2, 1};
+  int32_t zp_in_ = 7, zp_out_ = -5;
+  int32_t act_min_ = -128, act_max_ = 127;
+  QuantMode quant_ = QuantMode::kRealistic;
+  BiasMode bias_ = BiasMode::kRandom;
+  uint32_t seed_ = 1;
+};
+
+TEST(QuantizedConv2d, AwkwardDefaults) { Conv2dTester().Test(); }
+TEST(QuantizedConv2d, SingleGroup) { Conv2dTester().channels(7, 13).groups(1).seed(2).Test(); }
+TEST(QuantizedConv2d, NoBias) { Conv2dTester().bias(BiasMode::kNone).seed(3).Test(); }
+TEST(QuantizedConv2d, BiasNearInt32Limits) {
+  Conv2dTester().bias(BiasMode::kNearLimits).seed(4).Test();
+  Conv2dTester().bias(BiasMode::kNearLimits).quant(QuantMode::kExtreme).seed(5).Test();
+}
+TEST(QuantizedConv2d, ExtremeMultipliersAndShifts) {
+  Conv2dTester().quant(QuantMode::kExtreme).seed(6).Test();
+  Conv2dTester().quant(QuantMode::kExtreme).channels(5, 25).groups(1).seed(7).Test();
+}
+TEST(QuantizedConv2d, ExtremeZeroPoints) {
+  Conv2dTester().zero_points(-128, 127).seed(8).Test();
+  Conv2dTester().zero_points(127, -128).seed(9).Test();
+}
+TEST(QuantizedConv2d, FusedReluRange) {
+  Conv2dTester().zero_points(3, -128).activation(-128, -20).seed(10).Test();
+}
+TEST(QuantizedConv2d, Pointwise) {
+  Conv2dTester().kernel(1, 1).stride(1, 1).dilation(1, 1).padding(0, 0, 0, 0).groups(1)
+      .channels(13, 7).seed(11).Test();
+}
+TEST(QuantizedConv2d, PointwiseStridedGrouped) {
+  Conv2dTester().kernel(1, 1).stride(2, 3).padding(0, 0, 0, 0).seed(12).Test();
+}
+TEST(QuantizedConv2d, PointwisePadded) {
+  Conv2dTester().kernel(1, 1).stride(1, 1).padding(1, 0, 0, 2).groups(1).seed(13).Test();
+}
+TEST(QuantizedConv2d, PointwiseExtremes) {
+  Conv2dTester().kernel(1, 1).stride(1, 1).padding(0, 0, 0, 0).groups(1).channels(33, 9)
+      .zero_points(-128, 0).quant(QuantMode::kExtreme).bias(BiasMode::kNearLimits).seed(14).Test();
+}
+TEST(QuantizedConv2d, DepthwiseAsGroups) {
+  Conv2dTester().channels(5, 10).groups(5).kernel(3, 3).stride(1, 1).dilation(1, 1)
+      .padding(1, 1, 1, 1).seed(15).Test();
+}
+TEST(QuantizedConv2d, KernelLargerThanInput) {
+  Conv2dTester().input_size(2, 3).kernel(4, 5).stride(1, 1).dilation(1, 1).padding(2, 2, 1, 3)
+      .seed(16).Test();
+}
+TEST(QuantizedConv2d, LongColumns) {
+  Conv2dTester().batch(1).input_size(7, 6).channels(67, 19).groups(1).kernel(5, 5).stride(1, 1)
+      .dilation(1, 1).padding(2, 2, 2, 2).seed(17).Test();
+}
+TEST(QuantizedConv2d, MobileNetV2FirstConv) {
+  Conv2dTester().batch(1).input_size(32, 32).channels(3, 32).groups(1).kernel(3, 3).stride(2, 2)
+      .dilation(1, 1).padding(0, 0, 1, 1).zero_points(-1, -128).activation(-128, 127).seed(18)
+      .Test();
+}
+TEST(QuantizedConv2d, DsCnnFirstConv) {
+  Conv2dTester().batch(1).input_size(49, 10).channels(1, 64).groups(1).kernel(10, 4)
+      .stride(2, 2).dilation(1, 1).padding(4, 1, 5, 2).zero_points(-20, -128).seed(19).Test();
+}
+
+// requantize gives 2^31 - 5 here; adding the output offset wraps as the target's 32-bit add does.
+TEST(QuantizedConv2d, OutputOffsetAddWrapsLikeTheTarget) {
+  const int8_t input[2] = {-7, -7};  // at the zero point: every tap contributes 0
+  const int8_t filter[1] = {100};
+  const int32_t bias = INT32_MAX - 3, multiplier = INT32_MAX, shift = 0;
+  Conv2dParams p;
+  p.input = {1, 1, 2, 1};
+  p.filter = {1, 1, 1, 1};
+  p.output = {1, 1, 2, 1};
+  p.quant.input_offset = 7;
+  p.quant.output_offset = 100;
+  p.quant.multipliers = &multiplier;
+  p.quant.shifts = &shift;
+  ASSERT_TRUE(quantized_conv2d_prepare(p).ok());
+  EXPECT_EQ(requantize(bias, multiplier, shift), INT32_MAX - 4);
+  int8_t fast[2] = {0, 0}, ref[2] = {0, 0};
+  std::vector<uint8_t> scratch(quantized_conv2d_scratch_size(p, Isa::kScalar));
+  quantized_conv2d(p, input, filter, &bias, fast, scratch.data());
+  quantized_conv2d_reference(p, input, filter, &bias, ref);
+  EXPECT_EQ(fast[0], -128);
+  EXPECT_EQ(fast[1], -128);
+  EXPECT_EQ(ref[0], -128);
+  EXPECT_EQ(ref[1], -128);
+}
+
+TEST(QuantizedConv2d, RandomizedAwkwardCases) {
+  testing::RandomData rng(2024);
+  for (int i = 0; i < 300; ++i) {
+    const int32_t groups = rng.uniform(1, 3);
+    Conv2dTester t;
+    t.batch(rng.uniform(1, 2))
+        .input_size(rng.uniform(1, 9), rng.uniform(1, 9))
+        .groups(groups)
+        .channels(groups * rng.uniform(1, 5), groups * rng.uniform(1, 5))
+        .kernel(rng.uniform(1, 4), rng.uniform(1, 4))
+        .stride(rng.uniform(1, 3), rng.uniform(1, 3))
+        .dilation(rng.uniform(1, 3), rng.uniform(1, 3))
+        .padding(rng.uniform(0, 3), rng.uniform(0, 3), rng.uniform(0, 3), rng.uniform(0, 3))
+        .zero_points(rng.uniform(-128, 127), rng.uniform(-128, 127))
+        .quant(rng.uniform(0, 1) ? QuantMode::kExtreme : QuantMode::kRealistic)
+        .bias(BiasMode(rng.uniform(0, 2)))
+        .seed(uint32_t(i));
+    if (i % 4 == 0) t.kernel(1, 1).padding(0, 0, 0, 0);  // the pointwise path
+    const int32_t lo = rng.uniform(-128, 60);
+    t.activation(lo, rng.uniform(lo, 127));
+    if (t.output_h() < 1 || t.output_w() < 1) t.padding(3, 3, 3, 3).dilation(1, 1);
+    if (t.output_h() < 1 || t.output_w() < 1) t.input_size(9, 9);
+    t.Test();
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+class Conv2dPrepare : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    p = Conv2dParams();
+    for (int i = 0; i < 4; ++i) multipliers[i] = 1 << 30;
+    shifts[2] = 2;
+    p.input = {1, 5, 5, 6};
+    p.filter = {4, 3, 3, 3};
+    p.output = {1, 3, 3, 4};
+    p.quant.multipliers = multipliers;
+    p.quant.shifts = shifts;
+    ASSERT_TRUE(quantized_conv2d_prepare(p).ok());
+  }
+  void ExpectError(const char* argument, int64_t value, int64_t index = -1) {
+    const Error e = quantized_conv2d_prepare(p);
+    ASSERT_FALSE(e.ok());
+    EXPECT_STREQ(e.argument, argument);
+    EXPECT_EQ(e.value, value);
+    EXPECT_EQ(e.index, index);
+  }
+  Conv2dParams p;
+  int32_t multipliers[4] = {};
+  int32_t shifts[4] = {0, -3, 2, 30};
+};
+
+TEST_F(Conv2dPrepare, RejectsChannelsNotDividingInput) {
+  p.filter.c = 4;
+  ExpectError("weight.shape[3]", 4);
+}
+TEST_F(Conv2dPrepare, RejectsOutputChannelsNotMultipleOfGroups) {
+  p.input.c = 9;  // 3 groups, 4 output channels
+  ExpectError("weight.shape[0]", 4);
+}
+TEST_F(Conv2dPrepare, RejectsEmptyFilter) {
+  p.filter.n = 0;
+  ExpectError("weight.shape[0]", 0);
+  SetUp();
+  p.filter.c = 0;
+  ExpectError("weight.shape[3]", 0);
+}
+TEST_F(Conv2dPrepare, RejectsBadShift) {
+  shifts[2] = 31;
+  ExpectError("requantize_shifts", 31, 2);
+  shifts[2] = -32;
+  ExpectError("requantize_shifts", -32, 2);
+}
+TEST_F(Conv2dPrepare, RejectsNegativeMultiplier) {
+  multipliers[3] = -1;
+  ExpectError("requantize_multipliers", -1, 3);
+}
+TEST_F(Conv2dPrepare, RejectsBadActivationAndOffsets) {
+  p.quant.activation_min = 10;
+  p.quant.activation_max = 9;
+  ExpectError("activation_min", 10);
+  SetUp();
+  p.quant.input_offset = -128;
+  ExpectError("input_offset", -128);
+  SetUp();
+  p.quant.output_offset = 128;
+  ExpectError("output_offset", 128);
+}
+TEST_F(Conv2dPrepare, RejectsBadGeometry) {
+  p.geometry.stride_w = 0;
+  ExpectError("stride", 0, 1);
+  SetUp();
+  p.geometry.padding.bottom = -1;
+  ExpectError("padding", -1, 2);
+  SetUp();
+  p.geometry.dilation_h = 3;  // dilated kernel 7 > 5
+  ExpectError("input.shape[1]", 5);
+}
+TEST_F(Conv2dPrepare, RejectsPaddingBeyondInt32) {
+  p.geometry.padding.bottom = INT32_MAX - 3;  // 5 + 0 + bottom >= 2^31
+  ExpectError("padding", INT32_MAX - 3, 2);
+  SetUp();
+  p.geometry.padding = {0, INT32_MAX / 2, 0, INT32_MAX / 2 + 1};
+  ExpectError("padding", INT32_MAX / 2 + 1, 3);
+}
+TEST_F(Conv2dPrepare, RejectsWrongOutputDims) {
+  p.output.w = 4;
+  ExpectError("output.shape[2]", 4);
+}
+
+TEST(QuantizedConv2d, ScratchSize) {
+  Conv2dParams p;
+  p.input = {1, 8, 8, 16};
+  p.filter = {8, 3, 3, 16};
+  EXPECT_EQ(quantized_conv2d_scratch_size(p, Isa::kScalar), 4u * 3 * 3 * 16 * sizeof(int16_t));
+  p.filter = {8, 1, 1, 16};
+  EXPECT_EQ(quantized_conv2d_scratch_size(p, Isa::kScalar), 4u * 16 * sizeof(int16_t));
+}
+
+}  // namespace
+}  // namespace cortexm

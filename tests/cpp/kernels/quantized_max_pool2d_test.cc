@@ -1,0 +1,167 @@
+#include "cortexm/kernels/quantized_max_pool2d.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "random_data.h"
+
+namespace cortexm {
+namespace {
+
+// Builder with awkward defaults: batch 2, odd H, W and C, a 3x2 kernel with strides 2x1 and
+// asymmetric padding (top 1, left 0, bottom 2, right 1), so edge windows hold fewer taps.
+class MaxPoolTester {
+ public:
+  MaxPoolTester& input(int32_t n, int32_t h, int32_t w, int32_t c) {
+    n_ = n; h_ = h; w_ = w; c_ = c; return *this;
+  }
+  MaxPoolTester& kernel(int32_t kh, int32_t kw) { kh_ = kh; kw_ = kw; return *this; }
+  MaxPoolTester& stride(int32_t sh, int32_t sw) { sh_ = sh; sw_ = sw; return *this; }
+  MaxPoolTester& padding(int32_t top, int32_t left, int32_t bottom, int32_t right) {
+    pt_ = top; pl_ = left; pb_ = bottom; pr_ = right; return *this;
+  }
+  MaxPoolTester& activation(int32_t lo, int32_t hi) { act_min_ = lo; act_max_ = hi; return *this; }
+  MaxPoolTester& input_range(int32_t lo, int32_t hi) { in_lo_ = lo; in_hi_ = hi; return *this; }
+  MaxPoolTester& seed(uint32_t s) { seed_ = s; return *this; }
+
+  void Test() const {
+    testing::RandomData rng(seed_);
+    const auto input = rng.int8s(size_t(n_) * h_ * w_ * c_, in_lo_, in_hi_);
+    const int32_t oh = (h_ + pt_ + pb_ - kh_) / sh_ + 1;
+    const int32_t ow = (w_ + pl_ + pr_ - kw_) / sw_ + 1;
+
+    Pool2dParams p;
+    p.input.n = n_; p.input.h = h_; p.input.w = w_; p.input.c = c_;
+    p.kernel_h = kh_; p.kernel_w = kw_;
+    p.stride_h = sh_; p.stride_w = sw_;
+    p.padding.top = pt_; p.padding.left = pl_; p.padding.bottom = pb_; p.padding.right = pr_;
+    p.activation_min = act_min_; p.activation_max = act_max_;
+    p.output = pool2d_output_dims(p);
+    ASSERT_EQ(p.output.h, oh);
+    ASSERT_EQ(p.output.w, ow);
+    ASSERT_TRUE(quantized_max_pool2d_prepare(p).ok());
+
+    // Plain loops: the maximum over the taps inside the input (padding never wins), clamped.
+    const size_t n = size_t(n_) * oh * ow * c_;
+    std::vector<int8_t> expected(n);
+    std::vector<double> real_max(n);
+    for (int32_t b = 0; b < n_; ++b)
+      for (int32_t y = 0; y < oh; ++y)
+        for (int32_t x = 0; x < ow; ++x)
+          for (int32_t c = 0; c < c_; ++c) {
+            double best = -1e9;
+            for (int32_t ky = 0; ky < kh_; ++ky)
+              for (int32_t kx = 0; kx < kw_; ++kx) {
+                const int32_t iy = y * sh_ - pt_ + ky, ix = x * sw_ - pl_ + kx;
+                if (iy < 0 || iy >= h_ || ix < 0 || ix >= w_) continue;
+                const double v = input[((size_t(b) * h_ + iy) * w_ + ix) * c_ + c];
+                best = v > best ? v : best;
+              }
+            ASSERT_GT(best, -129.0);
+            const size_t e = ((size_t(b) * oh + y) * ow + x) * c_ + c;
+            real_max[e] = best;
+            best = best < act_min_ ? act_min_ : (best > act_max_ ? act_max_ : best);
+            expected[e] = static_cast<int8_t>(best);
+          }
+
+    std::vector<int8_t> fast(n), ref(n);
+    quantized_max_pool2d(p, input.data(), fast.data());
+    quantized_max_pool2d_reference(p, input.data(), ref.data());
+    ASSERT_EQ(ref, expected);
+    ASSERT_EQ(fast, expected);
+    // Input and output share qparams, so the max of the real values is representable exactly.
+    for (size_t e = 0; e < n; ++e) {
+      const double q = real_max[e] < act_min_ ? act_min_ : (real_max[e] > act_max_ ? act_max_
+                                                                                    : real_max[e]);
+      ASSERT_EQ(q, double(expected[e])) << "element " << e;
+    }
+  }
+
+ private:
+  int32_t n_ = 2, h_ = 11, w_ = 9, c_ = 19;
+  int32_t kh_ = 3, kw_ = 2, sh_ = 2, sw_ = 1;
+  int32_t pt_ = 1, pl_ = 0, pb_ = 2, pr_ = 1;
+  int32_t act_min_ = -128, act_max_ = 127;
+  int32_t in_lo_ = -128, in_hi_ = 127;
+  uint32_t seed_ = 1;
+};
+
+TEST(QuantizedMaxPool2d, AwkwardDefaults) { MaxPoolTester().Test(); }
+TEST(QuantizedMaxPool2d, NoPadding) { MaxPoolTester().padding(0, 0, 0, 0).seed(2).Test(); }
+TEST(QuantizedMaxPool2d, SingleChannel) { MaxPoolTester().input(3, 8, 7, 1).seed(3).Test(); }
+TEST(QuantizedMaxPool2d, StrideLargerThanKernel) {
+  MaxPoolTester().kernel(2, 2).stride(3, 3).padding(1, 1, 0, 0).seed(4).Test();
+}
+TEST(QuantizedMaxPool2d, KernelLargerThanInput) {
+  MaxPoolTester().input(1, 2, 3, 5).kernel(3, 4).stride(1, 1).padding(1, 2, 2, 3).seed(5).Test();
+}
+TEST(QuantizedMaxPool2d, ThreeByThreeStrideTwoPadded) {
+  MaxPoolTester().input(1, 112, 112, 16).kernel(3, 3).stride(2, 2).padding(1, 1, 1, 1).seed(6)
+      .Test();
+}
+// All inputs -128: padded taps must not contribute a 0 (or anything else) to the maximum.
+TEST(QuantizedMaxPool2d, PaddingNeverWins) {
+  MaxPoolTester().input_range(-128, -100).padding(2, 1, 2, 1).kernel(3, 3).seed(7).Test();
+}
+TEST(QuantizedMaxPool2d, FusedActivationRange) {
+  MaxPoolTester().activation(-30, 45).seed(8).Test();
+  MaxPoolTester().activation(0, 6).seed(9).Test();
+}
+TEST(QuantizedMaxPool2d, GlobalWindow) {
+  MaxPoolTester().input(2, 13, 17, 64).kernel(13, 17).stride(1, 1).padding(0, 0, 0, 0).seed(10)
+      .Test();
+}
+
+TEST(QuantizedMaxPool2d, RandomizedAwkwardCases) {
+  testing::RandomData rng(41);
+  for (int i = 0; i < 300; ++i) {
+    const int32_t kh = rng.uniform(1, 5), kw = rng.uniform(1, 5);
+    const int32_t pt = rng.uniform(0, kh - 1), pl = rng.uniform(0, kw - 1);
+    const int32_t pb = rng.uniform(0, kh - 1), pr = rng.uniform(0, kw - 1);
+    // The padded input must hold one window; the kernel alone may exceed the input.
+    const int32_t min_h = kh - pt - pb > 1 ? kh - pt - pb : 1;
+    const int32_t min_w = kw - pl - pr > 1 ? kw - pl - pr : 1;
+    const int32_t lo = rng.uniform(-128, 100);
+    const int32_t in_lo = rng.uniform(-128, 127);
+    MaxPoolTester()
+        .input(rng.uniform(1, 3), rng.uniform(min_h, 12), rng.uniform(min_w, 12),
+               rng.uniform(1, 40))
+        .kernel(kh, kw)
+        .stride(rng.uniform(1, 4), rng.uniform(1, 4))
+        .padding(pt, pl, pb, pr)
+        .activation(lo, rng.uniform(lo, 127))
+        .input_range(in_lo, rng.uniform(in_lo, 127))
+        .seed(uint32_t(900 + i))
+        .Test();
+  }
+}
+
+TEST(QuantizedMaxPool2d, PrepareRejectsBadParams) {
+  Pool2dParams p;
+  p.input.h = 6; p.input.w = 6; p.input.c = 3;
+  p.kernel_h = 3; p.kernel_w = 3; p.stride_h = 2; p.stride_w = 2;
+  p.padding.top = p.padding.left = p.padding.bottom = p.padding.right = 1;
+  p.output = pool2d_output_dims(p);
+  EXPECT_TRUE(quantized_max_pool2d_prepare(p).ok());
+  Pool2dParams bad = p;
+  bad.padding.right = 3;
+  bad.output = pool2d_output_dims(bad);
+  Error e = quantized_max_pool2d_prepare(bad);
+  EXPECT_STREQ(e.argument, "padding");
+  EXPECT_EQ(e.index, 3);
+  bad = p;
+  bad.output.w = 2;
+  EXPECT_STREQ(quantized_max_pool2d_prepare(bad).argument, "output.shape[2]");
+  bad = p;
+  bad.activation_min = 7;
+  bad.activation_max = 6;
+  EXPECT_STREQ(quantized_max_pool2d_prepare(bad).argument, "activation_min");
+  bad = p;
+  bad.stride_w = 0;
+  EXPECT_STREQ(quantized_max_pool2d_prepare(bad).argument, "stride");
+}
+
+}  // namespace
+}  // namespace cortexm

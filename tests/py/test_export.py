@@ -1,0 +1,363 @@
+"""cortexm.export: PyTorch modules -> cortexm graphs that compute what torch computes."""
+
+import numpy as np
+import pytest
+
+import cortexm
+
+# torch's own notice for padding='same' with an even kernel, raised while tracing the module.
+SAME_PAD_NOTICE = "ignore:Using padding='same' with even kernel:UserWarning"
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+from cortexm._export.capture import capture  # noqa: E402
+from cortexm._export.convert import convert  # noqa: E402
+
+
+def flat(x):
+    if isinstance(x, (tuple, list)):
+        return [y for item in x for y in flat(item)]
+    return [x]
+
+
+def compare(graph, module, inputs, rtol, atol):
+    with torch.no_grad():
+        ref = [r.numpy() for r in flat(module(*inputs))]
+    out = graph.run(*[x.numpy() for x in inputs])
+    out = list(out) if isinstance(out, tuple) else [out]
+    assert len(out) == len(ref)
+    for o, r in zip(out, ref):
+        assert o.shape == r.shape and o.dtype == r.dtype
+        np.testing.assert_allclose(o, r, rtol=rtol, atol=atol)
+
+
+def check(module, *inputs, rtol=1e-5, atol=1e-5, raw=True):
+    """Exports module (core ATen) and checks graph.run against torch; with raw, also converts the
+    undecomposed program (aten.conv2d, aten.stack, ... as torch.export leaves them). Returns the
+    exported graph."""
+    module.eval()
+    graph = cortexm.export(module, inputs)
+    compare(graph, module, inputs, rtol, atol)
+    if raw:
+        compare(convert(capture(module, inputs, decompose=False)), module, inputs, rtol, atol)
+    return graph
+
+
+def raw_graph(module, *inputs):
+    return convert(capture(module.eval(), inputs, decompose=False))
+
+
+class Lambda(nn.Module):
+    def __init__(self, fn, **children):
+        super().__init__()
+        self.fn = fn
+        for name, child in children.items():
+            setattr(self, name, child)
+
+    def forward(self, *xs):
+        return self.fn(self, *xs)
+
+
+def rand(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+# --- convolution ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(in_channels=4, out_channels=6, kernel_size=3),
+    dict(in_channels=4, out_channels=6, kernel_size=3, stride=2, padding=1, bias=False),
+    dict(in_channels=4, out_channels=8, kernel_size=(3, 2), dilation=(2, 1), padding=(2, 1), groups=2),
+    dict(in_channels=4, out_channels=4, kernel_size=3, groups=4, padding=1),  # depthwise
+    dict(in_channels=4, out_channels=6, kernel_size=4, padding="same", dilation=1),  # odd total pad
+    dict(in_channels=4, out_channels=6, kernel_size=(3, 4), padding="same", dilation=2, bias=False),
+    dict(in_channels=4, out_channels=6, kernel_size=3, padding="valid"),
+])
+@pytest.mark.filterwarnings(SAME_PAD_NOTICE)
+def test_conv2d(kwargs):
+    graph = check(nn.Conv2d(**kwargs), rand(1, 4, 9, 8))
+    assert graph.op_counts()["aten.convolution.default"] == 1
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(in_channels=3, out_channels=4, kernel_size=5, stride=2, padding=2),
+    dict(in_channels=4, out_channels=4, kernel_size=3, dilation=3, groups=2, bias=False),
+    dict(in_channels=3, out_channels=4, kernel_size=2, padding="same"),
+])
+@pytest.mark.filterwarnings(SAME_PAD_NOTICE)
+def test_conv1d(kwargs):
+    graph = check(nn.Conv1d(**kwargs), rand(2, kwargs["in_channels"], 17))
+    conv = [n for n in graph.nodes if n.op == "aten.convolution.default"][0]
+    assert conv.outputs[0].shape[1] == 4
+
+
+# --- batch norm -----------------------------------------------------------------------------
+
+
+def randomize_bn(module):
+    g = torch.Generator().manual_seed(1)
+    for m in module.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            m.running_mean.copy_(torch.randn(m.num_features, generator=g))
+            m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.2)
+            if m.affine:
+                m.weight.data.copy_(torch.rand(m.num_features, generator=g) + 0.5)
+                m.bias.data.copy_(torch.randn(m.num_features, generator=g))
+    return module
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_folds_into_conv(bias, affine):
+    module = randomize_bn(nn.Sequential(nn.Conv2d(3, 5, 3, bias=bias), nn.BatchNorm2d(5, affine=affine), nn.ReLU()))
+    graph = check(module, rand(2, 3, 8, 8))
+    assert graph.op_counts() == {"aten.convolution.default": 1, "aten.relu.default": 1}
+    conv = graph.nodes[0]
+    assert conv.inputs[2] is not None and conv.inputs[1].kind == "constant"
+
+
+def test_batch_norm_folds_into_conv1d_and_linear():
+    module = randomize_bn(Lambda(lambda s, x: s.bn2(s.lin(s.bn1(s.conv(x)).flatten(1))),
+                                 conv=nn.Conv1d(2, 3, 3), bn1=nn.BatchNorm1d(3), lin=nn.Linear(18, 4),
+                                 bn2=nn.BatchNorm1d(4)))
+    graph = check(module, rand(2, 2, 8))
+    assert graph.op_counts() == {"aten.convolution.default": 1, "aten.view_copy.default": 1,
+                                 "aten.linear.default": 1}
+
+
+def test_batch_norm_kept_as_mul_add_when_not_foldable():
+    module = randomize_bn(Lambda(lambda s, x: (s.bn(s.conv(x)), s.conv(x) + 1, s.bn2(x)),
+                                 conv=nn.Conv2d(3, 3, 1), bn=nn.BatchNorm2d(3), bn2=nn.BatchNorm2d(3)))
+    graph = check(module, rand(1, 3, 4, 4))
+    counts = graph.op_counts()
+    assert counts["aten.mul.Tensor"] == 2 and counts["aten.add.Tensor"] == 2
+    scale = [c for c in graph.constants if c.name.endswith("_scale")][0]
+    assert scale.shape == (3, 1, 1)
+
+
+def test_batch_norm_on_linear_rank3_not_folded():
+    module = randomize_bn(Lambda(lambda s, x: s.bn(s.lin(x)), lin=nn.Linear(4, 4), bn=nn.BatchNorm1d(3)))
+    graph = check(module, rand(2, 3, 4))
+    assert graph.op_counts()["aten.mul.Tensor"] == 1
+
+
+# --- linear and matmul ----------------------------------------------------------------------
+
+
+def test_linear():
+    graph = check(nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3, bias=False)), rand(4, 6))
+    assert graph.op_counts() == {"aten.linear.default": 2, "aten.relu.default": 1}
+    check(nn.Linear(6, 5), rand(2, 3, 6))
+
+
+def test_linear_decomposed_by_the_user_becomes_addmm():
+    module = nn.Linear(6, 5).eval()
+    x = rand(4, 6)
+    ep = torch.export.export(module, (x,), strict=False).run_decompositions(torch.export.default_decompositions())
+    graph = cortexm.export(ep)
+    assert graph.op_counts() == {"aten.addmm.default": 1, "aten.permute_copy.default": 1}
+    permute = [n for n in graph.nodes if n.op == "aten.permute_copy.default"][0]
+    assert permute.inputs[0].kind == "constant" and permute.attrs["dims"] == [1, 0]
+    compare(graph, module, (x,), 1e-5, 1e-5)
+
+
+def test_mm_bmm():
+    graph = check(Lambda(lambda s, a, b, c: (torch.mm(a, b), torch.bmm(c, c.transpose(1, 2)), a @ b)),
+                  rand(3, 4), rand(4, 5, seed=1), rand(2, 3, 4, seed=2))
+    assert graph.op_counts()["aten.mm.default"] == 2 and graph.op_counts()["aten.bmm.default"] == 1
+
+
+# --- LSTMCell -------------------------------------------------------------------------------
+
+
+def test_lstm_cell_becomes_its_gates():
+    module = Lambda(lambda s, x, h, c: s.cell(x, (h, c)), cell=nn.LSTMCell(6, 4))
+    inputs = (rand(2, 6), rand(2, 4, seed=1), rand(2, 4, seed=2))
+    gates = {"aten.linear.default": 2, "aten.add.Tensor": 2, "aten.split_with_sizes_copy.default": 1,
+             "aten.sigmoid.default": 3, "aten.tanh.default": 2, "aten.mul.Tensor": 3}
+    graph = check(module, *inputs)
+    assert graph.op_counts() == gates
+    raw = raw_graph(module, *inputs)  # aten.lstm_cell, decomposed by cortexm
+    assert raw.op_counts() == gates
+    assert all(n.source == "cell" for n in raw.nodes)
+
+
+# --- data movement --------------------------------------------------------------------------
+
+
+def test_stack_cat_chunk_split_unbind_getitem():
+    def fn(s, x):
+        a, b, c = x.chunk(3, dim=1)  # 7 channels: 3, 3, 1
+        p, q = torch.split(x, [2, 5], dim=1)
+        u = x.unbind(2)
+        return torch.stack([a, b], dim=-1), c, torch.cat([q, p], 1), u[0], u[-1], torch.stack([p])
+
+    graph = check(Lambda(fn), rand(2, 7, 3))
+    counts = graph.op_counts()
+    assert counts["aten.split_with_sizes_copy.default"] == 2 and counts["aten.cat.default"] == 2
+    assert counts["aten.unsqueeze_copy.default"] == 3
+    raw = raw_graph(Lambda(fn), rand(2, 7, 3))
+    assert raw.op_counts()["aten.select_copy.int"] == 2
+
+
+def test_views_permutes_squeeze_slice_select():
+    def fn(s, x):
+        return (x.view(2, -1), x.reshape(6, 10), x.flatten(1), x.transpose(1, 3), x.permute(0, 2, 3, 1),
+                x[:, 0].t(), x[:1, 1:3, ::2, -2], x.unsqueeze(-1).squeeze(), x[:, :1].squeeze(1),
+                x.squeeze(0), x[..., 2:], x.unflatten(1, (1, 3)))
+
+    graph = check(Lambda(fn), rand(2, 3, 4, 5))
+    counts = graph.op_counts()
+    assert counts["aten.view_copy.default"] == 4 and counts["aten.permute_copy.default"] == 3
+    sizes = [n.attrs["size"] for n in graph.nodes if n.op == "aten.view_copy.default"]
+    assert [2, 60] in sizes and all(d > 0 for size in sizes for d in size)
+
+
+def test_pads():
+    def fn(s, x):
+        return (F.pad(x, (1, 2, 0, 1), value=0.5), s.zero(x), F.pad(x[:, :, 0], (2, 3), mode="reflect"),
+                s.reflect(x[:, 0]))
+
+    graph = check(Lambda(fn, zero=nn.ZeroPad2d((1, 0, 2, 1)), reflect=nn.ReflectionPad1d((0, 3))), rand(2, 3, 5, 6))
+    assert graph.op_counts() == {"aten.constant_pad_nd.default": 2, "aten.reflection_pad1d.default": 2,
+                                 "aten.select_copy.int": 2}
+
+
+def test_vanishing_ops():
+    def fn(s, x):
+        y = x.clone().contiguous(memory_format=torch.channels_last).detach()
+        y = s.drop(s.ident(y.to(torch.float32)))
+        return F.dropout(y, 0.3, training=False).alias() if hasattr(torch.Tensor, "alias") else y
+
+    graph = check(Lambda(fn, drop=nn.Dropout(0.5), ident=nn.Identity()), rand(1, 2, 3, 3))
+    assert len(graph.nodes) == 0 and graph.outputs[0].name == "x"
+
+
+# --- elementwise ----------------------------------------------------------------------------
+
+
+def test_scalar_and_tensor_arithmetic():
+    def fn(s, x, y):
+        z = x.clone()
+        z.add_(1.5)
+        z.mul_(y)
+        return (x + 1, x - 2.5, x * 3, x / 4, 2 - x, torch.rsub(x, 3.0), torch.add(x, y, alpha=2),
+                torch.sub(x, y, alpha=0.5), x * y, x / (y.abs() + 1), z, 2 * x, 1 + x, x - s.k, s.k - x)
+
+    module = Lambda(fn)
+    module.register_buffer("k", torch.tensor(0.75))
+    graph = check(module, rand(2, 3), rand(2, 3, seed=1))
+    counts = graph.op_counts()
+    assert counts["aten.add.Scalar"] == 4 and counts["aten.sub.Scalar"] == 1
+    assert counts["aten.mul.Scalar"] == 2 and counts["aten.div.Scalar"] == 1
+    assert counts["aten.sub.Tensor"] == 5  # 2 - x and rsub use a 0-d constant self
+
+
+def test_activations_and_unary():
+    def fn(s, x):
+        return (F.relu(x), F.relu6(x), F.hardtanh(x, -0.5, 0.25), torch.clamp(x, min=-0.3), torch.clamp(x, max=0.2),
+                x.clamp(-1, 1), F.hardsigmoid(x), F.hardswish(x), torch.sigmoid(x), torch.tanh(x), F.silu(x),
+                F.gelu(x), F.gelu(x, approximate="tanh"), torch.sqrt(x.abs()), x.pow(2), x.pow(0.5 * 3),
+                torch.minimum(x, -x), torch.maximum(x, x * 0.5), x.clone().relu_())
+
+    graph = check(Lambda(fn), rand(2, 3, 4))
+    counts = graph.op_counts()
+    for op in ("relu", "hardsigmoid", "hardswish", "sigmoid", "tanh", "silu", "sqrt", "abs"):
+        assert counts[f"aten.{op}.default"] >= 1, op
+    assert counts["aten.hardtanh.default"] == 2 and counts["aten.clamp.default"] == 3
+    assert counts["aten.gelu.default"] == 2 and counts["aten.pow.Tensor_Scalar"] == 2
+
+
+# --- pooling, reductions, softmax, upsample -------------------------------------------------
+
+
+def test_pooling_reductions_softmax():
+    def fn(s, x):
+        return (F.avg_pool2d(x, 2), F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), F.max_pool2d(x, 3, 2, 1),
+                F.max_pool2d(x, 2, return_indices=True)[0], F.adaptive_avg_pool2d(x, 1), s.gap(x),
+                x.mean((2, 3), keepdim=True), x.mean(-1), x.mean(), F.softmax(x, 1), F.log_softmax(x, -1))
+
+    graph = check(Lambda(fn, gap=nn.AdaptiveAvgPool2d((2, 2))), rand(2, 3, 6, 6))
+    counts = graph.op_counts()
+    assert counts["aten.max_pool2d.default"] == 2 and counts["aten.avg_pool2d.default"] == 2
+    assert counts["aten.adaptive_avg_pool2d.default"] + counts.get("aten.mean.dim", 0) >= 4
+    assert counts["aten._softmax.default"] == 1 and counts["aten._log_softmax.default"] == 1
+
+
+def test_max_pool_indices_used_is_an_error():
+    module = Lambda(lambda s, x: s.pool(x)[1].float(), pool=nn.MaxPool2d(2, return_indices=True))
+    with pytest.raises(NotImplementedError, match=r"aten\.max_pool2d_with_indices\.default in module 'pool'"):
+        cortexm.export(module, (rand(1, 1, 4, 4),))
+
+
+def test_upsample_nearest():
+    def fn(s, x):
+        return F.interpolate(x, scale_factor=2), F.interpolate(x, size=(5, 7)), F.interpolate(x, scale_factor=1.5), s.up(x)
+
+    graph = check(Lambda(fn, up=nn.Upsample(scale_factor=(1, 3))), rand(1, 2, 4, 4))
+    sizes = [n.attrs["output_size"] for n in graph.nodes]
+    assert sizes == [[8, 8], [5, 7], [6, 6], [4, 12]]
+
+
+def test_upsample_scale_the_graph_cannot_express():
+    module = Lambda(lambda s, x: F.interpolate(x, scale_factor=(1, 1.7)))
+    with pytest.raises(NotImplementedError, match="scale factor 1.7"):
+        cortexm.export(module, (rand(1, 1, 1, 5),))
+
+
+# --- quantized_decomposed -------------------------------------------------------------------
+
+
+def quantized_module(runtime_scales=False):
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  (registers the ops)
+
+    qd = torch.ops.quantized_decomposed
+
+    class Q(nn.Module):
+        def __init__(self):
+            super().__init__()
+            g = torch.Generator().manual_seed(0)
+            self.register_buffer("w", torch.randint(-127, 128, (4, 2, 3, 3), dtype=torch.int8, generator=g))
+            self.register_buffer("w_scales", torch.rand(4, generator=g) * 0.01 + 0.001)
+            self.register_buffer("w_zps", torch.zeros(4, dtype=torch.int64))
+            self.register_buffer("ch_scales", torch.rand(4, generator=g) * 0.05 + 0.01)
+            self.register_buffer("scale", torch.tensor(0.05))
+            self.register_buffer("zp", torch.tensor(3))
+
+        def forward(self, x):
+            q = qd.quantize_per_tensor.default(x, 0.02, -5, -128, 127, torch.int8)
+            x = qd.dequantize_per_tensor.default(q, 0.02, -5, -128, 127, torch.int8)
+            w = qd.dequantize_per_channel.default(self.w, self.w_scales, self.w_zps, 0, -127, 127, torch.int8)
+            y = F.conv2d(x, w)
+            y = qd.quantize_per_tensor.tensor(y, self.scale, self.zp, -128, 127, torch.int8)
+            y = qd.dequantize_per_tensor.tensor(y, self.scale, self.zp, -128, 127, torch.int8)
+            scales = self.ch_scales * 1.0 if runtime_scales else self.ch_scales
+            p = qd.quantize_per_channel.default(y, scales, self.w_zps, 1, -128, 127, torch.int8)
+            return qd.dequantize_per_channel.default(p, scales, None, 1, -128, 127, torch.int8)
+
+    return Q()
+
+
+def test_quantized_decomposed_ops():
+    module = quantized_module()
+    graph = check(module, rand(1, 2, 6, 6), rtol=0, atol=0)
+    q = graph.nodes[0]
+    assert q.op == "quantized_decomposed.quantize_per_tensor.default"
+    assert q.attrs["scale"] == 0.02 and q.attrs["zero_point"] == -5 and q.attrs["dtype"] == "int8"
+    assert q.outputs[0].qparams["scales"] == [0.02]
+    deq_w = [n for n in graph.nodes if n.op == "quantized_decomposed.dequantize_per_channel.default"][0]
+    assert deq_w.inputs[0].dtype == "int8" and deq_w.attrs["axis"] == 0
+    np.testing.assert_allclose(deq_w.attrs["scales"], module.w_scales.numpy(), rtol=1e-7)
+    assert deq_w.attrs["zero_points"] == [0] * 4
+    counts = graph.op_counts()
+    assert counts["quantized_decomposed.quantize_per_tensor.default"] == 2
+    assert counts["quantized_decomposed.quantize_per_channel.default"] == 1
+    assert len(graph.constants) == 1  # the int8 weight; qparams live in attributes
+
+
+def test_quantized_decomposed_runtime_qparams_unsupported():
+    with pytest.raises(NotImplementedError, match=r"quantize_per_channel.*scales computed at run time"):
+        cortexm.export(quantized_module(runtime_scales=True), (rand(1, 2, 6, 6),))
