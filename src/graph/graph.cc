@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "graph/errors.h"
+#include "graph/quantized_form.h"
 
 namespace cortexm {
 
@@ -172,7 +173,7 @@ std::vector<ValueId> Graph::call(const std::string& op, std::vector<ValueId> inp
     infos.push_back(&values_[inputs[i]].info);
   }
   Attrs normalized = normalize_attrs(schema, node_name, std::move(attrs));
-  std::vector<TensorInfo> out_infos = schema.infer(InferContext(op, node_name, normalized, infos));
+  std::vector<TensorInfo> out_infos = infer_node(schema, InferContext(op, node_name, normalized, infos), {});
 
   // Insert.
   Node node;
@@ -318,7 +319,9 @@ void Graph::reinfer(NodeId id) {
   const OpSchema& schema = OpRegistry::global().get(n.op);
   std::vector<const TensorInfo*> infos;
   for (ValueId in : n.inputs) infos.push_back(in == kNoValue ? nullptr : &value(in).info);
-  std::vector<TensorInfo> out = schema.infer(InferContext(n.op, n.name, n.attrs, infos));
+  std::vector<const TensorInfo*> current;
+  for (ValueId o : n.outputs) current.push_back(&value(o).info);
+  std::vector<TensorInfo> out = infer_node(schema, InferContext(n.op, n.name, n.attrs, infos), current);
   if (out.size() != n.outputs.size())
     throw GraphError("node '" + n.name + "' (" + n.op + "): inference now gives " +
                      std::to_string(out.size()) + " outputs instead of " +
@@ -415,7 +418,11 @@ void Graph::verify() const {
       infos.push_back(&values_[in].info);
     }
     const Attrs normalized = normalize_attrs(schema, n.name, n.attrs);
-    const std::vector<TensorInfo> expected = schema.infer(InferContext(n.op, n.name, normalized, infos));
+    std::vector<const TensorInfo*> current;
+    for (ValueId o : n.outputs)
+      current.push_back(o >= 0 && static_cast<size_t>(o) < values_.size() ? &values_[o].info : nullptr);
+    const std::vector<TensorInfo> expected =
+        infer_node(schema, InferContext(n.op, n.name, normalized, infos), current);
     if (expected.size() != n.outputs.size())
       throw GraphError("node '" + n.name + "' (" + n.op + ") has " + std::to_string(n.outputs.size()) +
                        " outputs, inference gives " + std::to_string(expected.size()));

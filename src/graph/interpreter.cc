@@ -3,6 +3,7 @@
 #include <map>
 
 #include "graph/errors.h"
+#include "graph/quantized_form.h"
 
 namespace cortexm {
 
@@ -40,7 +41,7 @@ std::vector<Tensor> run_graph(const Graph& graph, const std::vector<Tensor>& inp
     for (ValueId in : node.inputs) ins.push_back(in == kNoValue ? nullptr : &env[in]);
     std::vector<Tensor> outs;
     for (ValueId out : node.outputs) outs.emplace_back(graph.value(out).info);
-    schema.kernel(KernelContext(node.op, node.name, node.attrs, ins, outs));
+    run_node(schema, KernelContext(node.op, node.name, node.attrs, ins, outs));
     for (size_t k = 0; k < outs.size(); ++k) {
       const TensorInfo& info = graph.value(node.outputs[k]).info;
       if (outs[k].dtype() != info.dtype || outs[k].numel() != info.numel())
