@@ -13,6 +13,7 @@ namespace cortexm::bindings {
 #include "cortexm/kernels/kernels.def"
 #undef CORTEXM_KERNEL
 void bind_graph(py::module_& m);
+void bind_passes(py::module_& m);
 }  // namespace cortexm::bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -38,4 +39,5 @@ PYBIND11_MODULE(_core, m) {
 #undef CORTEXM_KERNEL
 
   cortexm::bindings::bind_graph(m);
+  cortexm::bindings::bind_passes(m);
 }

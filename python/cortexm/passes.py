@@ -1,0 +1,77 @@
+"""CortexMPassManager: orders and runs the lowering passes (C++ ones by name, Python callables)."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Iterable, Sequence, Union
+
+from . import _core
+from ._core import CortexMTargetConfig, Graph
+
+PythonPass = Callable[[Graph, CortexMTargetConfig], object]
+PassSpec = Union[str, PythonPass]
+
+
+def pass_name(spec: PassSpec) -> str:
+    return spec if isinstance(spec, str) else getattr(spec, "name", getattr(spec, "__name__", repr(spec)))
+
+
+def as_target(target: Union[str, CortexMTargetConfig]) -> CortexMTargetConfig:
+    if isinstance(target, CortexMTargetConfig):
+        return target
+    if isinstance(target, str):
+        return CortexMTargetConfig.from_string(target)
+    raise ValueError(f"target must be a string like 'cortex-m55+int8' or a CortexMTargetConfig, got {target!r}")
+
+
+class CortexMPassManager:
+    """Runs passes over a graph in place.
+
+    passes: names of C++ passes (see cortexm.pass_names()) or Python callables
+    ``fn(graph, target) -> bool | None``; defaults to ``CortexMPassManager.pass_list``.
+    skip_passes: names to leave out. intermediates: a directory that receives the graph after each
+    pass as ``NN_<PassName>.cmg`` plus a readable ``.txt``.
+    """
+
+    pass_list: Sequence[str] = (
+        "DecomposeAdaptiveAvgPool2d",
+        "RemoveNoopViewCopy",
+        "FoldInverseDimOrderClone",
+        "DeadCodeElimination",
+    )
+
+    def __init__(self, graph: Graph, target_config: Union[str, CortexMTargetConfig] = "cortex-m55+int8",
+                 passes: Iterable[PassSpec] | None = None, skip_passes: Iterable[str] = ()):
+        self.graph = graph
+        self.target = as_target(target_config)
+        chosen = list(self.pass_list if passes is None else passes)
+        known = set(_core.pass_names())
+        for spec in chosen:
+            if isinstance(spec, str) and spec not in known:
+                raise ValueError(f"unknown pass '{spec}' (known: {', '.join(sorted(known))})")
+            if not isinstance(spec, str) and not callable(spec):
+                raise ValueError(f"pass {spec!r} is neither a pass name nor a callable")
+        skip = set(skip_passes)
+        unknown_skips = skip - {pass_name(p) for p in chosen}
+        if unknown_skips:
+            raise ValueError(f"skip_passes names passes not in the list: {', '.join(sorted(unknown_skips))}")
+        self.passes = [p for p in chosen if pass_name(p) not in skip]
+        self.changed: dict[str, bool] = {}
+
+    def run(self, intermediates: str | os.PathLike | None = None) -> Graph:
+        if intermediates is not None:
+            os.makedirs(intermediates, exist_ok=True)
+        for index, spec in enumerate(self.passes):
+            name = pass_name(spec)
+            if isinstance(spec, str):
+                changed = _core.run_pass(spec, self.graph, self.target)
+            else:
+                changed = bool(spec(self.graph, self.target))
+            self.changed[name] = changed
+            self.graph.verify()
+            if intermediates is not None:
+                stem = os.path.join(os.fspath(intermediates), f"{index:02d}_{name}")
+                self.graph.save(stem + ".cmg")
+                with open(stem + ".txt", "w") as f:
+                    f.write(str(self.graph))
+        return self.graph

@@ -1,0 +1,50 @@
+// Python view of targets and passes: CortexMTargetConfig, run_pass, pass_names.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "passes/pass.h"
+
+namespace cortexm::bindings {
+
+namespace py = pybind11;
+
+void bind_passes(py::module_& m) {
+  py::class_<TargetConfig>(m, "CortexMTargetConfig",
+                           "A Cortex-M core and the kernel ISA used on it (SCALAR, DSP or MVE).")
+      .def(py::init([](const std::string& cpu, const py::object& isa) {
+             return make_target(cpu, isa.is_none() ? "" : py::str(isa).cast<std::string>());
+           }),
+           py::arg("cpu"), py::arg("isa") = py::none())
+      .def_static("from_string", &parse_target, py::arg("target"),
+                  "Parses 'cortex-m55+int8' (optionally '+dsp', '+scalar' or '+mve').")
+      .def_property_readonly("cpu", [](const TargetConfig& t) { return cpu_name(t.cpu); })
+      .def_property_readonly("isa", [](const TargetConfig& t) { return isa_name(t.isa); })
+      .def_property_readonly("supported_isas", [](const TargetConfig& t) {
+        std::vector<std::string> names;
+        for (Isa isa : supported_isas(t.cpu)) names.push_back(isa_name(isa));
+        return names;
+      })
+      .def("__str__", &target_string)
+      .def("__repr__", [](const TargetConfig& t) {
+        return std::string("CortexMTargetConfig('") + cpu_name(t.cpu) + "', isa='" + isa_name(t.isa) + "')";
+      })
+      .def("__eq__", [](const TargetConfig& a, const TargetConfig& b) {
+        return a.cpu == b.cpu && a.isa == b.isa;
+      });
+  m.def("cpu_names", &cpu_names);
+  m.def("pass_names", [] {
+    std::vector<std::string> names;
+    for (const PassInfo& p : registered_passes()) names.push_back(p.name);
+    return names;
+  });
+  m.def("pass_summary", [](const std::string& name) { return find_pass(name).summary; });
+  m.def(
+      "run_pass",
+      [](const std::string& name, const std::shared_ptr<Graph>& graph, const TargetConfig& target) {
+        return find_pass(name).run(*graph, target);
+      },
+      py::arg("name"), py::arg("graph"), py::arg("target"),
+      "Runs one C++ pass in place; returns whether it changed the graph.");
+}
+
+}  // namespace cortexm::bindings

@@ -1,0 +1,29 @@
+// Graph passes of the lowering. Each pass lives in its own file and is listed in passes.def; the
+// Python CortexMPassManager orders and runs them by name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "target/target_config.h"
+
+namespace cortexm {
+
+// Returns whether the pass changed the graph.
+using PassFn = bool (*)(Graph& graph, const TargetConfig& target);
+
+struct PassInfo {
+  const char* name;
+  PassFn run;
+  const char* summary;
+};
+
+const std::vector<PassInfo>& registered_passes();
+const PassInfo& find_pass(const std::string& name);  // throws GraphError listing the known names
+
+#define CORTEXM_PASS(name, fn, summary) bool fn(Graph& graph, const TargetConfig& target);
+#include "passes/passes.def"
+#undef CORTEXM_PASS
+
+}  // namespace cortexm
