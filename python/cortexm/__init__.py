@@ -1,6 +1,9 @@
 """cortexm: lower quantized PyTorch graphs onto int8 Cortex-M kernels with CMSIS-NN arithmetic."""
 
 from ._core import (
+    CortexMTargetConfig,
+    cpu_names,
+    pass_names,
     Graph,
     GraphError,
     Node,
@@ -14,6 +17,9 @@ from .export import export
 from .quantizer import CortexMQuantizer, quantization_report, quantize
 
 __all__ = [
+    "CortexMTargetConfig",
+    "cpu_names",
+    "pass_names",
     "CortexMQuantizer",
     "Graph",
     "GraphError",

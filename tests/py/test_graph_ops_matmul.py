@@ -12,7 +12,7 @@ aten = torch.ops.aten
 
 
 def run(op, arrays, attrs=None, name="n"):
-    """One-node graph whose inputs are `arrays` (None = absent optional input); returns its output."""
+    """One-node graph over `arrays` (None = absent optional input); returns its output."""
     g = cortexm.Graph()
     values, feeds = [], []
     for i, a in enumerate(arrays):

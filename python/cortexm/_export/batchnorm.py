@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .convert import Unavailable
+from .convert import Unavailable, op_name
 from .ops import handles
 
 FOLDABLE = {"aten.convolution.default", "aten.linear.default"}
+# The torch ops whose handlers return the output of one of those graph nodes.
+FOLDABLE_SOURCES = {"aten.convolution.default", "aten.conv1d.default", "aten.conv2d.default",
+                    "aten.conv1d.padding", "aten.conv2d.padding", "aten.linear.default"}
 
 
 def scale_shift(cx, a) -> tuple[np.ndarray, np.ndarray]:
@@ -34,8 +37,10 @@ def scale_shift(cx, a) -> tuple[np.ndarray, np.ndarray]:
 def foldable_producer(cx, x):
     """The convolution / linear node to fold into, or None."""
     src = cx.node.args[0]
-    producer = getattr(x, "producer", None)
-    if producer is None or producer.op not in FOLDABLE or len(src.users) != 1 or x.users:
+    if src.op != "call_function" or op_name(src.target) not in FOLDABLE_SOURCES or len(src.users) != 1:
+        return None
+    producer = x.producer
+    if producer.op not in FOLDABLE:
         return None
     if producer.op == "aten.convolution.default" and producer.attrs["transposed"]:
         return None

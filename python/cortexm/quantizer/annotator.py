@@ -76,10 +76,15 @@ class Annotation:
 
 
 def _reason(failures: list, op: str) -> str:
+    """'pattern: why' for each failed check (patterns with the same reason share one entry); the
+    NotApplicable ones only when no other check says more."""
     if not failures:
         return f"no quantization pattern for {op}"
-    real = [f"{name}: {e}" for name, e in failures if not isinstance(e, NotApplicable)]
-    return "; ".join(real or [f"{name}: {e}" for name, e in failures])
+    real = [(name, e) for name, e in failures if not isinstance(e, NotApplicable)] or failures
+    by_message = {}
+    for name, e in real:
+        by_message.setdefault(str(e), []).append(name)
+    return "; ".join(f"{', '.join(names)}: {message}" for message, names in by_message.items())
 
 
 def annotate(graph, quantizer) -> Annotation:

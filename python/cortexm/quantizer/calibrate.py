@@ -43,7 +43,7 @@ def _progress(iterable, enabled: bool):
     if not enabled or not sys.stderr.isatty():
         return iterable
     try:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
     except ImportError:
         return iterable
     total = len(iterable) if hasattr(iterable, "__len__") else None
@@ -68,8 +68,8 @@ def calibrate(graph, annotation: Annotation, calibration, progress: bool = True)
                                  "has NaN or inf values")
             group.observer.update(x)
 
-    if calibration is None:
-        raise ValueError("calibration is None; pass an iterable of input tuples")
+    if calibration is None or not hasattr(calibration, "__iter__"):
+        raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
     count = 0
     for sample in _progress(calibration, progress):
         arrays = sample_arrays(sample, inputs, count)

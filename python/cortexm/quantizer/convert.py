@@ -56,10 +56,10 @@ def _redirect(g, value, to, users) -> None:
         g.outputs = [to if o == value else o for o in outputs]
 
 
-def _qdq(g, value, qparams, before, source: str = ""):
-    attrs = qparams.attrs()
-    q = g.call(QUANTIZE, [value], attrs, name=f"{value.name}_q", source=source, before=before)
-    return g.call(DEQUANTIZE, [q], attrs, name=f"{value.name}_dq", source=source, before=before)
+def _qdq(g, value, qparams, before, source: str = "", name: str = ""):
+    attrs, name = qparams.attrs(), name or value.name
+    q = g.call(QUANTIZE, [value], attrs, name=f"{name}_q", source=source, before=before)
+    return g.call(DEQUANTIZE, [q], attrs, name=f"{name}_dq", source=source, before=before)
 
 
 def _insert_activation_qdq(g, nodes: dict, annotation: Annotation) -> None:
@@ -89,7 +89,7 @@ def _insert_requantize(g, nodes: dict, annotation: Annotation) -> None:
         current = node.inputs[index]
         key = (current.name, id(group))
         if key not in done:
-            done[key] = _qdq(g, current, group.qparams(), node, node.source)
+            done[key] = _qdq(g, current, group.qparams(), node, node.source, name=f"{node_name}_in{index}")
         node.replace_input(index, done[key])
 
 

@@ -170,37 +170,43 @@ def weighted(ctx, node, pattern: str, x_index: int, w_index: int, axis: int, bia
 
 
 def _convolution(ctx, node, rank: int):
+    """(input channels, groups) of a convolution whose weight has `rank`; else NotApplicable."""
     free(ctx, node)
     if node.attrs["transposed"]:
         raise NoMatch("transposed convolution")
+    w_rank = len(node.inputs[1].shape)
+    if w_rank != rank:
+        raise NotApplicable(f"weight has rank {w_rank}, not {rank}")
+    return node.inputs[0].shape[1], node.attrs["groups"]
+
+
+def _conv(ctx, node, pattern: str) -> Match:
     w = constant(node, 1, "weight")
-    if len(w.shape) != rank:
-        raise NotApplicable(f"weight has rank {len(w.shape)}, not {rank}")
-    return w, node.inputs[0].shape[1], node.attrs["groups"]
+    return weighted(ctx, node, pattern, 0, 1, 0, 2, w.shape[0])
 
 
 def check_conv1d(ctx, node) -> Match:
-    w, c_in, groups = _convolution(ctx, node, 3)
+    c_in, groups = _convolution(ctx, node, 3)
     if groups not in (1, c_in):
         raise NoMatch(f"grouped conv1d (groups={groups}, {c_in} input channels)")
-    return weighted(ctx, node, "conv1d", 0, 1, 0, 2, w.shape[0])
+    return _conv(ctx, node, "conv1d")
 
 
 def check_conv2d(ctx, node) -> Match:
-    w, c_in, groups = _convolution(ctx, node, 4)
+    c_in, groups = _convolution(ctx, node, 4)
     if groups != 1:
         error = NotApplicable if groups == c_in else NoMatch
         raise error(f"groups={groups}, conv2d needs groups=1")
-    return weighted(ctx, node, "conv2d", 0, 1, 0, 2, w.shape[0])
+    return _conv(ctx, node, "conv2d")
 
 
 def check_depthwise(ctx, node) -> Match:
-    w, c_in, groups = _convolution(ctx, node, 4)
+    c_in, groups = _convolution(ctx, node, 4)
     if groups == 1:
         raise NotApplicable("groups=1 is conv2d")
     if groups != c_in:
         raise NoMatch(f"groups={groups} with {c_in} input channels is not depthwise")
-    return weighted(ctx, node, "depthwise", 0, 1, 0, 2, w.shape[0])
+    return _conv(ctx, node, "depthwise")
 
 
 def check_linear(ctx, node) -> Match:
@@ -228,9 +234,6 @@ def check_addmm(ctx, node) -> Match:
         edge, axis, channels, extra = (permute, 0), 0, w.shape[0], [permute]
     else:
         raise NoMatch(f"mat2 ('{mat2.name}') is neither a constant nor permute_copy of one")
-    bias = node.inputs[0]
-    if bias.kind != "constant" or len(bias.shape) != 1:
-        raise NoMatch(f"self ('{bias.name}') is not a 1-D constant bias")
     match = weighted(ctx, node, "addmm", 1, 2, axis, 0, channels, weight_edge=edge)
     match.nodes.extend(extra)
     return match

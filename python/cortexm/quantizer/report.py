@@ -21,7 +21,7 @@ class ReportRow:
     quantization: str  # 'quantized' | 'float'
     pattern: str  # '' for a float node
     inputs: list  # per input: qparams dict of the dequantize it reads, or None (float / absent)
-    outputs: list  # per output: qparams dict of the quantize reading it, or None
+    outputs: list  # per output: qparams dict of the quantize reading it; None: float or fused into a tail
     reason: str  # why the node stays float ('' when quantized)
 
 
@@ -33,9 +33,9 @@ def _qparams(node) -> dict:
     return {"dtype": a["dtype"], "scale": a["scale"], "zero_point": a["zero_point"]}
 
 
-def _format(q) -> str:
+def _format(q, missing: str = "float") -> str:
     if q is None:
-        return "float"
+        return missing
     if "scales" in q:
         return f"{q['dtype']} per-channel[{len(q['scales'])}]"
     return f"{q['dtype']} s={q['scale']:.4g} zp={q['zero_point']}"
@@ -69,7 +69,8 @@ class QuantizationReport:
         header = ("node", "op", "quantization", "pattern", "inputs", "outputs", "float reason")
         table = [header] + [
             (r.node, r.op, r.quantization, r.pattern, ", ".join(_format(q) for q in r.inputs),
-             ", ".join(_format(q) for q in r.outputs), r.reason) for r in self.rows]
+             ", ".join(_format(q, "fused" if r.quantization == "quantized" else "float") for q in r.outputs),
+             r.reason) for r in self.rows]
         widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
         lines = []
         for k, row in enumerate(table):
@@ -85,10 +86,12 @@ class QuantizationReport:
 
 
 def quantization_report(qgraph) -> QuantizationReport:
-    """Rows for every node that is not a quantize / dequantize, in execution order. Nodes without
-    quantization meta (a graph quantized elsewhere) count as quantized when all their float
-    inputs come from a dequantize."""
+    """Rows for every node that is not a quantize / dequantize, in execution order. A node without
+    quantization meta (a graph quantized elsewhere) counts as quantized when each of its float
+    inputs comes from a dequantize or from a quantized node whose output is not quantized (a fused
+    activation tail)."""
     rows = []
+    fused = set()  # values of quantized nodes that feed a tail without quantize / dequantize
     for node in qgraph.nodes:
         if node.op in QDQ_OPS:
             continue
@@ -101,8 +104,11 @@ def quantization_report(qgraph) -> QuantizationReport:
         meta = node.meta
         status = meta.get("quantization")
         if status is None:
-            float_inputs = [q for v, q in zip(node.inputs, inputs) if v is not None and v.dtype == "float32"]
-            status = "quantized" if float_inputs and all(q is not None for q in float_inputs) else "float"
+            float_inputs = [(v, q) for v, q in zip(node.inputs, inputs) if v is not None and v.dtype == "float32"]
+            ok = float_inputs and all(q is not None or v.name in fused for v, q in float_inputs)
+            status = "quantized" if ok else "float"
+        if status == "quantized":
+            fused.update(o.name for o, q in zip(node.outputs, outputs) if q is None)
         rows.append(ReportRow(node.name, node.op, status, meta.get("pattern", ""), inputs, outputs,
                               meta.get("float_reason", "")))
     return QuantizationReport(rows)

@@ -28,9 +28,10 @@ std::vector<std::pair<int64_t, int64_t>> resolve(const OpArgs& args,
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const size_t d = rank - 1 - i;
     pads[d] = {pad[2 * i], pad[2 * i + 1]};
-    if (shape[d] + pad[2 * i] + pad[2 * i + 1] < 0)
-      args.fail("attribute 'pad' = " + shape_to_string(pad) + " gives dim " + std::to_string(d) +
-                " (size " + std::to_string(shape[d]) + ") a negative size");
+    // Like torch, the crops alone must fit the dim (padding does not make room for them).
+    if (shape[d] + std::min<int64_t>(pad[2 * i], 0) + std::min<int64_t>(pad[2 * i + 1], 0) < 0)
+      args.fail("attribute 'pad' = " + shape_to_string(pad) + " crops dim " + std::to_string(d) +
+                " (size " + std::to_string(shape[d]) + ") to a negative size");
   }
   return pads;
 }

@@ -76,9 +76,15 @@ void register_aten_reflection_pad1d(OpRegistry& registry) {
     const int64_t left = ctx.ints("padding")[0];
     switch (dtype_size(in.dtype())) {
       case 1: reflect(in.data<uint8_t>(), out.data<uint8_t>(), rows, width, out_width, left); break;
-      case 2: reflect(in.data<uint16_t>(), out.data<uint16_t>(), rows, width, out_width, left); break;
-      case 4: reflect(in.data<uint32_t>(), out.data<uint32_t>(), rows, width, out_width, left); break;
-      case 8: reflect(in.data<uint64_t>(), out.data<uint64_t>(), rows, width, out_width, left); break;
+      case 2:
+        reflect(in.data<uint16_t>(), out.data<uint16_t>(), rows, width, out_width, left);
+        break;
+      case 4:
+        reflect(in.data<uint32_t>(), out.data<uint32_t>(), rows, width, out_width, left);
+        break;
+      case 8:
+        reflect(in.data<uint64_t>(), out.data<uint64_t>(), rows, width, out_width, left);
+        break;
       default: ctx.fail("unsupported element size");
     }
   };

@@ -33,7 +33,8 @@ void register_aten_split_with_sizes_copy(OpRegistry& registry) {
   OpSchema s;
   s.name = "aten.split_with_sizes_copy.default";
   s.inputs = {{"self"}};
-  s.attrs = {{"split_sizes", AttrKind::kInts}, {"dim", AttrKind::kInt, false, AttrValue(int64_t{0})}};
+  s.attrs = {{"split_sizes", AttrKind::kInts},
+             {"dim", AttrKind::kInt, false, AttrValue(int64_t{0})}};
   s.is_data_movement = true;
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);

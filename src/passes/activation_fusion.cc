@@ -1,0 +1,133 @@
+// ActivationFusion: a folded relu / hardtanh / clamp (int8 in and out, same qparams) reading a
+// cortex_m op with an activation range, directly or through view_copy / _clone_dim_order nodes
+// (which commute with an elementwise clamp), each output read once, becomes the intersection of
+// that range with its bounds quantized as the folded node quantizes them; the node goes.
+// hardsigmoid changes qparams (a rescale, not a clamp) and is left alone.
+#include <cmath>
+#include <limits>
+
+#include "cortexm/kernels/quantize_per_tensor.h"
+#include "graph/quantized_form.h"
+#include "passes/rewrite_util.h"
+
+namespace cortexm {
+
+namespace {
+
+bool has_activation_range(const std::string& op) {
+  return op == "cortex_m.quantized_conv2d.default" ||
+         op == "cortex_m.quantized_depthwise_conv2d.default" ||
+         op == "cortex_m.quantized_linear.default" || op == "cortex_m.quantized_add.default" ||
+         op == "cortex_m.quantized_mul.default" || op == "cortex_m.quantized_max_pool2d.default" ||
+         op == "cortex_m.quantized_avg_pool2d.default";
+}
+
+bool read_once(const Graph& graph, ValueId v) {
+  return graph.users(v).size() == 1 && !graph.is_graph_output(v);
+}
+
+int64_t int_attr(const Node& node, const std::string& name) {
+  return OpArgs(node.op, node.name, node.attrs).i(name);
+}
+
+// The float bounds the activation clamps to (float32, as its kernel uses them); false if the
+// node is not one of the clamps.
+bool clamp_bounds(const Node& node, float* lo, float* hi) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const OpArgs args(node.op, node.name, node.attrs);
+  if (node.op == "aten.relu.default") {
+    *lo = 0.0f;
+    *hi = kInf;
+  } else if (node.op == "aten.hardtanh.default") {
+    *lo = static_cast<float>(args.f("min_val"));
+    *hi = static_cast<float>(args.f("max_val"));
+  } else if (node.op == "aten.clamp.default") {
+    *lo = args.is_none("min") ? -kInf : static_cast<float>(args.f("min"));
+    *hi = args.is_none("max") ? kInf : static_cast<float>(args.f("max"));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// v quantized exactly as the folded node's output is (the quantize kernel: float32 math,
+// infinities saturate).
+int32_t quantize_bound(float v, const QuantParams& q) {
+  QuantizeParams p;
+  p.scale = static_cast<float>(q.scales[0]);
+  p.zero_point = static_cast<int32_t>(q.zero_points[0]);
+  p.quant_min = static_cast<int32_t>(q.quant_min);
+  p.quant_max = static_cast<int32_t>(q.quant_max);
+  int8_t out = 0;
+  quantize_per_tensor(p, &v, &out, 1);
+  return out;
+}
+
+// Fuses activation node `id` into its producer; returns "" on success, else why not.
+std::string fuse(Graph& graph, NodeId id) {
+  const Node act = graph.node(id);
+  float lo = 0.0f, hi = 0.0f;
+  clamp_bounds(act, &lo, &hi);
+  if (std::isnan(lo) || std::isnan(hi)) return "a NaN bound";
+  const TensorInfo& in = graph.value(act.inputs[0]).info;
+  const TensorInfo& out = graph.value(act.outputs[0]).info;
+  if (in.dtype != DType::kInt8 || out.dtype != DType::kInt8 || !in.qparams || !out.qparams ||
+      in.qparams->per_channel() || *in.qparams != *out.qparams)
+    return "input and output are not int8 with the same per-tensor qparams";
+  const QuantParams q = *out.qparams;
+  {
+    QuantizeParams p;
+    p.scale = static_cast<float>(q.scales[0]);
+    p.zero_point = static_cast<int32_t>(q.zero_points[0]);
+    p.quant_min = static_cast<int32_t>(q.quant_min);
+    p.quant_max = static_cast<int32_t>(q.quant_max);
+    if (!quantize_per_tensor_prepare(p).ok()) return "its qparams are not valid int8 qparams";
+  }
+  // Walk back through single-reader views and clones to the producer.
+  ValueId v = act.inputs[0];
+  NodeId producer = kNoNode;
+  while (true) {
+    if (!read_once(graph, v)) return "its input '" + graph.value(v).name + "' has other readers";
+    producer = graph.producer(v);
+    if (producer == kNoNode) return "its input is not computed by a cortex_m op";
+    const std::string& op = graph.node(producer).op;
+    if (op != "aten.view_copy.default" && op != "dim_order_ops._clone_dim_order.default") break;
+    v = graph.node(producer).inputs[0];
+  }
+  const Node& p = graph.node(producer);
+  if (!has_activation_range(p.op)) return "its producer " + p.op + " has no activation range";
+  const TensorInfo& p_out = graph.value(p.outputs[0]).info;
+  if (!p_out.qparams || *p_out.qparams != q) return "its producer's output has other qparams";
+  const int64_t new_min = std::max<int64_t>(int_attr(p, "activation_min"), quantize_bound(lo, q));
+  const int64_t new_max = std::min<int64_t>(int_attr(p, "activation_max"), quantize_bound(hi, q));
+  if (new_min > new_max) return "its range does not meet the producer's";
+  graph.set_attr(producer, "activation_min", new_min);
+  graph.set_attr(producer, "activation_max", new_max);
+  Node& fused = graph.mutable_node(producer);
+  fused.meta["fused_activation"] =
+      (fused.meta.count("fused_activation") ? fused.meta["fused_activation"] + ", " : "") + act.op;
+  graph.replace_all_uses(act.outputs[0], act.inputs[0]);
+  graph.erase_node(id);
+  return "";
+}
+
+}  // namespace
+
+bool activation_fusion(Graph& graph, const TargetConfig&) {
+  bool changed = false;
+  const std::vector<NodeId> order = graph.order();
+  for (NodeId id : order) {
+    const Node& node = graph.node(id);
+    float lo = 0.0f, hi = 0.0f;
+    if (!clamp_bounds(node, &lo, &hi) || !is_quantized(graph.value(node.inputs[0]).info)) continue;
+    const std::string why_not = fuse(graph, id);
+    if (why_not.empty()) {
+      changed = true;
+    } else {
+      graph.mutable_node(id).meta["lowering"] = "float: not fused: " + why_not;
+    }
+  }
+  return changed;
+}
+
+}  // namespace cortexm

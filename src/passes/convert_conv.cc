@@ -1,0 +1,104 @@
+// ConvertToCortexM, convolutions: aten.convolution.default (2-D, or 1-D through view_copy to
+// (N, C, 1, W)) -> _clone_dim_order to channels-last, cortex_m.quantized_depthwise_conv2d when
+// groups == C_in and C_out % C_in == 0 (IHWO weight), else cortex_m.quantized_conv2d (OHWI weight,
+// grouped too), _clone_dim_order back.
+#include "passes/convert_to_cortex_m.h"
+
+namespace cortexm::convert {
+
+namespace {
+
+// (h, w) of stride / padding / dilation; 1-D convolutions take one value and get h = one_d_h.
+std::vector<int64_t> spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h) {
+  const std::vector<int64_t>& v = args.ints(attr);
+  if (one_d) {
+    if (v.size() != 1) not_lowered(std::string("attribute '") + attr + "' of a 1-D conv has " +
+                                   std::to_string(v.size()) + " values");
+    return {one_d_h, v[0]};
+  }
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() == 2) return v;
+  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
+}
+
+}  // namespace
+
+void convert_conv(Graph& graph, NodeId id) {
+  Rewrite rw(graph, id);
+  const Node& node = rw.old();
+  const OpArgs args(node.op, node.name, node.attrs);
+  if (args.b("transposed")) not_lowered("transposed convolution");
+  const ValueId x = node.inputs[0];
+  const ValueId w = node.inputs[1];
+  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  const TensorInfo in = graph.value(x).info;
+  const TensorInfo out = graph.value(node.outputs[0]).info;
+  const bool one_d = in.rank() == 3;
+  if (!one_d && in.rank() != 4) not_lowered("input rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  const QuantParams q_in = int8_per_tensor(graph, x, "input");
+  const QuantParams q_out = int8_per_tensor(graph, node.outputs[0], "output");
+
+  const std::vector<int64_t> ws = graph.value(w).info.shape;
+  const int64_t c_out = ws[0], c_per_group = ws[1];
+  const int64_t kh = one_d ? 1 : ws[2], kw = ws.back();
+  const int64_t c_in = in.shape[1];
+  const int64_t groups = args.i("groups");
+  const QuantizedConstant weight = int8_constant(graph, w, 0, c_out, "weight");
+  for (int64_t zp : weight.zero_points)
+    if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (the conv kernels take symmetric weights)");
+  const std::vector<int64_t> stride = spatial(args, "stride", one_d, 1);
+  const std::vector<int64_t> padding = spatial(args, "padding", one_d, 0);
+  const std::vector<int64_t> dilation = spatial(args, "dilation", one_d, 1);
+  const bool depthwise = groups == c_in && c_out % c_in == 0;
+
+  std::vector<double> bias_scales, real_scales;
+  for (int64_t c = 0; c < c_out; ++c) {
+    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
+    real_scales.push_back(bias_scales.back() / q_out.scales[0]);
+  }
+  std::vector<int64_t> multipliers, shifts;
+  requantize_attrs(real_scales, &multipliers, &shifts);
+  const std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
+
+  // Weights: OHWI [C_out, KH, KW, C_in / groups]; depthwise IHWO [1, KH, KW, C_out].
+  TensorInfo w_info;
+  w_info.dtype = DType::kInt8;
+  w_info.shape = depthwise ? std::vector<int64_t>{1, kh, kw, c_out}
+                           : std::vector<int64_t>{c_out, kh, kw, c_per_group};
+  w_info.qparams = graph.value(w).info.qparams;
+  if (w_info.qparams->per_channel()) w_info.qparams->axis = depthwise ? 3 : 0;
+  Tensor packed(w_info);
+  const int8_t* src = weight.data.data<int8_t>();
+  int8_t* dst = packed.data<int8_t>();
+  for (int64_t o = 0; o < c_out; ++o)
+    for (int64_t i = 0; i < c_per_group; ++i)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x0 = 0; x0 < kw; ++x0) {
+          const int8_t v = src[((o * c_per_group + i) * kh + y) * kw + x0];
+          if (depthwise) dst[(y * kw + x0) * c_out + o] = v;
+          else dst[((o * kh + y) * kw + x0) * c_per_group + i] = v;
+        }
+  Attrs attrs = {{"stride", stride}, {"padding", padding}, {"dilation", dilation}};
+  if (depthwise) attrs.emplace_back("depth_multiplier", c_out / c_in);
+  attrs.insert(attrs.end(), {{"input_offset", -q_in.zero_points[0]},
+                             {"output_offset", q_out.zero_points[0]},
+                             {"requantize_multipliers", multipliers},
+                             {"requantize_shifts", shifts},
+                             {"activation_min", q_out.quant_min},
+                             {"activation_max", q_out.quant_max}});
+
+  ValueId v = x;
+  if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
+  v = rw.clone_dim_order(v, channels_last_dim_order(4));
+  const ValueId w_packed = rw.constant(depthwise ? "ihwo" : "ohwi", packed);
+  const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
+  const ValueId y = rw.call(depthwise ? "cortex_m.quantized_depthwise_conv2d.default"
+                                      : "cortex_m.quantized_conv2d.default",
+                            {v, w_packed, b_packed}, attrs, true);
+  rw.set_qparams(y, q_out);
+  v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
+  if (one_d) v = rw.view(v, out.shape);
+  rw.commit(v);
+}
+
+}  // namespace cortexm::convert

@@ -1,0 +1,85 @@
+// Shared by the ConvertToCortexM rewrites (convert_*.cc): one folded aten node becomes cortex_m
+// ops. A rewrite that cannot lower its node throws NotLowered; the node then stays float.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "passes/rewrite_util.h"
+
+namespace cortexm::convert {
+
+constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
+constexpr const char* kView = "aten.view_copy.default";
+
+struct NotLowered {
+  std::string reason;
+};
+
+[[noreturn]] inline void not_lowered(const std::string& reason) { throw NotLowered{reason}; }
+
+// Per-tensor int8 qparams of value v (what: "input", "output", ...), else NotLowered.
+QuantParams int8_per_tensor(const Graph& graph, ValueId v, const std::string& what);
+
+// An int8 value quantized per tensor or per channel along `axis` with `channels` channels: per
+// channel, its scale and zero point; for a constant, its data.
+struct QuantizedConstant {
+  Tensor data;
+  std::vector<double> scales;
+  std::vector<int64_t> zero_points;
+};
+QuantizedConstant int8_channels(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
+                                const std::string& what);
+QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
+                                const std::string& what);
+
+// int32 bias at scales[c] (one per channel): zeros when absent; a quantized bias at another scale
+// or zero point is requantized from its real value, a float bias quantized. The bias must be a
+// constant with `channels` elements.
+std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales);
+
+// The int32 [C] bias constant's data, quantized per channel at scales[c] with zero point 0.
+Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales);
+
+// quantize_multiplier of each real scale, as int attributes; NotLowered if one is out of range.
+void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
+                      std::vector<int64_t>* shifts);
+
+// Builds the replacement of one node before it. Unless commit() is called, the destructor erases
+// the nodes it made, so a failed rewrite leaves the graph as it was (but for unused constants).
+class Rewrite {
+ public:
+  Rewrite(Graph& graph, NodeId node);
+  ~Rewrite();
+  Rewrite(const Rewrite&) = delete;
+  Rewrite& operator=(const Rewrite&) = delete;
+
+  const Node& old() const { return old_; }
+  Graph& graph() { return graph_; }
+
+  // A new node before the old one, meta lowering = cortex_m; main marks the op that carries the
+  // old node's meta (its qparams notes).
+  ValueId call(const std::string& op, std::vector<ValueId> inputs, Attrs attrs, bool main = false);
+  ValueId constant(const std::string& suffix, Tensor data);
+  ValueId clone_dim_order(ValueId v, std::vector<int64_t> dim_order);
+  ValueId view(ValueId v, std::vector<int64_t> shape);
+  void set_qparams(ValueId v, const QuantParams& qparams);
+
+  // new_value replaces the old node's output (take_over), keeps its name; the old node goes.
+  void commit(ValueId new_value);
+
+ private:
+  Graph& graph_;
+  const Node old_;
+  std::vector<NodeId> created_;
+  bool committed_ = false;
+};
+
+// The rewrites, one per file. Each lowers the node or throws NotLowered (or GraphError when the
+// cortex_m op rejects what it was given).
+void convert_conv(Graph& graph, NodeId node);    // convert_conv.cc: convolution 1-D / 2-D
+void convert_linear(Graph& graph, NodeId node);  // convert_linear.cc: linear, addmm
+void convert_binary(Graph& graph, NodeId node);  // convert_binary.cc: add.Tensor, mul.Tensor
+void convert_pool(Graph& graph, NodeId node);    // convert_pool.cc: max_pool2d, avg_pool2d
+
+}  // namespace cortexm::convert

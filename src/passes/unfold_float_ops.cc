@@ -1,0 +1,85 @@
+// UnfoldFloatOps: an aten compute node still in the folded form (a quantized input or output)
+// becomes an explicit float op (docs/lowering.md, step 7): its per-tensor int8 / int16 inputs are
+// read through a cortex_m.dequantize_per_tensor (one per value, shared by its readers), other
+// quantized constants (per-channel, int32) through float constants dequantized at compile time,
+// and each quantized output turns float with a cortex_m.quantize_per_tensor after it that the old
+// readers read. The arithmetic is the folded form's, so the outputs do not change.
+#include <map>
+
+#include "passes/qparams_util.h"
+
+namespace cortexm {
+
+namespace {
+
+bool folded(const Graph& graph, const Node& node) {
+  if (!takes_folded_form(OpRegistry::global().get(node.op))) return false;
+  for (ValueId v : node.inputs)
+    if (v != kNoValue && is_quantized(graph.value(v).info)) return true;
+  for (ValueId v : node.outputs)
+    if (is_quantized(graph.value(v).info)) return true;
+  return false;
+}
+
+// The float value to read in place of quantized value v, made before node `at` on first use.
+ValueId dequantized(Graph& graph, ValueId v, NodeId at, std::map<ValueId, ValueId>& cache) {
+  auto it = cache.find(v);
+  if (it != cache.end()) return it->second;
+  const Value& value = graph.value(v);
+  const QuantParams q = *value.info.qparams;
+  const DType dtype = value.info.dtype;
+  const std::vector<int64_t> dim_order = value.info.dim_order;
+  const bool constant = value.kind == ValueKind::kConstant;  // `value` dies with the next edit
+  const std::string name = value.name + "_float";
+  const std::string source = at == kNoNode ? "" : graph.node(at).source;
+  ValueId real;
+  if (!q.per_channel() && (dtype == DType::kInt8 || dtype == DType::kInt16)) {
+    real = graph.call(kCortexMDequantize, {v}, quant_attrs(q, dtype), at, name, source)[0];
+  } else if (constant) {
+    real = dequantized_constant(graph, v, q, dim_order, name);
+  } else {
+    // No cortex_m op dequantizes these (per-channel or int32 activations): PyTorch's op stays.
+    const char* op = q.per_channel() ? kDequantizePerChannel : kDequantize;
+    real = graph.call(op, {v}, quant_attrs(q, dtype), at, name, source)[0];
+  }
+  cache[v] = real;
+  return real;
+}
+
+}  // namespace
+
+bool unfold_float_ops(Graph& graph, const TargetConfig&) {
+  bool changed = false;
+  std::map<ValueId, ValueId> cache;
+  const std::vector<NodeId> order = graph.order();
+  for (NodeId id : order) {
+    if (!folded(graph, graph.node(id))) continue;
+    const std::vector<ValueId> inputs = graph.node(id).inputs;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i] != kNoValue && is_quantized(graph.value(inputs[i]).info))
+        graph.replace_input(id, i, dequantized(graph, inputs[i], id, cache));
+    // Quantized outputs turn float; a quantize after the node gives the old integers.
+    std::vector<std::pair<ValueId, Attrs>> quantized;
+    for (ValueId out : graph.node(id).outputs) {
+      TensorInfo& info = graph.mutable_value(out).info;
+      if (!is_quantized(info)) continue;
+      quantized.emplace_back(out, quant_attrs(*info.qparams, info.dtype));
+      info.dtype = DType::kFloat32;
+      info.qparams.reset();
+    }
+    graph.reinfer(id);
+    const std::string source = graph.node(id).source;
+    for (const auto& [out, attrs] : quantized) {
+      const std::vector<NodeId> readers = graph.users(out);
+      const ValueId q = graph.call(kCortexMQuantize, {out}, attrs, node_after(graph, id),
+                                   graph.value(out).name + "_q", source)[0];
+      redirect(graph, out, q, readers, true);
+    }
+    Node& node = graph.mutable_node(id);
+    if (node.meta.find("lowering") == node.meta.end()) node.meta["lowering"] = "float: not lowered";
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace cortexm
