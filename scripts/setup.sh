@@ -28,10 +28,16 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 VPIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
+# This machine's pip config names local indexes that may be absent; their warnings are noise.
+pip_install() {
+  "${VPIP[@]}" install "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+}
 # Build requirements live in the venv so the extension builds incrementally without isolation.
-"${VPIP[@]}" install "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.24" ninja
+pip_install "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.24" ninja
 # torch is pinned in pyproject's extra: the CPU build on this machine, never an unpinned CUDA build.
-"${VPIP[@]}" install --no-build-isolation ".[torch,test]"
+pip_install --no-build-isolation ".[torch,test]"
 # Silero VAD's real weights ship in this package; its own dependencies (torchaudio, onnxruntime) are
 # not needed and torchaudio would not install beside this torch.
-"${VPIP[@]}" install --no-deps "silero-vad==6.2.3"
+pip_install --no-deps "silero-vad==6.2.3"
+# PT2E (prepare_pt2e / convert_pt2e) lives in torchao with torch 2.13; the tests quantize with it.
+pip_install --no-deps "torchao==0.18.0"

@@ -34,3 +34,12 @@ __all__ = [
     "registered_ops",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # cortexm.models needs torch; import it only when asked for.
+    if name == "models":
+        import importlib
+
+        return importlib.import_module(".models", __name__)
+    raise AttributeError(f"module 'cortexm' has no attribute {name!r}")

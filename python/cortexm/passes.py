@@ -33,8 +33,16 @@ class CortexMPassManager:
     pass as ``NN_<PassName>.cmg`` plus a readable ``.txt``.
     """
 
+    # The order of docs/lowering.md.
     pass_list: Sequence[str] = (
+        "FoldAndAnnotateQParams",
+        "PropagateQParams",
         "DecomposeAdaptiveAvgPool2d",
+        "ConvertToCortexM",
+        "ActivationFusion",
+        "ReplaceQuantNodes",
+        "UnfoldFloatOps",
+        "FuseViewCopy",
         "RemoveNoopViewCopy",
         "FoldInverseDimOrderClone",
         "DeadCodeElimination",

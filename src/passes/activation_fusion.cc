@@ -2,13 +2,12 @@
 // cortex_m op with an activation range, directly or through view_copy / _clone_dim_order nodes
 // (which commute with an elementwise clamp), each output read once, becomes the intersection of
 // that range with its bounds quantized as the folded node quantizes them; the node goes.
-// hardsigmoid changes qparams (a rescale, not a clamp) and is left alone.
+// hardsigmoid is a rescale, not a clamp: ConvertToCortexM lowers it with a float-output conv.
 #include <cmath>
-#include <limits>
 
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "graph/quantized_form.h"
-#include "passes/rewrite_util.h"
+#include "passes/convert_to_cortex_m.h"
 
 namespace cortexm {
 
@@ -30,45 +29,12 @@ int64_t int_attr(const Node& node, const std::string& name) {
   return OpArgs(node.op, node.name, node.attrs).i(name);
 }
 
-// The float bounds the activation clamps to (float32, as its kernel uses them); false if the
-// node is not one of the clamps.
-bool clamp_bounds(const Node& node, float* lo, float* hi) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  const OpArgs args(node.op, node.name, node.attrs);
-  if (node.op == "aten.relu.default") {
-    *lo = 0.0f;
-    *hi = kInf;
-  } else if (node.op == "aten.hardtanh.default") {
-    *lo = static_cast<float>(args.f("min_val"));
-    *hi = static_cast<float>(args.f("max_val"));
-  } else if (node.op == "aten.clamp.default") {
-    *lo = args.is_none("min") ? -kInf : static_cast<float>(args.f("min"));
-    *hi = args.is_none("max") ? kInf : static_cast<float>(args.f("max"));
-  } else {
-    return false;
-  }
-  return true;
-}
-
-// v quantized exactly as the folded node's output is (the quantize kernel: float32 math,
-// infinities saturate).
-int32_t quantize_bound(float v, const QuantParams& q) {
-  QuantizeParams p;
-  p.scale = static_cast<float>(q.scales[0]);
-  p.zero_point = static_cast<int32_t>(q.zero_points[0]);
-  p.quant_min = static_cast<int32_t>(q.quant_min);
-  p.quant_max = static_cast<int32_t>(q.quant_max);
-  int8_t out = 0;
-  quantize_per_tensor(p, &v, &out, 1);
-  return out;
-}
-
 // Fuses activation node `id` into its producer; returns "" on success, else why not.
 std::string fuse(Graph& graph, NodeId id) {
   const Node act = graph.node(id);
-  float lo = 0.0f, hi = 0.0f;
-  clamp_bounds(act, &lo, &hi);
-  if (std::isnan(lo) || std::isnan(hi)) return "a NaN bound";
+  convert::ClampActivation a;
+  convert::clamp_activation(act, &a);
+  if (std::isnan(a.lo) || std::isnan(a.hi)) return "a NaN bound";
   const TensorInfo& in = graph.value(act.inputs[0]).info;
   const TensorInfo& out = graph.value(act.outputs[0]).info;
   if (in.dtype != DType::kInt8 || out.dtype != DType::kInt8 || !in.qparams || !out.qparams ||
@@ -98,8 +64,10 @@ std::string fuse(Graph& graph, NodeId id) {
   if (!has_activation_range(p.op)) return "its producer " + p.op + " has no activation range";
   const TensorInfo& p_out = graph.value(p.outputs[0]).info;
   if (!p_out.qparams || *p_out.qparams != q) return "its producer's output has other qparams";
-  const int64_t new_min = std::max<int64_t>(int_attr(p, "activation_min"), quantize_bound(lo, q));
-  const int64_t new_max = std::min<int64_t>(int_attr(p, "activation_max"), quantize_bound(hi, q));
+  const int64_t new_min =
+      std::max<int64_t>(int_attr(p, "activation_min"), convert::quantize_bound(a.lo, q));
+  const int64_t new_max =
+      std::min<int64_t>(int_attr(p, "activation_max"), convert::quantize_bound(a.hi, q));
   if (new_min > new_max) return "its range does not meet the producer's";
   graph.set_attr(producer, "activation_min", new_min);
   graph.set_attr(producer, "activation_max", new_max);
@@ -118,8 +86,11 @@ bool activation_fusion(Graph& graph, const TargetConfig&) {
   const std::vector<NodeId> order = graph.order();
   for (NodeId id : order) {
     const Node& node = graph.node(id);
-    float lo = 0.0f, hi = 0.0f;
-    if (!clamp_bounds(node, &lo, &hi) || !is_quantized(graph.value(node.inputs[0]).info)) continue;
+    convert::ClampActivation a;
+    // A pure clamp: hardsigmoid rescales (it is lowered with a float-output conv instead).
+    if (!convert::clamp_activation(node, &a) || a.scale != 1.0 || a.offset != 0.0 ||
+        !is_quantized(graph.value(node.inputs[0]).info))
+      continue;
     const std::string why_not = fuse(graph, id);
     if (why_not.empty()) {
       changed = true;

@@ -1,7 +1,8 @@
 // ConvertToCortexM, convolutions: aten.convolution.default (2-D, or 1-D through view_copy to
 // (N, C, 1, W)) -> _clone_dim_order to channels-last, cortex_m.quantized_depthwise_conv2d when
 // groups == C_in and C_out % C_in == 0 (IHWO weight), else cortex_m.quantized_conv2d (OHWI weight,
-// grouped too), _clone_dim_order back.
+// grouped too), _clone_dim_order back. A float output read only by a clamp activation (the
+// quantizer's conv + hardsigmoid) is lowered with it (output_target).
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -32,11 +33,13 @@ void convert_conv(Graph& graph, NodeId id) {
   const ValueId w = node.inputs[1];
   const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
   const TensorInfo in = graph.value(x).info;
-  const TensorInfo out = graph.value(node.outputs[0]).info;
   const bool one_d = in.rank() == 3;
-  if (!one_d && in.rank() != 4) not_lowered("input rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  if (!one_d && in.rank() != 4)
+    not_lowered("input rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
   const QuantParams q_in = int8_per_tensor(graph, x, "input");
-  const QuantParams q_out = int8_per_tensor(graph, node.outputs[0], "output");
+  const OutputTarget target = output_target(graph, node);
+  const QuantParams& q_out = target.q;
+  const TensorInfo out = graph.value(target.value).info;
 
   const std::vector<int64_t> ws = graph.value(w).info.shape;
   const int64_t c_out = ws[0], c_per_group = ws[1];
@@ -45,7 +48,9 @@ void convert_conv(Graph& graph, NodeId id) {
   const int64_t groups = args.i("groups");
   const QuantizedConstant weight = int8_constant(graph, w, 0, c_out, "weight");
   for (int64_t zp : weight.zero_points)
-    if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (the conv kernels take symmetric weights)");
+    if (zp != 0)
+      not_lowered("weight zero point " + std::to_string(zp) +
+                  " (the conv kernels take symmetric weights)");
   const std::vector<int64_t> stride = spatial(args, "stride", one_d, 1);
   const std::vector<int64_t> padding = spatial(args, "padding", one_d, 0);
   const std::vector<int64_t> dilation = spatial(args, "dilation", one_d, 1);
@@ -54,11 +59,12 @@ void convert_conv(Graph& graph, NodeId id) {
   std::vector<double> bias_scales, real_scales;
   for (int64_t c = 0; c < c_out; ++c) {
     bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
-    real_scales.push_back(bias_scales.back() / q_out.scales[0]);
+    real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
   }
   std::vector<int64_t> multipliers, shifts;
   requantize_attrs(real_scales, &multipliers, &shifts);
-  const std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
+  std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
+  add_tail_offset(target, bias_scales, &bias);
 
   // Weights: OHWI [C_out, KH, KW, C_in / groups]; depthwise IHWO [1, KH, KW, C_out].
   TensorInfo w_info;
@@ -84,8 +90,8 @@ void convert_conv(Graph& graph, NodeId id) {
                              {"output_offset", q_out.zero_points[0]},
                              {"requantize_multipliers", multipliers},
                              {"requantize_shifts", shifts},
-                             {"activation_min", q_out.quant_min},
-                             {"activation_max", q_out.quant_max}});
+                             {"activation_min", target.activation_min},
+                             {"activation_max", target.activation_max}});
 
   ValueId v = x;
   if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
@@ -98,7 +104,7 @@ void convert_conv(Graph& graph, NodeId id) {
   rw.set_qparams(y, q_out);
   v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
   if (one_d) v = rw.view(v, out.shape);
-  rw.commit(v);
+  rw.commit(v, &target);
 }
 
 }  // namespace cortexm::convert

@@ -1,6 +1,7 @@
 // ConvertToCortexM, matrix products: aten.linear.default (weight [N, K]) and aten.addmm.default
 // (bias, x, mat2 [K, N] that is a constant or permute_copy [1, 0] of one) ->
-// cortex_m.quantized_linear with [N, K] weights, per-channel multipliers and an int32 bias.
+// cortex_m.quantized_linear with [N, K] weights, per-channel multipliers and an int32 bias; a
+// float output read only by a clamp activation is lowered with it (output_target).
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -58,7 +59,8 @@ void convert_linear(Graph& graph, NodeId id) {
       b = node.inputs[0];
       const std::vector<int64_t>& s = graph.value(b).info.shape;
       if (s != std::vector<int64_t>{n} && s != std::vector<int64_t>{1, n})
-        not_lowered("addmm self " + shape_to_string(s) + " is not a bias of [" + std::to_string(n) + "]");
+        not_lowered("addmm self " + shape_to_string(s) + " is not a bias of [" +
+                    std::to_string(n) + "]");
     }
   } else {
     w = node.inputs[1];
@@ -68,7 +70,8 @@ void convert_linear(Graph& graph, NodeId id) {
     weights = channels.data;
   }
   const QuantParams q_in = int8_per_tensor(graph, x, "input");
-  const QuantParams q_out = int8_per_tensor(graph, node.outputs[0], "output");
+  const OutputTarget target = output_target(graph, node);
+  const QuantParams& q_out = target.q;
   // One filter offset for every channel (symmetric weights: 0).
   const int64_t w_zp = channels.zero_points[0];
   for (int64_t zp : channels.zero_points)
@@ -77,11 +80,12 @@ void convert_linear(Graph& graph, NodeId id) {
   std::vector<double> bias_scales, real_scales;
   for (int64_t c = 0; c < n; ++c) {
     bias_scales.push_back(q_in.scales[0] * channels.scales[c]);
-    real_scales.push_back(bias_scales.back() / q_out.scales[0]);
+    real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
   }
   std::vector<int64_t> multipliers, shifts;
   requantize_attrs(real_scales, &multipliers, &shifts);
-  const std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
+  std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
+  add_tail_offset(target, bias_scales, &bias);
 
   TensorInfo w_info = weights.info();
   w_info.qparams = graph.value(w).info.qparams;
@@ -97,11 +101,11 @@ void convert_linear(Graph& graph, NodeId id) {
                              {"output_offset", q_out.zero_points[0]},
                              {"requantize_multipliers", multipliers},
                              {"requantize_shifts", shifts},
-                             {"activation_min", q_out.quant_min},
-                             {"activation_max", q_out.quant_max}},
+                             {"activation_min", target.activation_min},
+                             {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
-  rw.commit(y);
+  rw.commit(y, &target);
 }
 
 }  // namespace cortexm::convert

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cortexm/kernels/quantize_per_tensor.h"
 #include "cortexm/kernels/requantize.h"
 #include "graph/errors.h"
 #include "graph/quantized_form.h"
@@ -40,9 +41,13 @@ QuantParams int8_per_tensor(const Graph& graph, ValueId v, const std::string& wh
   if (info.dtype != DType::kInt8 || !info.qparams)
     not_lowered(what + " " + describe(graph, v) + " is not an int8 quantized value");
   if (info.qparams->per_channel()) not_lowered(what + " " + describe(graph, v) + " is per-channel");
-  if (!valid_scale(info.qparams->scales[0]))
+  const QuantParams& q = *info.qparams;
+  if (!valid_scale(q.scales[0]))
     not_lowered(what + " " + describe(graph, v) + " has a scale that is not finite and > 0");
-  return *info.qparams;
+  if (q.zero_points[0] < -128 || q.zero_points[0] > 127 || q.quant_min < -128 ||
+      q.quant_max > 127 || q.quant_min > q.quant_max)
+    not_lowered(what + " " + describe(graph, v) + " has a zero point or range outside int8");
+  return q;
 }
 
 QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
@@ -75,14 +80,17 @@ QuantizedConstant int8_channels(const Graph& graph, ValueId v, int64_t axis, int
   return out;
 }
 
-std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales) {
+std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
+                                const std::vector<double>& scales) {
   const int64_t n = static_cast<int64_t>(scales.size());
   std::vector<int32_t> out(static_cast<size_t>(n), 0);
   if (bias == kNoValue) return out;
   const Value& b = graph.value(bias);
-  if (b.kind != ValueKind::kConstant) not_lowered("bias " + describe(graph, bias) + " is not a constant");
+  if (b.kind != ValueKind::kConstant)
+    not_lowered("bias " + describe(graph, bias) + " is not a constant");
   if (b.info.numel() != n)
-    not_lowered("bias " + describe(graph, bias) + " does not have " + std::to_string(n) + " elements");
+    not_lowered("bias " + describe(graph, bias) + " does not have " + std::to_string(n) +
+                " elements");
   const bool is_float = b.info.dtype == DType::kFloat32 && !b.info.qparams;
   if (!is_float && !is_quantized(b.info))
     not_lowered("bias " + describe(graph, bias) + " is neither float32 nor quantized");
@@ -139,6 +147,81 @@ void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_
   }
 }
 
+bool clamp_activation(const Node& node, ClampActivation* a) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const OpArgs args(node.op, node.name, node.attrs);
+  *a = ClampActivation{};
+  if (node.op == "aten.relu.default") {
+    a->hi = kInf;
+  } else if (node.op == "aten.hardtanh.default") {
+    a->lo = static_cast<float>(args.f("min_val"));
+    a->hi = static_cast<float>(args.f("max_val"));
+  } else if (node.op == "aten.clamp.default") {
+    a->lo = args.is_none("min") ? -kInf : static_cast<float>(args.f("min"));
+    a->hi = args.is_none("max") ? kInf : static_cast<float>(args.f("max"));
+  } else if (node.op == "aten.hardsigmoid.default") {  // relu6(x + 3) / 6
+    a->scale = 1.0 / 6.0;
+    a->offset = 0.5;
+    a->hi = 1.0f;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+int32_t quantize_bound(float v, const QuantParams& q) {
+  QuantizeParams p;
+  p.scale = static_cast<float>(q.scales[0]);
+  p.zero_point = static_cast<int32_t>(q.zero_points[0]);
+  p.quant_min = static_cast<int32_t>(q.quant_min);
+  p.quant_max = static_cast<int32_t>(q.quant_max);
+  int8_t out = 0;
+  quantize_per_tensor(p, &v, &out, 1);
+  return out;
+}
+
+OutputTarget output_target(const Graph& graph, const Node& node) {
+  OutputTarget t;
+  t.value = node.outputs[0];
+  const TensorInfo& info = graph.value(t.value).info;
+  if (info.dtype != DType::kFloat32 || info.qparams) {
+    t.q = int8_per_tensor(graph, t.value, "output");
+    t.activation_min = t.q.quant_min;
+    t.activation_max = t.q.quant_max;
+    return t;
+  }
+  const std::vector<NodeId> readers = graph.users(t.value);
+  ClampActivation a;
+  if (readers.size() != 1 || graph.is_graph_output(t.value) ||
+      !clamp_activation(graph.node(readers[0]), &a) || graph.node(readers[0]).inputs[0] != t.value)
+    not_lowered("output " + describe(graph, t.value) +
+                " is float and not read by one relu / hardtanh / clamp / hardsigmoid alone");
+  if (std::isnan(a.lo) || std::isnan(a.hi)) not_lowered("its activation has a NaN bound");
+  const Node& tail = graph.node(readers[0]);
+  t.tail = tail.id;
+  t.tail_op = tail.op;
+  t.value = tail.outputs[0];
+  t.q = int8_per_tensor(graph, t.value, "activation output");
+  t.scale = a.scale;
+  t.offset = a.offset;
+  t.activation_min = std::max<int64_t>(t.q.quant_min, quantize_bound(a.lo, t.q));
+  t.activation_max = std::min<int64_t>(t.q.quant_max, quantize_bound(a.hi, t.q));
+  if (t.activation_min > t.activation_max) not_lowered("its activation range is empty");
+  return t;
+}
+
+void add_tail_offset(const OutputTarget& t, const std::vector<double>& bias_scales,
+                     std::vector<int32_t>* bias) {
+  if (t.offset == 0.0) return;
+  for (size_t c = 0; c < bias->size(); ++c) {
+    const double v = static_cast<double>((*bias)[c]) +
+                     std::nearbyint(t.offset / (t.scale * bias_scales[c]));
+    if (!(v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max()))
+      not_lowered("bias with the activation's offset does not fit int32");
+    (*bias)[c] = static_cast<int32_t>(v);
+  }
+}
+
 Rewrite::Rewrite(Graph& graph, NodeId node) : graph_(graph), old_(graph.node(node)) {}
 
 Rewrite::~Rewrite() {
@@ -158,7 +241,10 @@ ValueId Rewrite::call(const std::string& op, std::vector<ValueId> inputs, Attrs 
   const NodeId id = graph_.producer(out);
   created_.push_back(id);
   Node& node = graph_.mutable_node(id);
-  if (main) node.meta = old_.meta;
+  if (main) {
+    node.meta = old_.meta;
+    main_ = id;
+  }
   node.meta["lowering"] = "cortex_m";
   return out;
 }
@@ -179,8 +265,13 @@ void Rewrite::set_qparams(ValueId v, const QuantParams& qparams) {
   graph_.mutable_value(v).info.qparams = qparams;
 }
 
-void Rewrite::commit(ValueId new_value) {
-  take_over(graph_, old_.outputs[0], new_value);
+void Rewrite::commit(ValueId new_value, const OutputTarget* target) {
+  const bool tail = target && target->tail != kNoNode;
+  take_over(graph_, tail ? target->value : old_.outputs[0], new_value);
+  if (tail) {
+    if (main_ != kNoNode) graph_.mutable_node(main_).meta["fused_activation"] = target->tail_op;
+    graph_.erase_node(target->tail);
+  }
   graph_.erase_node(old_.id);
   committed_ = true;
 }

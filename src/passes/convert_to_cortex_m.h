@@ -35,8 +35,9 @@ QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int
 
 // int32 bias at scales[c] (one per channel): zeros when absent; a quantized bias at another scale
 // or zero point is requantized from its real value, a float bias quantized. The bias must be a
-// constant with `channels` elements.
-std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales);
+// constant with one element per scale.
+std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
+                                const std::vector<double>& scales);
 
 // The int32 [C] bias constant's data, quantized per channel at scales[c] with zero point 0.
 Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales);
@@ -44,6 +45,35 @@ Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>
 // quantize_multiplier of each real scale, as int attributes; NotLowered if one is out of range.
 void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
                       std::vector<int64_t>* shifts);
+
+// relu / hardtanh / clamp / hardsigmoid as out = clamp(scale * x + offset, lo, hi), bounds in
+// float32 as their kernels use them; false for any other op.
+struct ClampActivation {
+  double scale = 1.0, offset = 0.0;
+  float lo = 0.0f, hi = 0.0f;
+};
+bool clamp_activation(const Node& node, ClampActivation* activation);
+
+// v quantized exactly as a folded node's output is (float32 math; infinities saturate).
+int32_t quantize_bound(float v, const QuantParams& q);
+
+// What a lowered conv / linear produces: the node's int8 output; or, when that is float32 and
+// read only by a folded clamp activation with an int8 output (a quantizer's conv + hardsigmoid
+// pattern), the activation's: its scale and offset go into the requantization and the bias, its
+// bounds into the activation range (quantizing commutes with the clamp).
+struct OutputTarget {
+  ValueId value = kNoValue;
+  NodeId tail = kNoNode;
+  std::string tail_op;
+  QuantParams q;
+  double scale = 1.0, offset = 0.0;
+  int64_t activation_min = -128, activation_max = 127;
+};
+OutputTarget output_target(const Graph& graph, const Node& node);
+
+// bias[c] += offset / (scale * bias_scales[c]) (the tail's offset in accumulator units).
+void add_tail_offset(const OutputTarget& target, const std::vector<double>& bias_scales,
+                     std::vector<int32_t>* bias);
 
 // Builds the replacement of one node before it. Unless commit() is called, the destructor erases
 // the nodes it made, so a failed rewrite leaves the graph as it was (but for unused constants).
@@ -65,13 +95,15 @@ class Rewrite {
   ValueId view(ValueId v, std::vector<int64_t> shape);
   void set_qparams(ValueId v, const QuantParams& qparams);
 
-  // new_value replaces the old node's output (take_over), keeps its name; the old node goes.
-  void commit(ValueId new_value);
+  // new_value replaces the target's value (take_over); the old node (and its tail, noted in the
+  // main node's meta fused_activation) go.
+  void commit(ValueId new_value, const OutputTarget* target = nullptr);
 
  private:
   Graph& graph_;
   const Node old_;
   std::vector<NodeId> created_;
+  NodeId main_ = kNoNode;
   bool committed_ = false;
 };
 

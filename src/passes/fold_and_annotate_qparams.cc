@@ -59,13 +59,13 @@ std::optional<FoldableInput> foldable_input(const Graph& graph, ValueId v) {
   const Value& q = graph.value(f.quantized);
   if (!is_integer(q.info.dtype)) return std::nullopt;
   if (q.info.qparams && *q.info.qparams != f.qparams) return std::nullopt;
-  if (q.kind == ValueKind::kConstant && q.data.info().qparams && *q.data.info().qparams != f.qparams)
-    return std::nullopt;
+  const auto& data_q = q.data.info().qparams;
+  if (q.kind == ValueKind::kConstant && data_q && *data_q != f.qparams) return std::nullopt;
   return f;
 }
 
-// The quantize nodes reading `out` when they all share the attributes (and q, dtype match when
-// given), none is a graph output and `out` is not one either; empty otherwise.
+// The quantize nodes reading `out` when they all have the same attributes, none is a graph
+// output and `out` is not one either; empty otherwise.
 std::vector<NodeId> foldable_quantizes(const Graph& graph, ValueId out) {
   if (graph.is_graph_output(out)) return {};
   const std::vector<NodeId> readers = graph.users(out);
@@ -191,6 +191,21 @@ double quantized_pad_value(double value, const QuantParams& q, DType dtype) {
   return out;
 }
 
+// Moving integers equals DQ -> op -> Q only for integers inside the quant range (Q clamps).
+// Node outputs come from quantizes or clamping ops; graph inputs and constants may not.
+bool within_range(const Graph& graph, ValueId v, const QuantParams& q) {
+  const Value& value = graph.value(v);
+  const bool int8 = value.info.dtype == DType::kInt8;
+  if (q.quant_min <= (int8 ? -128 : -32768) && q.quant_max >= (int8 ? 127 : 32767)) return true;
+  if (value.kind == ValueKind::kNodeOutput) return true;
+  if (value.kind == ValueKind::kInput) return false;
+  for (int64_t i = 0; i < value.data.numel(); ++i) {
+    const int64_t x = int8 ? value.data.data<int8_t>()[i] : value.data.data<int16_t>()[i];
+    if (x < q.quant_min || x > q.quant_max) return false;
+  }
+  return true;
+}
+
 bool fold_data_movement(Graph& graph, NodeId id) {
   const Node& node = graph.node(id);
   // Every input is a per-tensor dequantize with one set of qparams and dtype.
@@ -207,6 +222,8 @@ bool fold_data_movement(Graph& graph, NodeId id) {
   const QuantParams q = inputs[0].qparams;
   const DType dtype = inputs[0].dtype;
   if (dtype != DType::kInt8 && dtype != DType::kInt16) return false;
+  for (const FoldableInput& f : inputs)
+    if (!within_range(graph, f.quantized, q)) return false;
 
   Attrs attrs = node.attrs;
   if (node.op == "aten.constant_pad_nd.default")
@@ -224,7 +241,8 @@ bool fold_data_movement(Graph& graph, NodeId id) {
     infos.push_back(node.inputs[i] == kNoValue ? nullptr : &quantized[k++]);
   std::vector<TensorInfo> expected;
   try {
-    expected = OpRegistry::global().get(node.op).infer(InferContext(node.op, node.name, attrs, infos));
+    const OpSchema& schema = OpRegistry::global().get(node.op);
+    expected = schema.infer(InferContext(node.op, node.name, attrs, infos));
   } catch (const GraphError&) {
     return false;
   }
@@ -238,7 +256,8 @@ bool fold_data_movement(Graph& graph, NodeId id) {
   bool any = false;
   for (ValueId out : node.outputs) {
     std::vector<NodeId> qs = foldable_quantizes(graph, out);
-    if (!qs.empty() && (node_qparams(graph, graph.node(qs[0])) != q || node_dtype(graph.node(qs[0])) != dtype))
+    if (!qs.empty() && (node_qparams(graph, graph.node(qs[0])) != q ||
+                        node_dtype(graph.node(qs[0])) != dtype))
       qs.clear();
     if (graph.is_graph_output(out)) return false;
     if (qs.empty() && node.outputs.size() == 1) return false;
@@ -267,8 +286,8 @@ bool fold_data_movement(Graph& graph, NodeId id) {
     }
     const std::vector<NodeId> readers = graph.users(outs[k]);
     if (readers.empty()) continue;
-    const ValueId dq =
-        graph.call(kDequantize, {outs[k]}, quant_attrs(q, dtype), node_after(graph, id), "", source)[0];
+    const ValueId dq = graph.call(kDequantize, {outs[k]}, quant_attrs(q, dtype),
+                                  node_after(graph, id), "", source)[0];
     redirect(graph, outs[k], dq, readers, false);
   }
   erase_if_unused(graph, detached);

@@ -28,19 +28,24 @@ inline bool is_decomposed_dequantize(const std::string& op) {
 inline QuantParams node_qparams(const Graph& graph, const Node& node) {
   const bool per_channel = node.op.find("_per_channel.") != std::string::npos;
   const TensorInfo& in = graph.value(node.inputs.at(0)).info;
-  return ops::quant_params_from_attrs(OpArgs(node.op, node.name, node.attrs), per_channel, in.rank(),
-                                      in.shape);
+  const OpArgs args(node.op, node.name, node.attrs);
+  return ops::quant_params_from_attrs(args, per_channel, in.rank(), in.shape);
 }
 
-inline DType node_dtype(const Node& node) { return OpArgs(node.op, node.name, node.attrs).dtype("dtype"); }
+inline DType node_dtype(const Node& node) {
+  return OpArgs(node.op, node.name, node.attrs).dtype("dtype");
+}
 
 // Attributes of a per-tensor or per-channel quantize / dequantize node for q.
 inline Attrs quant_attrs(const QuantParams& q, DType dtype) {
   if (q.per_channel())
     return {{"scales", q.scales},       {"zero_points", q.zero_points}, {"axis", q.axis},
             {"quant_min", q.quant_min}, {"quant_max", q.quant_max},     {"dtype", dtype}};
-  return {{"scale", q.scales.at(0)},  {"zero_point", q.zero_points.at(0)}, {"quant_min", q.quant_min},
-          {"quant_max", q.quant_max}, {"dtype", dtype}};
+  return {{"scale", q.scales.at(0)},
+          {"zero_point", q.zero_points.at(0)},
+          {"quant_min", q.quant_min},
+          {"quant_max", q.quant_max},
+          {"dtype", dtype}};
 }
 
 // "int8 q(0.0235, -3)" or "int8 q(axis 0, 16 scales)".
@@ -88,7 +93,7 @@ inline ValueId dequantized_constant(Graph& graph, ValueId quantized, const Quant
                                     const std::string& name) {
   const Value& c = graph.value(quantized);
   if (c.kind != ValueKind::kConstant)
-    throw GraphError("value '" + c.name + "' is not a constant; cannot dequantize it at compile time");
+    throw GraphError("'" + c.name + "' is not a constant: cannot dequantize it at compile time");
   Tensor view = c.data;  // shares the bytes; the info copy takes q
   view.mutable_info().qparams = q;
   Tensor real = dequantize_tensor(view);

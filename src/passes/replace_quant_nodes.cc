@@ -1,7 +1,7 @@
 // ReplaceQuantNodes: the quantized_decomposed quantize_per_tensor / dequantize_per_tensor left
 // at the boundaries become their cortex_m twins (same attributes, same arithmetic) when the
-// kernels take their dtype (int8, int16). A dequantize of a constant that no cortex_m op can do
-// (per-channel, int32) becomes a float constant computed at compile time.
+// kernels take their dtype (int8, int16). A dequantize no cortex_m op can do (per-channel, int32)
+// becomes a float constant computed at compile time when it reads a constant, else it stays.
 #include "passes/qparams_util.h"
 
 namespace cortexm {

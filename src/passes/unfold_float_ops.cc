@@ -4,6 +4,7 @@
 // quantized constants (per-channel, int32) through float constants dequantized at compile time,
 // and each quantized output turns float with a cortex_m.quantize_per_tensor after it that the old
 // readers read. The arithmetic is the folded form's, so the outputs do not change.
+#include <algorithm>
 #include <map>
 
 #include "passes/qparams_util.h"
@@ -32,9 +33,19 @@ ValueId dequantized(Graph& graph, ValueId v, NodeId at, std::map<ValueId, ValueI
   const bool constant = value.kind == ValueKind::kConstant;  // `value` dies with the next edit
   const std::string name = value.name + "_float";
   const std::string source = at == kNoNode ? "" : graph.node(at).source;
-  ValueId real;
+  ValueId real = kNoValue;
   if (!q.per_channel() && (dtype == DType::kInt8 || dtype == DType::kInt16)) {
-    real = graph.call(kCortexMDequantize, {v}, quant_attrs(q, dtype), at, name, source)[0];
+    // An equal cortex_m dequantize already before `at` serves too.
+    const Attrs attrs = quant_attrs(q, dtype);
+    const auto& order = graph.order();
+    const auto end = std::find(order.begin(), order.end(), at);
+    for (NodeId r : graph.users(v)) {
+      const Node& reader = graph.node(r);
+      if (reader.op == kCortexMDequantize && reader.attrs == attrs &&
+          std::find(order.begin(), end, r) != end)
+        real = reader.outputs[0];
+    }
+    if (real == kNoValue) real = graph.call(kCortexMDequantize, {v}, attrs, at, name, source)[0];
   } else if (constant) {
     real = dequantized_constant(graph, v, q, dim_order, name);
   } else {

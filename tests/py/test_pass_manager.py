@@ -43,8 +43,9 @@ def test_passes_keep_outputs_and_simplify(tmp_path):
     assert g.op_counts() == {"aten.avg_pool2d.default": 1}
     np.testing.assert_allclose(g.run(x), before, rtol=1e-6, atol=1e-6)
     files = sorted(p.name for p in tmp_path.iterdir())
-    assert files[0] == "00_DecomposeAdaptiveAvgPool2d.cmg" and len(files) == 2 * len(pm.passes)
-    assert cortexm.Graph.load(tmp_path / files[0]).op_counts()["aten.avg_pool2d.default"] == 1
+    decompose = f"{pm.passes.index('DecomposeAdaptiveAvgPool2d'):02d}_DecomposeAdaptiveAvgPool2d.cmg"
+    assert decompose in files and len(files) == 2 * len(pm.passes)
+    assert cortexm.Graph.load(tmp_path / decompose).op_counts()["aten.avg_pool2d.default"] == 1
 
 
 def test_python_passes_and_skips():
@@ -65,3 +66,53 @@ def test_python_passes_and_skips():
         CortexMPassManager(g, passes=["Nope"])
     with pytest.raises(ValueError, match="skip_passes"):
         CortexMPassManager(g, skip_passes=["Nope"])
+
+
+QDQ = "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default"
+
+
+def quantized_conv_graph():
+    """x -> Q -> DQ -> conv(DQ w per-channel, DQ b int32) -> relu -> Q -> DQ, then a gelu the
+    quantizer left float (its input dequantized, no Q after it)."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 2, 5, 5])
+
+    def qdq(v, scale, zp):
+        attrs = {"scale": scale, "zero_point": zp, "quant_min": -128, "quant_max": 127, "dtype": "int8"}
+        return g.call(QDQ[1], [g.call(QDQ[0], [v], attrs)], attrs)
+
+    w_scales = [0.01, 0.02, 0.015]
+    rng = np.random.default_rng(1)
+    w = g.add_constant("w", rng.integers(-127, 128, (3, 2, 3, 3)).astype(np.int8))
+    b = g.add_constant("b", rng.integers(-3000, 3000, 3).astype(np.int32))
+    w_dq = g.call("quantized_decomposed.dequantize_per_channel.default", [w],
+                  {"scales": w_scales, "zero_points": [0] * 3, "axis": 0, "quant_min": -127,
+                   "quant_max": 127, "dtype": "int8"})
+    b_dq = g.call("quantized_decomposed.dequantize_per_channel.default", [b],
+                  {"scales": [0.02 * s for s in w_scales], "zero_points": [0] * 3, "axis": 0,
+                   "quant_min": -2**31, "quant_max": 2**31 - 1, "dtype": "int32"})
+    conv = g.call("aten.convolution.default", [qdq(x, 0.02, 3), w_dq, b_dq],
+                  {"stride": [1, 1], "padding": [1, 1], "dilation": [1, 1]})
+    relu = g.call("aten.relu.default", [conv])
+    g.outputs = [qdq(relu, 0.02, -128), g.call("aten.gelu.default", [qdq(relu, 0.02, -128)])]
+    return g
+
+
+def test_fold_replace_unfold_keep_outputs():
+    g = quantized_conv_graph()
+    x = np.random.default_rng(2).uniform(-2, 2, (1, 2, 5, 5)).astype(np.float32)
+    before = g.run(x)
+    pm = CortexMPassManager(g, "cortex-m55+int8",
+                            passes=["FoldAndAnnotateQParams", "ReplaceQuantNodes", "UnfoldFloatOps"])
+    pm.run()
+    assert pm.changed == {"FoldAndAnnotateQParams": True, "ReplaceQuantNodes": True, "UnfoldFloatOps": True}
+    after = g.run(x)
+    for a, b in zip(before, after):
+        np.testing.assert_array_equal(a, b)
+    counts = g.op_counts()
+    assert not any(op.startswith("quantized_decomposed.") for op in counts), counts
+    assert counts["cortex_m.quantize_per_tensor.default"] >= 1
+    conv = next(n for n in g.nodes if n.op == "aten.convolution.default")
+    assert conv.meta["lowering"] == "float: not lowered"
+    assert conv.meta["input_qparams"].startswith("0: int8 q(0.02, 3); 1: int8 q(axis 0, 3 scales)")
+    assert [v.dtype for v in conv.inputs] == ["float32"] * 3 and conv.inputs[1].kind == "constant"

@@ -268,13 +268,17 @@ PASSTHROUGH = [
     ("aten.relu.default", {}),
     ("aten.hardtanh.default", {"min_val": 0.0, "max_val": 6.0}),
     ("aten.clamp.default", {"min": -0.5}),
+    ("aten.constant_pad_nd.default", {"pad": [1, 2, 0, 1]}),
+    ("aten.upsample_nearest2d.default", {"output_size": [12, 12]}),
+    ("aten.reflection_pad1d.default", {"padding": [2, 1]}),
 ]
 
 
 @pytest.mark.parametrize("op,attrs", PASSTHROUGH, ids=[p[0].split(".")[1] for p in PASSTHROUGH])
 def test_passthrough_shares_the_input_qparams(op, attrs):
-    g = unary_graph(op, attrs)
-    m = patterns.check_passthrough(view_of(g), node(g, "op"))
+    g = unary_graph(op, attrs, shape=(1, 4, 6) if "1d" in op else (1, 4, 6, 6))
+    check = patterns.check_pad if "pad_nd" in op else patterns.check_passthrough
+    m = check(view_of(g), node(g, "op"))
     assert m.pattern == "passthrough" and set(m.outputs.values()) == {patterns.SharedWith("x")}
     qg = quantize(g)
     x_q = quantize_of(qg.value("x"))
@@ -282,6 +286,13 @@ def test_passthrough_shares_the_input_qparams(op, attrs):
     assert op_node.meta["pattern"] == "passthrough" and src(op_node.inputs[0]) == DQ
     for out in op_node.outputs:
         assert quantize_of(out).attrs == x_q.attrs
+
+
+def test_padding_with_a_nonzero_value_stays_float():
+    g = unary_graph("aten.constant_pad_nd.default", {"pad": [1, 1], "value": 1.5})
+    with pytest.raises(patterns.NoMatch, match="pad value 1.5 is not 0"):
+        patterns.check_pad(view_of(g), node(g, "op"))
+    assert node(quantize(g), "op").meta["float_reason"] == "passthrough: pad value 1.5 is not 0"
 
 
 @pytest.mark.parametrize("op,attrs", [
@@ -704,7 +715,7 @@ def test_graph_quantized_by_pt2e_is_recognised_and_runs_like_torch():
     for i in range(8):
         prepared(torch.randn(1, 3, 6, 6, generator=torch.Generator().manual_seed(i)))
     converted = convert_pt2e(prepared)
-    g = cortexm.export(torch.export.export(converted, example))
+    g = cortexm.export(converted, example)
     assert is_quantized(g)
     counts = g.op_counts()
     assert counts[Q] == 4 and counts[DQC] == 4  # flatten is not annotated: a dq -> view -> q round trip

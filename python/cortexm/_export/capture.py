@@ -43,7 +43,8 @@ def capture(module_or_ep, example_inputs=None, dynamic_shapes=None, *, decompose
                 example_inputs = (example_inputs,)
             module = module_or_ep
             training = {m: m.training for m in module.modules()}
-            module.eval()
+            for m in module.modules():  # not module.eval(): PT2E-converted graphs refuse it
+                m.training = False
             try:
                 ep = torch.export.export(module, tuple(example_inputs), dynamic_shapes=dynamic_shapes,
                                          strict=False)

@@ -37,7 +37,8 @@ def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, p
     calibration: an iterable of samples, each a tuple of numpy arrays / torch tensors matching the
     graph's inputs (a single array counts as a 1-tuple). Raises ValueError for an empty calibration,
     NaN / inf in it, inputs that do not match the graph's shapes or dtypes, and graphs that are
-    already quantized. progress: a tqdm bar on a terminal.
+    already quantized. An activation that is zero on every sample gets scale = float32 eps (and
+    zero point -128), so every scale stays > 0. progress: a tqdm bar on a terminal.
     """
     quantizer = quantizer or CortexMQuantizer()
     if not isinstance(quantizer, CortexMQuantizer):

@@ -275,6 +275,14 @@ def check_passthrough(ctx, node) -> Match:
     return _unary(ctx, node, "passthrough", "shared")
 
 
+def check_pad(ctx, node) -> Match:
+    """Zero padding: 0 is exact in the input's qparams (their range always includes 0)."""
+    free(ctx, node)
+    if node.attrs["value"] != 0:
+        raise NoMatch(f"pad value {node.attrs['value']} is not 0")
+    return check_passthrough(ctx, node)
+
+
 def check_pool(ctx, node) -> Match:
     """Averages stay within the input's range: the output keeps the input's qparams."""
     return _unary(ctx, node, "avg_pool" if "pool" in node.op else "mean", "shared")
@@ -315,6 +323,7 @@ PASSTHROUGH_OPS = (
     "aten.unsqueeze_copy.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
     "aten.split_with_sizes_copy.default", "aten.max_pool2d.default", "aten.relu.default",
     "aten.hardtanh.default", "aten.clamp.default", "dim_order_ops._clone_dim_order.default",
+    "aten.reflection_pad1d.default", "aten.upsample_nearest2d.default",
 )
 ACTIVATION_OPS = ("aten.sigmoid.default", "aten.tanh.default", "aten.silu.default", "aten.gelu.default",
                   "aten.hardswish.default")
@@ -330,5 +339,6 @@ PASSES = (
      Pattern("activation", ACTIVATION_OPS, check_activation),
      Pattern("avg_pool", ("aten.avg_pool2d.default", "aten.adaptive_avg_pool2d.default", "aten.mean.dim"),
              check_pool)),
-    (Pattern("passthrough", PASSTHROUGH_OPS, check_passthrough),),
+    (Pattern("passthrough", PASSTHROUGH_OPS, check_passthrough),
+     Pattern("passthrough", ("aten.constant_pad_nd.default",), check_pad)),
 )

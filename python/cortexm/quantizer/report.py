@@ -20,7 +20,7 @@ class ReportRow:
     op: str
     quantization: str  # 'quantized' | 'float'
     pattern: str  # '' for a float node
-    inputs: list  # per input: qparams dict of the dequantize it reads, or None (float / absent)
+    inputs: list  # per present input: qparams dict of the dequantize it reads; None: float or fused
     outputs: list  # per output: qparams dict of the quantize reading it; None: float or fused into a tail
     reason: str  # why the node stays float ('' when quantized)
 
@@ -67,10 +67,11 @@ class QuantizationReport:
 
     def __str__(self) -> str:
         header = ("node", "op", "quantization", "pattern", "inputs", "outputs", "float reason")
-        table = [header] + [
-            (r.node, r.op, r.quantization, r.pattern, ", ".join(_format(q) for q in r.inputs),
-             ", ".join(_format(q, "fused" if r.quantization == "quantized" else "float") for q in r.outputs),
-             r.reason) for r in self.rows]
+        table = [header]
+        for r in self.rows:
+            missing = "fused" if r.quantization == "quantized" else "float"
+            table.append((r.node, r.op, r.quantization, r.pattern, ", ".join(_format(q, missing) for q in r.inputs),
+                          ", ".join(_format(q, missing) for q in r.outputs), r.reason))
         widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
         lines = []
         for k, row in enumerate(table):
@@ -95,8 +96,9 @@ def quantization_report(qgraph) -> QuantizationReport:
     for node in qgraph.nodes:
         if node.op in QDQ_OPS:
             continue
-        inputs = [_qparams(v.producer) if v is not None and v.producer is not None
-                  and v.producer.op in _DEQUANTIZE_OPS else None for v in node.inputs]
+        present = [v for v in node.inputs if v is not None]
+        inputs = [_qparams(v.producer) if v.producer is not None and v.producer.op in _DEQUANTIZE_OPS else None
+                  for v in present]
         outputs = []
         for out in node.outputs:
             quantizes = [u for u in out.users if u.op in _QUANTIZE_OPS]
@@ -104,7 +106,7 @@ def quantization_report(qgraph) -> QuantizationReport:
         meta = node.meta
         status = meta.get("quantization")
         if status is None:
-            float_inputs = [(v, q) for v, q in zip(node.inputs, inputs) if v is not None and v.dtype == "float32"]
+            float_inputs = [(v, q) for v, q in zip(present, inputs) if v.dtype == "float32"]
             ok = float_inputs and all(q is not None or v.name in fused for v, q in float_inputs)
             status = "quantized" if ok else "float"
         if status == "quantized":

@@ -1,6 +1,7 @@
 // ConvertToCortexM on convolutions: structure, outputs within 1 LSB of the folded graph, and
 // bit-exact against a plain-loop integer convolution on the original (OIHW) weights.
 #include "convert_test_util.h"
+#include "passes/convert_to_cortex_m.h"
 
 namespace cortexm {
 namespace {
@@ -43,7 +44,9 @@ ConvModel build_conv(Graph& g, const ConvCase& c) {
     m.bias = random_int32s(static_cast<size_t>(c.c_out), -20000, 20000, c.seed + 100);
     b = int32_const(g, "b", m.bias, qp_channels(b_scales, 0));
   }
-  auto spatial = [&](int64_t v) { return one_d ? std::vector<int64_t>{v} : std::vector<int64_t>{v, v}; };
+  auto spatial = [&](int64_t v) {
+    return one_d ? std::vector<int64_t>{v} : std::vector<int64_t>{v, v};
+  };
   const ValueId y = g.call(kConv, {x, w, b},
                            {{"stride", spatial(c.stride)}, {"padding", spatial(c.padding)},
                             {"dilation", spatial(c.dilation)}, {"groups", c.groups}})[0];
@@ -81,7 +84,8 @@ Tensor reference_conv(const ConvCase& c, const ConvModel& m, const Tensor& x,
                     m.weight.data<int8_t>()[((oc * per_group + ic) * kh + ky) * kw + kx];
                 acc += (xv - static_cast<int32_t>(c.zp_in)) * wv;
               }
-          const int32_t v = requantize(acc, qm.multiplier, qm.shift) + static_cast<int32_t>(c.zp_out);
+          const int32_t v =
+              requantize(acc, qm.multiplier, qm.shift) + static_cast<int32_t>(c.zp_out);
           out.data<int8_t>()[((b * c.c_out + oc) * oh + oy) * ow + ox] =
               static_cast<int8_t>(clamp(v, -128, 127));
         }
@@ -110,7 +114,8 @@ const Node& check_conv(Graph& g, const ConvCase& c, bool expect_depthwise) {
   if (one_d) {
     const Node& in_view = g.node(g.producer(before.inputs[0]));
     EXPECT_EQ(in_view.op, kView);
-    EXPECT_EQ(attr_ints(in_view, "size"), (std::vector<int64_t>{c.input[0], c.input[1], 1, c.input[2]}));
+    EXPECT_EQ(attr_ints(in_view, "size"),
+              (std::vector<int64_t>{c.input[0], c.input[1], 1, c.input[2]}));
     EXPECT_EQ(output_producer(g).op, kView);
     EXPECT_EQ(g.value(g.outputs()[0]).info.shape, out_shape);
   }
@@ -122,7 +127,8 @@ const Node& check_conv(Graph& g, const ConvCase& c, bool expect_depthwise) {
   EXPECT_EQ(g.value(conv.inputs[1]).info.shape, w_shape);
   EXPECT_EQ(attr_ints(conv, "stride"), (std::vector<int64_t>{one_d ? 1 : c.stride, c.stride}));
   EXPECT_EQ(attr_ints(conv, "padding"), (std::vector<int64_t>{one_d ? 0 : c.padding, c.padding}));
-  EXPECT_EQ(attr_ints(conv, "dilation"), (std::vector<int64_t>{one_d ? 1 : c.dilation, c.dilation}));
+  EXPECT_EQ(attr_ints(conv, "dilation"),
+            (std::vector<int64_t>{one_d ? 1 : c.dilation, c.dilation}));
   if (expect_depthwise) EXPECT_EQ(attr_i(conv, "depth_multiplier"), c.c_out / c.input[1]);
   EXPECT_EQ(attr_i(conv, "input_offset"), -c.zp_in);
   EXPECT_EQ(attr_i(conv, "output_offset"), c.zp_out);
@@ -139,7 +145,8 @@ const Node& check_conv(Graph& g, const ConvCase& c, bool expect_depthwise) {
   }
   const Value& bias = g.value(conv.inputs[2]);
   EXPECT_EQ(bias.info.dtype, DType::kInt32);
-  EXPECT_EQ(std::vector<int32_t>(bias.data.data<int32_t>(), bias.data.data<int32_t>() + c.c_out), m.bias);
+  const int32_t* b = bias.data.data<int32_t>();
+  EXPECT_EQ(std::vector<int32_t>(b, b + c.c_out), m.bias);
   // Bit-exact against the plain loop.
   const std::vector<Tensor> inputs = random_inputs(g, 7);
   const Tensor got = run_graph(g, inputs)[0];
@@ -292,11 +299,71 @@ TEST(ConvertConv2d, BiasAtAnotherScaleIsRequantized) {
 TEST(ConvertConv2d, FloatBiasIsQuantized) {
   Graph g = small_conv_with_bias([](Graph& g, const std::vector<double>& scales) {
     Tensor t(float_info({4}));
-    for (int i = 0; i < 4; ++i) t.data<float>()[i] = static_cast<float>(scales[i] * (100 * i - 150));
+    for (int i = 0; i < 4; ++i)
+      t.data<float>()[i] = static_cast<float>(scales[i] * (100 * i - 150));
     return g.add_constant("b", t);
   });
   run_and_compare_lsb(g, convert_to_cortex_m);
   EXPECT_EQ(bias_of_lowered(g), (std::vector<int32_t>{-150, -50, 50, 150}));
+}
+
+// --- a float output read by one activation (the quantizer's conv + hardsigmoid) ---
+
+// conv(int8 -> float32) -> act(-> int8): the pair is lowered onto the activation's qparams.
+Graph conv_with_tail(const char* act, Attrs attrs, QuantParams q_act) {
+  Graph g;
+  const ValueId x = q_input(g, "x", {2, 6, 5, 5}, 0.05, 3);
+  const std::vector<double> s_w = {0.004, 0.006, 0.005, 0.007, 0.003};
+  std::vector<double> s_b;
+  for (double s : s_w) s_b.push_back(0.05 * s);
+  const ValueId w = int8_const(g, "w", {5, 6, 1, 1}, qp_channels(s_w, 0), 9);
+  const ValueId b = int32_const(g, "b", random_int32s(5, -4000, 4000, 10), qp_channels(s_b, 0));
+  const ValueId y = g.call(kConv, {x, w, b},
+                           {{"stride", std::vector<int64_t>{1, 1}},
+                            {"padding", std::vector<int64_t>{0, 0}},
+                            {"dilation", std::vector<int64_t>{1, 1}}})[0];
+  g.set_outputs({quantized(g, g.call(act, {y}, std::move(attrs))[0], std::move(q_act))});
+  return g;
+}
+
+TEST(ConvertConvTail, HardsigmoidIsLoweredThroughTheRequantization) {
+  QuantParams q = qp(1.0 / 255, -128);
+  Graph g = conv_with_tail("aten.hardsigmoid.default", {}, q);
+  run_and_compare_lsb(g, convert_to_cortex_m);
+  EXPECT_EQ(count(g, "aten.hardsigmoid.default"), 0);
+  const Node& conv = only(g, kQConv);
+  EXPECT_EQ(conv.meta.at("fused_activation"), "aten.hardsigmoid.default");
+  EXPECT_EQ(attr_i(conv, "output_offset"), -128);
+  EXPECT_EQ(attr_i(conv, "activation_min"), -128);
+  EXPECT_EQ(attr_i(conv, "activation_max"), 127);
+  const QuantizedMultiplier m = quantize_multiplier(0.05 * 0.004 / 6 / (1.0 / 255));
+  EXPECT_EQ(attr_ints(conv, "requantize_multipliers")[0], m.multiplier);
+  EXPECT_EQ(attr_ints(conv, "requantize_shifts")[0], m.shift);
+}
+
+TEST(ConvertConvTail, HardsigmoidWithAWiderOutputRangeClamps) {
+  Graph g = conv_with_tail("aten.hardsigmoid.default", {}, qp(1.5 / 255, -100));
+  run_and_compare_lsb(g, convert_to_cortex_m);
+  const Node& conv = only(g, kQConv);
+  EXPECT_EQ(attr_i(conv, "activation_min"), -100);
+  EXPECT_EQ(attr_i(conv, "activation_max"), -100 + 170);
+}
+
+TEST(ConvertConvTail, ReluAndHardtanh) {
+  Graph relu = conv_with_tail("aten.relu.default", {}, qp(0.02, -30));
+  run_and_compare_lsb(relu, convert_to_cortex_m);
+  EXPECT_EQ(attr_i(only(relu, kQConv), "activation_min"), -30);
+  Graph ht = conv_with_tail("aten.hardtanh.default", {{"min_val", -0.5}, {"max_val", 0.8}},
+                            qp(0.01, 0));
+  run_and_compare_lsb(ht, convert_to_cortex_m);
+  EXPECT_EQ(attr_i(only(ht, kQConv), "activation_min"), -50);
+  EXPECT_EQ(attr_i(only(ht, kQConv), "activation_max"), 80);
+}
+
+TEST(ConvertConvTail, OtherActivationsStayFloat) {
+  Graph g = conv_with_tail("aten.sigmoid.default", {}, qp(1.0 / 256, -128));
+  EXPECT_FALSE(run_and_compare(g, convert_to_cortex_m));
+  EXPECT_NE(only(g, kConv).meta.at("lowering").find("is float"), std::string::npos);
 }
 
 // --- what stays float ---
@@ -313,14 +380,17 @@ Graph conv_graph(ValueId (*make_weight)(Graph&), bool float_input = false) {
   return g;
 }
 
-ValueId good_weight(Graph& g) { return int8_const(g, "w", {3, 2, 3, 3}, qp_channels({0.01, 0.02, 0.03}, 0), 5); }
+ValueId good_weight(Graph& g) {
+  return int8_const(g, "w", {3, 2, 3, 3}, qp_channels({0.01, 0.02, 0.03}, 0), 5);
+}
 
 void expect_float(Graph& g, const std::string& reason_part) {
   EXPECT_FALSE(run_and_compare(g, convert_to_cortex_m));
   const Node& conv = only(g, kConv);
   ASSERT_TRUE(conv.meta.count("lowering"));
   EXPECT_EQ(conv.meta.at("lowering").rfind("float: ", 0), 0u) << conv.meta.at("lowering");
-  EXPECT_NE(conv.meta.at("lowering").find(reason_part), std::string::npos) << conv.meta.at("lowering");
+  EXPECT_NE(conv.meta.at("lowering").find(reason_part), std::string::npos)
+      << conv.meta.at("lowering");
   EXPECT_EQ(count(g, kClone), 0);
 }
 
@@ -371,6 +441,20 @@ TEST(ConvertConv2d, PlainFloatGraphIsUntouched) {
   g.set_outputs({y});
   EXPECT_FALSE(run_and_compare(g, convert_to_cortex_m));
   EXPECT_EQ(only(g, kConv).meta.count("lowering"), 0u);
+}
+
+// A rewrite that is not committed takes back the nodes it made.
+TEST(ConvertRewrite, UncommittedRewriteRollsBack) {
+  Graph g = conv_graph(good_weight);
+  const size_t nodes = g.num_nodes();
+  {
+    convert::Rewrite rw(g, g.order()[0]);
+    const ValueId v = rw.view(g.inputs()[0], {1, 2, 25});
+    rw.clone_dim_order(rw.view(v, {1, 2, 5, 5}), {0, 2, 3, 1});
+    EXPECT_EQ(g.num_nodes(), nodes + 3);
+  }
+  EXPECT_EQ(g.num_nodes(), nodes);
+  EXPECT_NO_THROW(g.verify());
 }
 
 }  // namespace

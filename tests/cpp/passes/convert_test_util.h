@@ -103,7 +103,8 @@ inline std::vector<Tensor> random_inputs(const Graph& g, uint32_t seed) {
     Tensor t(g.value(in).info);
     for (int64_t i = 0; i < t.numel(); ++i) {
       if (t.dtype() == DType::kInt8)
-        t.data<int8_t>()[i] = static_cast<int8_t>(std::uniform_int_distribution<int>(-128, 127)(rng));
+        t.data<int8_t>()[i] =
+            static_cast<int8_t>(std::uniform_int_distribution<int>(-128, 127)(rng));
       else
         t.data<float>()[i] = std::normal_distribution<float>(0.0f, 1.0f)(rng);
     }

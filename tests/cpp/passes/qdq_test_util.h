@@ -68,13 +68,15 @@ inline ValueId weight(Graph& g, const std::string& name, std::vector<int64_t> sh
     q.scales = scales;
     q.zero_points.assign(scales.size(), 0);
     q.axis = axis;
+    q.quant_min = -127;
     info.qparams = q;
   }
   Tensor t(info);
   for (int64_t i = 0; i < t.numel(); ++i)
     t.data<int8_t>()[i] = static_cast<int8_t>((i * 53) % 255 - 127);
   const ValueId c = g.add_constant(name, t);
-  return g.call(kDequantizePerChannel, {c}, per_channel_attrs(scales, axis, -127, 127, DType::kInt8))[0];
+  return g.call(kDequantizePerChannel, {c},
+                per_channel_attrs(scales, axis, -127, 127, DType::kInt8))[0];
 }
 
 // An int32 bias [scales.size()] behind an int32 dequantize_per_channel (axis 0).
@@ -90,7 +92,8 @@ inline ValueId bias(Graph& g, const std::string& name, const std::vector<double>
   q.quant_max = kInt32Max;
   info.qparams = q;
   Tensor t(info);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<int32_t>()[i] = static_cast<int32_t>((i * 37) % 200 - 100) * 40;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.data<int32_t>()[i] = static_cast<int32_t>((i * 37) % 200 - 100) * 40;
   const ValueId c = g.add_constant(name, t);
   return g.call(kDequantizePerChannel, {c},
                 per_channel_attrs(scales, 0, kInt32Min, kInt32Max, DType::kInt32))[0];
