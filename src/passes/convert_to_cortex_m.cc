@@ -286,7 +286,8 @@ Converter converter_for(const std::string& op) {
   if (op == "aten.convolution.default") return convert::convert_conv;
   if (op == "aten.linear.default" || op == "aten.addmm.default") return convert::convert_linear;
   if (op == "aten.add.Tensor" || op == "aten.mul.Tensor") return convert::convert_binary;
-  if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default")
+  if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default" ||
+      op == "aten.mean.dim")
     return convert::convert_pool;
   return nullptr;
 }

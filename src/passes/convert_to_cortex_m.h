@@ -112,6 +112,6 @@ class Rewrite {
 void convert_conv(Graph& graph, NodeId node);    // convert_conv.cc: convolution 1-D / 2-D
 void convert_linear(Graph& graph, NodeId node);  // convert_linear.cc: linear, addmm
 void convert_binary(Graph& graph, NodeId node);  // convert_binary.cc: add.Tensor, mul.Tensor
-void convert_pool(Graph& graph, NodeId node);    // convert_pool.cc: max_pool2d, avg_pool2d
+void convert_pool(Graph& graph, NodeId node);    // convert_pool.cc: max / avg pool, mean H W
 
 }  // namespace cortexm::convert

@@ -108,5 +108,30 @@ TEST(ConvertPool, ThreeDimensionalInputStaysFloat) {
   expect_float(g, kMaxPool, "rank");
 }
 
+Graph mean(std::vector<int64_t> dims, bool keepdim) {
+  Graph g;
+  const ValueId x = q_input(g, "x", {2, 6, 5, 7}, 0.05, -3);
+  const ValueId m =
+      g.call("aten.mean.dim", {x}, {{"dim", std::move(dims)}, {"keepdim", keepdim}})[0];
+  g.set_outputs({quantized(g, m, qp(0.05, -3))});
+  return g;
+}
+
+TEST(ConvertPool, GlobalMeanIsAnAvgPoolOverTheWholePlane) {
+  Graph g = mean({2, 3}, true);
+  run_and_compare_lsb(g, convert_to_cortex_m, 0.2);
+  EXPECT_EQ(attr_ints(only(g, kQAvgPool), "kernel_size"), (std::vector<int64_t>{5, 7}));
+  EXPECT_EQ(count(g, kView), 0);
+  Graph flat = mean({-1, -2}, false);
+  run_and_compare_lsb(flat, convert_to_cortex_m, 0.2);
+  EXPECT_EQ(count(flat, kQAvgPool), 1);
+  EXPECT_EQ(output_producer(flat).op, kView);
+}
+
+TEST(ConvertPool, MeanOverChannelsStaysFloat) {
+  Graph g = mean({1}, true);
+  expect_float(g, "aten.mean.dim", "dims other than H and W");
+}
+
 }  // namespace
 }  // namespace cortexm
