@@ -14,12 +14,14 @@ from ._core import (
     registered_ops,
 )
 from .export import export
+from .passes import CortexMPassManager, lower
 from .quantizer import CortexMQuantizer, quantization_report, quantize
 
 __all__ = [
     "CortexMTargetConfig",
     "cpu_names",
     "pass_names",
+    "CortexMPassManager",
     "CortexMQuantizer",
     "Graph",
     "GraphError",
@@ -27,6 +29,7 @@ __all__ = [
     "UnsupportedError",
     "Value",
     "export",
+    "lower",
     "ops",
     "quantization_report",
     "quantize",

@@ -83,3 +83,24 @@ class CortexMPassManager:
                 with open(stem + ".txt", "w") as f:
                     f.write(str(self.graph))
         return self.graph
+
+
+def lower(qgraph: Graph, target: Union[str, CortexMTargetConfig] = "cortex-m55+int8", *,
+          passes: Iterable[PassSpec] | None = None, skip_passes: Iterable[str] = (),
+          intermediates: str | os.PathLike | None = None) -> Graph:
+    """Rewrites a quantized graph (cortexm.quantize's, or one PyTorch's PT2E flow quantized and
+    cortexm.export captured) onto cortex_m int8 ops; returns a new graph, qgraph is left alone.
+
+    Ops that cannot be lowered stay float between cortex_m dequantize / quantize nodes, with the
+    reason in ``node.meta["lowering"]``.
+    """
+    from .quantizer import is_quantized
+
+    if not isinstance(qgraph, Graph):
+        raise ValueError(f"lower takes a cortexm.Graph, got {type(qgraph).__name__}")
+    if not is_quantized(qgraph):
+        raise ValueError("lower needs a quantized graph: run cortexm.quantize(graph, calibration) first "
+                         "(Cortex-M kernels are int8)")
+    graph = qgraph.copy()
+    CortexMPassManager(graph, target, passes=passes, skip_passes=skip_passes).run(intermediates)
+    return graph

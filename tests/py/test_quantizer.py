@@ -728,3 +728,10 @@ def test_graph_quantized_by_pt2e_is_recognised_and_runs_like_torch():
         np.testing.assert_allclose(g.run(x.numpy()), want, atol=1e-5)
     report = cortexm.quantization_report(g)
     assert [r.quantization for r in report if r.op != "aten.view_copy.default"] == ["quantized"] * 3
+    # cortexm.lower takes a graph PyTorch quantized as it is.
+    lowered = cortexm.lower(g)
+    counts = lowered.op_counts()
+    assert counts["cortex_m.quantized_conv2d.default"] == 1 and counts["cortex_m.quantized_linear.default"] == 1
+    x = torch.randn(1, 3, 6, 6, generator=torch.Generator().manual_seed(7)).numpy()
+    out_scale = max(abs(float(n.attrs["scale"])) for n in g.nodes if n.op == Q)
+    assert np.max(np.abs(lowered.run(x) - g.run(x))) <= 3 * out_scale
