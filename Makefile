@@ -3,12 +3,6 @@ PY := .venv/bin/python
 JOBS ?= $(shell nproc)
 CROSS_PRESETS := cortex-m55 cortex-m4 cortex-m0plus
 
-# The pip build of the extension and the ctest build compile the same sources: ccache shares them.
-ifneq ($(shell command -v ccache 2>/dev/null),)
-export CMAKE_C_COMPILER_LAUNCHER := ccache
-export CMAKE_CXX_COMPILER_LAUNCHER := ccache
-endif
-
 .PHONY: setup pyinstall demo test ctest pytest cross bench clean
 
 setup:

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
-  build-essential cmake ninja-build ccache python3 python3-venv python3-dev libpthreadpool-dev
+  build-essential cmake ninja-build python3 python3-venv python3-dev libpthreadpool-dev
   libgtest-dev libbenchmark-dev libxnnpack-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev qemu-system-arm
