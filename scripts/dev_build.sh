@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}  # objects shared between worktrees
 PY=${PY:-$ROOT/.venv/bin/python}
 [ -x "$PY" ] || PY=$(git rev-parse --path-format=absolute --git-common-dir)/../.venv/bin/python
 launcher=()
