@@ -155,7 +155,7 @@ class MemoryPlan:
 
         colors = {"input": "#4c72b0", "intermediate": "#55a868", "output": "#c44e52", "scratch": "#8172b2"}
         steps = max(self.num_steps, 1)
-        fig = Figure(figsize=(min(4 + steps * 0.12, 30), 6), dpi=100)  # Agg, no pyplot state
+        fig = Figure(figsize=(min(6 + steps * 0.12, 32), 6), dpi=100)  # Agg, no pyplot state
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
         for b in self.buffers:
@@ -184,7 +184,7 @@ class MemoryPlan:
         ax.set_ylabel("arena offset (bytes)")
         ax.set_title(title or f"memory plan ({self.policy}): arena {self.arena_size} B, "
                      f"lower bound {self.lower_bound} B")
-        ax.legend(loc="upper right", fontsize="small")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
         fig.tight_layout()
 
         path = os.fspath(path)
