@@ -385,13 +385,15 @@ std::string simulate(const Graph& g, const MemoryPlan& plan) {
       if (in != kNoValue && g.value(in).kind != ValueKind::kConstant) reads.push_back(in);
     auto check = [&](const char* when) -> std::string {
       for (ValueId in : reads)
-        if (!intact(in)) return "step " + std::to_string(step) + ": input " + g.value(in).name + " clobbered " + when;
+        if (!intact(in))
+          return "step " + std::to_string(step) + ": input " + g.value(in).name + " clobbered " + when;
       return "";
     };
     std::string problem = check("before the node");
     if (!problem.empty()) return problem;
     for (const ScratchSlot& s : plan.scratch)
-      if (s.node_index == static_cast<int32_t>(step)) write(s.offset, s.size, -2 - static_cast<int64_t>(step));
+      if (s.node_index == static_cast<int32_t>(step))
+        write(s.offset, s.size, -2 - static_cast<int64_t>(step));
     if (!(problem = check("by scratch")).empty()) return problem;
     if (!is_aliasing_view(g, node))
       for (ValueId out : node.outputs) write(slots.at(out)->offset, slots.at(out)->size, out);
