@@ -134,25 +134,28 @@ Error quantized_log_softmax_prepare(const LogSoftmaxParams& p) {
   return kOk;
 }
 
-// Scaled diffs depend on the difference alone: a table of the 256 possible ones and their exps.
+// exp depends on the difference alone: a table of the 256 possible ones (1 KB of stack), filled on
+// first use.
 void quantized_log_softmax(const LogSoftmaxParams& p, const int8_t* input, int8_t* output) {
   const LogSoftmaxScaling& s = p.scaling;
-  int32_t scaled_table[256];
   int32_t exp_table[256];
-  for (int32_t k = 0; k < 256; ++k) {
-    scaled_table[k] = -k >= s.diff_min ? scaled_diff(s, -k) : 0;
-    exp_table[k] = -k >= s.diff_min
-                       ? rounding_divide_by_pot(exp_on_negative_values(scaled_table[k]),
-                                                kAccumulationIntegerBits)
-                       : 0;
-  }
+  uint32_t filled[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  auto exp_of = [&](int32_t k) {  // k = -diff
+    if (!(filled[k >> 5] & (uint32_t{1} << (k & 31)))) {
+      exp_table[k] = rounding_divide_by_pot(exp_on_negative_values(scaled_diff(s, -k)),
+                                            kAccumulationIntegerBits);
+      filled[k >> 5] |= uint32_t{1} << (k & 31);
+    }
+    return exp_table[k];
+  };
   for (int32_t r = 0; r < p.rows; ++r) {
     const int8_t* in = input + int64_t{r} * p.row_size;
     int8_t* out = output + int64_t{r} * p.row_size;
     int32_t max = in[0];
     for (int32_t c = 1; c < p.row_size; ++c) max = in[c] > max ? in[c] : max;
     uint32_t sum = 0;  // Q12.19
-    for (int32_t c = 0; c < p.row_size; ++c) sum += static_cast<uint32_t>(exp_table[max - in[c]]);
+    for (int32_t c = 0; c < p.row_size; ++c)
+      if (in[c] - max >= s.diff_min) sum += static_cast<uint32_t>(exp_of(max - in[c]));
     const int32_t log_sum = log_q12_to_q5(sum > INT32_MAX ? INT32_MAX : static_cast<int32_t>(sum));
     // The smallest diff whose scaled value minus log_sum stays above INT32_MIN.
     const int32_t reverse = rounding_divide_by_pot(
@@ -164,7 +167,7 @@ void quantized_log_softmax(const LogSoftmaxParams& p, const int8_t* input, int8_
       const int32_t diff = in[c] - max;
       int32_t v = -128;
       if (diff > adjusted_diff_min) {
-        v = rounding_divide_by_pot(wrapping_sub(scaled_table[-diff], log_sum), kOutputShift) + 127;
+        v = rounding_divide_by_pot(wrapping_sub(scaled_diff(s, diff), log_sum), kOutputShift) + 127;
         v = v < -128 ? -128 : (v > 127 ? 127 : v);
       }
       out[c] = static_cast<int8_t>(v);

@@ -66,7 +66,8 @@ Error quantized_softmax_prepare(const SoftmaxParams& p) {
   return kOk;
 }
 
-// exp depends on the difference alone: a table of the 256 possible ones, filled on first use.
+// exp depends on the difference alone: a table of the 256 possible ones (1 KB of stack), filled
+// on first use.
 void quantized_softmax(const SoftmaxParams& p, const int8_t* input, int8_t* output) {
   int32_t exp_table[256];
   uint32_t filled[8] = {0, 0, 0, 0, 0, 0, 0, 0};
