@@ -25,10 +25,10 @@ Tensor int8_tensor(std::vector<int64_t> shape, std::optional<QuantParams> q) {
 
 bool is_table_activation(const std::string& op) {
   static const char* const kOps[] = {
-      "aten.sigmoid.default", "aten.tanh.default",     "aten.silu.default",
+      "aten.sigmoid.default", "aten.tanh.default", "aten.silu.default",
       "aten.gelu.default",    "aten.hardswish.default",
-      "aten.sqrt.default",    "aten.abs.default",       "aten.pow.Tensor_Scalar",
-      "aten.add.Scalar",      "aten.sub.Scalar",        "aten.mul.Scalar",
+      "aten.sqrt.default",    "aten.abs.default",  "aten.pow.Tensor_Scalar",
+      "aten.add.Scalar",      "aten.sub.Scalar",   "aten.mul.Scalar",
       "aten.div.Scalar"};
   return std::find_if(std::begin(kOps), std::end(kOps),
                       [&](const char* o) { return op == o; }) != std::end(kOps);
