@@ -289,6 +289,9 @@ Converter converter_for(const std::string& op) {
   if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default" ||
       op == "aten.mean.dim")
     return convert::convert_pool;
+  if (op == "aten._softmax.default" || op == "aten._log_softmax.default")
+    return convert::convert_softmax;
+  if (convert::is_table_activation(op)) return convert::convert_activation;
   return nullptr;
 }
 

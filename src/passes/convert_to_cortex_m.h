@@ -113,5 +113,9 @@ void convert_conv(Graph& graph, NodeId node);    // convert_conv.cc: convolution
 void convert_linear(Graph& graph, NodeId node);  // convert_linear.cc: linear, addmm
 void convert_binary(Graph& graph, NodeId node);  // convert_binary.cc: add.Tensor, mul.Tensor
 void convert_pool(Graph& graph, NodeId node);    // convert_pool.cc: max / avg pool, mean H W
+void convert_softmax(Graph& graph, NodeId node);  // convert_softmax.cc: softmax, log_softmax
+// convert_activation.cc: elementwise unary ops as a lookup table.
+bool is_table_activation(const std::string& op);
+void convert_activation(Graph& graph, NodeId node);
 
 }  // namespace cortexm::convert
