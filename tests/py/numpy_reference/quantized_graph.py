@@ -259,7 +259,7 @@ class QuantizedGraphReference:
         if a.get("alpha", 1.0) != 1.0 or a.get("beta", 1.0) not in (0.0, 1.0):
             raise NotInteger("alpha / beta")
         mat2 = node.inputs[2]
-        k, n = mat2.shape
+        n = mat2.shape[1]
         p = mat2.producer
         if p is not None and p.op == "aten.permute_copy.default" and \
                 [d % 2 for d in p.attrs["dims"]] == [1, 0]:
