@@ -34,7 +34,7 @@ bool is_table_activation(const std::string& op) {
                       [&](const char* o) { return op == o; }) != std::end(kOps);
 }
 
-void convert_activation(Graph& graph, NodeId id) {
+void convert_activation(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const ValueId x = node.inputs[0];

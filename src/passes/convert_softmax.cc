@@ -11,7 +11,7 @@
 
 namespace cortexm::convert {
 
-void convert_softmax(Graph& graph, NodeId id) {
+void convert_softmax(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const bool log = node.op == "aten._log_softmax.default";
