@@ -7,10 +7,8 @@ namespace cortexm {
 namespace {
 
 inline int8_t finish(const MeanParams& p, int32_t sum) {
-  int32_t v = requantize(sum, p.multiplier, p.shift);
-  const int32_t half = p.reduce / 2;
-  v = v > 0 ? (v + half) / p.reduce : (v - half) / p.reduce;
-  return static_cast<int8_t>(clamp(v + p.output_offset, p.activation_min, p.activation_max));
+  const int32_t v = requantize(sum, p.multiplier, p.shift) + p.output_offset;
+  return static_cast<int8_t>(clamp(v, p.activation_min, p.activation_max));
 }
 
 }  // namespace

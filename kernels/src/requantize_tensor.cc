@@ -28,14 +28,14 @@ void requantize_tensor(const RequantizeParams& params, const int8_t* input, int8
   if (p.size < 256) {
     for (int64_t i = 0; i < p.size; ++i)
       output[i] = static_cast<int8_t>(
-          clamp(requantize(input[i] + p.input_offset, p.multiplier, p.shift) + p.output_offset,
+          clamp(requantize((input[i] + p.input_offset) * (1 << kRequantizeLeftShift), p.multiplier, p.shift) + p.output_offset,
                 p.activation_min, p.activation_max));
     return;
   }
   int8_t table[256];
   for (int32_t x = -128; x < 128; ++x)
     table[x + 128] = static_cast<int8_t>(
-        clamp(requantize(x + p.input_offset, p.multiplier, p.shift) + p.output_offset,
+        clamp(requantize((x + p.input_offset) * (1 << kRequantizeLeftShift), p.multiplier, p.shift) + p.output_offset,
               p.activation_min, p.activation_max));
   for (int64_t i = 0; i < p.size; ++i) output[i] = table[input[i] + 128];
 }

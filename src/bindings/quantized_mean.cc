@@ -62,8 +62,8 @@ void bind_quantized_mean(py::module_& ops) {
       py::arg("input"), py::arg("dim"), py::arg("keepdim"), py::arg("input_offset"),
       py::arg("output_offset"), py::arg("output_multiplier"), py::arg("output_shift"),
       py::arg("activation_min") = -128, py::arg("activation_max") = 127,
-      "int8 mean over a contiguous block of dims (TFLite's integer Mean: centered sum, "
-      "requantized by s_in / s_out, divided by the count rounding halves away from zero).");
+      "int8 mean over a contiguous block of dims: the centered sum requantized by "
+      "output_multiplier / output_shift for s_in / (count * s_out), plus output_offset.");
 }
 
 }  // namespace cortexm::bindings

@@ -33,8 +33,9 @@ void bind_requantize(py::module_& ops) {
       py::arg("input"), py::arg("input_zero_point"), py::arg("output_zero_point"),
       py::arg("output_multiplier"), py::arg("output_shift"), py::arg("activation_min") = -128,
       py::arg("activation_max") = 127,
-      "int8 -> int8 at other qparams: clamp(requantize(x - input_zero_point, output_multiplier, "
-      "output_shift) + output_zero_point) (TFLite's int8 Requantize).");
+      "int8 -> int8 at other qparams: clamp(requantize((x - input_zero_point) << 20, "
+      "output_multiplier, output_shift) + output_zero_point), the multiplier for "
+      "s_in / (2**20 * s_out).");
 }
 
 }  // namespace cortexm::bindings

@@ -113,5 +113,12 @@ void convert_conv(Graph& graph, NodeId node);    // convert_conv.cc: convolution
 void convert_linear(Graph& graph, NodeId node);  // convert_linear.cc: linear, addmm
 void convert_binary(Graph& graph, NodeId node);  // convert_binary.cc: add.Tensor, mul.Tensor
 void convert_pool(Graph& graph, NodeId node);    // convert_pool.cc: max / avg pool, mean H W
+void convert_batch_matmul(Graph& graph, NodeId node);  // convert_batch_matmul.cc: bmm, mm
+void convert_minmax(Graph& graph, NodeId node);        // convert_minmax.cc: maximum, minimum
+void convert_mean(Graph& graph, NodeId node);          // convert_mean.cc: mean.dim
+void convert_transpose_conv(Graph& graph, NodeId node);  // convert_transpose_conv.cc
+void convert_convolution(Graph& graph, NodeId node);     // transposed or not
+void convert_requantize(Graph& graph, NodeId node);  // convert_requantize.cc: Q of DQ
+void convert_cat(Graph& graph, NodeId node);         // convert_requantize.cc: cat of DQs
 
 }  // namespace cortexm::convert

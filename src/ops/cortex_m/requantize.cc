@@ -1,4 +1,4 @@
-// cortex_m.requantize: int8 -> int8 at other qparams (TFLite's int8 Requantize); any shape, the
+// cortex_m.requantize: int8 -> int8 at other qparams (requantize_tensor.h); any shape, the
 // output keeps the input's shape and dim order.
 #include "cortexm/kernels/requantize_tensor.h"
 

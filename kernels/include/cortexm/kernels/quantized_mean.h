@@ -1,8 +1,10 @@
-// cortex_m.quantized_mean: int8 mean over a contiguous block of dims, TFLite's integer Mean
-// arithmetic. The input is seen as [outer, reduce, inner] (reduce = the product of the reduced
-// dims); out[o, i] = clamp(round_div(requantize(sum_r (x[o, r, i] + input_offset), multiplier,
-// shift), reduce) + output_offset), multiplier = s_in / s_out, round_div rounding halves away from
-// zero.
+// cortex_m.quantized_mean: int8 mean over a contiguous block of dims. The input is seen as
+// [outer, reduce, inner] (reduce = the product of the reduced dims);
+// out[o, i] = clamp(requantize(sum_r (x[o, r, i] + input_offset), multiplier, shift) + output_offset)
+// with multiplier = s_in / (reduce * s_out): TFLite's 4-D integer Mean scale, with the input zero
+// point taken out of the sum exactly (TFLite folds it into a float bias truncated to an integer)
+// and one requantize (TFLite's newer reduce.cc divides by the count after requantizing, a second
+// rounding).
 #pragma once
 
 #include "cortexm/kernels/conv_params.h"
@@ -15,7 +17,7 @@ struct MeanParams {
   int32_t inner = 1;
   int32_t input_offset = 0;   // -input zero point, in [-127, 128]
   int32_t output_offset = 0;  // +output zero point
-  int32_t multiplier = 0;
+  int32_t multiplier = 0;  // s_in / (reduce * s_out)
   int32_t shift = 0;
   int32_t activation_min = -128;
   int32_t activation_max = 127;
