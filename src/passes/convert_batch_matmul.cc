@@ -11,9 +11,13 @@ namespace {
 
 constexpr const char* kPermute = "aten.permute_copy.default";
 
-// x when v is permute_copy(x, dims) with x int8 at v's qparams; else kNoValue.
+// x when v is permute_copy(x, dims) with x int8 at v's qparams, looking through view_copy nodes
+// that keep the shape (torch.matmul's decomposition puts one before bmm); else kNoValue.
 ValueId permuted_from(const Graph& graph, ValueId v, const std::vector<int64_t>& dims) {
-  const NodeId p = graph.producer(v);
+  NodeId p = graph.producer(v);
+  while (p != kNoNode && graph.node(p).op == kView &&
+         graph.value(graph.node(p).inputs[0]).info.shape == graph.value(v).info.shape)
+    p = graph.producer(graph.node(p).inputs[0]);
   if (p == kNoNode || graph.node(p).op != kPermute) return kNoValue;
   const Node& permute = graph.node(p);
   if (OpArgs(permute.op, permute.name, permute.attrs).ints("dims") != dims) return kNoValue;
