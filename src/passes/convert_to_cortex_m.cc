@@ -1,6 +1,8 @@
 // ConvertToCortexM: folded aten ops on int8 values become cortex_m ops (the rewrites live in
-// convert_conv.cc, convert_linear.cc, convert_binary.cc and convert_pool.cc). A folded op that
-// cannot be lowered stays as it is with meta lowering = "float: <reason>".
+// convert_conv.cc, convert_linear.cc, convert_binary.cc, convert_pool.cc, convert_mean.cc,
+// convert_batch_matmul.cc, convert_minmax.cc, convert_transpose_conv.cc), and so do int8 -> int8
+// rescalings left outside the folded form (convert_requantize.cc). A folded op that cannot be
+// lowered stays as it is with meta lowering = "float: <reason>".
 #include "passes/convert_to_cortex_m.h"
 
 #include <algorithm>
@@ -289,15 +291,36 @@ namespace {
 using Converter = void (*)(Graph&, NodeId, const TargetConfig&);
 
 Converter converter_for(const std::string& op) {
-  if (op == "aten.convolution.default") return convert::convert_conv;
+  if (op == "aten.convolution.default") return convert::convert_convolution;
   if (op == "aten.linear.default" || op == "aten.addmm.default") return convert::convert_linear;
   if (op == "aten.add.Tensor" || op == "aten.mul.Tensor") return convert::convert_binary;
-  if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default" ||
-      op == "aten.mean.dim")
+  if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default")
     return convert::convert_pool;
   if (op == "aten._softmax.default" || op == "aten._log_softmax.default")
     return convert::convert_softmax;
   if (convert::is_table_activation(op)) return convert::convert_activation;
+  if (op == "aten.mean.dim") return convert::convert_mean;
+  if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;
+  if (op == "aten.maximum.default" || op == "aten.minimum.default") return convert::convert_minmax;
+  return nullptr;
+}
+
+bool reads_dequantize(const Graph& graph, const Node& node) {
+  for (ValueId v : node.inputs) {
+    const NodeId p = v == kNoValue ? kNoNode : graph.producer(v);
+    if (p != kNoNode &&
+        graph.node(p).op == "quantized_decomposed.dequantize_per_tensor.default")
+      return true;
+  }
+  return false;
+}
+
+// Nodes outside the folded form that lower too: a quantize of a dequantize (a requantize) and a
+// cat of dequantized inputs (convert_requantize.cc).
+Converter unfolded_converter_for(const Graph& graph, const Node& node) {
+  if (node.op == "quantized_decomposed.quantize_per_tensor.default" && reads_dequantize(graph, node))
+    return convert::convert_requantize;
+  if (node.op == "aten.cat.default" && reads_dequantize(graph, node)) return convert::convert_cat;
   return nullptr;
 }
 
@@ -321,9 +344,11 @@ bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
   bool changed = false;
   const std::vector<NodeId> order = graph.order();
   for (NodeId id : order) {
-    if (!is_live(graph, id) || !is_folded(graph, graph.node(id))) continue;
+    if (!is_live(graph, id)) continue;
+    const Converter unfolded = unfolded_converter_for(graph, graph.node(id));
+    if (!unfolded && !is_folded(graph, graph.node(id))) continue;
     const std::string op = graph.node(id).op;
-    const Converter convert = converter_for(op);
+    const Converter convert = unfolded ? unfolded : converter_for(op);
     std::string reason = "no cortex_m kernel for " + op;
     if (convert) {
       try {

@@ -121,5 +121,12 @@ void convert_softmax(Graph& graph, NodeId node, const TargetConfig& target);  //
 // convert_activation.cc: elementwise unary ops as a lookup table.
 bool is_table_activation(const std::string& op);
 void convert_activation(Graph& graph, NodeId node, const TargetConfig& target);
+void convert_batch_matmul(Graph& graph, NodeId node, const TargetConfig& target);  // bmm, mm
+void convert_minmax(Graph& graph, NodeId node, const TargetConfig& target);  // maximum, minimum
+void convert_mean(Graph& graph, NodeId node, const TargetConfig& target);    // convert_mean.cc
+void convert_transpose_conv(Graph& graph, NodeId node, const TargetConfig& target);
+void convert_convolution(Graph& graph, NodeId node, const TargetConfig& target);  // transposed or not
+void convert_requantize(Graph& graph, NodeId node, const TargetConfig& target);  // Q of DQ
+void convert_cat(Graph& graph, NodeId node, const TargetConfig& target);  // cat of DQs
 
 }  // namespace cortexm::convert

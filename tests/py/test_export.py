@@ -410,9 +410,19 @@ def test_unsupported_op_names_op_and_module_path():
 def test_unsupported_cast_and_graph_refusals_name_the_module():
     with pytest.raises(NotImplementedError, match=r"aten\._to_copy\.default to torch\.int32 in the top-level module"):
         cortexm.export(Lambda(lambda s, x: x.to(torch.int32)), (rand(2, 3),))
-    module = Lambda(lambda s, x: s.up(x), up=nn.ConvTranspose2d(2, 2, 2))
-    with pytest.raises(NotImplementedError, match=r"aten\.convolution\.default in module 'up': .*transposed"):
-        cortexm.export(module, (rand(1, 2, 3, 3),))
+
+
+def test_conv_transpose2d_exports_and_runs_as_torch():
+    for up in (nn.ConvTranspose2d(2, 3, 2), nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1,
+                                                                output_padding=1, groups=2),
+               nn.ConvTranspose1d(3, 2, 4, stride=3, dilation=2)):
+        x = rand(1, up.in_channels, 5, 4) if isinstance(up, nn.ConvTranspose2d) else rand(2, 3, 7)
+        graph = cortexm.export(Lambda(lambda s, x: s.up(x), up=up), (x,))
+        assert graph.op_counts() == {"aten.convolution.default": 1}
+        want = up(x).detach().numpy()
+        got = graph.run(x.numpy())
+        assert got.shape == want.shape
+        assert np.max(np.abs(got - want)) < 1e-5
 
 
 class Net(nn.Module):

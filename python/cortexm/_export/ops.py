@@ -132,6 +132,16 @@ def view(cx, a):
     return cx.call("aten.view_copy.default", [a["self"]], {"size": cx.out_shape()})
 
 
+@handles("aten.expand.default", "aten.expand_copy.default")
+def expand(cx, a):
+    """The identity expand of torch.matmul's decomposition (matmul -> expand, view, bmm); an expand
+    that broadcasts has no op in the vocabulary."""
+    shape = list(cx.shape(a["self"]))
+    if shape != list(cx.out_shape()):
+        raise cx.unsupported(f"{cx.node.target} from {shape} to {list(cx.out_shape())}")
+    return a["self"]
+
+
 @handles("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
          "aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims")
 def squeeze(cx, a):

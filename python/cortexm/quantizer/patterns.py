@@ -200,6 +200,19 @@ def check_conv2d(ctx, node) -> Match:
     return _conv(ctx, node, "conv2d")
 
 
+def check_transpose_conv2d(ctx, node) -> Match:
+    """Transposed 2-D convolution, groups 1: weight [C_in, C_out, KH, KW] per channel along axis 1."""
+    free(ctx, node)
+    if not node.attrs["transposed"]:
+        raise NotApplicable("not transposed")
+    if len(node.inputs[1].shape) != 4:
+        raise NoMatch("transposed convolution that is not 2-D")
+    if node.attrs["groups"] != 1:
+        raise NoMatch(f"transposed convolution with groups={node.attrs['groups']}")
+    w = constant(node, 1, "weight")
+    return weighted(ctx, node, "transpose_conv2d", 0, 1, 1, 2, w.shape[1])
+
+
 def check_depthwise(ctx, node) -> Match:
     c_in, groups = _convolution(ctx, node, 4)
     if groups == 1:
@@ -257,6 +270,16 @@ def check_add(ctx, node) -> Match:
 
 def check_mul(ctx, node) -> Match:
     return _binary(ctx, node, "mul")
+
+
+def check_two_activations(ctx, node) -> Match:
+    """bmm / mm of two activations, maximum / minimum: both inputs observed, the output observed
+    (no activation tail: their kernels take the output's qparams only)."""
+    free(ctx, node)
+    activation(node, 0)
+    activation(node, 1)
+    return Match(short(node.op), [node], activations=[(node, 0), (node, 1)],
+                 outputs={node.outputs[0].name: Observed()})
 
 
 # --- single ops -------------------------------------------------------------------------------
@@ -343,8 +366,11 @@ ELEMENTWISE_OPS = ("aten.sqrt.default", "aten.abs.default", "aten.pow.Tensor_Sca
 PASSES = (
     (Pattern("conv1d", CONVOLUTION, check_conv1d), Pattern("conv2d", CONVOLUTION, check_conv2d),
      Pattern("depthwise", CONVOLUTION, check_depthwise), Pattern("linear", ("aten.linear.default",), check_linear),
-     Pattern("addmm", ("aten.addmm.default",), check_addmm)),
-    (Pattern("add", ("aten.add.Tensor",), check_add), Pattern("mul", ("aten.mul.Tensor",), check_mul)),
+     Pattern("addmm", ("aten.addmm.default",), check_addmm),
+     Pattern("transpose_conv2d", CONVOLUTION, check_transpose_conv2d)),
+    (Pattern("add", ("aten.add.Tensor",), check_add), Pattern("mul", ("aten.mul.Tensor",), check_mul),
+     Pattern("matmul", ("aten.bmm.default", "aten.mm.default"), check_two_activations),
+     Pattern("minmax", ("aten.maximum.default", "aten.minimum.default"), check_two_activations)),
     (Pattern("cat", ("aten.cat.default",), check_cat), Pattern("softmax", ("aten._softmax.default",), check_softmax),
      Pattern("log_softmax", ("aten._log_softmax.default",), check_log_softmax),
      Pattern("activation", ACTIVATION_OPS, check_activation),

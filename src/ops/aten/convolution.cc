@@ -1,5 +1,6 @@
 // aten.convolution.default: float32 1-D (NCW) and 2-D (NCHW) convolution with groups, dilation,
-// padding and optional bias. Transposed convolution is not supported.
+// padding and optional bias; transposed (weight [C_in, C_out / groups, KH, KW], output_padding)
+// as torch's conv_transpose.
 #include "ops/op_util.h"
 
 namespace cortexm::ops {
@@ -9,6 +10,7 @@ namespace {
 struct ConvShape {
   int64_t n, c_in, h, w, c_out, kh, kw, oh, ow, groups;
   int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+  int64_t out_pad_h = 0, out_pad_w = 0;
 };
 
 // 1-D convolutions are computed as 2-D with H = 1.
@@ -24,31 +26,51 @@ ConvShape conv_shape(const OpArgs& args, const TensorInfo& input, const TensorIn
     return v.size() == 1 ? v[0] : v[axis];
   };
   ConvShape s{};
+  const bool transposed = args.b("transposed");
   s.n = input.shape[0];
   s.c_in = input.shape[1];
   s.h = one_d ? 1 : input.shape[2];
   s.w = input.shape[one_d ? 2 : 3];
-  s.c_out = weight.shape[0];
+  s.groups = args.i("groups");
+  if (s.groups < 1) args.fail("groups = " + std::to_string(s.groups) + " must be >= 1");
+  s.c_out = transposed ? weight.shape[1] * s.groups : weight.shape[0];
   s.kh = one_d ? 1 : weight.shape[2];
   s.kw = weight.shape[one_d ? 2 : 3];
-  s.groups = args.i("groups");
   s.stride_h = one_d ? 1 : pick("stride", 0);
   s.stride_w = pick("stride", 1);
   s.pad_h = one_d ? 0 : pick("padding", 0);
   s.pad_w = pick("padding", 1);
   s.dil_h = one_d ? 1 : pick("dilation", 0);
   s.dil_w = pick("dilation", 1);
-  if (s.groups < 1) args.fail("groups = " + std::to_string(s.groups) + " must be >= 1");
   if (s.c_in % s.groups || s.c_out % s.groups)
     args.fail("groups = " + std::to_string(s.groups) + " must divide in channels " +
               std::to_string(s.c_in) + " and out channels " + std::to_string(s.c_out));
-  if (weight.shape[1] * s.groups != s.c_in)
+  if (transposed) {
+    if (weight.shape[0] != s.c_in)
+      args.fail("transposed weight " + shape_to_string(weight.shape) + " expects " +
+                std::to_string(weight.shape[0]) + " input channels, input has " +
+                std::to_string(s.c_in));
+  } else if (weight.shape[1] * s.groups != s.c_in) {
     args.fail("weight " + shape_to_string(weight.shape) + " expects " +
               std::to_string(weight.shape[1] * s.groups) + " input channels, input has " +
               std::to_string(s.c_in));
+  }
   if (s.stride_h < 1 || s.stride_w < 1) args.fail("stride must be >= 1");
   if (s.dil_h < 1 || s.dil_w < 1) args.fail("dilation must be >= 1");
   if (s.pad_h < 0 || s.pad_w < 0) args.fail("padding must be >= 0");
+  if (transposed) {
+    s.out_pad_h = one_d ? 0 : pick("output_padding", 0);
+    s.out_pad_w = pick("output_padding", 1);
+    if (s.out_pad_h < 0 || s.out_pad_w < 0 ||
+        (s.out_pad_h >= s.stride_h && s.out_pad_h >= s.dil_h) ||
+        (s.out_pad_w >= s.stride_w && s.out_pad_w >= s.dil_w))
+      args.fail("output_padding must be >= 0 and smaller than stride or dilation");
+    s.oh = (s.h - 1) * s.stride_h - 2 * s.pad_h + s.dil_h * (s.kh - 1) + s.out_pad_h + 1;
+    s.ow = (s.w - 1) * s.stride_w - 2 * s.pad_w + s.dil_w * (s.kw - 1) + s.out_pad_w + 1;
+    if (s.oh < 1 || s.ow < 1)
+      args.fail("padding leaves an empty output for input " + shape_to_string(input.shape));
+    return s;
+  }
   s.oh = (s.h + 2 * s.pad_h - s.dil_h * (s.kh - 1) - 1) / s.stride_h + 1;
   s.ow = (s.w + 2 * s.pad_w - s.dil_w * (s.kw - 1) - 1) / s.stride_w + 1;
   if (s.h + 2 * s.pad_h < s.dil_h * (s.kh - 1) + 1 || s.w + 2 * s.pad_w < s.dil_w * (s.kw - 1) + 1)
@@ -65,8 +87,6 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
   if (weight.rank() != input.rank())
     ctx.fail("weight " + shape_to_string(weight.shape) + " must have the input's rank " +
              std::to_string(input.rank()));
-  if (ctx.b("transposed")) throw UnsupportedError("node '" + ctx.node_name() + "' (" + ctx.op() +
-                                                  "): transposed convolution is not supported yet");
   const ConvShape s = conv_shape(ctx, input, weight);
   if (ctx.has_input(2)) {
     require_dtype(ctx, 2, {DType::kFloat32});
@@ -77,10 +97,45 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
   return {make_info(DType::kFloat32, {s.n, s.c_out, s.oh, s.ow})};
 }
 
+// Scatters every input pixel times every tap into the output (products summed in float32).
+void transposed_kernel(const KernelContext& ctx, const ConvShape& s) {
+  const float* x = ctx.input(0).data<float>();
+  const float* w = ctx.input(1).data<float>();
+  const float* bias = ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr;
+  float* y = ctx.output().data<float>();
+  const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups;
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t oc = 0; oc < s.c_out; ++oc)
+      for (int64_t i = 0; i < s.oh * s.ow; ++i)
+        y[(n * s.c_out + oc) * s.oh * s.ow + i] = bias ? bias[oc] : 0.0f;
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t ic = 0; ic < s.c_in; ++ic) {
+      const int64_t g = ic / cin_g;
+      for (int64_t iy = 0; iy < s.h; ++iy)
+        for (int64_t ix = 0; ix < s.w; ++ix) {
+          const float xv = x[((n * s.c_in + ic) * s.h + iy) * s.w + ix];
+          for (int64_t j = 0; j < cout_g; ++j) {
+            const int64_t oc = g * cout_g + j;
+            float* out = y + (n * s.c_out + oc) * s.oh * s.ow;
+            for (int64_t ky = 0; ky < s.kh; ++ky) {
+              const int64_t oy = iy * s.stride_h + ky * s.dil_h - s.pad_h;
+              if (oy < 0 || oy >= s.oh) continue;
+              for (int64_t kx = 0; kx < s.kw; ++kx) {
+                const int64_t ox = ix * s.stride_w + kx * s.dil_w - s.pad_w;
+                if (ox < 0 || ox >= s.ow) continue;
+                out[oy * s.ow + ox] += xv * w[((ic * cout_g + j) * s.kh + ky) * s.kw + kx];
+              }
+            }
+          }
+        }
+    }
+}
+
 void kernel(const KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const Tensor& weight = ctx.input(1);
   const ConvShape s = conv_shape(ctx, input.info(), weight.info());
+  if (ctx.b("transposed")) return transposed_kernel(ctx, s);
   const float* x = input.data<float>();
   const float* w = weight.data<float>();
   const float* bias = ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr;

@@ -128,9 +128,12 @@ TEST(ConvertPool, GlobalMeanIsAnAvgPoolOverTheWholePlane) {
   EXPECT_EQ(output_producer(flat).op, kView);
 }
 
-TEST(ConvertPool, MeanOverChannelsStaysFloat) {
+// Not a pool: convert_mean lowers it to the mean kernel instead (convert_mean_test.cc).
+TEST(ConvertPool, MeanOverChannelsIsNotAPool) {
   Graph g = mean({1}, true);
-  expect_float(g, "aten.mean.dim", "dims other than H and W");
+  run_and_compare_lsb(g, convert_to_cortex_m, 0.1);  // see convert_mean_test.cc
+  EXPECT_EQ(count(g, "cortex_m.quantized_avg_pool2d.default"), 0);
+  EXPECT_EQ(count(g, "cortex_m.quantized_mean.default"), 1);
 }
 
 }  // namespace

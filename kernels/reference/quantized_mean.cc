@@ -1,0 +1,21 @@
+#include "cortexm/kernels/quantized_mean.h"
+
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+void quantized_mean_reference(const MeanParams& p, const int8_t* input, int8_t* output) {
+  for (int32_t o = 0; o < p.outer; ++o) {
+    for (int32_t i = 0; i < p.inner; ++i) {
+      int32_t sum = 0;
+      for (int32_t r = 0; r < p.reduce; ++r)
+        sum += input[(int64_t{o} * p.reduce + r) * p.inner + i] + p.input_offset;
+      int32_t v = requantize(sum, p.multiplier, p.shift) + p.output_offset;
+      v = v < p.activation_min ? p.activation_min : v;
+      v = v > p.activation_max ? p.activation_max : v;
+      output[int64_t{o} * p.inner + i] = static_cast<int8_t>(v);
+    }
+  }
+}
+
+}  // namespace cortexm

@@ -1,0 +1,82 @@
+#include "cortexm/kernels/quantized_batch_matmul.h"
+
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+namespace {
+
+int32_t dot(const int8_t* __restrict a, const int8_t* __restrict b, int32_t length) {
+  int32_t sum = 0;
+  for (int32_t i = 0; i < length; ++i) sum += static_cast<int16_t>(a[i]) * b[i];
+  return sum;
+}
+
+uint32_t row_sum(const int8_t* row, int32_t length) {
+  int32_t sum = 0;
+  for (int32_t i = 0; i < length; ++i) sum += row[i];
+  return static_cast<uint32_t>(sum);
+}
+
+}  // namespace
+
+Error quantized_batch_matmul_prepare(const BatchMatmulParams& p) {
+  if (p.batch < 1) return invalid("lhs.shape[0]", p.batch, "must be >= 1");
+  if (p.lhs_rows < 1) return invalid("lhs.shape[1]", p.lhs_rows, "must be >= 1");
+  if (p.rhs_rows < 1) return invalid("rhs.shape[1]", p.rhs_rows, "must be >= 1");
+  if (p.cols < 1) return invalid("lhs.shape[2]", p.cols, "must be >= 1");
+  // The int16 x int8 products of one dot stay below 2^31 in magnitude up to 2^16 columns.
+  if (p.cols > 65536) return invalid("lhs.shape[2]", p.cols, "must be <= 65536");
+  if (p.lhs_offset < -127 || p.lhs_offset > 128)
+    return invalid("lhs_offset", p.lhs_offset, "must be in [-127, 128]");
+  if (p.rhs_offset < -127 || p.rhs_offset > 128)
+    return invalid("rhs_offset", p.rhs_offset, "must be in [-127, 128]");
+  if (p.output_offset < -128 || p.output_offset > 127)
+    return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
+  if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");
+  if (p.shift < kMinShift || p.shift > kMaxShift)
+    return invalid("output_shift", p.shift, "must be in [-31, 30]");
+  if (p.activation_min < -128 || p.activation_min > 127)
+    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
+  if (p.activation_max < -128 || p.activation_max > 127)
+    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
+  if (p.activation_min > p.activation_max)
+    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  return kOk;
+}
+
+size_t quantized_batch_matmul_scratch_size(const BatchMatmulParams& p, Isa /*isa*/) {
+  return p.rhs_rows < 1 ? 0 : sizeof(int32_t) * static_cast<size_t>(p.rhs_rows);
+}
+
+// sum_k (l + lo)(r + ro) = sum l*r + lo * sum r + ro * sum l + K * lo * ro, modulo 2^32.
+void quantized_batch_matmul(const BatchMatmulParams& params, const int8_t* lhs, const int8_t* rhs,
+                            int8_t* output, void* scratch) {
+  const BatchMatmulParams p = params;  // a local copy: output stores cannot alias it
+  uint32_t* rhs_sums = static_cast<uint32_t*>(scratch);
+  const int32_t m_rows = p.lhs_rows, n_rows = p.rhs_rows, k = p.cols;
+  const uint32_t lo = static_cast<uint32_t>(p.lhs_offset), ro = static_cast<uint32_t>(p.rhs_offset);
+  const uint32_t both = static_cast<uint32_t>(k) * lo * ro;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    const int8_t* lhs_b = lhs + int64_t{b} * m_rows * k;
+    const int8_t* rhs_b = rhs + int64_t{b} * n_rows * k;
+    int8_t* out_b = output + int64_t{b} * m_rows * n_rows;
+    for (int32_t n = 0; n < n_rows; ++n)
+      rhs_sums[n] = lo * row_sum(rhs_b + int64_t{n} * k, k) + both;
+    for (int32_t m = 0; m < m_rows; ++m) {
+      const int8_t* row = lhs_b + int64_t{m} * k;
+      const uint32_t lhs_term = ro * row_sum(row, k);
+      for (int32_t n = 0; n < n_rows; ++n) {
+        const uint32_t acc =
+            static_cast<uint32_t>(dot(row, rhs_b + int64_t{n} * k, k)) + lhs_term + rhs_sums[n];
+        const int32_t scaled = requantize(static_cast<int32_t>(acc), p.multiplier, p.shift);
+        out_b[int64_t{m} * n_rows + n] = static_cast<int8_t>(
+            clamp(static_cast<int32_t>(static_cast<uint32_t>(scaled) +
+                                       static_cast<uint32_t>(p.output_offset)),
+                  p.activation_min, p.activation_max));
+      }
+    }
+  }
+}
+
+}  // namespace cortexm

@@ -1,0 +1,68 @@
+#include "cortexm/kernels/quantized_mean.h"
+
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+namespace {
+
+inline int8_t finish(const MeanParams& p, int32_t sum) {
+  const int32_t v = requantize(sum, p.multiplier, p.shift) + p.output_offset;
+  return static_cast<int8_t>(clamp(v, p.activation_min, p.activation_max));
+}
+
+}  // namespace
+
+Error quantized_mean_prepare(const MeanParams& p) {
+  if (p.outer < 1) return invalid("outer", p.outer, "must be >= 1");
+  if (p.reduce < 1) return invalid("reduce", p.reduce, "must be >= 1");
+  if (p.inner < 1) return invalid("inner", p.inner, "must be >= 1");
+  // The sum of reduce values in [-255, 255] stays within int32.
+  if (p.reduce > (1 << 23)) return invalid("reduce", p.reduce, "must be <= 2^23");
+  if (p.input_offset < -127 || p.input_offset > 128)
+    return invalid("input_offset", p.input_offset, "must be in [-127, 128]");
+  if (p.output_offset < -128 || p.output_offset > 127)
+    return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
+  if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");
+  if (p.shift < kMinShift || p.shift > kMaxShift)
+    return invalid("output_shift", p.shift, "must be in [-31, 30]");
+  if (p.activation_min < -128 || p.activation_min > 127)
+    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
+  if (p.activation_max < -128 || p.activation_max > 127)
+    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
+  if (p.activation_min > p.activation_max)
+    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  return kOk;
+}
+
+size_t quantized_mean_scratch_size(const MeanParams& p, Isa /*isa*/) {
+  return p.inner < 1 ? 0 : sizeof(int32_t) * static_cast<size_t>(p.inner);
+}
+
+void quantized_mean(const MeanParams& params, const int8_t* input, int8_t* output, void* scratch) {
+  const MeanParams p = params;  // a local copy: output stores cannot alias it
+  const int32_t offset_sum = p.input_offset * p.reduce;  // the offset once per output
+  if (p.inner == 1) {
+    for (int32_t o = 0; o < p.outer; ++o) {
+      const int8_t* row = input + int64_t{o} * p.reduce;
+      int32_t sum = 0;
+      for (int32_t r = 0; r < p.reduce; ++r) sum += row[r];
+      output[o] = finish(p, sum + offset_sum);
+    }
+    return;
+  }
+  // Rows of `inner` values summed into int32 accumulators (channels-last spatial means).
+  int32_t* sums = static_cast<int32_t*>(scratch);
+  for (int32_t o = 0; o < p.outer; ++o) {
+    const int8_t* block = input + int64_t{o} * p.reduce * p.inner;
+    for (int32_t i = 0; i < p.inner; ++i) sums[i] = offset_sum;
+    for (int32_t r = 0; r < p.reduce; ++r) {
+      const int8_t* row = block + int64_t{r} * p.inner;
+      for (int32_t i = 0; i < p.inner; ++i) sums[i] += row[i];
+    }
+    int8_t* out = output + int64_t{o} * p.inner;
+    for (int32_t i = 0; i < p.inner; ++i) out[i] = finish(p, sums[i]);
+  }
+}
+
+}  // namespace cortexm

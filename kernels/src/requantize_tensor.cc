@@ -1,0 +1,43 @@
+#include "cortexm/kernels/requantize_tensor.h"
+
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+Error requantize_tensor_prepare(const RequantizeParams& p) {
+  if (p.size < 0) return invalid("input.numel", p.size, "must be >= 0");
+  if (p.input_offset < -127 || p.input_offset > 128)
+    return invalid("input_zero_point", -p.input_offset, "must be in [-128, 127]");
+  if (p.output_offset < -128 || p.output_offset > 127)
+    return invalid("output_zero_point", p.output_offset, "must be in [-128, 127]");
+  if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");
+  if (p.shift < kMinShift || p.shift > kMaxShift)
+    return invalid("output_shift", p.shift, "must be in [-31, 30]");
+  if (p.activation_min < -128 || p.activation_min > 127)
+    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
+  if (p.activation_max < -128 || p.activation_max > 127)
+    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
+  if (p.activation_min > p.activation_max)
+    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  return kOk;
+}
+
+void requantize_tensor(const RequantizeParams& params, const int8_t* input, int8_t* output) {
+  // The 256 possible outputs once, then a table lookup per element (exactly the same arithmetic).
+  const RequantizeParams p = params;
+  if (p.size < 256) {
+    for (int64_t i = 0; i < p.size; ++i)
+      output[i] = static_cast<int8_t>(
+          clamp(requantize((input[i] + p.input_offset) * (1 << kRequantizeLeftShift), p.multiplier, p.shift) + p.output_offset,
+                p.activation_min, p.activation_max));
+    return;
+  }
+  int8_t table[256];
+  for (int32_t x = -128; x < 128; ++x)
+    table[x + 128] = static_cast<int8_t>(
+        clamp(requantize((x + p.input_offset) * (1 << kRequantizeLeftShift), p.multiplier, p.shift) + p.output_offset,
+              p.activation_min, p.activation_max));
+  for (int64_t i = 0; i < p.size; ++i) output[i] = table[input[i] + 128];
+}
+
+}  // namespace cortexm

@@ -1,0 +1,69 @@
+// cortex_m.quantized_batch_matmul: lhs [B, M, K] x rhs [B, N, K] (transposed) -> [B, M, N] int8,
+// arm_batch_matmul_s8 arithmetic; the kernel's prepare step is the validation.
+#include "cortexm/kernels/quantized_batch_matmul.h"
+
+#include "ops/cortex_m/cortex_m_util.h"
+
+namespace cortexm::ops {
+
+namespace {
+
+BatchMatmulParams decode(const OpArgs& args, const TensorInfo& lhs, const TensorInfo& rhs) {
+  BatchMatmulParams p;
+  p.batch = static_cast<int32_t>(lhs.shape[0]);
+  p.lhs_rows = static_cast<int32_t>(lhs.shape[1]);
+  p.rhs_rows = static_cast<int32_t>(rhs.shape[1]);
+  p.cols = static_cast<int32_t>(lhs.shape[2]);
+  p.lhs_offset = int32_attr(args, "lhs_offset", -127, 128);
+  p.rhs_offset = int32_attr(args, "rhs_offset", -127, 128);
+  p.output_offset = int32_attr(args, "output_offset", -128, 127);
+  p.multiplier = int32_attr(args, "output_multiplier", 0, INT32_MAX);
+  p.shift = int32_attr(args, "output_shift", -31, 30);
+  p.activation_min = int32_attr(args, "activation_min", -128, 127);
+  p.activation_max = int32_attr(args, "activation_max", -128, 127);
+  return p;
+}
+
+std::vector<TensorInfo> infer(const InferContext& ctx) {
+  for (size_t i = 0; i < 2; ++i) {
+    require_rank(ctx, i, {3});
+    require_dtype(ctx, i, {DType::kInt8});
+    for (int64_t d : ctx.input(i).shape)
+      if (d < 1 || d > INT32_MAX)
+        ctx.fail("input " + std::to_string(i) + " shape " + shape_to_string(ctx.input(i).shape) +
+                 " has an extent outside [1, 2^31)");
+  }
+  const auto& a = ctx.input(0).shape;
+  const auto& b = ctx.input(1).shape;
+  if (a[0] != b[0] || a[2] != b[2])
+    ctx.fail("lhs " + shape_to_string(a) + " and rhs " + shape_to_string(b) +
+             " must be [B, M, K] and [B, N, K]");
+  check_kernel(ctx, quantized_batch_matmul_prepare(decode(ctx, ctx.input(0), ctx.input(1))));
+  return {make_info(DType::kInt8, {a[0], a[1], b[1]})};
+}
+
+void kernel(const KernelContext& ctx) {
+  const BatchMatmulParams p = decode(ctx, ctx.input(0).info(), ctx.input(1).info());
+  std::vector<uint8_t> scratch(quantized_batch_matmul_scratch_size(p, Isa::kScalar) + 4);
+  void* aligned = scratch.data() + (4 - reinterpret_cast<uintptr_t>(scratch.data()) % 4) % 4;
+  quantized_batch_matmul(p, ctx.input(0).data<int8_t>(), ctx.input(1).data<int8_t>(),
+                         ctx.output().data<int8_t>(), aligned);
+}
+
+}  // namespace
+
+void register_cortex_m_quantized_batch_matmul(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "cortex_m.quantized_batch_matmul.default";
+  s.inputs = {{"lhs"}, {"rhs"}};
+  for (const char* name :
+       {"lhs_offset", "rhs_offset", "output_offset", "output_multiplier", "output_shift"})
+    s.attrs.push_back({name, AttrKind::kInt});
+  s.attrs.push_back({"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})});
+  s.attrs.push_back({"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})});
+  s.infer = infer;
+  s.kernel = kernel;
+  registry.add(std::move(s));
+}
+
+}  // namespace cortexm::ops

@@ -1,0 +1,48 @@
+// ConvertToCortexM, aten.mean.dim: the global average pool when convert_pool takes it (NCHW, H
+// and W, equal qparams); otherwise cortex_m.quantized_mean (multiplier s_in / (count * s_out),
+// see quantized_mean.h) over any dims that form one block in the input's memory order, any keepdim, any
+// input and output qparams.
+#include <algorithm>
+
+#include "passes/convert_to_cortex_m.h"
+
+namespace cortexm::convert {
+
+void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
+  try {
+    convert_pool(graph, id, target);
+    return;
+  } catch (const NotLowered&) {
+    // Not a global pool: the mean kernel below.
+  }
+  Rewrite rw(graph, id);
+  const Node& node = rw.old();
+  const OpArgs args(node.op, node.name, node.attrs);
+  const ValueId x = node.inputs[0];
+  const TensorInfo in = graph.value(x).info;
+  const QuantParams q_in = int8_per_tensor(graph, x, "input");
+  const QuantParams q_out = int8_per_tensor(graph, node.outputs[0], "output");
+  std::vector<int64_t> dims = args.ints("dim");
+  if (dims.empty())
+    for (int64_t d = 0; d < in.rank(); ++d) dims.push_back(d);
+  double count = 1.0;
+  for (int64_t d : dims)  // aten.mean.dim's inference checked them
+    count *= static_cast<double>(in.shape[static_cast<size_t>(d < 0 ? d + in.rank() : d)]);
+  if (count < 1.0) not_lowered("an empty mean");
+  std::vector<int64_t> m, s;
+  requantize_attrs({q_in.scales[0] / (count * q_out.scales[0])}, &m, &s);
+  const ValueId y = rw.call("cortex_m.quantized_mean.default", {x},
+                            {{"dim", dims},
+                             {"keepdim", args.b("keepdim")},
+                             {"input_offset", -q_in.zero_points[0]},
+                             {"output_offset", q_out.zero_points[0]},
+                             {"output_multiplier", m[0]},
+                             {"output_shift", s[0]},
+                             {"activation_min", q_out.quant_min},
+                             {"activation_max", q_out.quant_max}},
+                            true);
+  rw.set_qparams(y, q_out);
+  rw.commit(y);
+}
+
+}  // namespace cortexm::convert

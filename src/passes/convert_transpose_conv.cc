@@ -1,0 +1,96 @@
+// ConvertToCortexM, transposed convolutions: aten.convolution.default with transposed = True
+// (2-D, groups 1, dilation 1) -> _clone_dim_order to channels-last,
+// cortex_m.quantized_transpose_conv2d (torch's weight [C_in, C_out, KH, KW] repacked OHWI
+// [C_out, KH, KW, C_in], per-channel multipliers s_in * s_w[c] / s_out, int32 bias at
+// s_in * s_w[c]), _clone_dim_order back. convert_convolution picks this or convert_conv.
+#include "passes/convert_to_cortex_m.h"
+
+namespace cortexm::convert {
+
+namespace {
+
+std::vector<int64_t> pair(const OpArgs& args, const char* attr) {
+  const std::vector<int64_t>& v = args.ints(attr);
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() == 2) return v;
+  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
+}
+
+}  // namespace
+
+void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig&) {
+  Rewrite rw(graph, id);
+  const Node& node = rw.old();
+  const OpArgs args(node.op, node.name, node.attrs);
+  const ValueId x = node.inputs[0];
+  const ValueId w = node.inputs[1];
+  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  const TensorInfo in = graph.value(x).info;
+  if (in.rank() != 4) not_lowered("transposed convolution of rank " + std::to_string(in.rank()) +
+                                  " (2-D only)");
+  if (args.i("groups") != 1) not_lowered("transposed convolution with groups != 1");
+  const std::vector<int64_t> dilation = pair(args, "dilation");
+  if (dilation[0] != 1 || dilation[1] != 1) not_lowered("transposed convolution with dilation > 1");
+  const std::vector<int64_t> stride = pair(args, "stride");
+  const std::vector<int64_t> padding = pair(args, "padding");
+  const std::vector<int64_t> output_padding = pair(args, "output_padding");
+  const QuantParams q_in = int8_per_tensor(graph, x, "input");
+  const OutputTarget target = output_target(graph, node);
+  const QuantParams& q_out = target.q;
+  const TensorInfo out = graph.value(target.value).info;
+
+  const std::vector<int64_t> ws = graph.value(w).info.shape;  // [C_in, C_out, KH, KW]
+  const int64_t c_in = ws[0], c_out = ws[1], kh = ws[2], kw = ws[3];
+  const QuantizedConstant weight = int8_constant(graph, w, 1, c_out, "weight");
+  for (int64_t zp : weight.zero_points)
+    if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (symmetric weights only)");
+
+  std::vector<double> bias_scales, real_scales;
+  for (int64_t c = 0; c < c_out; ++c) {
+    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
+    real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
+  }
+  std::vector<int64_t> multipliers, shifts;
+  requantize_attrs(real_scales, &multipliers, &shifts);
+  std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
+  add_tail_offset(target, bias_scales, &bias);
+
+  TensorInfo w_info;
+  w_info.dtype = DType::kInt8;
+  w_info.shape = {c_out, kh, kw, c_in};
+  w_info.qparams = graph.value(w).info.qparams;
+  if (w_info.qparams->per_channel()) w_info.qparams->axis = 0;
+  Tensor packed(w_info);
+  const int8_t* src = weight.data.data<int8_t>();
+  int8_t* dst = packed.data<int8_t>();
+  for (int64_t i = 0; i < c_in; ++i)
+    for (int64_t o = 0; o < c_out; ++o)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x0 = 0; x0 < kw; ++x0)
+          dst[((o * kh + y) * kw + x0) * c_in + i] = src[((i * c_out + o) * kh + y) * kw + x0];
+
+  const ValueId xc = rw.clone_dim_order(x, channels_last_dim_order(4));
+  const ValueId w_packed = rw.constant("ohwi", packed);
+  const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
+  const ValueId y = rw.call("cortex_m.quantized_transpose_conv2d.default", {xc, w_packed, b_packed},
+                            {{"stride", stride},
+                             {"padding", padding},
+                             {"output_padding", output_padding},
+                             {"input_offset", -q_in.zero_points[0]},
+                             {"output_offset", q_out.zero_points[0]},
+                             {"requantize_multipliers", multipliers},
+                             {"requantize_shifts", shifts},
+                             {"activation_min", target.activation_min},
+                             {"activation_max", target.activation_max}},
+                            true);
+  rw.set_qparams(y, q_out);
+  rw.commit(rw.clone_dim_order(y, out.effective_dim_order()), &target);
+}
+
+void convert_convolution(Graph& graph, NodeId id, const TargetConfig& target) {
+  const Node& node = graph.node(id);
+  if (OpArgs(node.op, node.name, node.attrs).b("transposed")) return convert_transpose_conv(graph, id, target);
+  convert_conv(graph, id, target);
+}
+
+}  // namespace cortexm::convert

@@ -1,0 +1,88 @@
+#include "cortexm/kernels/quantized_mean.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "cortexm/kernels/requantize.h"
+#include "random_data.h"
+
+namespace cortexm {
+namespace {
+
+// The test's own loops over [outer, reduce, inner].
+void check(int32_t outer, int32_t reduce, int32_t inner, int32_t zp_in, int32_t zp_out,
+           double s_in, double s_out, int32_t lo, int32_t hi, uint32_t seed) {
+  testing::RandomData rng(seed);
+  const auto x = rng.int8s(size_t(outer) * reduce * inner);
+  const QuantizedMultiplier m = quantize_multiplier(s_in / (reduce * s_out));
+  MeanParams p;
+  p.outer = outer;
+  p.reduce = reduce;
+  p.inner = inner;
+  p.input_offset = -zp_in;
+  p.output_offset = zp_out;
+  p.multiplier = m.multiplier;
+  p.shift = m.shift;
+  p.activation_min = lo;
+  p.activation_max = hi;
+  ASSERT_TRUE(quantized_mean_prepare(p).ok());
+  const size_t n = size_t(outer) * inner;
+  std::vector<int8_t> want(n), fast(n), ref(n);
+  size_t far = 0;
+  for (int32_t o = 0; o < outer; ++o)
+    for (int32_t i = 0; i < inner; ++i) {
+      int32_t sum = 0;
+      for (int32_t r = 0; r < reduce; ++r) sum += x[(size_t(o) * reduce + r) * inner + i] - zp_in;
+      const int32_t v = requantize(sum, m.multiplier, m.shift) + zp_out;
+      want[size_t(o) * inner + i] = static_cast<int8_t>(std::min(std::max(v, lo), hi));
+      double real = s_in * sum / reduce / s_out + zp_out;
+      real = std::min(std::max(real, double(lo)), double(hi));
+      if (std::abs(real - want[size_t(o) * inner + i]) > 0.75) ++far;
+    }
+  std::vector<int32_t> scratch(quantized_mean_scratch_size(p, Isa::kScalar) / 4);
+  quantized_mean(p, x.data(), fast.data(), scratch.data());
+  quantized_mean_reference(p, x.data(), ref.data());
+  ASSERT_EQ(ref, want);
+  ASSERT_EQ(fast, want);
+  EXPECT_EQ(far, 0u);  // within 3/4 LSB of the real mean (the multiply rounds at 2^shift)
+}
+
+TEST(QuantizedMean, SpatialNchwAndChannelsLast) {
+  check(2 * 16, 7 * 5, 1, -3, -3, 0.05, 0.05, -128, 127, 1);  // NCHW [N*C, H*W, 1]
+  check(2, 7 * 5, 16, -3, 4, 0.05, 0.02, -128, 127, 2);       // NHWC [N, H*W, C]
+}
+
+TEST(QuantizedMean, RandomizedAwkwardCases) {
+  testing::RandomData rng(5);
+  for (int i = 0; i < 200; ++i) {
+    const int32_t lo = rng.uniform(-128, 100);
+    const double s_in = rng.uniform(1, 1000) / 1e4;
+    check(rng.uniform(1, 6), rng.uniform(1, 60), rng.uniform(1, 9), rng.uniform(-128, 127),
+          rng.uniform(-128, 127), s_in, s_in * rng.uniform(20, 400) / 100.0, lo,
+          rng.uniform(lo, 127), uint32_t(i));
+  }
+}
+
+TEST(QuantizedMean, PrepareRejectsBadParams) {
+  MeanParams p;
+  MeanParams bad = p;
+  bad.reduce = 0;
+  Error e = quantized_mean_prepare(bad);
+  ASSERT_FALSE(e.ok());
+  EXPECT_STREQ(e.argument, "reduce");
+  bad = p;
+  bad.input_offset = -128;
+  e = quantized_mean_prepare(bad);
+  ASSERT_FALSE(e.ok());
+  EXPECT_STREQ(e.argument, "input_offset");
+  bad = p;
+  bad.shift = 31;
+  e = quantized_mean_prepare(bad);
+  ASSERT_FALSE(e.ok());
+  EXPECT_STREQ(e.argument, "output_shift");
+}
+
+}  // namespace
+}  // namespace cortexm
