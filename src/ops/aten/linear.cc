@@ -39,9 +39,12 @@ void kernel(const KernelContext& ctx) {
   params.m = 1;
   for (size_t d = 0; d + 1 < input.shape().size(); ++d) params.m *= input.shape()[d];
   check_portable(ctx, "linear", portable::linear_prepare(params));
+  // Scratch for the transposed weight: the vectorized gemm path, same results as without it.
+  std::vector<float> scratch(static_cast<size_t>(portable::linear_scratch_bytes(params)) /
+                             sizeof(float));
   portable::linear_f32(params, input.data<float>(), ctx.input(1).data<float>(),
                        ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr,
-                       ctx.output().data<float>());
+                       ctx.output().data<float>(), scratch.empty() ? nullptr : scratch.data());
 }
 
 }  // namespace

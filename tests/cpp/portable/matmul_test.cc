@@ -106,6 +106,11 @@ TEST(Matmul, LinearEqualsGemmOfTransposedWeightPlusBias) {
       for (int64_t j = 0; j < p.n; ++j) want[i * p.n + j] += bias[j];
     linear_f32(p, x.data(), w.data(), bias.data(), out.data());
     EXPECT_TRUE(testing::floats_equal(out, want));
+    // The scratch (transposed weight + gemm) path gives the same bits.
+    std::vector<float> scratch(linear_scratch_bytes(p) / sizeof(float) + 1);
+    std::vector<float> out2(p.m * p.n);
+    linear_f32(p, x.data(), w.data(), bias.data(), out2.data(), scratch.data());
+    EXPECT_TRUE(testing::floats_equal(out2, want));
   }
 }
 

@@ -47,7 +47,13 @@ struct LinearParams {
 };
 
 Error linear_prepare(const LinearParams& params);
+
+// Bytes of optional scratch that let linear_f32 run as a gemm of the transposed weight (faster
+// where the gemm vectorizes); the results are the same with or without it.
+int64_t linear_scratch_bytes(const LinearParams& params);
+
+// bias may be null; scratch may be null or hold linear_scratch_bytes (float aligned).
 void linear_f32(const LinearParams& params, const float* input, const float* weight,
-                const float* bias, float* out);  // bias may be null
+                const float* bias, float* out, float* scratch = nullptr);
 
 }  // namespace cortexm::portable
