@@ -12,6 +12,7 @@
 #include "cortexm/portable/softmax.h"
 #include "cortexm/portable/unary.h"
 #include "cortexm/portable/upsample_nearest2d.h"
+#include "graph/errors.h"
 #include "graph/graph.h"
 #include "graph/interpreter.h"
 #include "portable/test_util.h"
@@ -198,6 +199,23 @@ TEST(InterpreterAgreement, Int8DataMovement) {
   std::vector<uint8_t> up_out(2 * 3 * 7 * 11);
   upsample_nearest2d(up_params, x.raw(), up_out.data());
   expect_same_bytes(up, up_out);
+}
+
+TEST(InterpreterAgreement, RankAboveSixIsABuildError) {
+  Graph g;
+  TensorInfo info;
+  info.shape = {1, 2, 1, 2, 1, 2, 3};
+  const ValueId x = g.add_input("x", info);
+  try {
+    g.call("aten.relu.default", {x}, {}, kNoNode, "deep");
+    FAIL() << "rank 7 accepted";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("deep"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at most 6 dims"), std::string::npos) << e.what();
+  }
+  info.shape = {1, 2, 1, 2, 1, 2};
+  const ValueId y = g.add_input("y", info);
+  EXPECT_NO_THROW(g.call("aten.relu.default", {y}, {}));
 }
 
 }  // namespace

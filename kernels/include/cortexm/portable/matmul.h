@@ -48,8 +48,8 @@ struct LinearParams {
 
 Error linear_prepare(const LinearParams& params);
 
-// Bytes of optional scratch that let linear_f32 run as a gemm of the transposed weight (faster
-// where the gemm vectorizes); the results are the same with or without it.
+// Bytes of optional scratch that let linear_f32 run as a gemm of the transposed weight (the
+// interpreter's loop order before these kernels); the results are the same with or without it.
 int64_t linear_scratch_bytes(const LinearParams& params);
 
 // bias may be null; scratch may be null or hold linear_scratch_bytes (float aligned).
