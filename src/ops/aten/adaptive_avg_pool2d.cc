@@ -1,6 +1,8 @@
 // aten.adaptive_avg_pool2d.default on float32 NCHW / CHW: output cell i averages input rows
-// [floor(i * in / out), ceil((i + 1) * in / out)), as torch (windows may overlap).
-#include "ops/op_util.h"
+// [floor(i * in / out), ceil((i + 1) * in / out)), as torch (windows may overlap);
+// portable::adaptive_avg_pool2d_f32.
+#include "cortexm/portable/pool2d.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -33,28 +35,13 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
 }
 
 void kernel(const KernelContext& ctx) {
-  const std::vector<int64_t>& shape = ctx.input(0).shape();
-  const size_t rank = shape.size();
-  const int64_t h = shape[rank - 2], w = shape[rank - 1];
-  const int64_t planes = ctx.input(0).numel() / (h * w);
   const std::vector<int64_t> hw = output_hw(ctx);
-  const int64_t oh = hw[0], ow = hw[1];
-  const float* x = ctx.input(0).data<float>();
-  float* y = ctx.output().data<float>();
-  for (int64_t p = 0; p < planes; ++p) {
-    const float* plane = x + p * h * w;
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      const int64_t y0 = oy * h / oh, y1 = ((oy + 1) * h + oh - 1) / oh;
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        const int64_t x0 = ox * w / ow, x1 = ((ox + 1) * w + ow - 1) / ow;
-        double sum = 0.0;
-        for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix) sum += plane[iy * w + ix];
-        y[(p * oh + oy) * ow + ox] =
-            static_cast<float>(sum / static_cast<double>((y1 - y0) * (x1 - x0)));
-      }
-    }
-  }
+  portable::AdaptiveAvgPool2dParams params;
+  params.input = portable_shape(ctx, ctx.input(0).shape());
+  params.out_h = hw[0];
+  params.out_w = hw[1];
+  check_portable(ctx, "adaptive_avg_pool2d", portable::adaptive_avg_pool2d_prepare(params));
+  portable::adaptive_avg_pool2d_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
 }
 
 }  // namespace

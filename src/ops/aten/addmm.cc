@@ -1,7 +1,7 @@
 // aten.addmm.default: beta * self + alpha * (mat1 [M, K] @ mat2 [K, N]), self broadcast to
-// [M, N], float32. As in torch, self is ignored when beta == 0.
-#include "ops/aten/gemm.h"
-#include "ops/op_util.h"
+// [M, N], float32. As in torch, self is ignored when beta == 0 (portable::addmm_f32).
+#include "cortexm/portable/matmul.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -34,20 +34,17 @@ void register_aten_addmm(OpRegistry& registry) {
     return std::vector<TensorInfo>{make_info(DType::kFloat32, out)};
   };
   s.kernel = [](const KernelContext& ctx) {
-    const float beta = static_cast<float>(ctx.f("beta"));
-    const float alpha = static_cast<float>(ctx.f("alpha"));
-    const Tensor& self = ctx.input(0);
     const auto& a = ctx.input(1).shape();
-    const int64_t m = a[0], k = a[1], n = ctx.input(2).shape()[1];
-    Tensor& out = ctx.output();
-    float* y = out.data<float>();
-    gemm_f32(m, n, k, ctx.input(1).data<float>(), k, ctx.input(2).data<float>(), n, y, n);
-    if (alpha != 1.0f)
-      for (int64_t i = 0; i < m * n; ++i) y[i] *= alpha;
-    if (beta == 0.0f) return;
-    const BroadcastIndexer index(self.shape(), out.shape());
-    const float* c = self.data<float>();
-    for (int64_t i = 0; i < m * n; ++i) y[i] += beta * c[index(i)];
+    portable::AddmmParams params;
+    params.m = a[0];
+    params.k = a[1];
+    params.n = ctx.input(2).shape()[1];
+    params.self = portable_shape(ctx, ctx.input(0).shape());
+    params.alpha = static_cast<float>(ctx.f("alpha"));
+    params.beta = static_cast<float>(ctx.f("beta"));
+    check_portable(ctx, "addmm", portable::addmm_prepare(params));
+    portable::addmm_f32(params, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
+                        ctx.input(2).data<float>(), ctx.output().data<float>());
   };
   registry.add(std::move(s));
 }

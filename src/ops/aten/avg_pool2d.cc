@@ -1,7 +1,6 @@
 // aten.avg_pool2d.default on float32 NCHW / CHW: torch's windows and divisors (count_include_pad
-// counts padding inside the padded input, not past it; divisor_override replaces the count).
-#include <algorithm>
-
+// counts padding inside the padded input, not past it; divisor_override replaces the count);
+// portable::avg_pool2d_f32.
 #include "ops/aten/pool2d_geometry.h"
 
 namespace cortexm::ops {
@@ -18,35 +17,12 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
 
 void kernel(const KernelContext& ctx) {
   const Pool2dGeometry g = pool2d_geometry(ctx, ctx.input(0).info(), false);
-  const bool include_pad = ctx.b("count_include_pad");
-  const int64_t divisor = ctx.is_none("divisor_override") ? 0 : ctx.i("divisor_override");
-  const float* x = ctx.input(0).data<float>();
-  float* y = ctx.output().data<float>();
-  for (int64_t p = 0; p < g.planes; ++p) {
-    const float* plane = x + p * g.h * g.w;
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-        int64_t y1 = std::min(y0 + g.kh, g.h + g.ph), x1 = std::min(x0 + g.kw, g.w + g.pw);
-        const int64_t padded_count = (y1 - y0) * (x1 - x0);
-        y0 = std::max<int64_t>(y0, 0);
-        x0 = std::max<int64_t>(x0, 0);
-        y1 = std::min(y1, g.h);
-        x1 = std::min(x1, g.w);
-        float& out = y[(p * g.oh + oy) * g.ow + ox];
-        if (y0 >= y1 || x0 >= x1) {
-          out = 0.0f;
-          continue;
-        }
-        double sum = 0.0;
-        for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix) sum += plane[iy * g.w + ix];
-        const int64_t count =
-            divisor != 0 ? divisor : (include_pad ? padded_count : (y1 - y0) * (x1 - x0));
-        out = static_cast<float>(sum / static_cast<double>(count));
-      }
-    }
-  }
+  portable::AvgPool2dParams params;
+  params.pool = portable_pool2d(ctx, ctx.input(0), g);
+  params.count_include_pad = ctx.b("count_include_pad");
+  params.divisor_override = ctx.is_none("divisor_override") ? 0 : ctx.i("divisor_override");
+  check_portable(ctx, "avg_pool2d", portable::avg_pool2d_prepare(params));
+  portable::avg_pool2d_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
 }
 
 }  // namespace

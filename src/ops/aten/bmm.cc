@@ -1,6 +1,6 @@
-// aten.bmm.default: self [B, M, K] @ mat2 [B, K, N] -> [B, M, N], float32.
-#include "ops/aten/gemm.h"
-#include "ops/op_util.h"
+// aten.bmm.default: self [B, M, K] @ mat2 [B, K, N] -> [B, M, N], float32 (portable::bmm_f32).
+#include "cortexm/portable/matmul.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -26,12 +26,14 @@ void register_aten_bmm(OpRegistry& registry) {
   };
   s.kernel = [](const KernelContext& ctx) {
     const auto& a = ctx.input(0).shape();
-    const int64_t batch = a[0], m = a[1], k = a[2], n = ctx.input(1).shape()[2];
-    const float* x = ctx.input(0).data<float>();
-    const float* y = ctx.input(1).data<float>();
-    float* out = ctx.output().data<float>();
-    for (int64_t i = 0; i < batch; ++i)
-      gemm_f32(m, n, k, x + i * m * k, k, y + i * k * n, n, out + i * m * n, n);
+    portable::MatmulParams params;
+    params.batch = a[0];
+    params.m = a[1];
+    params.k = a[2];
+    params.n = ctx.input(1).shape()[2];
+    check_portable(ctx, "bmm", portable::matmul_prepare(params));
+    portable::bmm_f32(params, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
+                      ctx.output().data<float>());
   };
   registry.add(std::move(s));
 }

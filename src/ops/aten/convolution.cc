@@ -1,6 +1,8 @@
 // aten.convolution.default: float32 1-D (NCW) and 2-D (NCHW) convolution with groups, dilation,
-// padding and optional bias; transposed (weight [C_in, C_out / groups, KH, KW], output_padding)
-// as torch's conv_transpose.
+// padding and optional bias (portable::convolution_f32); transposed (weight [C_in, C_out / groups,
+// KH, KW], output_padding) as torch's conv_transpose, on the host only for now.
+#include "cortexm/portable/convolution.h"
+#include "ops/aten/portable_call.h"
 #include "ops/op_util.h"
 
 namespace cortexm::ops {
@@ -136,44 +138,17 @@ void kernel(const KernelContext& ctx) {
   const Tensor& weight = ctx.input(1);
   const ConvShape s = conv_shape(ctx, input.info(), weight.info());
   if (ctx.b("transposed")) return transposed_kernel(ctx, s);
-  const float* x = input.data<float>();
-  const float* w = weight.data<float>();
-  const float* bias = ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr;
-  float* y = ctx.output().data<float>();
-  const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups;
-  for (int64_t n = 0; n < s.n; ++n) {
-    for (int64_t oc = 0; oc < s.c_out; ++oc) {
-      float* out = y + ((n * s.c_out + oc) * s.oh) * s.ow;
-      const float b = bias ? bias[oc] : 0.0f;
-      for (int64_t i = 0; i < s.oh * s.ow; ++i) out[i] = b;
-      const int64_t g = oc / cout_g;
-      for (int64_t ic = 0; ic < cin_g; ++ic) {
-        const float* in = x + ((n * s.c_in + g * cin_g + ic) * s.h) * s.w;
-        for (int64_t ky = 0; ky < s.kh; ++ky) {
-          for (int64_t kx = 0; kx < s.kw; ++kx) {
-            const float wv = w[((oc * cin_g + ic) * s.kh + ky) * s.kw + kx];
-            // Output columns whose input column lies inside the image.
-            const int64_t off_x = kx * s.dil_w - s.pad_w;
-            int64_t ox_begin = off_x >= 0 ? 0 : (-off_x + s.stride_w - 1) / s.stride_w;
-            int64_t ox_end = s.w - off_x <= 0 ? 0 : (s.w - off_x + s.stride_w - 1) / s.stride_w;
-            if (ox_end > s.ow) ox_end = s.ow;
-            for (int64_t oy = 0; oy < s.oh; ++oy) {
-              const int64_t iy = oy * s.stride_h + ky * s.dil_h - s.pad_h;
-              if (iy < 0 || iy >= s.h) continue;
-              const float* row = in + iy * s.w;
-              float* orow = out + oy * s.ow;
-              if (s.stride_w == 1) {
-                for (int64_t ox = ox_begin; ox < ox_end; ++ox) orow[ox] += wv * row[ox + off_x];
-              } else {
-                for (int64_t ox = ox_begin; ox < ox_end; ++ox)
-                  orow[ox] += wv * row[ox * s.stride_w + off_x];
-              }
-            }
-          }
-        }
-      }
-    }
-  }
+  portable::ConvolutionParams params;
+  params.input = portable_shape(ctx, input.shape(), "input");
+  params.weight = portable_shape(ctx, weight.shape(), "weight");
+  params.stride[0] = s.stride_h, params.stride[1] = s.stride_w;
+  params.padding[0] = s.pad_h, params.padding[1] = s.pad_w;
+  params.dilation[0] = s.dil_h, params.dilation[1] = s.dil_w;
+  params.groups = s.groups;
+  check_portable(ctx, "convolution", portable::convolution_prepare(params));
+  portable::convolution_f32(params, input.data<float>(), weight.data<float>(),
+                            ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr,
+                            ctx.output().data<float>());
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-// aten.linear.default: input [..., K] @ weight[N, K]^T + bias[N] -> [..., N], float32.
+// aten.linear.default: input [..., K] @ weight[N, K]^T + bias[N] -> [..., N], float32
+// (portable::linear_f32).
 #include <vector>
 
-#include "ops/aten/gemm.h"
-#include "ops/op_util.h"
+#include "cortexm/portable/matmul.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -32,22 +33,18 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
 
 void kernel(const KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
-  const Tensor& weight = ctx.input(1);
-  const int64_t k = input.shape().back(), n = weight.shape()[0];
-  int64_t m = 1;
-  for (size_t d = 0; d + 1 < input.shape().size(); ++d) m *= input.shape()[d];
-  // Weight transposed to [K, N] so the product runs i-k-j.
-  std::vector<float> wt(static_cast<size_t>(k * n));
-  const float* w = weight.data<float>();
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t p = 0; p < k; ++p) wt[p * n + j] = w[j * k + p];
-  float* out = ctx.output().data<float>();
-  gemm_f32(m, n, k, input.data<float>(), k, wt.data(), n, out, n);
-  if (ctx.has_input(2)) {
-    const float* bias = ctx.input(2).data<float>();
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) out[i * n + j] += bias[j];
-  }
+  portable::LinearParams params;
+  params.k = input.shape().back();
+  params.n = ctx.input(1).shape()[0];
+  params.m = 1;
+  for (size_t d = 0; d + 1 < input.shape().size(); ++d) params.m *= input.shape()[d];
+  check_portable(ctx, "linear", portable::linear_prepare(params));
+  // Scratch for the transposed weight: the vectorized gemm path, same results as without it.
+  std::vector<float> scratch(static_cast<size_t>(portable::linear_scratch_bytes(params)) /
+                             sizeof(float));
+  portable::linear_f32(params, input.data<float>(), ctx.input(1).data<float>(),
+                       ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr,
+                       ctx.output().data<float>(), scratch.empty() ? nullptr : scratch.data());
 }
 
 }  // namespace

@@ -1,8 +1,5 @@
 // aten.max_pool2d.default on float32 NCHW / CHW with dilation and ceil_mode; padding never wins
-// (it is -inf) and a NaN in a window gives NaN, as in torch.
-#include <algorithm>
-#include <limits>
-
+// (it is -inf) and a NaN in a window gives NaN, as in torch (portable::max_pool2d_f32).
 #include "ops/aten/pool2d_geometry.h"
 
 namespace cortexm::ops {
@@ -17,29 +14,9 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
 
 void kernel(const KernelContext& ctx) {
   const Pool2dGeometry g = pool2d_geometry(ctx, ctx.input(0).info(), true);
-  const float* x = ctx.input(0).data<float>();
-  float* y = ctx.output().data<float>();
-  for (int64_t p = 0; p < g.planes; ++p) {
-    const float* plane = x + p * g.h * g.w;
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
-      int64_t y0 = oy * g.sh - g.ph;
-      const int64_t y1 = std::min(y0 + (g.kh - 1) * g.dh + 1, g.h);
-      while (y0 < 0) y0 += g.dh;
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        int64_t x0 = ox * g.sw - g.pw;
-        const int64_t x1 = std::min(x0 + (g.kw - 1) * g.dw + 1, g.w);
-        while (x0 < 0) x0 += g.dw;
-        float best = -std::numeric_limits<float>::infinity();
-        for (int64_t iy = y0; iy < y1; iy += g.dh) {
-          for (int64_t ix = x0; ix < x1; ix += g.dw) {
-            const float v = plane[iy * g.w + ix];
-            if (v > best || v != v) best = v;
-          }
-        }
-        y[(p * g.oh + oy) * g.ow + ox] = best;
-      }
-    }
-  }
+  const portable::Pool2dParams params = portable_pool2d(ctx, ctx.input(0), g);
+  check_portable(ctx, "max_pool2d", portable::max_pool2d_prepare(params));
+  portable::max_pool2d_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // aten.mean.dim: mean over the listed dims (negative allowed, [] = every dim); keepdim keeps them
-// with size 1. Sums in double; an empty reduction gives NaN, as in torch.
-#include "ops/op_util.h"
+// with size 1. Sums in double; an empty reduction gives NaN, as in torch (portable::mean_f32).
+#include "cortexm/portable/mean.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -25,6 +26,7 @@ std::vector<bool> reduced_dims(const OpArgs& args, int64_t rank) {
 std::vector<TensorInfo> infer(const InferContext& ctx) {
   require_dtype(ctx, 0, {DType::kFloat32});
   const TensorInfo& in = ctx.input(0);
+  portable_shape(ctx, in.shape);  // rank <= 6
   const std::vector<bool> reduced = reduced_dims(ctx, in.rank());
   const bool keepdim = ctx.b("keepdim");
   std::vector<int64_t> shape;
@@ -39,39 +41,14 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
 
 void kernel(const KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
-  const std::vector<int64_t>& shape = input.shape();
-  const int64_t rank = input.info().rank();
-  const std::vector<bool> reduced = reduced_dims(ctx, rank);
-  // Output strides over the input's dims, 0 along reduced ones.
-  std::vector<int64_t> keep_shape(shape);
-  int64_t count = 1;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduced[d]) continue;
-    count *= shape[d];
-    keep_shape[d] = 1;
-  }
-  std::vector<int64_t> stride = contiguous_strides(keep_shape);
-  for (int64_t d = 0; d < rank; ++d)
-    if (reduced[d]) stride[d] = 0;
-
-  Tensor& output = ctx.output();
-  std::vector<double> acc(static_cast<size_t>(output.numel()), 0.0);
-  const float* x = input.data<float>();
-  const int64_t n = input.numel();
-  std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
-  int64_t at = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    acc[at] += x[i];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      at += stride[d];
-      if (++coord[d] < shape[d]) break;
-      at -= stride[d] * shape[d];
-      coord[d] = 0;
-    }
-  }
-  float* y = output.data<float>();
-  for (size_t j = 0; j < acc.size(); ++j)
-    y[j] = static_cast<float>(acc[j] / static_cast<double>(count));
+  const std::vector<int64_t>& dims = ctx.ints("dim");
+  portable::MeanParams params;
+  params.input = portable_shape(ctx, input.shape());
+  params.num_dims = static_cast<int32_t>(dims.size());
+  for (size_t i = 0; i < dims.size() && i < portable::kMaxDims; ++i) params.dims[i] = dims[i];
+  params.keepdim = ctx.b("keepdim");
+  check_portable(ctx, "mean", portable::mean_prepare(params));
+  portable::mean_f32(params, input.data<float>(), ctx.output().data<float>());
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// aten.mm.default: self [M, K] @ mat2 [K, N] -> [M, N], float32.
-#include "ops/aten/gemm.h"
-#include "ops/op_util.h"
+// aten.mm.default: self [M, K] @ mat2 [K, N] -> [M, N], float32 (portable::mm_f32).
+#include "cortexm/portable/matmul.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -22,10 +22,13 @@ void register_aten_mm(OpRegistry& registry) {
     return std::vector<TensorInfo>{make_info(DType::kFloat32, {a[0], b[1]})};
   };
   s.kernel = [](const KernelContext& ctx) {
-    const auto& a = ctx.input(0).shape();
-    const int64_t m = a[0], k = a[1], n = ctx.input(1).shape()[1];
-    gemm_f32(m, n, k, ctx.input(0).data<float>(), k, ctx.input(1).data<float>(), n,
-             ctx.output().data<float>(), n);
+    portable::MatmulParams params;
+    params.m = ctx.input(0).shape()[0];
+    params.k = ctx.input(0).shape()[1];
+    params.n = ctx.input(1).shape()[1];
+    check_portable(ctx, "mm", portable::matmul_prepare(params));
+    portable::mm_f32(params, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
+                     ctx.output().data<float>());
   };
   registry.add(std::move(s));
 }

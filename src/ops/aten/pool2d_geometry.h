@@ -2,7 +2,8 @@
 // and output-size rule.
 #pragma once
 
-#include "ops/op_util.h"
+#include "cortexm/portable/pool2d.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -15,10 +16,7 @@ struct Pool2dGeometry {
 // window must start inside the input or the left padding.
 inline int64_t pool_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
                                 bool ceil_mode) {
-  const int64_t span = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
+  return portable::pool2d_output_size(in, k, pad, stride, dil, ceil_mode);
 }
 
 // Reads kernel_size, stride ([] = kernel), padding, ceil_mode and, if with_dilation, dilation.
@@ -69,6 +67,19 @@ inline Pool2dGeometry pool2d_geometry(const OpArgs& args, const TensorInfo& inpu
     args.fail("input " + shape_to_string(input.shape) + " gives output size [" +
               std::to_string(g.oh) + ", " + std::to_string(g.ow) + "], which is too small");
   return g;
+}
+
+// The portable kernel's parameters for a geometry from pool2d_geometry.
+inline portable::Pool2dParams portable_pool2d(const OpArgs& args, const Tensor& input,
+                                              const Pool2dGeometry& g) {
+  portable::Pool2dParams p;
+  p.input = portable_shape(args, input.shape());
+  p.kernel_h = g.kh, p.kernel_w = g.kw;
+  p.stride_h = g.sh, p.stride_w = g.sw;
+  p.pad_h = g.ph, p.pad_w = g.pw;
+  p.dilation_h = g.dh, p.dilation_w = g.dw;
+  p.ceil_mode = args.b("ceil_mode");
+  return p;
 }
 
 inline std::vector<int64_t> pool2d_output_shape(const TensorInfo& input, const Pool2dGeometry& g) {

@@ -20,6 +20,10 @@ inline void check_portable(const OpArgs& args, const char* kernel, const Error& 
 
 inline portable::Shape portable_shape(const OpArgs& args, const std::vector<int64_t>& dims,
                                       const char* argument = "self") {
+  if (dims.size() > static_cast<size_t>(portable::kMaxDims))
+    args.fail(std::string(argument) + " " + shape_to_string(dims) + " has rank " +
+              std::to_string(dims.size()) + "; float and data-movement kernels take at most " +
+              std::to_string(portable::kMaxDims) + " dims");
   portable::Shape shape;
   check_portable(args, "shape",
                  portable::make_shape(dims.data(), static_cast<int64_t>(dims.size()), &shape,
