@@ -6,7 +6,7 @@ float graph in LSB of the output's scale (run with -s to see it)."""
 import numpy as np
 import pytest
 
-import cortexm
+import zoo
 from numpy_reference.quantized_graph import DQ, Q, QuantizedGraphReference
 
 torch = pytest.importorskip("torch")
@@ -33,9 +33,8 @@ def lsb_unit(value):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_lowered_model_is_bit_exact_with_the_integer_reference(name):
-    model, example, calibration = cortexm.models.get(name)
-    qgraph = cortexm.quantize(cortexm.export(model, example), calibration(2), progress=False)
-    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
+    _, example, calibration, _ = zoo.exported(name)
+    qgraph, lowered = zoo.quantized(name), zoo.lowered(name)
     reference = QuantizedGraphReference(qgraph)
     # The reference computes in integers exactly the groups the lowering made cortex_m ops of.
     lowered_ops = sorted(n.op for n in lowered.nodes if n.op.startswith("cortex_m.quantized_"))

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import cortexm
+import zoo
 from cortexm import _core
 
-ZOO_SAMPLES = 4
 # mobilenet_v2 at 224x224 (~1 min to quantize and lower) has the same graph as mobilenet_v2_96, as in
 # test_quantizer_models.py; CORTEXM_SLOW=1 includes it. mobilenet_v3_small (224) always runs.
 SLOW_MODELS = {"mobilenet_v2"}
@@ -122,10 +122,7 @@ def zoo_names():
 def zoo_lowered(request):
     pytest.importorskip("torch")
     name = request.param
-    model, example, calibration = cortexm.models.get(name)
-    graph = cortexm.export(model, example)
-    qgraph = cortexm.quantize(graph, calibration(ZOO_SAMPLES), progress=False)
-    return name, cortexm.lower(qgraph, "cortex-m55+int8")
+    return name, zoo.lowered(name)
 
 
 def test_zoo_model_plan(zoo_lowered):
