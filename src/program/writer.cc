@@ -127,6 +127,12 @@ Emitted permute(FlatBufferBuilder& b, const std::vector<uint8_t>& dims) {
           fb::CreatePermuteParams(b, b.CreateVector(dims)).Union()};
 }
 
+Emitter unary(fb::UnaryFn fn) {
+  return [fn](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
+    return Emitted{fb::KernelId_FloatUnary, fb::OpParams_UnaryParams, fb::CreateUnaryParams(b, fn).Union()};
+  };
+}
+
 const std::map<std::string, Emitter>& emitters() {
   static const std::map<std::string, Emitter> table = {
       {"cortex_m.quantized_conv2d.default",
@@ -267,6 +273,25 @@ const std::map<std::string, Emitter>& emitters() {
          const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
          return Emitted{fb::KernelId_LogSoftmax, fb::OpParams_SoftmaxParams,
                         fb::CreateSoftmaxParams(b, static_cast<int32_t>(dim)).Union()};
+       }},
+      {"aten.relu.default", unary(fb::UnaryFn_Relu)},
+      {"aten.hardswish.default", unary(fb::UnaryFn_Hardswish)},
+      {"aten.silu.default", unary(fb::UnaryFn_Silu)},
+      {"aten.sigmoid.default", unary(fb::UnaryFn_Sigmoid)},
+      {"aten.tanh.default", unary(fb::UnaryFn_Tanh)},
+      {"aten.sqrt.default", unary(fb::UnaryFn_Sqrt)},
+      {"aten.hardsigmoid.default", unary(fb::UnaryFn_Hardsigmoid)},
+      {"aten.abs.default", unary(fb::UnaryFn_Abs)},
+      {"aten.mean.dim",
+       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
+         const int64_t rank = in_info(g, n, 0).rank();
+         std::vector<bool> reduced(static_cast<size_t>(rank), a.ints("dim").empty());
+         for (int64_t d : a.ints("dim")) reduced[static_cast<size_t>(normalized_dim(a, d, rank))] = true;
+         std::vector<uint8_t> dims;
+         for (int64_t d = 0; d < rank; ++d)
+           if (reduced[static_cast<size_t>(d)]) dims.push_back(static_cast<uint8_t>(d));
+         return Emitted{fb::KernelId_Mean, fb::OpParams_MeanParams,
+                        fb::CreateMeanParams(b, b.CreateVector(dims)).Union()};
        }},
   };
   return table;
