@@ -52,7 +52,13 @@ class LoadedProgram {
     if (size_) std::memcpy(buffer_.get(), bytes.data(), size_);
     const runtime::Status status = runtime::Program::load(buffer_.get(), size_, &program_);
     if (!status.ok()) throw GraphError(program::status_message(status, buffer_.get(), size_, origin));
-    arena_ = aligned_bytes(program_.arena_size());
+    try {
+      arena_ = AlignedBytes(static_cast<uint8_t*>(
+          ::operator new(program_.arena_size() ? program_.arena_size() : 1, std::align_val_t(runtime::kAlignment))));
+    } catch (const std::bad_alloc&) {
+      throw GraphError(origin + ": program: arena_size = " + std::to_string(program_.arena_size()) +
+                       ": cannot be allocated on the host");
+    }
   }
 
   const runtime::Program& program() const { return program_; }

@@ -9,7 +9,7 @@ namespace cortexm::runtime {
 
 namespace {
 
-constexpr uint64_t kMaxBytes = uint64_t{1} << 40;  // no tensor or arena is this large
+constexpr uint64_t kMaxBytes = uint64_t{1} << 32;  // a Cortex-M address space
 
 // Byte size of a tensor's logical shape; false when a dim is negative or the size overflows.
 bool tensor_bytes(const fb::Tensor& t, uint64_t* bytes) {
@@ -36,7 +36,7 @@ Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
   for (int64_t d = 0; d < rank; ++d)
     if (t->shape()->Get(d) < 0) return fail("shape", t->shape()->Get(d), "must be >= 0", d);
   uint64_t bytes = 0;
-  if (!tensor_bytes(*t, &bytes)) return fail("shape", rank, "describes more than 2^40 bytes");
+  if (!tensor_bytes(*t, &bytes)) return fail("shape", rank, "describes more than 2^32 bytes");
   if (t->dim_order() && t->dim_order()->size() != 0) {
     if (static_cast<int64_t>(t->dim_order()->size()) != rank)
       return fail("dim_order.size", t->dim_order()->size(), "must be 0 or the rank");
@@ -220,7 +220,7 @@ Status Program::load(const void* data, size_t size, Program* program) {
   const uint64_t blob_size = blob ? blob->size() : 0;
   out.constant_size_ = static_cast<size_t>(blob_size);
   out.constant_data_ = blob ? blob->data() : nullptr;
-  if (blob && reinterpret_cast<uintptr_t>(blob->data()) % kAlignment != 0)
+  if (blob_size > 0 && reinterpret_cast<uintptr_t>(blob->data()) % kAlignment != 0)
     return program_error("constants", -1, "constant_data", 0, "must be 16-byte aligned");
   if (p->constants())
     for (uint32_t i = 0; i < p->constants()->size(); ++i) {
