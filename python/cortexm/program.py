@@ -168,10 +168,12 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
 class Program:
     """A program on the host runtime. Build one with cortexm.to_program or cortexm.load_program."""
 
-    def __init__(self, data: bytes, origin: str = "program", plan=None):
+    def __init__(self, data: bytes, origin: str = "program", plan=None, layout: str = "as stored"):
         self._data = bytes(data)
         self._loaded = _core.LoadedProgram(self._data, origin)
         self._plan = plan
+        #: how the arena was placed: "planner", "caller", "sequential (no reuse)" or "as stored"
+        self.layout = layout
 
     @property
     def data(self) -> bytes:
@@ -290,9 +292,10 @@ def to_program(lowered: Graph, *, target: str = "cortex-m55+int8", bundle_inputs
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
     _core.check_runnable(lowered)
-    plan = None
+    plan, how = None, "caller"
     if layout is None:
         plan, layout = _planner_layout(lowered)
+        how = "planner" if plan is not None else "sequential (no reuse)"
     bundled = []
     for case in _as_cases(bundle_inputs):
         arrays = [np.ascontiguousarray(x.numpy() if hasattr(x, "numpy") else x) for x in case]
@@ -300,7 +303,7 @@ def to_program(lowered: Graph, *, target: str = "cortex-m55+int8", bundle_inputs
         outs = list(outs) if isinstance(outs, tuple) else [outs]
         bundled.append((arrays, outs))
     data = _core.write_program(lowered, target, layout, bundled)
-    return Program(data, "program", plan)
+    return Program(data, "program", plan, how)
 
 
 def load_program(path: str | os.PathLike) -> Program:

@@ -12,11 +12,11 @@ std::string status_message(const runtime::Status& status, const void* buffer, si
   // Sections after the structural check name what they point at.
   const auto* bytes = static_cast<const uint8_t*>(buffer);
   const bool structured = std::string(status.section ? status.section : "") != "program" && bytes &&
-                          size >= 8 && fb::ProgramBufferHasIdentifier(bytes);
+                          size >= 12 && fb::SizePrefixedProgramBufferHasIdentifier(bytes);
   if (structured && status.section_index >= 0) {
     flatbuffers::Verifier verifier(bytes, size);
-    if (fb::VerifyProgramBuffer(verifier)) {
-      const fb::Program* p = fb::GetProgram(bytes);
+    if (fb::VerifySizePrefixedProgramBuffer(verifier)) {
+      const fb::Program* p = fb::GetSizePrefixedProgram(bytes);
       const std::string section = status.section;
       if (section == "ops" && p->ops() && status.section_index < p->ops()->size()) {
         const fb::Op* op = p->ops()->Get(static_cast<uint32_t>(status.section_index));

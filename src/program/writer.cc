@@ -519,7 +519,7 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
       b.CreateVector(ops), b.CreateVector(inputs), b.CreateVector(outputs),
       static_cast<uint64_t>(layout.arena_size), b.CreateVectorOfStructs(segments), constant_data,
       b.CreateVector(cases));
-  fb::FinishProgramBuffer(b, program);
+  fb::FinishSizePrefixedProgramBuffer(b, program);
   std::string bytes(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 
   // The runtime's own verifier is the last check: what it rejects is never written.

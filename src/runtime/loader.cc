@@ -190,16 +190,22 @@ Status check_bundled(const Program& program) {
 
 Status Program::load(const void* data, size_t size, Program* program) {
   const auto* bytes = static_cast<const uint8_t*>(data);
-  if (!data || size < 8) return program_error("program", -1, "size", static_cast<int64_t>(size), "is too small for a program");
+  if (!data || size < 12) return program_error("program", -1, "size", static_cast<int64_t>(size), "is too small for a program");
   if (reinterpret_cast<uintptr_t>(data) % kAlignment != 0)
     return program_error("program", -1, "address", static_cast<int64_t>(reinterpret_cast<uintptr_t>(data) % kAlignment),
                          "must be 16-byte aligned", -1, StatusCode::kInvalidArgument);
-  if (!fb::ProgramBufferHasIdentifier(bytes))
+  // Size-prefixed: the first 4 bytes give the length of the rest, so any truncation is caught.
+  uint32_t prefix = 0;
+  std::memcpy(&prefix, bytes, sizeof(prefix));
+  if (prefix != size - sizeof(prefix))
+    return program_error("program", -1, "size", static_cast<int64_t>(size),
+                         "must be 4 + the size prefix (the file is truncated or has trailing bytes)");
+  if (!fb::SizePrefixedProgramBufferHasIdentifier(bytes))
     return program_error("program", -1, "file_identifier", 0, "must be \"CMPT\" (not a cortexm program)");
   flatbuffers::Verifier verifier(bytes, size);
-  if (!fb::VerifyProgramBuffer(verifier))
+  if (!fb::VerifySizePrefixedProgramBuffer(verifier))
     return program_error("program", -1, "flatbuffer", static_cast<int64_t>(size), "is malformed or truncated");
-  const fb::Program* p = fb::GetProgram(bytes);
+  const fb::Program* p = fb::GetSizePrefixedProgram(bytes);
   if (p->schema_version() != kSchemaVersion)
     return program_error("program", -1, "schema_version", p->schema_version(), "must be 1 (this runtime's)", -1,
                          StatusCode::kUnsupported);
