@@ -1,12 +1,10 @@
-// aten.abs.default.
-#include <cmath>
-
-#include "ops/op_util.h"
+// aten.abs.default: portable::abs_f32.
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_abs(OpRegistry& registry) {
-  register_unary_float(registry, "aten.abs.default", [](float x) { return std::fabs(x); });
+  register_portable_unary(registry, "aten.abs.default", portable::UnaryOp::kAbs);
 }
 
 }  // namespace cortexm::ops

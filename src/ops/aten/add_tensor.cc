@@ -1,16 +1,17 @@
-// aten.add.Tensor: self + alpha * other, numpy broadcasting.
-#include "ops/op_util.h"
+// aten.add.Tensor: self + alpha * other, numpy broadcasting (portable::add_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_add_tensor(OpRegistry& registry) {
-  register_binary_float(registry, "aten.add.Tensor",
-                        {{"alpha", AttrKind::kFloat, false, AttrValue(1.0)}},
-                        [](const OpArgs& args) -> BinaryFn {
-                          const float alpha = static_cast<float>(args.f("alpha"));
-                          if (alpha == 1.0f) return [](float a, float b) { return a + b; };
-                          return [alpha](float a, float b) { return a + alpha * b; };
-                        });
+  register_portable_binary(registry, "aten.add.Tensor",
+                           {{"alpha", AttrKind::kFloat, false, AttrValue(1.0)}},
+                           [](const OpArgs& args) {
+                             portable::BinaryParams p;
+                             p.op = portable::BinaryOp::kAdd;
+                             p.alpha = static_cast<float>(args.f("alpha"));
+                             return p;
+                           });
 }
 
 }  // namespace cortexm::ops

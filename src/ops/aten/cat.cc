@@ -1,8 +1,7 @@
 // aten.cat.default: concatenates tensors of one dtype along `dim` (shapes equal elsewhere). Any
-// dtype; per-tensor qparams pass through when every input has the same ones.
-#include <cstring>
-
-#include "ops/op_util.h"
+// dtype; per-tensor qparams pass through when every input has the same ones (portable::cat).
+#include "cortexm/portable/cat.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -12,6 +11,7 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
   const TensorInfo& first = ctx.input(0);
   if (first.rank() == 0) ctx.fail("input 0 is " + info_to_string(first) + ", cat needs rank >= 1");
   const int64_t dim = normalize_dim(ctx, "dim", ctx.i("dim"), first.rank());
+  portable_shape(ctx, first.shape, "tensors");  // rank <= 6
   std::vector<int64_t> shape = first.shape;
   shape[dim] = 0;
   std::optional<QuantParams> qparams = passthrough_qparams(first);
@@ -36,23 +36,19 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
 }
 
 void kernel(const KernelContext& ctx) {
-  Tensor& out = ctx.output();
-  const auto& shape = out.shape();
-  const int64_t dim = normalize_dim(ctx, "dim", ctx.i("dim"), static_cast<int64_t>(shape.size()));
-  const size_t elem = dtype_size(out.dtype());
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
-  for (size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
-  const size_t out_row = static_cast<size_t>(shape[dim] * inner) * elem;
-  uint8_t* dst = static_cast<uint8_t*>(out.raw());
-  size_t col = 0;  // byte offset of the current input inside an output row
+  std::vector<portable::Shape> shapes;
+  std::vector<const void*> data;
   for (const Tensor* in : ctx.inputs) {
-    const size_t row = static_cast<size_t>(in->shape()[dim] * inner) * elem;
-    const uint8_t* src = static_cast<const uint8_t*>(in->raw());
-    if (row > 0)
-      for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * out_row + col, src + o * row, row);
-    col += row;
+    shapes.push_back(portable_shape(ctx, in->shape(), "tensors"));
+    data.push_back(in->raw());
   }
+  portable::CatParams params;
+  params.inputs = shapes.data();
+  params.num_inputs = static_cast<int32_t>(shapes.size());
+  params.dim = ctx.i("dim");
+  params.element_size = element_size(ctx.output());
+  check_portable(ctx, "cat", portable::cat_prepare(params));
+  portable::cat(params, data.data(), ctx.output().raw());
 }
 
 }  // namespace

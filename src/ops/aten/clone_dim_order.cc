@@ -1,6 +1,7 @@
 // dim_order_ops._clone_dim_order.default: a copy of the logical data whose output is laid out in
 // the given dim_order (None = contiguous). dtype, shape and qparams stay the input's; any dtype.
-#include "ops/op_util.h"
+#include "cortexm/portable/copy.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -31,8 +32,13 @@ void register_clone_dim_order(OpRegistry& registry) {
     return std::vector<TensorInfo>{out};
   };
   s.kernel = [](const KernelContext& ctx) {
+    // The interpreter keeps every tensor's logical data contiguous, so the clone is a copy.
     const Tensor& in = ctx.input(0);
-    if (in.nbytes()) std::memcpy(ctx.output().raw(), in.raw(), in.nbytes());
+    portable::CopyParams params;
+    params.numel = in.numel();
+    params.element_size = element_size(in);
+    check_portable(ctx, "copy", portable::copy_prepare(params));
+    portable::copy(params, in.raw(), ctx.output().raw());
   };
   registry.add(std::move(s));
 }

@@ -1,13 +1,14 @@
 // aten.constant_pad_nd.default: pads with `value`; `pad` holds (left, right) pairs from the last
 // dim backwards, as torch; negative pads crop. Any dtype: for integer dtypes `value` is a raw
 // stored value, truncated toward zero like torch (it must fit the dtype); per-tensor qparams
-// pass through.
+// pass through (portable::constant_pad).
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
-#include "ops/op_util.h"
+#include "cortexm/portable/constant_pad.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -50,55 +51,11 @@ T fill_value(const OpArgs& args, double value) {
   }
 }
 
+// The fill value as the raw bytes of one element of the input's dtype.
 template <typename T>
-void pad(const OpArgs& args, const Tensor& input, Tensor& output,
-         const std::vector<std::pair<int64_t, int64_t>>& pads) {
+void write_fill_value(const OpArgs& args, uint8_t* bytes) {
   const T value = fill_value<T>(args, args.f("value"));
-  T* out = output.data<T>();
-  const T* in = input.data<T>();
-  const int64_t n = output.numel();
-  for (int64_t i = 0; i < n; ++i) out[i] = value;
-  const auto& in_shape = input.shape();
-  const auto& out_shape = output.shape();
-  const int64_t rank = static_cast<int64_t>(in_shape.size());
-  if (n == 0 || input.numel() == 0) return;
-  if (rank == 0) {
-    out[0] = in[0];
-    return;
-  }
-  // The region of the output that comes from the input: count[d] elements from out_begin[d],
-  // read from in_begin[d].
-  std::vector<int64_t> count(rank), in_begin(rank), out_begin(rank);
-  for (int64_t d = 0; d < rank; ++d) {
-    const int64_t left = pads[d].first;
-    out_begin[d] = std::max<int64_t>(0, left);
-    const int64_t out_end = std::min(out_shape[d], in_shape[d] + left);
-    if (out_end <= out_begin[d]) return;
-    count[d] = out_end - out_begin[d];
-    in_begin[d] = out_begin[d] - left;
-  }
-  const std::vector<int64_t> in_strides = contiguous_strides(in_shape);
-  const std::vector<int64_t> out_strides = contiguous_strides(out_shape);
-  int64_t in_off = 0, out_off = 0;
-  for (int64_t d = 0; d < rank; ++d) {
-    in_off += in_begin[d] * in_strides[d];
-    out_off += out_begin[d] * out_strides[d];
-  }
-  const size_t row = static_cast<size_t>(count[rank - 1]) * sizeof(T);
-  std::vector<int64_t> idx(rank, 0);
-  while (true) {
-    std::memcpy(out + out_off, in + in_off, row);
-    int64_t d = rank - 2;
-    for (; d >= 0; --d) {
-      in_off += in_strides[d];
-      out_off += out_strides[d];
-      if (++idx[d] < count[d]) break;
-      in_off -= in_strides[d] * count[d];
-      out_off -= out_strides[d] * count[d];
-      idx[d] = 0;
-    }
-    if (d < 0) break;
-  }
+  std::memcpy(bytes, &value, sizeof(T));
 }
 
 }  // namespace
@@ -112,6 +69,7 @@ void register_aten_constant_pad_nd(OpRegistry& registry) {
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const auto pads = resolve(ctx, in.shape);
+    portable_shape(ctx, in.shape);  // rank <= 6
     std::vector<int64_t> shape = in.shape;
     for (size_t d = 0; d < shape.size(); ++d) shape[d] += pads[d].first + pads[d].second;
     const double value = ctx.f("value");
@@ -129,17 +87,25 @@ void register_aten_constant_pad_nd(OpRegistry& registry) {
   };
   s.kernel = [](const KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
-    Tensor& out = ctx.output();
-    const auto pads = resolve(ctx, in.shape());
+    const std::vector<int64_t>& pad = ctx.ints("pad");
+    alignas(8) uint8_t value[8] = {};
     switch (in.dtype()) {
-      case DType::kFloat32: pad<float>(ctx, in, out, pads); break;
-      case DType::kInt8: pad<int8_t>(ctx, in, out, pads); break;
-      case DType::kUInt8: pad<uint8_t>(ctx, in, out, pads); break;
-      case DType::kInt16: pad<int16_t>(ctx, in, out, pads); break;
-      case DType::kInt32: pad<int32_t>(ctx, in, out, pads); break;
-      case DType::kInt64: pad<int64_t>(ctx, in, out, pads); break;
-      case DType::kBool: pad<bool>(ctx, in, out, pads); break;
+      case DType::kFloat32: write_fill_value<float>(ctx, value); break;
+      case DType::kInt8: write_fill_value<int8_t>(ctx, value); break;
+      case DType::kUInt8: write_fill_value<uint8_t>(ctx, value); break;
+      case DType::kInt16: write_fill_value<int16_t>(ctx, value); break;
+      case DType::kInt32: write_fill_value<int32_t>(ctx, value); break;
+      case DType::kInt64: write_fill_value<int64_t>(ctx, value); break;
+      case DType::kBool: write_fill_value<bool>(ctx, value); break;
     }
+    portable::ConstantPadParams params;
+    params.input = portable_shape(ctx, in.shape());
+    params.pad_length = static_cast<int32_t>(pad.size());
+    for (size_t i = 0; i < pad.size() && i < 2 * portable::kMaxDims; ++i) params.pad[i] = pad[i];
+    params.value = value;
+    params.element_size = element_size(in);
+    check_portable(ctx, "constant_pad", portable::constant_pad_prepare(params));
+    portable::constant_pad(params, in.raw(), ctx.output().raw());
   };
   registry.add(std::move(s));
 }

@@ -1,10 +1,11 @@
-// aten.div.Tensor: true division self / other, numpy broadcasting (x / 0 is +-inf or NaN).
-#include "ops/op_util.h"
+// aten.div.Tensor: true division self / other, numpy broadcasting (x / 0 is +-inf or NaN)
+// (portable::div_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_div_tensor(OpRegistry& registry) {
-  register_binary_float(registry, "aten.div.Tensor", [](float a, float b) { return a / b; });
+  register_portable_binary(registry, "aten.div.Tensor", portable::BinaryOp::kDiv);
 }
 
 }  // namespace cortexm::ops

@@ -1,13 +1,10 @@
-// aten.hardsigmoid.default: relu6(x + 3) / 6.
-#include "ops/op_util.h"
+// aten.hardsigmoid.default: relu6(x + 3) / 6 (portable::hardsigmoid_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_hardsigmoid(OpRegistry& registry) {
-  register_unary_float(registry, "aten.hardsigmoid.default", [](float x) {
-    const float r = x + 3.0f;
-    return (r < 0.0f ? 0.0f : (r > 6.0f ? 6.0f : r)) / 6.0f;
-  });
+  register_portable_unary(registry, "aten.hardsigmoid.default", portable::UnaryOp::kHardsigmoid);
 }
 
 }  // namespace cortexm::ops

@@ -1,14 +1,11 @@
-// aten.maximum.default: elementwise max with numpy broadcasting; a NaN operand gives NaN.
-#include "ops/op_util.h"
+// aten.maximum.default: elementwise max with numpy broadcasting; a NaN operand gives NaN
+// (portable::maximum_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_maximum(OpRegistry& registry) {
-  register_binary_float(registry, "aten.maximum.default", [](float a, float b) {
-    if (a != a) return a;
-    if (b != b) return b;
-    return a > b ? a : b;
-  });
+  register_portable_binary(registry, "aten.maximum.default", portable::BinaryOp::kMaximum);
 }
 
 }  // namespace cortexm::ops

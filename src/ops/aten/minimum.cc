@@ -1,14 +1,11 @@
-// aten.minimum.default: elementwise min with numpy broadcasting; a NaN operand gives NaN.
-#include "ops/op_util.h"
+// aten.minimum.default: elementwise min with numpy broadcasting; a NaN operand gives NaN
+// (portable::minimum_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_minimum(OpRegistry& registry) {
-  register_binary_float(registry, "aten.minimum.default", [](float a, float b) {
-    if (a != a) return a;
-    if (b != b) return b;
-    return a < b ? a : b;
-  });
+  register_portable_binary(registry, "aten.minimum.default", portable::BinaryOp::kMinimum);
 }
 
 }  // namespace cortexm::ops

@@ -1,14 +1,16 @@
-// aten.mul.Scalar: self * other, other a float attribute.
-#include "ops/op_util.h"
+// aten.mul.Scalar: self * other, other a float attribute (portable::mul_scalar_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_mul_scalar(OpRegistry& registry) {
-  register_unary_float(registry, "aten.mul.Scalar", {{"other", AttrKind::kFloat}},
-                       [](const OpArgs& args) -> UnaryFn {
-                         const float c = static_cast<float>(args.f("other"));
-                         return [c](float x) { return x * c; };
-                       });
+  register_portable_unary(registry, "aten.mul.Scalar", {{"other", AttrKind::kFloat}},
+                          [](const OpArgs& args) {
+                            portable::UnaryParams p;
+                            p.op = portable::UnaryOp::kMulScalar;
+                            p.a = static_cast<float>(args.f("other"));
+                            return p;
+                          });
 }
 
 }  // namespace cortexm::ops

@@ -1,10 +1,10 @@
-// aten.mul.Tensor: self * other, numpy broadcasting.
-#include "ops/op_util.h"
+// aten.mul.Tensor: self * other, numpy broadcasting (portable::mul_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_mul_tensor(OpRegistry& registry) {
-  register_binary_float(registry, "aten.mul.Tensor", [](float a, float b) { return a * b; });
+  register_portable_binary(registry, "aten.mul.Tensor", portable::BinaryOp::kMul);
 }
 
 }  // namespace cortexm::ops

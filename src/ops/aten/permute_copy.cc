@@ -1,8 +1,7 @@
-// aten.permute_copy.default: output dim i is input dim dims[i]. Any dtype; per-tensor qparams
-// pass through.
-#include <cstring>
-
-#include "ops/op_util.h"
+// aten.permute_copy.default: output dim i is input dim dims[i] (portable::permute). Any dtype;
+// per-tensor qparams pass through.
+#include "cortexm/portable/permute.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -24,40 +23,6 @@ std::vector<int64_t> normalized_dims(const OpArgs& args, int64_t rank) {
   return dims;
 }
 
-// out[i0, ..., in] = in[...] with in_strides[d] the input stride of output dim d.
-template <typename T>
-void permute(const T* in, T* out, const std::vector<int64_t>& shape,
-             const std::vector<int64_t>& in_strides) {
-  const int64_t rank = static_cast<int64_t>(shape.size());
-  int64_t numel = 1;
-  for (int64_t d : shape) numel *= d;
-  if (numel == 0) return;
-  if (rank == 0) {
-    out[0] = in[0];
-    return;
-  }
-  const int64_t inner = shape.back(), inner_stride = in_strides.back();
-  std::vector<int64_t> idx(rank, 0);
-  int64_t offset = 0;
-  for (int64_t base = 0; base < numel; base += inner) {
-    const T* src = in + offset;
-    T* dst = out + base;
-    for (int64_t j = 0; j < inner; ++j) dst[j] = src[j * inner_stride];
-    // Advance the outer index (all dims but the last).
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      offset += in_strides[d];
-      if (++idx[d] < shape[d]) break;
-      offset -= in_strides[d] * shape[d];
-      idx[d] = 0;
-    }
-  }
-}
-
-template <typename T>
-void permute_as(const Tensor& input, Tensor& output, const std::vector<int64_t>& strides) {
-  permute(input.data<T>(), output.data<T>(), output.shape(), strides);
-}
-
 }  // namespace
 
 void register_aten_permute_copy(OpRegistry& registry) {
@@ -68,6 +33,7 @@ void register_aten_permute_copy(OpRegistry& registry) {
   s.is_data_movement = true;
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
+    portable_shape(ctx, in.shape);  // rank <= 6
     const std::vector<int64_t> dims = normalized_dims(ctx, in.rank());
     std::vector<int64_t> shape;
     for (int64_t d : dims) shape.push_back(in.shape[d]);
@@ -77,18 +43,13 @@ void register_aten_permute_copy(OpRegistry& registry) {
   };
   s.kernel = [](const KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
-    Tensor& out = ctx.output();
     const std::vector<int64_t> dims = normalized_dims(ctx, static_cast<int64_t>(in.shape().size()));
-    const std::vector<int64_t> in_strides = contiguous_strides(in.shape());
-    std::vector<int64_t> strides;
-    for (int64_t d : dims) strides.push_back(in_strides[d]);
-    switch (dtype_size(in.dtype())) {
-      case 1: permute_as<uint8_t>(in, out, strides); break;
-      case 2: permute_as<uint16_t>(in, out, strides); break;
-      case 4: permute_as<uint32_t>(in, out, strides); break;
-      case 8: permute_as<uint64_t>(in, out, strides); break;
-      default: ctx.fail("unsupported element size");
-    }
+    portable::PermuteParams params;
+    params.input = portable_shape(ctx, in.shape());
+    for (size_t i = 0; i < dims.size(); ++i) params.perm[i] = static_cast<int32_t>(dims[i]);
+    params.element_size = element_size(in);
+    check_portable(ctx, "permute", portable::permute_prepare(params));
+    portable::permute(params, in.raw(), ctx.output().raw());
   };
   registry.add(std::move(s));
 }

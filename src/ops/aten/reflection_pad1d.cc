@@ -1,9 +1,8 @@
 // aten.reflection_pad1d.default: pads the last dim of a [C, W] or [N, C, W] tensor by mirroring
 // (the edge is not repeated); padding = (left, right), each < W; negative pads crop, as torch.
-// Any dtype; per-tensor qparams pass through.
-#include <cstring>
-
-#include "ops/op_util.h"
+// Any dtype; per-tensor qparams pass through (portable::reflection_pad1d).
+#include "cortexm/portable/reflection_pad1d.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -20,17 +19,6 @@ int64_t source_index(int64_t j, int64_t width, int64_t left) {
     i = 2 * (width + left - 1) - j;
   }
   return i + std::max<int64_t>(0, -left) - std::max<int64_t>(0, left);
-}
-
-template <typename T>
-void reflect(const T* in, T* out, int64_t rows, int64_t width, int64_t out_width, int64_t left) {
-  std::vector<int64_t> src(out_width);
-  for (int64_t j = 0; j < out_width; ++j) src[j] = source_index(j, width, left);
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* row = in + r * width;
-    T* orow = out + r * out_width;
-    for (int64_t j = 0; j < out_width; ++j) orow[j] = row[src[j]];
-  }
 }
 
 }  // namespace
@@ -70,23 +58,13 @@ void register_aten_reflection_pad1d(OpRegistry& registry) {
   };
   s.kernel = [](const KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
-    Tensor& out = ctx.output();
-    const int64_t width = in.shape().back(), out_width = out.shape().back();
-    const int64_t rows = width == 0 ? 0 : in.numel() / width;
-    const int64_t left = ctx.ints("padding")[0];
-    switch (dtype_size(in.dtype())) {
-      case 1: reflect(in.data<uint8_t>(), out.data<uint8_t>(), rows, width, out_width, left); break;
-      case 2:
-        reflect(in.data<uint16_t>(), out.data<uint16_t>(), rows, width, out_width, left);
-        break;
-      case 4:
-        reflect(in.data<uint32_t>(), out.data<uint32_t>(), rows, width, out_width, left);
-        break;
-      case 8:
-        reflect(in.data<uint64_t>(), out.data<uint64_t>(), rows, width, out_width, left);
-        break;
-      default: ctx.fail("unsupported element size");
-    }
+    portable::ReflectionPad1dParams params;
+    params.input = portable_shape(ctx, in.shape());
+    params.left = ctx.ints("padding")[0];
+    params.right = ctx.ints("padding")[1];
+    params.element_size = element_size(in);
+    check_portable(ctx, "reflection_pad1d", portable::reflection_pad1d_prepare(params));
+    portable::reflection_pad1d(params, in.raw(), ctx.output().raw());
   };
   registry.add(std::move(s));
 }

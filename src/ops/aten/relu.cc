@@ -1,10 +1,10 @@
-// aten.relu.default: max(x, 0).
-#include "ops/op_util.h"
+// aten.relu.default: max(x, 0) (portable::relu_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_relu(OpRegistry& registry) {
-  register_unary_float(registry, "aten.relu.default", [](float x) { return x > 0.0f ? x : 0.0f; });
+  register_portable_unary(registry, "aten.relu.default", portable::UnaryOp::kRelu);
 }
 
 }  // namespace cortexm::ops

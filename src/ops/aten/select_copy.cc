@@ -1,8 +1,7 @@
 // aten.select_copy.int: the slice at `index` (negative counts from the end) of `dim`, which is
-// removed. Any dtype; per-tensor qparams pass through.
-#include <cstring>
-
-#include "ops/op_util.h"
+// removed. Any dtype; per-tensor qparams pass through (portable::select).
+#include "cortexm/portable/select.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -32,6 +31,7 @@ void register_aten_select_copy(OpRegistry& registry) {
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const int64_t dim = resolve(ctx, in.shape).first;
+    portable_shape(ctx, in.shape);  // rank <= 6
     std::vector<int64_t> shape = in.shape;
     shape.erase(shape.begin() + dim);
     TensorInfo out = make_info(in.dtype, shape);
@@ -40,17 +40,13 @@ void register_aten_select_copy(OpRegistry& registry) {
   };
   s.kernel = [](const KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
-    const auto& shape = in.shape();
-    const auto [dim, index] = resolve(ctx, shape);
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
-    for (size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
-    const size_t chunk = static_cast<size_t>(inner) * dtype_size(in.dtype());
-    const uint8_t* src = static_cast<const uint8_t*>(in.raw()) + index * chunk;
-    uint8_t* dst = static_cast<uint8_t*>(ctx.output().raw());
-    if (chunk == 0) return;
-    for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(dst + o * chunk, src + o * shape[dim] * chunk, chunk);
+    portable::SelectParams params;
+    params.input = portable_shape(ctx, in.shape());
+    params.dim = ctx.i("dim");
+    params.index = ctx.i("index");
+    params.element_size = element_size(in);
+    check_portable(ctx, "select", portable::select_prepare(params));
+    portable::select(params, in.raw(), ctx.output().raw());
   };
   registry.add(std::move(s));
 }

@@ -1,13 +1,10 @@
-// aten.sigmoid.default: 1 / (1 + exp(-x)).
-#include <cmath>
-
-#include "ops/op_util.h"
+// aten.sigmoid.default: 1 / (1 + exp(-x)) (portable::sigmoid_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_sigmoid(OpRegistry& registry) {
-  register_unary_float(registry, "aten.sigmoid.default",
-                       [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  register_portable_unary(registry, "aten.sigmoid.default", portable::UnaryOp::kSigmoid);
 }
 
 }  // namespace cortexm::ops

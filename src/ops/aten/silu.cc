@@ -1,13 +1,11 @@
-// aten.silu.default: x * sigmoid(x), computed as x / (1 + exp(-x)) like torch.
-#include <cmath>
-
-#include "ops/op_util.h"
+// aten.silu.default: x * sigmoid(x), computed as x / (1 + exp(-x)) like torch
+// (portable::silu_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_silu(OpRegistry& registry) {
-  register_unary_float(registry, "aten.silu.default",
-                       [](float x) { return x / (1.0f + std::exp(-x)); });
+  register_portable_unary(registry, "aten.silu.default", portable::UnaryOp::kSilu);
 }
 
 }  // namespace cortexm::ops

@@ -1,10 +1,10 @@
 // aten.slice_copy.Tensor: elements start, start + step, ... < end along `dim`. start/end may be
 // None or negative and are clamped to the dim as torch does; step >= 1. Any dtype; per-tensor
-// qparams pass through.
-#include <cstring>
+// qparams pass through (portable::slice).
 #include <limits>
 
-#include "ops/op_util.h"
+#include "cortexm/portable/slice.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -47,6 +47,7 @@ void register_aten_slice_copy(OpRegistry& registry) {
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const Slice sl = resolve(ctx, in.shape);
+    portable_shape(ctx, in.shape);  // rank <= 6
     std::vector<int64_t> shape = in.shape;
     shape[sl.dim] = sl.length;
     TensorInfo out = make_info(in.dtype, shape);
@@ -55,28 +56,15 @@ void register_aten_slice_copy(OpRegistry& registry) {
   };
   s.kernel = [](const KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
-    const auto& shape = in.shape();
-    const Slice sl = resolve(ctx, shape);
-    const size_t elem = dtype_size(in.dtype());
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < sl.dim; ++d) outer *= shape[d];
-    for (size_t d = sl.dim + 1; d < shape.size(); ++d) inner *= shape[d];
-    const size_t chunk = static_cast<size_t>(inner) * elem;
-    const size_t in_row = static_cast<size_t>(shape[sl.dim]) * chunk;
-    const size_t out_row = static_cast<size_t>(sl.length) * chunk;
-    const uint8_t* src = static_cast<const uint8_t*>(in.raw());
-    uint8_t* dst = static_cast<uint8_t*>(ctx.output().raw());
-    if (out_row == 0) return;
-    for (int64_t o = 0; o < outer; ++o) {
-      const uint8_t* row = src + o * in_row + sl.start * chunk;
-      uint8_t* out = dst + o * out_row;
-      if (sl.step == 1) {
-        std::memcpy(out, row, out_row);
-      } else {
-        for (int64_t j = 0; j < sl.length; ++j)
-          std::memcpy(out + j * chunk, row + j * sl.step * chunk, chunk);
-      }
-    }
+    portable::SliceParams params;
+    params.input = portable_shape(ctx, in.shape());
+    params.dim = ctx.i("dim");
+    params.start = ctx.is_none("start") ? 0 : ctx.i("start");
+    params.end = ctx.is_none("end") ? portable::kSliceEnd : ctx.i("end");
+    params.step = ctx.i("step");
+    params.element_size = element_size(in);
+    check_portable(ctx, "slice", portable::slice_prepare(params));
+    portable::slice(params, in.raw(), ctx.output().raw());
   };
   registry.add(std::move(s));
 }

@@ -1,8 +1,8 @@
 // aten.split_with_sizes_copy.default: one output per entry of split_sizes (which sum to the size
-// of `dim`), consecutive along `dim`. Any dtype; per-tensor qparams pass through.
-#include <cstring>
-
-#include "ops/op_util.h"
+// of `dim`), consecutive along `dim`, each a portable::slice. Any dtype; per-tensor qparams pass
+// through.
+#include "cortexm/portable/split_with_sizes.h"
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
@@ -39,6 +39,7 @@ void register_aten_split_with_sizes_copy(OpRegistry& registry) {
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const int64_t dim = resolve_dim(ctx, in.shape);
+    portable_shape(ctx, in.shape);  // rank <= 6
     std::vector<TensorInfo> outs;
     for (int64_t size : ctx.ints("split_sizes")) {
       std::vector<int64_t> shape = in.shape;
@@ -50,23 +51,17 @@ void register_aten_split_with_sizes_copy(OpRegistry& registry) {
   };
   s.kernel = [](const KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
-    const auto& shape = in.shape();
-    const int64_t dim = resolve_dim(ctx, shape);
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
-    for (size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
-    const size_t chunk = static_cast<size_t>(inner) * dtype_size(in.dtype());
-    const size_t in_row = static_cast<size_t>(shape[dim]) * chunk;
-    const uint8_t* src = static_cast<const uint8_t*>(in.raw());
-    size_t col = 0;  // byte offset of the current output inside an input row
     const std::vector<int64_t>& sizes = ctx.ints("split_sizes");
-    for (size_t k = 0; k < sizes.size(); ++k) {
-      const size_t row = static_cast<size_t>(sizes[k]) * chunk;
-      uint8_t* dst = static_cast<uint8_t*>(ctx.output(k).raw());
-      if (row > 0)
-        for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * row, src + o * in_row + col, row);
-      col += row;
-    }
+    portable::SplitWithSizesParams params;
+    params.input = portable_shape(ctx, in.shape());
+    params.dim = ctx.i("dim");
+    params.split_sizes = sizes.data();
+    params.num_outputs = static_cast<int32_t>(sizes.size());
+    params.element_size = element_size(in);
+    check_portable(ctx, "split_with_sizes", portable::split_with_sizes_prepare(params));
+    std::vector<void*> outputs;
+    for (size_t k = 0; k < sizes.size(); ++k) outputs.push_back(ctx.output(k).raw());
+    portable::split_with_sizes(params, in.raw(), outputs.data());
   };
   registry.add(std::move(s));
 }

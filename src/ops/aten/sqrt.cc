@@ -1,12 +1,10 @@
-// aten.sqrt.default: NaN for negative inputs, as torch.
-#include <cmath>
-
-#include "ops/op_util.h"
+// aten.sqrt.default: NaN for negative inputs, as torch (portable::sqrt_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_sqrt(OpRegistry& registry) {
-  register_unary_float(registry, "aten.sqrt.default", [](float x) { return std::sqrt(x); });
+  register_portable_unary(registry, "aten.sqrt.default", portable::UnaryOp::kSqrt);
 }
 
 }  // namespace cortexm::ops

@@ -1,12 +1,10 @@
-// aten.tanh.default.
-#include <cmath>
-
-#include "ops/op_util.h"
+// aten.tanh.default (portable::tanh_f32).
+#include "ops/aten/portable_call.h"
 
 namespace cortexm::ops {
 
 void register_aten_tanh(OpRegistry& registry) {
-  register_unary_float(registry, "aten.tanh.default", [](float x) { return std::tanh(x); });
+  register_portable_unary(registry, "aten.tanh.default", portable::UnaryOp::kTanh);
 }
 
 }  // namespace cortexm::ops

@@ -1,0 +1,14 @@
+#include <math.h>
+
+#include "cortexm/portable/unary.h"
+
+namespace cortexm::portable {
+
+void sub_scalar_f32(const float* in, float* out, int64_t n, float c) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = in[i];
+    out[i] = x - c;
+  }
+}
+
+}  // namespace cortexm::portable

@@ -1,0 +1,185 @@
+#include "planner/memory_plan.h"
+
+#include <algorithm>
+#include <map>
+
+#include "graph/errors.h"
+#include "planner/placement.h"
+
+namespace cortexm {
+
+namespace {
+
+int64_t scratch_bytes(const Node& node) {
+  for (const auto& [name, value] : node.attrs) {
+    if (name != "scratch_bytes") continue;
+    if (attr_is_none(value)) return 0;
+    const int64_t* bytes = std::get_if<int64_t>(&value);
+    if (bytes == nullptr || *bytes < 0)
+      throw GraphError("plan_memory: node '" + node.name + "' (" + node.op + ") has scratch_bytes = " +
+                       attr_to_string(value) + "; it must be an int >= 0");
+    return *bytes;
+  }
+  return 0;
+}
+
+struct Span {
+  int32_t first = 0;
+  int32_t last = 0;
+};
+
+MemoryPlan plan(const Graph& graph, int64_t alignment, const std::string* policy) {
+  if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
+    throw GraphError("plan_memory: alignment = " + std::to_string(alignment) +
+                     " must be a power of two");
+  const std::vector<NodeId>& order = graph.order();
+  const int32_t num_steps = static_cast<int32_t>(order.size());
+  const int32_t last_step = std::max(num_steps - 1, 0);
+
+  // Lifetimes of every non-constant value: from its producer's step (0 for graph inputs) to its
+  // last reader's (the last step for graph outputs). Aliases map to their root.
+  std::map<ValueId, Span> span;
+  std::map<ValueId, ValueId> root;  // aliases only
+  auto root_of = [&](ValueId v) {
+    auto it = root.find(v);
+    return it == root.end() ? v : it->second;
+  };
+  for (ValueId v : graph.inputs()) span[v] = Span{0, 0};
+  for (int32_t step = 0; step < num_steps; ++step) {
+    const Node& node = graph.node(order[step]);
+    for (ValueId in : node.inputs) {
+      if (in == kNoValue || graph.value(in).kind == ValueKind::kConstant) continue;
+      auto it = span.find(in);
+      if (it == span.end())
+        throw GraphError("plan_memory: node '" + node.name + "' (step " + std::to_string(step) +
+                         ") reads '" + graph.value(in).name +
+                         "' before it is produced; call topological_sort() first");
+      it->second.last = std::max(it->second.last, step);
+    }
+    for (ValueId out : node.outputs) span[out] = Span{step, step};
+    if (is_aliasing_view(graph, node)) root[node.outputs[0]] = root_of(node.inputs[0]);
+  }
+  for (ValueId v : graph.outputs())
+    if (graph.value(v).kind != ValueKind::kConstant) span.at(v).last = last_step;
+
+  // One buffer per root, covering its aliases' lifetimes; one per scratch.
+  std::map<ValueId, Span> root_span;
+  for (const auto& [v, s] : span) {
+    Span& r = root_span.try_emplace(root_of(v), s).first->second;
+    r.first = std::min(r.first, s.first);
+    r.last = std::max(r.last, s.last);
+  }
+  std::vector<Lifetime> buffers;
+  std::map<ValueId, size_t> buffer_of;
+  for (const auto& [v, s] : root_span) {
+    buffer_of[v] = buffers.size();
+    buffers.push_back(Lifetime{static_cast<int64_t>(graph.value(v).info.nbytes()), s.first, s.last});
+  }
+  std::vector<std::pair<int32_t, int64_t>> scratch;  // step, bytes
+  for (int32_t step = 0; step < num_steps; ++step) {
+    const int64_t bytes = scratch_bytes(graph.node(order[step]));
+    if (bytes > 0) {
+      scratch.emplace_back(step, bytes);
+      buffers.push_back(Lifetime{bytes, step, step});
+    }
+  }
+
+  const Placement placement =
+      policy ? place_buffers_with(buffers, alignment, *policy) : place_buffers(buffers, alignment);
+
+  MemoryPlan result;
+  result.arena_size = placement.arena_size;
+  result.lower_bound = placement.lower_bound;
+  result.alignment = alignment;
+  result.num_steps = num_steps;
+  result.policy = placement.policy;
+  for (const auto& [v, s] : span) {
+    const ValueId r = root_of(v);
+    const Span& own = r == v ? root_span.at(v) : s;
+    result.values.push_back(ValueSlot{v, placement.offsets[buffer_of.at(r)],
+                                      static_cast<int64_t>(graph.value(v).info.nbytes()),
+                                      r == v ? -1 : r, own.first, own.last});
+  }
+  for (size_t i = 0; i < scratch.size(); ++i)
+    result.scratch.push_back(ScratchSlot{scratch[i].first, placement.offsets[root_span.size() + i],
+                                         scratch[i].second});
+  return result;
+}
+
+}  // namespace
+
+bool is_aliasing_view(const Graph& graph, const Node& node) {
+  if (node.op != "aten.view_copy.default" && node.op != "aten.squeeze_copy.dims" &&
+      node.op != "aten.unsqueeze_copy.default")
+    return false;
+  if (node.inputs.empty() || node.inputs[0] == kNoValue || node.outputs.size() != 1) return false;
+  const Value& in = graph.value(node.inputs[0]);
+  const Value& out = graph.value(node.outputs[0]);
+  return in.kind != ValueKind::kConstant && in.info.nbytes() == out.info.nbytes() &&
+         in.info.contiguous() && out.info.contiguous();
+}
+
+MemoryPlan plan_memory(const Graph& lowered, int64_t alignment) {
+  return plan(lowered, alignment, nullptr);
+}
+
+MemoryPlan plan_memory(const Graph& lowered, int64_t alignment, const std::string& policy) {
+  return plan(lowered, alignment, &policy);
+}
+
+std::string check_plan(const MemoryPlan& plan) {
+  if (plan.alignment <= 0 || (plan.alignment & (plan.alignment - 1)) != 0)
+    return "alignment " + std::to_string(plan.alignment) + " is not a power of two";
+  std::vector<Lifetime> buffers;
+  std::vector<std::string> labels;
+  Placement placement;
+  placement.arena_size = plan.arena_size;
+  placement.lower_bound = plan.lower_bound;
+  std::map<int32_t, const ValueSlot*> slot_of;
+  for (const ValueSlot& v : plan.values) {
+    if (!slot_of.emplace(v.value_id, &v).second)
+      return "value " + std::to_string(v.value_id) + " has two slots";
+    if (v.size < 0 || v.first < 0 || v.last < v.first || v.last >= std::max(plan.num_steps, 1))
+      return "value " + std::to_string(v.value_id) + " has size " + std::to_string(v.size) +
+             " and lifetime [" + std::to_string(v.first) + ", " + std::to_string(v.last) +
+             "] in " + std::to_string(plan.num_steps) + " steps";
+  }
+  for (const ValueSlot& v : plan.values) {
+    if (v.alias_of < 0) {
+      buffers.push_back(Lifetime{v.size, v.first, v.last});
+      labels.push_back("value " + std::to_string(v.value_id));
+      placement.offsets.push_back(v.offset);
+      continue;
+    }
+    auto it = slot_of.find(v.alias_of);
+    if (it == slot_of.end() || it->second->alias_of >= 0)
+      return "value " + std::to_string(v.value_id) + " aliases " + std::to_string(v.alias_of) +
+             ", which is not a root buffer of the plan";
+    const ValueSlot& r = *it->second;
+    if (v.offset != r.offset || v.size > r.size || v.first < r.first || v.last > r.last)
+      return "value " + std::to_string(v.value_id) + " (offset " + std::to_string(v.offset) +
+             ", " + std::to_string(v.size) + " bytes, steps " + std::to_string(v.first) + ".." +
+             std::to_string(v.last) + ") is not inside its root " + std::to_string(r.value_id) +
+             " (offset " + std::to_string(r.offset) + ", " + std::to_string(r.size) +
+             " bytes, steps " + std::to_string(r.first) + ".." + std::to_string(r.last) + ")";
+  }
+  for (const ScratchSlot& s : plan.scratch) {
+    if (s.node_index < 0 || s.node_index >= plan.num_steps || s.size < 0)
+      return "scratch of step " + std::to_string(s.node_index) + " is outside the " +
+             std::to_string(plan.num_steps) + " steps or has a negative size";
+    buffers.push_back(Lifetime{s.size, s.node_index, s.node_index});
+    labels.push_back("scratch of step " + std::to_string(s.node_index));
+    placement.offsets.push_back(s.offset);
+  }
+  if (plan.arena_size % plan.alignment != 0)
+    return "arena size " + std::to_string(plan.arena_size) + " is not a multiple of the alignment " +
+           std::to_string(plan.alignment);
+  return check_placement(buffers, plan.alignment, placement, labels);
+}
+
+void verify_plan(const MemoryPlan& plan) {
+  const std::string problem = check_plan(plan);
+  if (!problem.empty()) throw GraphError("memory plan: " + problem);
+}
+
+}  // namespace cortexm

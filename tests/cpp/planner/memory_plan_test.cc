@@ -1,0 +1,313 @@
+// Memory plans of small hand-built graphs: lifetimes, aliasing and scratch, with exact offsets.
+#include "planner/memory_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/errors.h"
+
+namespace cortexm {
+namespace {
+
+TensorInfo f32(std::vector<int64_t> shape) {
+  TensorInfo info;
+  info.shape = std::move(shape);
+  return info;
+}
+
+ValueId relu(Graph& g, ValueId x) { return g.call("aten.relu.default", {x}, {})[0]; }
+
+ValueId view(Graph& g, ValueId x, std::vector<int64_t> size) {
+  return g.call("aten.view_copy.default", {x}, {{"size", std::move(size)}})[0];
+}
+
+const ValueSlot& slot(const MemoryPlan& plan, ValueId id) {
+  for (const ValueSlot& s : plan.values)
+    if (s.value_id == id) return s;
+  throw std::runtime_error("no slot for value " + std::to_string(id));
+}
+
+bool has_slot(const MemoryPlan& plan, ValueId id) {
+  for (const ValueSlot& s : plan.values)
+    if (s.value_id == id) return true;
+  return false;
+}
+
+void set_scratch(Graph& g, ValueId output, int64_t bytes) {
+  g.mutable_node(g.producer(output)).attrs.emplace_back("scratch_bytes", bytes);
+}
+
+TEST(MemoryPlan, ChainReusesMemoryOfDeadValues) {
+  // x -> a -> b -> c, 32 bytes each: two buffers ping-pong.
+  Graph g;
+  const ValueId x = g.add_input("x", f32({8}));
+  const ValueId a = relu(g, x);
+  const ValueId b = relu(g, a);
+  const ValueId c = relu(g, b);
+  g.set_outputs({c});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_EQ(plan.num_steps, 3);
+  EXPECT_EQ(plan.arena_size, 64);
+  EXPECT_EQ(plan.lower_bound, 64);
+  EXPECT_EQ(plan.policy, "size_first_fit");
+  ASSERT_EQ(plan.values.size(), 4u);
+  EXPECT_EQ(slot(plan, x).offset, 0);
+  EXPECT_EQ(slot(plan, a).offset, 32);
+  EXPECT_EQ(slot(plan, b).offset, 0);
+  EXPECT_EQ(slot(plan, c).offset, 32);
+  EXPECT_EQ(slot(plan, a).size, 32);
+  EXPECT_EQ(slot(plan, a).alias_of, -1);
+}
+
+TEST(MemoryPlan, GraphInputsLiveFromStepZeroAndOutputsToTheLastStep) {
+  // y = relu(x) is an output read by nobody; x is read at step 1 only.
+  Graph g;
+  const ValueId x = g.add_input("x", f32({4}));
+  const ValueId w = g.add_input("w", f32({4}));
+  const ValueId y = relu(g, w);
+  const ValueId z = relu(g, x);
+  const ValueId u = relu(g, z);
+  g.set_outputs({y, u});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_EQ(slot(plan, x).first, 0);
+  EXPECT_EQ(slot(plan, x).last, 1);
+  EXPECT_EQ(slot(plan, w).first, 0);
+  EXPECT_EQ(slot(plan, w).last, 0);
+  EXPECT_EQ(slot(plan, y).first, 0);
+  EXPECT_EQ(slot(plan, y).last, 2);
+  EXPECT_EQ(slot(plan, z).first, 1);
+  EXPECT_EQ(slot(plan, z).last, 2);
+  EXPECT_EQ(slot(plan, u).first, 2);
+  EXPECT_EQ(slot(plan, u).last, 2);
+}
+
+TEST(MemoryPlan, ConstantsTakeNoArena) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({4}));
+  Tensor t(f32({4}));
+  const ValueId k = g.add_constant("k", t);
+  const ValueId y = g.call("aten.add.Tensor", {x, k}, {})[0];
+  g.set_outputs({y});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_FALSE(has_slot(plan, k));
+  EXPECT_EQ(plan.values.size(), 2u);
+  EXPECT_EQ(plan.arena_size, 32);
+}
+
+TEST(MemoryPlan, ScratchLivesOnlyDuringItsOp) {
+  // x -> a (scratch 100) -> b (scratch 40) -> c, 32-byte values.
+  // Largest first: scratch 112@0 (step 0), scratch 48@0 (step 1: the first is dead), x@112,
+  // a@144, b@48 (gap between scratch 1 and a), c@0.
+  Graph g;
+  const ValueId x = g.add_input("x", f32({8}));
+  const ValueId a = relu(g, x);
+  const ValueId b = relu(g, a);
+  const ValueId c = relu(g, b);
+  g.set_outputs({c});
+  set_scratch(g, a, 100);
+  set_scratch(g, b, 40);
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  ASSERT_EQ(plan.scratch.size(), 2u);
+  EXPECT_EQ(plan.scratch[0].node_index, 0);
+  EXPECT_EQ(plan.scratch[0].offset, 0);
+  EXPECT_EQ(plan.scratch[0].size, 100);
+  EXPECT_EQ(plan.scratch[1].node_index, 1);
+  EXPECT_EQ(plan.scratch[1].offset, 0);
+  EXPECT_EQ(plan.scratch[1].size, 40);
+  EXPECT_EQ(slot(plan, x).offset, 112);
+  EXPECT_EQ(slot(plan, a).offset, 144);
+  EXPECT_EQ(slot(plan, b).offset, 48);
+  EXPECT_EQ(slot(plan, c).offset, 0);
+  EXPECT_EQ(plan.lower_bound, 176);  // step 0: 112 + x + a
+  EXPECT_EQ(plan.arena_size, 176);
+}
+
+TEST(MemoryPlan, ZeroScratchIsNoScratch) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({8}));
+  const ValueId a = relu(g, x);
+  g.set_outputs({a});
+  set_scratch(g, a, 0);
+  const MemoryPlan plan = plan_memory(g);
+  EXPECT_TRUE(plan.scratch.empty());
+  set_scratch(g, a, -4);  // the first scratch_bytes attr wins; replace it
+  g.mutable_node(g.producer(a)).attrs.erase(g.mutable_node(g.producer(a)).attrs.end() - 2);
+  EXPECT_THROW(plan_memory(g), GraphError);
+}
+
+TEST(MemoryPlan, ViewAliasesItsInput) {
+  // x -> r -> view v -> o: v shares r's bytes; r lives until v's reader (step 2).
+  Graph g;
+  const ValueId x = g.add_input("x", f32({2, 8}));
+  const ValueId r = relu(g, x);
+  const ValueId v = view(g, r, {16});
+  const ValueId o = relu(g, v);
+  g.set_outputs({o});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_EQ(slot(plan, v).alias_of, r);
+  EXPECT_EQ(slot(plan, v).offset, slot(plan, r).offset);
+  EXPECT_EQ(slot(plan, v).size, 64);
+  EXPECT_EQ(slot(plan, v).first, 1);
+  EXPECT_EQ(slot(plan, v).last, 2);
+  EXPECT_EQ(slot(plan, r).first, 0);
+  EXPECT_EQ(slot(plan, r).last, 2);
+  // Buffers x (step 0), r (0-2), o (2): x@0, r@64, o@0.
+  EXPECT_EQ(slot(plan, x).offset, 0);
+  EXPECT_EQ(slot(plan, r).offset, 64);
+  EXPECT_EQ(slot(plan, o).offset, 0);
+  EXPECT_EQ(plan.arena_size, 128);
+  EXPECT_EQ(plan.lower_bound, 128);
+}
+
+TEST(MemoryPlan, SqueezeAndUnsqueezeChainsAliasTheRoot) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({3, 4}));
+  const ValueId r = relu(g, x);
+  const ValueId u = g.call("aten.unsqueeze_copy.default", {r}, {{"dim", int64_t{0}}})[0];
+  const ValueId s = g.call("aten.squeeze_copy.dims", {u}, {{"dim", std::vector<int64_t>{0}}})[0];
+  const ValueId v = view(g, s, {12});
+  const ValueId o = relu(g, v);
+  g.set_outputs({o});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  for (ValueId alias : {u, s, v}) {
+    EXPECT_EQ(slot(plan, alias).alias_of, r);
+    EXPECT_EQ(slot(plan, alias).offset, slot(plan, r).offset);
+  }
+  EXPECT_EQ(slot(plan, r).last, 4);  // o reads v at step 4
+  EXPECT_EQ(plan.arena_size, 96);    // x + r at step 0, r + o at step 4
+  EXPECT_EQ(plan.lower_bound, 96);
+}
+
+TEST(MemoryPlan, GraphInputAndOutputAliasesStillWork) {
+  // y = view(x): the output is the input's buffer, live over the whole graph.
+  Graph g;
+  const ValueId x = g.add_input("x", f32({2, 3}));
+  const ValueId y = view(g, x, {6});
+  g.set_outputs({y});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_EQ(slot(plan, y).alias_of, x);
+  EXPECT_EQ(slot(plan, y).offset, 0);
+  EXPECT_EQ(slot(plan, x).first, 0);
+  EXPECT_EQ(slot(plan, x).last, 0);
+  EXPECT_EQ(plan.arena_size, 32);
+
+  // An alias that is an output keeps its root to the last step.
+  Graph h;
+  const ValueId p = h.add_input("p", f32({4}));
+  const ValueId q = relu(h, p);
+  const ValueId qv = view(h, q, {2, 2});
+  const ValueId t = relu(h, p);
+  h.set_outputs({qv, t});
+  const MemoryPlan plan2 = plan_memory(h);
+  verify_plan(plan2);
+  EXPECT_EQ(slot(plan2, qv).alias_of, q);
+  EXPECT_EQ(slot(plan2, q).last, 2);
+  EXPECT_EQ(slot(plan2, qv).last, 2);
+  EXPECT_NE(slot(plan2, t).offset, slot(plan2, q).offset);
+}
+
+TEST(MemoryPlan, ViewOfChannelsLastDataIsACopy) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({1, 2, 3, 3}));
+  const ValueId r = relu(g, x);
+  g.mutable_value(r).info.dim_order = {0, 2, 3, 1};
+  const ValueId v = view(g, r, {1, 18});
+  const ValueId o = relu(g, v);
+  g.set_outputs({o});
+  EXPECT_FALSE(is_aliasing_view(g, g.node(g.producer(v))));
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_EQ(slot(plan, v).alias_of, -1);
+  EXPECT_EQ(slot(plan, r).last, 1);
+}
+
+TEST(MemoryPlan, ViewOfAConstantIsACopy) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({4}));
+  const ValueId k = g.add_constant("k", Tensor(f32({2, 2})));
+  const ValueId v = view(g, k, {4});
+  const ValueId y = g.call("aten.add.Tensor", {x, v}, {})[0];
+  g.set_outputs({y});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_EQ(slot(plan, v).alias_of, -1);
+  EXPECT_EQ(slot(plan, v).size, 16);
+}
+
+TEST(MemoryPlan, NonTopologicalOrderThrows) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({4}));
+  const ValueId a = relu(g, x);
+  g.set_outputs({a});
+  const ValueId b = g.call("aten.relu.default", {a}, {}, g.producer(a))[0];  // before a's producer
+  g.set_outputs({b});
+  EXPECT_THROW(plan_memory(g), GraphError);
+  g.topological_sort();
+  EXPECT_NO_THROW(verify_plan(plan_memory(g)));
+}
+
+TEST(MemoryPlan, BadAlignmentOrPolicyThrows) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({4}));
+  g.set_outputs({relu(g, x)});
+  EXPECT_THROW(plan_memory(g, 12), GraphError);
+  EXPECT_THROW(plan_memory(g, 16, "no_such_policy"), GraphError);
+  EXPECT_EQ(plan_memory(g, 64).arena_size, 128);
+}
+
+TEST(MemoryPlan, EveryPolicyGivesAValidPlan) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({1, 4, 6, 6}));
+  const ValueId a = relu(g, x);
+  const ValueId b = relu(g, a);
+  const ValueId c = g.call("aten.add.Tensor", {a, b}, {})[0];
+  const ValueId v = view(g, c, {1, 144});
+  const ValueId d = relu(g, v);
+  g.set_outputs({d});
+  set_scratch(g, b, 300);
+  for (const std::string& policy : {"size_first_fit", "size_best_fit", "area_first_fit",
+                                    "duration_first_fit", "breadth_best_fit"}) {
+    const MemoryPlan plan = plan_memory(g, 16, policy);
+    EXPECT_EQ(check_plan(plan), "") << policy;
+    EXPECT_EQ(plan.policy, policy);
+    EXPECT_GE(plan.arena_size, plan.lower_bound);
+  }
+}
+
+TEST(MemoryPlan, CheckPlanFindsBadPlans) {
+  Graph g;
+  const ValueId x = g.add_input("x", f32({8}));
+  const ValueId a = relu(g, x);
+  const ValueId v = view(g, a, {2, 4});
+  g.set_outputs({v});
+  set_scratch(g, a, 16);
+  const MemoryPlan plan = plan_memory(g);
+  ASSERT_EQ(check_plan(plan), "");
+  MemoryPlan overlap = plan;
+  for (ValueSlot& s : overlap.values)
+    if (s.value_id == a) s.offset = slot(plan, x).offset;
+  EXPECT_NE(check_plan(overlap), "");
+  MemoryPlan misplaced_alias = plan;
+  for (ValueSlot& s : misplaced_alias.values)
+    if (s.value_id == v) s.offset += 16;
+  EXPECT_NE(check_plan(misplaced_alias), "");
+  MemoryPlan scratch_overlap = plan;
+  scratch_overlap.scratch[0].offset = slot(plan, a).offset;
+  EXPECT_NE(check_plan(scratch_overlap), "");
+  MemoryPlan small = plan;
+  small.arena_size -= 16;
+  EXPECT_NE(check_plan(small), "");
+  MemoryPlan misaligned = plan;
+  misaligned.values[0].offset += 4;
+  EXPECT_NE(check_plan(misaligned), "");
+  EXPECT_THROW(verify_plan(small), GraphError);
+}
+
+}  // namespace
+}  // namespace cortexm

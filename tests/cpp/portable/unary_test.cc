@@ -1,0 +1,95 @@
+#include "cortexm/portable/unary.h"
+
+#include <cmath>
+#include <functional>
+
+#include "portable/test_util.h"
+
+namespace cortexm::portable {
+namespace {
+
+struct UnaryCase {
+  const char* name;
+  UnaryParams params;
+  std::function<float(float)> reference;  // torch's formula, written out
+};
+
+std::vector<UnaryCase> cases() {
+  auto p = [](UnaryOp op, float a = 0.0f, float b = 0.0f) {
+    UnaryParams u;
+    u.op = op;
+    u.a = a;
+    u.b = b;
+    return u;
+  };
+  auto relu6 = [](float v) { return std::min(std::max(v, 0.0f), 6.0f); };
+  const float beta = static_cast<float>(std::sqrt(2.0 / 3.14159265358979323846));
+  return {
+      {"relu", p(UnaryOp::kRelu), [](float x) { return x > 0.0f ? x : 0.0f; }},
+      {"clamp", p(UnaryOp::kClamp, -1.5f, 2.25f),
+       [](float x) { return std::isnan(x) ? x : std::min(std::max(x, -1.5f), 2.25f); }},
+      {"clamp_min_above_max", p(UnaryOp::kClamp, 3.0f, 1.0f),
+       [](float x) { return std::isnan(x) ? x : 1.0f; }},
+      {"clamp_min_only", p(UnaryOp::kClamp, 0.5f, INFINITY),
+       [](float x) { return std::isnan(x) ? x : std::max(x, 0.5f); }},
+      {"hardsigmoid", p(UnaryOp::kHardsigmoid),
+       [=](float x) { return std::isnan(x) ? x : relu6(x + 3.0f) / 6.0f; }},
+      {"hardswish", p(UnaryOp::kHardswish),
+       [=](float x) { return std::isnan(x) ? x : x * relu6(x + 3.0f) / 6.0f; }},
+      {"sigmoid", p(UnaryOp::kSigmoid), [](float x) { return 1.0f / (1.0f + std::exp(-x)); }},
+      {"tanh", p(UnaryOp::kTanh), [](float x) { return std::tanh(x); }},
+      {"silu", p(UnaryOp::kSilu), [](float x) { return x / (1.0f + std::exp(-x)); }},
+      {"gelu", p(UnaryOp::kGelu),
+       [](float x) { return x * 0.5f * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))); }},
+      {"gelu_tanh", p(UnaryOp::kGeluTanh),
+       [=](float x) {
+         const float inner = beta * (x + 0.044715f * x * x * x);
+         return 0.5f * x * (1.0f + std::tanh(inner));
+       }},
+      {"sqrt", p(UnaryOp::kSqrt), [](float x) { return std::sqrt(x); }},
+      {"abs", p(UnaryOp::kAbs), [](float x) { return std::fabs(x); }},
+      {"pow2", p(UnaryOp::kPowScalar, 2.0f), [](float x) { return x * x; }},
+      {"pow_fraction", p(UnaryOp::kPowScalar, -1.7f), [](float x) { return std::pow(x, -1.7f); }},
+      {"add_scalar", p(UnaryOp::kAddScalar, 0.3f), [](float x) { return x + 0.3f; }},
+      {"sub_scalar", p(UnaryOp::kSubScalar, 0.3f), [](float x) { return x - 0.3f; }},
+      {"mul_scalar", p(UnaryOp::kMulScalar, -2.5f), [](float x) { return x * -2.5f; }},
+      {"div_scalar", p(UnaryOp::kDivScalar, 0.0f), [](float x) { return x / 0.0f; }},
+  };
+}
+
+TEST(Unary, EveryOpMatchesItsFormula) {
+  testing::Random rng(23);
+  std::vector<float> in = rng.floats(1001, 4.0f, /*specials=*/true);
+  for (float edge : {-3.0f, 3.0f, -6.0f, 6.0f, 1e-30f, -1e30f, 88.0f, -88.0f, 100.0f})
+    in.push_back(edge);
+  for (const UnaryCase& c : cases()) {
+    UnaryParams params = c.params;
+    params.numel = static_cast<int64_t>(in.size());
+    ASSERT_TRUE(unary_prepare(params).ok()) << c.name;
+    std::vector<float> out(in.size()), want(in.size());
+    unary_f32(params, in.data(), out.data());
+    for (size_t i = 0; i < in.size(); ++i) want[i] = c.reference(in[i]);
+    EXPECT_TRUE(testing::floats_equal(out, want)) << c.name;
+    // In place gives the same result.
+    std::vector<float> inplace = in;
+    unary_f32(params, inplace.data(), inplace.data());
+    EXPECT_TRUE(testing::floats_equal(inplace, want)) << c.name << " in place";
+  }
+}
+
+TEST(Unary, ScalarTimesAlphaRoundsEachFactorToFloat) {
+  EXPECT_EQ(scalar_times_alpha(0.1, 3.0), 0.1f * 3.0f);
+  EXPECT_EQ(scalar_times_alpha(-0.3, 2.5), 2.5f * -0.3f);
+}
+
+TEST(Unary, RejectsBadParams) {
+  UnaryParams p;
+  p.numel = -1;
+  EXPECT_STREQ(unary_prepare(p).argument, "numel");
+  p.numel = 1;
+  p.op = static_cast<UnaryOp>(99);
+  EXPECT_STREQ(unary_prepare(p).argument, "op");
+}
+
+}  // namespace
+}  // namespace cortexm::portable
