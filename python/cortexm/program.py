@@ -262,17 +262,6 @@ class Program:
         return f"<cortexm.Program {self.summary()}>"
 
 
-def _planner_layout(lowered: Graph):
-    """The planner's MemoryPlan and its layout dict, or (None, None) when the planner is absent."""
-    plan_memory = getattr(_core, "plan_memory", None)
-    if plan_memory is None:
-        return None, None
-    plan = plan_memory(lowered)
-    values = {v.value_id: v.offset for v in plan.values}
-    scratch = {s.node_index: (s.offset, s.size) for s in plan.scratch}
-    return plan, {"values": values, "scratch": scratch, "arena_size": plan.arena_size}
-
-
 def _as_cases(bundle_inputs) -> list[tuple]:
     if bundle_inputs is None:
         return []
@@ -285,17 +274,22 @@ def _as_cases(bundle_inputs) -> list[tuple]:
 
 
 def to_program(lowered: Graph, *, target: str = "cortex-m55+int8", bundle_inputs=None,
-               layout: dict | None = None) -> Program:
+               layout: dict | str | None = None) -> Program:
     """Writes a lowered graph as a program. bundle_inputs: one tuple of inputs or a list of tuples;
     each is run through the graph interpreter and stored with its outputs for Program.verify().
+    layout: None places the arena with the memory planner (cortexm's src/planner), "sequential"
+    gives every buffer its own bytes, a dict gives explicit offsets.
     Raises NotImplementedError naming the first node the runtime cannot run."""
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
     _core.check_runnable(lowered)
-    plan, how = None, "caller"
+    how = "caller"
     if layout is None:
-        plan, layout = _planner_layout(lowered)
-        how = "planner" if plan is not None else "sequential (no reuse)"
+        info = _core.planned_layout(lowered, target)
+        how = (f"planner ({info['policy']}): plan {info['plan_arena_size']} B, planner lower bound "
+               f"{info['lower_bound']} B, + {info['extra_scratch']} B scratch the graph does not declare")
+    elif layout == "sequential":
+        how = "sequential (no reuse)"
     bundled = []
     for case in _as_cases(bundle_inputs):
         arrays = [np.ascontiguousarray(x.numpy() if hasattr(x, "numpy") else x) for x in case]
@@ -303,7 +297,7 @@ def to_program(lowered: Graph, *, target: str = "cortex-m55+int8", bundle_inputs
         outs = list(outs) if isinstance(outs, tuple) else [outs]
         bundled.append((arrays, outs))
     data = _core.write_program(lowered, target, layout, bundled)
-    return Program(data, "program", plan, how)
+    return Program(data, "program", None, how)
 
 
 def load_program(path: str | os.PathLike) -> Program:

@@ -8,6 +8,7 @@
 
 #include "bindings/tensor_convert.h"
 #include "graph/errors.h"
+#include "planner/memory_plan.h"
 #include "program/program_generated.h"
 #include "program/status_message.h"
 #include "program/writer.h"
@@ -32,7 +33,6 @@ AlignedBytes aligned_bytes(size_t size) {
 }
 
 program::ArenaLayout layout_from_python(const GraphPtr& g, const py::object& obj) {
-  if (obj.is_none()) return program::sequential_layout(*g, Isa::kScalar);
   auto d = py::reinterpret_borrow<py::dict>(obj);
   program::ArenaLayout layout;
   for (auto item : d["values"].cast<py::dict>())
@@ -223,15 +223,33 @@ void bind_program(py::module_& m) {
           for (auto x : pair[1].cast<py::list>()) c.expected_outputs.push_back(tensor_from_python(x, "bundled output"));
           options.bundled.push_back(std::move(c));
         }
-        program::ArenaLayout arena = layout.is_none()
-                                         ? program::sequential_layout(*g, parse_target(target).isa)
-                                         : layout_from_python(g, layout);
+        const Isa isa = parse_target(target).isa;
+        program::ArenaLayout arena;
+        if (layout.is_none()) arena = program::planned_layout(*g, isa);
+        else if (py::isinstance<py::str>(layout) && layout.cast<std::string>() == "sequential")
+          arena = program::sequential_layout(*g, isa);
+        else arena = layout_from_python(g, layout);
         const std::string bytes = program::write_program(*g, arena, options);
         return py::bytes(bytes);
       },
       py::arg("graph"), py::arg("target"), py::arg("layout") = py::none(), py::arg("bundled") = py::list(),
-      "Lowered graph -> program bytes. layout: {'values': {value id: offset}, 'scratch': {node index: "
-      "(offset, size)}, 'arena_size': n}, or None for a layout without reuse.");
+      "Lowered graph -> program bytes. layout: None (the memory planner's plan), 'sequential' (no "
+      "reuse), or {'values': {value id: offset}, 'scratch': {node index: (offset, size)}, 'arena_size': n}.");
+  m.def("planned_layout",
+        [](const GraphPtr& g, const std::string& target) {
+          int64_t extra = 0;
+          const program::ArenaLayout layout = program::planned_layout(*g, parse_target(target).isa, &extra);
+          const MemoryPlan plan = plan_memory(*g);
+          py::dict d;
+          d["arena_size"] = layout.arena_size;
+          d["plan_arena_size"] = plan.arena_size;
+          d["lower_bound"] = plan.lower_bound;
+          d["policy"] = plan.policy;
+          d["extra_scratch"] = extra;
+          return d;
+        },
+        "The planner's arena for a graph: plan size, lower bound, policy, and the extra scratch region "
+        "for kernels whose scratch the graph does not declare.");
   m.def("check_runnable", [](const GraphPtr& g) { program::check_runnable(*g); },
         "Raises NotImplementedError naming the first node a program cannot run.");
   m.def("required_scratch",

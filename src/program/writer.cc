@@ -11,6 +11,7 @@
 #include "cortexm/kernels/quantized_linear.h"
 #include "graph/errors.h"
 #include "program/program_generated.h"
+#include "planner/memory_plan.h"
 #include "program/status_message.h"
 #include "runtime/program.h"
 #include "target/target_config.h"
@@ -394,6 +395,28 @@ ArenaLayout sequential_layout(const Graph& graph, Isa isa) {
     for (ValueId out : n.outputs) place(out);
   }
   layout.arena_size = cursor;
+  return layout;
+}
+
+ArenaLayout planned_layout(const Graph& graph, Isa isa, int64_t* extra_scratch) {
+  const MemoryPlan plan = plan_memory(graph);
+  ArenaLayout layout;
+  for (const ValueSlot& slot : plan.values) layout.value_offsets[slot.value_id] = slot.offset;
+  for (const ScratchSlot& slot : plan.scratch) layout.scratch[slot.node_index] = {slot.offset, slot.size};
+  layout.arena_size = plan.arena_size;
+  // Scratch the plan does not know about: one region after the arena, reused by every such op.
+  int64_t extra = 0;
+  const auto& order = graph.order();
+  for (size_t step = 0; step < order.size(); ++step) {
+    const int64_t need = required_scratch(graph, order[step], isa);
+    const auto it = layout.scratch.find(static_cast<int32_t>(step));
+    if (need > 0 && (it == layout.scratch.end() || it->second.second < need)) {
+      layout.scratch[static_cast<int32_t>(step)] = {align16(plan.arena_size), need};
+      extra = std::max(extra, need);
+    }
+  }
+  if (extra > 0) layout.arena_size = align16(plan.arena_size) + align16(extra);
+  if (extra_scratch) *extra_scratch = extra;
   return layout;
 }
 

@@ -41,6 +41,11 @@ int64_t required_scratch(const Graph& graph, NodeId node, Isa isa);
 // contiguous bytes alias their input. Correct, not small: for tests and until a plan is given.
 ArenaLayout sequential_layout(const Graph& graph, Isa isa);
 
+// The memory planner's plan (plan_memory) as a layout. Nodes whose kernel needs more scratch than
+// the plan gives them (graphs without "scratch_bytes" attributes) share one extra scratch region
+// after the plan's arena; `extra_scratch` (optional) receives its size.
+ArenaLayout planned_layout(const Graph& graph, Isa isa, int64_t* extra_scratch = nullptr);
+
 // Serializes; throws GraphError when the layout misses a value or gives too little scratch, and
 // UnsupportedError (check_runnable) for ops the runtime lacks.
 std::string write_program(const Graph& graph, const ArenaLayout& layout, const WriteOptions& options);

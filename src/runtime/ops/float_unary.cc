@@ -1,6 +1,6 @@
-// FloatUnary (float fallback): an elementwise float32 function over the bytes (input and output
-// share their layout), each with the interpreter's formula.
-#include <cmath>
+// FloatUnary (float fallback): an elementwise float32 function through the portable kernels the
+// interpreter also runs; input and output share their layout, so it runs over the bytes.
+#include "cortexm/portable/unary.h"
 
 #include "runtime/op_context.h"
 
@@ -8,11 +8,25 @@ namespace cortexm::runtime {
 
 namespace {
 
-float relu6(float r) { return r < 0.0f ? 0.0f : (r > 6.0f ? 6.0f : r); }
+bool to_portable(uint8_t fn, portable::UnaryOp* op) {
+  switch (fn) {
+    case fb::UnaryFn_Relu: *op = portable::UnaryOp::kRelu; return true;
+    case fb::UnaryFn_Hardswish: *op = portable::UnaryOp::kHardswish; return true;
+    case fb::UnaryFn_Silu: *op = portable::UnaryOp::kSilu; return true;
+    case fb::UnaryFn_Sigmoid: *op = portable::UnaryOp::kSigmoid; return true;
+    case fb::UnaryFn_Tanh: *op = portable::UnaryOp::kTanh; return true;
+    case fb::UnaryFn_Sqrt: *op = portable::UnaryOp::kSqrt; return true;
+    case fb::UnaryFn_Hardsigmoid: *op = portable::UnaryOp::kHardsigmoid; return true;
+    case fb::UnaryFn_Abs: *op = portable::UnaryOp::kAbs; return true;
+    default: return false;
+  }
+}
 
-template <typename Fn>
-void apply(const float* in, float* out, int64_t n, Fn fn) {
-  for (int64_t i = 0; i < n; ++i) out[i] = fn(in[i]);
+portable::UnaryParams decode(const OpContext& ctx) {
+  portable::UnaryParams p;
+  to_portable(ctx.op.params_as_UnaryParams()->fn(), &p.op);
+  p.numel = ctx.input(0).numel();
+  return p;
 }
 
 }  // namespace
@@ -22,26 +36,16 @@ Status prepare_float_unary(const OpContext& ctx) {
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kFloat32));
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, DType::kFloat32));
   if (!in.same_layout(out)) return ctx.unsupported("output", 0, "must have the input's shape and layout");
+  portable::UnaryOp op;
   const uint8_t fn = ctx.op.params_as_UnaryParams()->fn();
-  if (fn > fb::UnaryFn_MAX) return ctx.fail("params.fn", fn, "must be a known UnaryFn");
-  return kStatusOk;
+  if (!to_portable(fn, &op)) return ctx.fail("params.fn", fn, "must be a known UnaryFn");
+  const Error error = portable::unary_prepare(decode(ctx));
+  return error.ok() ? kStatusOk : ctx.fail(error);
 }
 
 void run_float_unary(const OpContext& ctx) {
-  const TensorView in = ctx.input(0), out = ctx.output();
-  const float* x = reinterpret_cast<const float*>(in.data);
-  float* y = reinterpret_cast<float*>(out.data);
-  const int64_t n = in.numel();
-  switch (ctx.op.params_as_UnaryParams()->fn()) {
-    case fb::UnaryFn_Relu: apply(x, y, n, [](float v) { return v > 0.0f ? v : 0.0f; }); break;
-    case fb::UnaryFn_Hardswish: apply(x, y, n, [](float v) { return v * relu6(v + 3.0f) / 6.0f; }); break;
-    case fb::UnaryFn_Silu: apply(x, y, n, [](float v) { return v / (1.0f + std::exp(-v)); }); break;
-    case fb::UnaryFn_Sigmoid: apply(x, y, n, [](float v) { return 1.0f / (1.0f + std::exp(-v)); }); break;
-    case fb::UnaryFn_Tanh: apply(x, y, n, [](float v) { return std::tanh(v); }); break;
-    case fb::UnaryFn_Sqrt: apply(x, y, n, [](float v) { return std::sqrt(v); }); break;
-    case fb::UnaryFn_Hardsigmoid: apply(x, y, n, [](float v) { return relu6(v + 3.0f) / 6.0f; }); break;
-    case fb::UnaryFn_Abs: apply(x, y, n, [](float v) { return std::fabs(v); }); break;
-  }
+  portable::unary_f32(decode(ctx), reinterpret_cast<const float*>(ctx.input(0).data),
+                      reinterpret_cast<float*>(ctx.output().data));
 }
 
 }  // namespace cortexm::runtime
