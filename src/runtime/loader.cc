@@ -271,3 +271,14 @@ TensorView Program::tensor(int32_t index, uint8_t* arena) const {
 }
 
 }  // namespace cortexm::runtime
+
+namespace cortexm::runtime {
+
+void Program::dim_order(int32_t index, int32_t* order) const {
+  const fb::Tensor* t = program_->tensors()->Get(index);
+  const int32_t rank = t->shape() ? static_cast<int32_t>(t->shape()->size()) : 0;
+  const bool ordered = t->dim_order() && t->dim_order()->size() != 0;
+  for (int32_t k = 0; k < rank; ++k) order[k] = ordered ? t->dim_order()->Get(k) : k;
+}
+
+}  // namespace cortexm::runtime

@@ -41,6 +41,8 @@ class Program {
 
   // Tensor `index` as a strided view; arena tensors point into `arena` (nullptr: data is nullptr).
   TensorView tensor(int32_t index, uint8_t* arena) const;
+  // The memory order of tensor `index`'s logical dims (outermost first) into order[0, rank).
+  void dim_order(int32_t index, int32_t* order) const;
 
  private:
   const fb::Program* program_ = nullptr;

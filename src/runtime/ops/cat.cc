@@ -1,7 +1,37 @@
-// Cat: the inputs one after another along dim, any layout.
-#include "runtime/op_context.h"
+// Cat: the inputs one after another along dim. Tensors sharing one dim order run as the portable
+// cat along that dim's memory position; mixed layouts take the strided path.
+#include "cortexm/portable/cat.h"
+
+#include "runtime/ops/portable_layout.h"
 
 namespace cortexm::runtime {
+
+namespace {
+
+constexpr int32_t kMaxCatInputs = 16;
+
+int32_t cat_dim(const OpContext& ctx) {
+  const int64_t d = ctx.op.params_as_CatParams()->dim();
+  return static_cast<int32_t>(d < 0 ? d + ctx.output().rank : d);
+}
+
+// Shapes in memory order when every tensor shares the output's dim order.
+bool portable_params(const OpContext& ctx, portable::Shape* shapes, portable::CatParams* p) {
+  Physical out;
+  if (!physical(ctx, ctx.op.outputs()->Get(0), &out)) return false;
+  for (int32_t i = 0; i < ctx.num_inputs(); ++i) {
+    Physical in;
+    if (!physical(ctx, ctx.op.inputs()->Get(i), &in) || !same_order(in, out)) return false;
+    shapes[i] = in.shape;
+  }
+  p->inputs = shapes;
+  p->num_inputs = ctx.num_inputs();
+  p->dim = out.position[cat_dim(ctx)];
+  p->element_size = out.element_size;
+  return true;
+}
+
+}  // namespace
 
 Status prepare_cat(const OpContext& ctx) {
   const TensorView out = ctx.output();
@@ -19,13 +49,26 @@ Status prepare_cat(const OpContext& ctx) {
     total += in.shape[dim];
   }
   if (total != out.shape[dim]) return ctx.fail("output.shape", out.shape[dim], "must be the sum along dim", dim);
+  portable::Shape shapes[kMaxCatInputs];
+  portable::CatParams p;
+  if (portable_params(ctx, shapes, &p)) {
+    const Error error = portable::cat_prepare(p);
+    if (!error.ok()) return ctx.fail(error);
+  }
   return kStatusOk;
 }
 
 void run_cat(const OpContext& ctx) {
+  portable::Shape shapes[kMaxCatInputs];
+  portable::CatParams p;
+  if (portable_params(ctx, shapes, &p)) {
+    const void* inputs[kMaxCatInputs];
+    for (int32_t i = 0; i < ctx.num_inputs(); ++i) inputs[i] = ctx.input(i).data;
+    portable::cat(p, inputs, ctx.output().data);
+    return;
+  }
   const TensorView out = ctx.output();
-  const int64_t raw_dim = ctx.op.params_as_CatParams()->dim();
-  const int32_t dim = static_cast<int32_t>(raw_dim < 0 ? raw_dim + out.rank : raw_dim);
+  const int32_t dim = cat_dim(ctx);
   int64_t start = 0;
   for (int32_t i = 0; i < ctx.num_inputs(); ++i) {
     const TensorView in = ctx.input(i);

@@ -1,5 +1,7 @@
-// View (view_copy, squeeze_copy, unsqueeze_copy): the same logical elements in a new shape. When
-// the planner aliases output and input (same bytes, both contiguous) it does nothing.
+// View (view_copy, squeeze_copy, unsqueeze_copy): the same logical elements in a new shape. Both
+// contiguous: the portable copy (nothing moves when the planner aliased them); else a strided copy.
+#include "cortexm/portable/copy.h"
+
 #include "runtime/op_context.h"
 
 namespace cortexm::runtime {
@@ -11,6 +13,16 @@ Status prepare_view(const OpContext& ctx) {
   return kStatusOk;
 }
 
-void run_view(const OpContext& ctx) { copy_logical(ctx.input(0), ctx.output()); }
+void run_view(const OpContext& ctx) {
+  const TensorView in = ctx.input(0), out = ctx.output();
+  if (in.is_contiguous() && out.is_contiguous()) {
+    portable::CopyParams p;
+    p.numel = in.numel();
+    p.element_size = static_cast<int32_t>(in.element_size());
+    portable::copy(p, in.data, out.data);
+  } else {
+    copy_logical(in, out);
+  }
+}
 
 }  // namespace cortexm::runtime
