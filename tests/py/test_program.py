@@ -74,7 +74,10 @@ def g_pads():
     x = g.add_input("x", [2, 3, 7], "int8", qparams=Q)
     c = g.call("aten.constant_pad_nd.default", [x], {"pad": [2, -1, -1, 3], "value": -5.0})
     r = g.call("aten.reflection_pad1d.default", [x], {"padding": [3, 2]})
-    g.outputs = [c, r]
+    # the same pads on a permuted (non-contiguous) layout take the strided path
+    xp = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [2, 0, 1]})
+    cp = g.call("aten.constant_pad_nd.default", [xp], {"pad": [1, 2, 0, -1], "value": 7.0})
+    g.outputs = [c, r, cp]
     return g, [rand((2, 3, 7), "int8")]
 
 
@@ -82,7 +85,8 @@ def g_upsample():
     g = cortexm.Graph()
     x = g.add_input("x", [1, 3, 5, 4], "int8", qparams=Q)
     cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
-    g.outputs = [g.call("aten.upsample_nearest2d.default", [cl], {"output_size": [8, 9]})]
+    g.outputs = [g.call("aten.upsample_nearest2d.default", [cl], {"output_size": [8, 9]}),  # strided path
+                 g.call("aten.upsample_nearest2d.default", [x], {"output_size": [11, 7]})]  # portable
     return g, [rand((1, 3, 5, 4), "int8")]
 
 

@@ -1,7 +1,8 @@
 // ConstantPad: pads (before, after) per dim with a raw stored value; negative pads crop.
 #include <cstring>
 
-#include "runtime/op_context.h"
+#include "cortexm/portable/constant_pad.h"
+#include "runtime/ops/portable_layout.h"
 
 namespace cortexm::runtime {
 
@@ -31,7 +32,45 @@ void fill(uint8_t* data, int64_t count, T value) {
   for (int64_t i = 0; i < count; ++i) out[i] = value;
 }
 
+// The fill value as one element's raw bytes.
+void fill_value(DType dtype, double v, uint8_t* bytes) {
+  switch (dtype) {
+    case DType::kFloat32: { const float x = static_cast<float>(v); std::memcpy(bytes, &x, 4); break; }
+    case DType::kInt8: { const int8_t x = static_cast<int8_t>(v); std::memcpy(bytes, &x, 1); break; }
+    case DType::kInt16: { const int16_t x = static_cast<int16_t>(v); std::memcpy(bytes, &x, 2); break; }
+    case DType::kInt32: { const int32_t x = static_cast<int32_t>(v); std::memcpy(bytes, &x, 4); break; }
+    case DType::kInt64: { const int64_t x = static_cast<int64_t>(v); std::memcpy(bytes, &x, 8); break; }
+    case DType::kBool: bytes[0] = v != 0.0 ? 1 : 0; break;
+    case DType::kUInt8: bytes[0] = static_cast<uint8_t>(v); break;
+  }
+}
+
+// Torch's pad order (last dim first) from the per-dim pairs; value points at `bytes`.
+portable::ConstantPadParams portable_params(const OpContext& ctx, uint8_t* bytes) {
+  const auto* params = ctx.op.params_as_ConstantPadParams();
+  const TensorView in = ctx.input(0);
+  portable::ConstantPadParams p;
+  p.input = logical_shape(in);
+  p.pad_length = 2 * in.rank;
+  for (int32_t i = 0; i < in.rank; ++i) {
+    const int32_t d = in.rank - 1 - i;
+    p.pad[2 * i] = params->pad()->Get(2 * d);
+    p.pad[2 * i + 1] = params->pad()->Get(2 * d + 1);
+  }
+  fill_value(in.dtype, params->value(), bytes);
+  p.value = bytes;
+  p.element_size = static_cast<int32_t>(in.element_size());
+  return p;
+}
+
 }  // namespace
+
+static Status prepare_portable(const OpContext& ctx) {
+  if (!all_contiguous(ctx)) return kStatusOk;
+  uint8_t bytes[8] = {};
+  const Error error = portable::constant_pad_prepare(portable_params(ctx, bytes));
+  return error.ok() ? kStatusOk : ctx.fail(error);
+}
 
 Status prepare_constant_pad(const OpContext& ctx) {
   const auto* params = ctx.op.params_as_ConstantPadParams();
@@ -52,20 +91,25 @@ Status prepare_constant_pad(const OpContext& ctx) {
   const double v = params->value();
   double lo = 0, hi = 0;
   switch (in.dtype) {
-    case DType::kFloat32: return kStatusOk;
+    case DType::kFloat32: return prepare_portable(ctx);
     case DType::kInt8: lo = -128; hi = 127; break;
     case DType::kInt16: lo = -32768; hi = 32767; break;
     case DType::kInt32: lo = -2147483648.0; hi = 2147483647.0; break;
     case DType::kUInt8: lo = 0; hi = 255; break;
-    case DType::kBool: return kStatusOk;
+    case DType::kBool: return prepare_portable(ctx);
     case DType::kInt64: lo = -9.2e18; hi = 9.2e18; break;
   }
   if (!(v >= lo && v <= hi))
     return ctx.fail("params.value", static_cast<int64_t>(v), "does not fit the tensor's dtype");
-  return kStatusOk;
+  return prepare_portable(ctx);
 }
 
 void run_constant_pad(const OpContext& ctx) {
+  if (all_contiguous(ctx)) {
+    uint8_t bytes[8] = {};
+    portable::constant_pad(portable_params(ctx, bytes), ctx.input(0).data, ctx.output().data);
+    return;
+  }
   const TensorView out = ctx.output();
   const double v = ctx.op.params_as_ConstantPadParams()->value();
   // Every output element is either padding or copied from the input: fill all, then copy.

@@ -41,4 +41,24 @@ inline bool is_identity(const Physical& p) {
   return true;
 }
 
+// Every input and output contiguous, of rank <= 6: the portable kernel runs on the tensors as is.
+inline bool all_contiguous(const OpContext& ctx) {
+  for (int32_t i = 0; i < ctx.num_inputs(); ++i) {
+    const TensorView t = ctx.input(i);
+    if (t.rank > portable::kMaxDims || !t.is_contiguous()) return false;
+  }
+  for (int32_t i = 0; i < ctx.num_outputs(); ++i) {
+    const TensorView t = ctx.output(i);
+    if (t.rank > portable::kMaxDims || !t.is_contiguous()) return false;
+  }
+  return true;
+}
+
+inline portable::Shape logical_shape(const TensorView& t) {
+  portable::Shape s;
+  s.rank = t.rank;
+  for (int32_t d = 0; d < t.rank && d < portable::kMaxDims; ++d) s.dims[d] = t.shape[d];
+  return s;
+}
+
 }  // namespace cortexm::runtime

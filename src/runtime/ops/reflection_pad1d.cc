@@ -1,5 +1,7 @@
 // ReflectionPad1d: mirrors the last dim (the edge is not repeated), as torch; negative pads crop.
-#include "runtime/op_context.h"
+#include "cortexm/portable/reflection_pad1d.h"
+
+#include "runtime/ops/portable_layout.h"
 
 namespace cortexm::runtime {
 
@@ -17,6 +19,16 @@ int64_t source_index(int64_t j, int64_t width, int64_t left) {
   return i + (left < 0 ? -left : 0) - (left > 0 ? left : 0);
 }
 
+portable::ReflectionPad1dParams portable_params(const OpContext& ctx) {
+  const auto* p = ctx.op.params_as_ReflectionPad1dParams();
+  portable::ReflectionPad1dParams r;
+  r.input = logical_shape(ctx.input(0));
+  r.left = p->left();
+  r.right = p->right();
+  r.element_size = static_cast<int32_t>(ctx.input(0).element_size());
+  return r;
+}
+
 }  // namespace
 
 Status prepare_reflection_pad1d(const OpContext& ctx) {
@@ -31,10 +43,18 @@ Status prepare_reflection_pad1d(const OpContext& ctx) {
     if (out.shape[d] != in.shape[d]) return ctx.fail("output.shape", out.shape[d], "must be the input's", d);
   if (out.shape[in.rank - 1] != width + p->left() + p->right() || out.shape[in.rank - 1] < 0)
     return ctx.fail("output.shape", out.shape[in.rank - 1], "must be width + left + right", in.rank - 1);
+  if (all_contiguous(ctx)) {
+    const Error error = portable::reflection_pad1d_prepare(portable_params(ctx));
+    if (!error.ok()) return ctx.fail(error);
+  }
   return kStatusOk;
 }
 
 void run_reflection_pad1d(const OpContext& ctx) {
+  if (all_contiguous(ctx)) {
+    portable::reflection_pad1d(portable_params(ctx), ctx.input(0).data, ctx.output().data);
+    return;
+  }
   const auto* p = ctx.op.params_as_ReflectionPad1dParams();
   const TensorView in = ctx.input(0), out = ctx.output();
   const int32_t last = in.rank - 1;

@@ -1,5 +1,7 @@
 // Select: input[..., index, ...] along dim, which the output drops.
-#include "runtime/op_context.h"
+#include "cortexm/portable/select.h"
+
+#include "runtime/ops/portable_layout.h"
 
 namespace cortexm::runtime {
 
@@ -19,6 +21,15 @@ TensorView selected_input(const OpContext& ctx, int32_t dim, int64_t index) {
   return v;
 }
 
+portable::SelectParams portable_params(const OpContext& ctx, int32_t dim, int64_t index) {
+  portable::SelectParams s;
+  s.input = logical_shape(ctx.input(0));
+  s.dim = dim;
+  s.index = index;
+  s.element_size = static_cast<int32_t>(ctx.input(0).element_size());
+  return s;
+}
+
 }  // namespace
 
 Status prepare_select(const OpContext& ctx) {
@@ -28,14 +39,22 @@ Status prepare_select(const OpContext& ctx) {
   CORTEXM_RETURN_IF_STATUS(normalize_dim(ctx, "params.dim", p->dim(), in.rank, &dim));
   if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
   if (p->index() < 0 || p->index() >= in.shape[dim]) return ctx.fail("params.index", p->index(), "must be in [0, input extent)");
-  return require_same_shape(ctx, "output", out, selected_input(ctx, dim, p->index()));
+  CORTEXM_RETURN_IF_STATUS(require_same_shape(ctx, "output", out, selected_input(ctx, dim, p->index())));
+  if (all_contiguous(ctx)) {
+    const Error error = portable::select_prepare(portable_params(ctx, dim, p->index()));
+    if (!error.ok()) return ctx.fail(error);
+  }
+  return kStatusOk;
 }
 
 void run_select(const OpContext& ctx) {
   const auto* p = ctx.op.params_as_SelectParams();
   const int32_t rank = ctx.input(0).rank;
   const int32_t dim = static_cast<int32_t>(p->dim() < 0 ? p->dim() + rank : p->dim());
-  copy_logical(selected_input(ctx, dim, p->index()), ctx.output());
+  if (all_contiguous(ctx))
+    portable::select(portable_params(ctx, dim, p->index()), ctx.input(0).data, ctx.output().data);
+  else
+    copy_logical(selected_input(ctx, dim, p->index()), ctx.output());
 }
 
 }  // namespace cortexm::runtime

@@ -2,7 +2,8 @@
 // as torch computes it.
 #include <cmath>
 
-#include "runtime/op_context.h"
+#include "cortexm/portable/upsample_nearest2d.h"
+#include "runtime/ops/portable_layout.h"
 
 namespace cortexm::runtime {
 
@@ -12,6 +13,15 @@ int64_t source_index(int64_t o, int64_t in, int64_t out) {
   const float scale = static_cast<float>(in) / static_cast<float>(out);
   const int64_t s = static_cast<int64_t>(std::floor(static_cast<float>(o) * scale));
   return s < in - 1 ? s : in - 1;
+}
+
+portable::UpsampleNearest2dParams portable_params(const OpContext& ctx) {
+  portable::UpsampleNearest2dParams u;
+  u.input = logical_shape(ctx.input(0));
+  u.out_h = ctx.output().shape[2];
+  u.out_w = ctx.output().shape[3];
+  u.element_size = static_cast<int32_t>(ctx.input(0).element_size());
+  return u;
 }
 
 }  // namespace
@@ -25,10 +35,18 @@ Status prepare_upsample_nearest2d(const OpContext& ctx) {
     if (out.shape[d] != in.shape[d]) return ctx.fail("output.shape", out.shape[d], "must be the input's", d);
   for (int32_t d = 2; d < 4; ++d)
     if (out.shape[d] < 1 || in.shape[d] < 1) return ctx.fail("output.shape", out.shape[d], "must be >= 1", d);
+  if (all_contiguous(ctx)) {
+    const Error error = portable::upsample_nearest2d_prepare(portable_params(ctx));
+    if (!error.ok()) return ctx.fail(error);
+  }
   return kStatusOk;
 }
 
 void run_upsample_nearest2d(const OpContext& ctx) {
+  if (all_contiguous(ctx)) {
+    portable::upsample_nearest2d(portable_params(ctx), ctx.input(0).data, ctx.output().data);
+    return;
+  }
   const TensorView in = ctx.input(0), out = ctx.output();
   const int64_t es = static_cast<int64_t>(in.element_size());
   // Each output pixel (y, x) copies the [N, C] plane slice of one input pixel.
