@@ -2,6 +2,7 @@
 // params table; the bytes are loaded back through the runtime's verifier before they are returned.
 #include "program/writer.h"
 
+#include <array>
 #include <cstring>
 #include <functional>
 
