@@ -14,6 +14,7 @@ from ._core import (
     registered_ops,
 )
 from .export import export
+from .memory_plan import MemoryPlan, plan_memory
 from .passes import CortexMPassManager, lower
 from .quantizer import CortexMQuantizer, quantization_report, quantize
 
@@ -35,6 +36,8 @@ __all__ = [
     "quantize",
     "quantize_multiplier",
     "registered_ops",
+    "MemoryPlan",
+    "plan_memory",
 ]
 __version__ = "0.1.0"
 

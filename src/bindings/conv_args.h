@@ -83,11 +83,12 @@ inline const int32_t* require_bias(const char* op, const py::handle& obj, int64_
   return array->data();
 }
 
-inline ConvQuantParams require_conv_quant(const char* op, int64_t input_offset,
-                                          int64_t output_offset,
+inline ConvQuantParams require_conv_quant(const char* op, const IntArg& input_offset,
+                                          const IntArg& output_offset,
                                           const std::vector<int32_t>& multipliers,
                                           const std::vector<int32_t>& shifts,
-                                          int64_t activation_min, int64_t activation_max) {
+                                          const IntArg& activation_min,
+                                          const IntArg& activation_max) {
   ConvQuantParams q;
   q.input_offset = require_int(op, "input_offset", input_offset, -127, 128);
   q.output_offset = require_int(op, "output_offset", output_offset, -128, 127);

@@ -7,8 +7,8 @@ namespace cortexm::bindings {
 void bind_dequantize_per_tensor(py::module_& ops) {
   ops.def(
       "dequantize_per_tensor",
-      [](py::handle input, double scale, int64_t zero_point, int64_t quant_min,
-         int64_t quant_max, py::handle dtype) {
+      [](py::handle input, double scale, IntArg zero_point, IntArg quant_min,
+         IntArg quant_max, py::handle dtype) {
         constexpr const char* op = "dequantize_per_tensor";
         if (!py::isinstance<py::array>(input))
           raise_value_error(op, "input must be a numpy array, got " +

@@ -14,6 +14,7 @@ namespace cortexm::bindings {
 #undef CORTEXM_KERNEL
 void bind_graph(py::module_& m);
 void bind_passes(py::module_& m);
+void bind_planner(py::module_& m);
 void bind_program(py::module_& m);
 }  // namespace cortexm::bindings
 
@@ -41,5 +42,6 @@ PYBIND11_MODULE(_core, m) {
 
   cortexm::bindings::bind_graph(m);
   cortexm::bindings::bind_passes(m);
+  cortexm::bindings::bind_planner(m);
   cortexm::bindings::bind_program(m);
 }

@@ -64,6 +64,34 @@ inline int32_t require_int(const char* op, const char* name, int64_t value, int6
   return static_cast<int32_t>(value);
 }
 
+// An int scalar argument as the caller passed it: the binding converts it with require_int, so
+// anything that is not an int raises ValueError naming the argument instead of pybind's TypeError.
+struct IntArg {
+  py::object value;
+};
+
+// The int64 value of an int argument (Python int or numpy integer; not bool, float or str).
+inline int64_t require_int64(const char* op, const char* name, const IntArg& arg) {
+  const py::handle v = arg.value;
+  const bool is_int = (PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr())) ||
+                      py::isinstance(v, py::module_::import("numpy").attr("integer"));
+  if (!is_int)
+    raise_value_error(op, std::string(name) + " = " + std::string(py::repr(v)) +
+                              " must be an int, got " +
+                              std::string(py::str(py::type::of(v).attr("__name__"))));
+  try {
+    return v.cast<int64_t>();
+  } catch (const py::cast_error&) {
+    raise_value_error(op, std::string(name) + " = " + std::string(py::repr(v)) +
+                              " does not fit in int64");
+  }
+}
+
+inline int32_t require_int(const char* op, const char* name, const IntArg& value, int64_t lo,
+                           int64_t hi) {
+  return require_int(op, name, require_int64(op, name, value), lo, hi);
+}
+
 // A sequence of ints (list, tuple or 1-D integer array) of one of the allowed lengths.
 inline std::vector<int64_t> require_int_list(const char* op, const char* name, const py::handle& obj,
                                              std::initializer_list<size_t> lengths) {
@@ -102,3 +130,21 @@ inline std::vector<int32_t> require_int32_values(const char* op, const char* nam
 }
 
 }  // namespace cortexm::bindings
+
+namespace pybind11::detail {
+
+// Takes any object; require_int / require_int64 check it with the argument's name.
+template <>
+struct type_caster<cortexm::bindings::IntArg> {
+  PYBIND11_TYPE_CASTER(cortexm::bindings::IntArg, const_name("int"));
+  bool load(handle src, bool) {
+    if (!src) return false;
+    value.value = reinterpret_borrow<object>(src);
+    return true;
+  }
+  static handle cast(const cortexm::bindings::IntArg& src, return_value_policy, handle) {
+    return src.value.inc_ref();
+  }
+};
+
+}  // namespace pybind11::detail

@@ -44,7 +44,7 @@ struct PoolArgs {
 // Output dims come from pool2d_output_dims; the kernel's prepare step validates the rest.
 inline PoolArgs pool_args(const char* op, const py::handle& input, const py::handle& kernel_size,
                           const py::handle& stride, const py::handle& padding,
-                          int64_t activation_min, int64_t activation_max) {
+                          const IntArg& activation_min, const IntArg& activation_max) {
   PoolArgs args;
   args.input = require_array<int8_t>(op, "input", input, 4, 4);
   for (int d = 0; d < 4; ++d) {

@@ -29,8 +29,8 @@ inline QuantDtype require_quant_dtype(const char* op, const py::handle& dtype) {
 }
 
 // Range checks with the dtype's bounds, then the kernel's own prepare step.
-inline QuantizeParams quantize_params(const char* op, double scale, int64_t zero_point,
-                                      int64_t quant_min, int64_t quant_max,
+inline QuantizeParams quantize_params(const char* op, double scale, const IntArg& zero_point,
+                                      const IntArg& quant_min, const IntArg& quant_max,
                                       const py::handle& dtype) {
   QuantizeParams p;
   p.dtype = require_quant_dtype(op, dtype);

@@ -8,8 +8,8 @@ namespace cortexm::bindings {
 void bind_quantize_per_tensor(py::module_& ops) {
   ops.def(
       "quantize_per_tensor",
-      [](py::handle input, double scale, int64_t zero_point, int64_t quant_min,
-         int64_t quant_max, py::handle dtype) {
+      [](py::handle input, double scale, IntArg zero_point, IntArg quant_min,
+         IntArg quant_max, py::handle dtype) {
         constexpr const char* op = "quantize_per_tensor";
         auto x = require_array<float>(op, "input", input, 0, 32);
         const QuantizeParams p =

@@ -9,7 +9,7 @@ void bind_quantized_avg_pool2d(py::module_& ops) {
   ops.def(
       "quantized_avg_pool2d",
       [](py::handle input, py::handle kernel_size, py::handle stride, py::handle padding,
-         int64_t activation_min, int64_t activation_max) {
+         IntArg activation_min, IntArg activation_max) {
         constexpr const char* op = "quantized_avg_pool2d";
         PoolArgs args =
             pool_args(op, input, kernel_size, stride, padding, activation_min, activation_max);

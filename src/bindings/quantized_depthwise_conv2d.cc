@@ -9,9 +9,9 @@ void bind_quantized_depthwise_conv2d(py::module_& ops) {
   ops.def(
       "quantized_depthwise_conv2d",
       [](py::handle input, py::handle weight, py::handle bias, py::handle stride,
-         py::handle padding, py::handle dilation, int64_t depth_multiplier, int64_t input_offset,
-         int64_t output_offset, py::handle requantize_multipliers, py::handle requantize_shifts,
-         int64_t activation_min, int64_t activation_max) {
+         py::handle padding, py::handle dilation, IntArg depth_multiplier, IntArg input_offset,
+         IntArg output_offset, py::handle requantize_multipliers, py::handle requantize_shifts,
+         IntArg activation_min, IntArg activation_max) {
         constexpr const char* op = "quantized_depthwise_conv2d";
         py::array_t<int8_t, py::array::c_style> x, w;
         py::array_t<int32_t, py::array::c_style> b;

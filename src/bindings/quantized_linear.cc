@@ -8,9 +8,9 @@ namespace cortexm::bindings {
 void bind_quantized_linear(py::module_& ops) {
   ops.def(
       "quantized_linear",
-      [](py::handle input, py::handle weights, py::handle bias, int64_t input_offset,
-         int64_t filter_offset, int64_t output_offset, py::handle requantize_multipliers,
-         py::handle requantize_shifts, int64_t activation_min, int64_t activation_max) {
+      [](py::handle input, py::handle weights, py::handle bias, IntArg input_offset,
+         IntArg filter_offset, IntArg output_offset, py::handle requantize_multipliers,
+         py::handle requantize_shifts, IntArg activation_min, IntArg activation_max) {
         constexpr const char* op = "quantized_linear";
         auto x = require_array<int8_t>(op, "input", input, 1, 32);
         auto w = require_array<int8_t>(op, "weights", weights, 2, 2);

@@ -9,7 +9,7 @@
 
 namespace cortexm::convert {
 
-void convert_binary(Graph& graph, NodeId id) {
+void convert_binary(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const ValueId a = node.inputs[0], b = node.inputs[1];

@@ -2,6 +2,7 @@
 // (bias, x, mat2 [K, N] that is a constant or permute_copy [1, 0] of one) ->
 // cortex_m.quantized_linear with [N, K] weights, per-channel multipliers and an int32 bias; a
 // float output read only by a clamp activation is lowered with it (output_target).
+#include "cortexm/kernels/quantized_linear.h"
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -38,7 +39,7 @@ Tensor addmm_weight_data(const Graph& graph, ValueId mat2) {
 
 }  // namespace
 
-void convert_linear(Graph& graph, NodeId id) {
+void convert_linear(Graph& graph, NodeId id, const TargetConfig& target_config) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const bool addmm = node.op == "aten.addmm.default";
@@ -93,6 +94,11 @@ void convert_linear(Graph& graph, NodeId id) {
   Tensor packed = weights.clone();
   packed.mutable_info() = w_info;
 
+  LinearParams params;
+  params.input_features = static_cast<int32_t>(weights.info().shape[1]);
+  params.output_features = static_cast<int32_t>(n);
+  const int64_t scratch = scratch_bytes(quantized_linear_scratch_size(params, target_config.isa));
+
   const ValueId w_packed = rw.constant("weights", packed);
   const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
   const ValueId y = rw.call("cortex_m.quantized_linear.default", {x, w_packed, b_packed},
@@ -102,7 +108,8 @@ void convert_linear(Graph& graph, NodeId id) {
                              {"requantize_multipliers", multipliers},
                              {"requantize_shifts", shifts},
                              {"activation_min", target.activation_min},
-                             {"activation_max", target.activation_max}},
+                             {"activation_max", target.activation_max},
+                             {"scratch_bytes", scratch}},
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(y, &target);

@@ -222,6 +222,12 @@ void add_tail_offset(const OutputTarget& t, const std::vector<double>& bias_scal
   }
 }
 
+int64_t scratch_bytes(size_t bytes) {
+  if (bytes > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+    not_lowered("its kernel needs " + std::to_string(bytes) + " bytes of scratch (over 2^31)");
+  return static_cast<int64_t>(bytes);
+}
+
 Rewrite::Rewrite(Graph& graph, NodeId node) : graph_(graph), old_(graph.node(node)) {}
 
 Rewrite::~Rewrite() {
@@ -280,7 +286,7 @@ void Rewrite::commit(ValueId new_value, const OutputTarget* target) {
 
 namespace {
 
-using Converter = void (*)(Graph&, NodeId);
+using Converter = void (*)(Graph&, NodeId, const TargetConfig&);
 
 Converter converter_for(const std::string& op) {
   if (op == "aten.convolution.default") return convert::convert_conv;
@@ -289,6 +295,9 @@ Converter converter_for(const std::string& op) {
   if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default" ||
       op == "aten.mean.dim")
     return convert::convert_pool;
+  if (op == "aten._softmax.default" || op == "aten._log_softmax.default")
+    return convert::convert_softmax;
+  if (convert::is_table_activation(op)) return convert::convert_activation;
   return nullptr;
 }
 
@@ -308,7 +317,7 @@ bool is_live(const Graph& graph, NodeId id) {
 
 }  // namespace
 
-bool convert_to_cortex_m(Graph& graph, const TargetConfig&) {
+bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
   bool changed = false;
   const std::vector<NodeId> order = graph.order();
   for (NodeId id : order) {
@@ -318,7 +327,7 @@ bool convert_to_cortex_m(Graph& graph, const TargetConfig&) {
     std::string reason = "no cortex_m kernel for " + op;
     if (convert) {
       try {
-        convert(graph, id);
+        convert(graph, id, target);
         changed = true;
         continue;
       } catch (const convert::NotLowered& e) {

@@ -107,11 +107,19 @@ class Rewrite {
   bool committed_ = false;
 };
 
+// A size_t scratch size as the int attribute scratch_bytes; NotLowered beyond int32.
+int64_t scratch_bytes(size_t bytes);
+
 // The rewrites, one per file. Each lowers the node or throws NotLowered (or GraphError when the
-// cortex_m op rejects what it was given).
-void convert_conv(Graph& graph, NodeId node);    // convert_conv.cc: convolution 1-D / 2-D
-void convert_linear(Graph& graph, NodeId node);  // convert_linear.cc: linear, addmm
-void convert_binary(Graph& graph, NodeId node);  // convert_binary.cc: add.Tensor, mul.Tensor
-void convert_pool(Graph& graph, NodeId node);    // convert_pool.cc: max / avg pool, mean H W
+// cortex_m op rejects what it was given). Ops whose kernel needs scratch record scratch_bytes, the
+// kernel's *_scratch_size for the target's isa.
+void convert_conv(Graph& graph, NodeId node, const TargetConfig& target);     // convert_conv.cc
+void convert_linear(Graph& graph, NodeId node, const TargetConfig& target);   // convert_linear.cc
+void convert_binary(Graph& graph, NodeId node, const TargetConfig& target);   // convert_binary.cc
+void convert_pool(Graph& graph, NodeId node, const TargetConfig& target);     // convert_pool.cc
+void convert_softmax(Graph& graph, NodeId node, const TargetConfig& target);  // convert_softmax.cc
+// convert_activation.cc: elementwise unary ops as a lookup table.
+bool is_table_activation(const std::string& op);
+void convert_activation(Graph& graph, NodeId node, const TargetConfig& target);
 
 }  // namespace cortexm::convert

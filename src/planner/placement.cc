@@ -116,7 +116,8 @@ std::vector<size_t> order_by_duration(const std::vector<Lifetime>& buffers) {
 std::vector<size_t> order_by_breadth(const std::vector<Lifetime>& buffers, int64_t alignment) {
   std::map<int32_t, int64_t> breadth;
   for (const Lifetime& b : buffers)
-    for (int64_t s = b.first; s <= b.last; ++s) breadth[static_cast<int32_t>(s)] += align_up(b.size, alignment);
+    for (int64_t s = b.first; s <= b.last; ++s)
+      breadth[static_cast<int32_t>(s)] += align_up(b.size, alignment);
   std::vector<std::pair<int32_t, int64_t>> steps(breadth.begin(), breadth.end());
   std::stable_sort(steps.begin(), steps.end(),
                    [](const auto& x, const auto& y) { return x.second > y.second; });

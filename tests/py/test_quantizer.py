@@ -316,6 +316,32 @@ def test_softmax_has_fixed_qparams():
     assert (a16["scale"], a16["zero_point"], a16["dtype"]) == (1 / 32768, 0, "int16")
 
 
+def test_log_softmax_has_tflite_fixed_qparams():
+    g = unary_graph("aten._log_softmax.default", {"dim": 1}, shape=(2, 10))
+    m = patterns.check_log_softmax(view_of(g), node(g, "op"))
+    assert m.outputs == {"op": patterns.Fixed(16 / 256, 127)}
+    a = quantize_of(node(quantize(g), "op").outputs[0]).attrs
+    assert (a["scale"], a["zero_point"], a["dtype"]) == (16 / 256, 127, "int8")
+    a16 = quantize_of(node(quantize(g, activation_dtype="int16"), "op").outputs[0]).attrs
+    assert a16["dtype"] == "int16" and a16["zero_point"] == 0  # observed: no int16 kernel to match
+
+
+@pytest.mark.parametrize("op,attrs", [("aten.sqrt.default", {}), ("aten.abs.default", {}),
+                                      ("aten.pow.Tensor_Scalar", {"exponent": 2.0})])
+def test_elementwise_ops_get_observed_output_qparams(op, attrs):
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 50])
+    a = g.call("aten.abs.default", [x], name="pos") if op == "aten.sqrt.default" else x
+    g.outputs = [g.call(op, [a], attrs, name="op")]
+    data = samples(g, 8)
+    qg = cortexm.quantize(g, data, cortexm.CortexMQuantizer("minmax"), progress=False)
+    outs = np.stack([g.run(*s) for s in data])
+    want = observers.qparams_from_min_max(outs.min(), outs.max())
+    a = quantize_of(node(qg, "op").outputs[0]).attrs
+    assert (a["scale"], a["zero_point"]) == (want.scale, want.zero_point)
+    assert node(qg, "op").meta["pattern"] == op.split(".")[1]
+
+
 @pytest.mark.parametrize("op", patterns.ACTIVATION_OPS)
 def test_nonlinear_activations_get_observed_output_qparams(op):
     g = unary_graph(op, shape=(2, 50))
@@ -353,13 +379,13 @@ def test_cat_requantizes_its_inputs_to_the_output_qparams():
 
 def test_unsupported_op_stays_float_between_dequantize_and_quantize():
     g = conv2d_graph()
-    a = g.call("aten.abs.default", [g.outputs[0]], name="abs")
+    a = g.call("aten.div.Scalar", [g.outputs[0]], {"other": 3.0}, name="abs")
     w2 = g.add_constant("w2", rand(2, 4, 3, 3, seed=5))
     g.outputs = [g.call("aten.convolution.default", [a, w2, None], CONV2D, name="conv2")]
     qg = quantize(g)
     abs_node = node(qg, "abs")
     assert abs_node.meta["quantization"] == "float"
-    assert abs_node.meta["float_reason"] == "no quantization pattern for aten.abs.default"
+    assert abs_node.meta["float_reason"] == "no quantization pattern for aten.div.Scalar"
     assert src(abs_node.inputs[0]) == DQ
     assert src(node(qg, "conv2").inputs[0]) == DQ and quantize_of(abs_node.outputs[0]) is not None
 
@@ -631,7 +657,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
 
 def test_report_lists_every_compute_node():
     g = conv2d_graph("aten.relu.default")
-    g.outputs = [g.call("aten.abs.default", [g.outputs[0]], name="abs")]
+    g.outputs = [g.call("aten.div.Scalar", [g.outputs[0]], {"other": 3.0}, name="abs")]
     qg = quantize(g)
     report = cortexm.quantization_report(qg)
     assert [r.node for r in report] == ["conv", "tail", "abs"] and len(report) == 3
@@ -640,13 +666,13 @@ def test_report_lists_every_compute_node():
     assert conv.inputs[0]["dtype"] == "int8" and "scale" in conv.inputs[0]
     assert len(conv.inputs[1]["scales"]) == 4 and conv.inputs[2]["dtype"] == "int32"
     assert conv.outputs == [None] and relu.outputs[0]["scale"] > 0
-    assert abs_row.quantization == "float" and abs_row.reason == "no quantization pattern for aten.abs.default"
+    assert abs_row.quantization == "float" and abs_row.reason == "no quantization pattern for aten.div.Scalar"
     assert abs_row.inputs[0] == relu.outputs[0]  # reads the relu output's dequantize
     assert report["abs"] is abs_row and [r.node for r in report.float] == ["abs"]
     text = str(report)
     lines = text.splitlines()
     assert lines[0].split(" | ")[0].strip() == "node" and "float reason" in lines[0]
-    assert any(line.startswith("abs ") and "no quantization pattern for aten.abs.default" in line for line in lines)
+    assert any(line.startswith("abs ") and "no quantization pattern for aten.div.Scalar" in line for line in lines)
     assert "int8 per-channel[4]" in text and lines[-1] == "3 compute nodes: 2 quantized, 1 float"
 
 

@@ -22,7 +22,8 @@ import cortexm.models
 # default CortexMQuantizer (histogram observer, per-channel weights). mobilenet_v2 at 224x224 is
 # covered by mobilenet_v2_96 (same graph, smaller input): one 224 model (mobilenet_v3_small) is
 # enough for the suite's time. wav2letter (34M parameters) is slow in the interpreter; its output
-# is log-probabilities over 4096 classes (all near -log 4096), hence the high SQNR.
+# is log-probabilities over 4096 classes (all near -log 4096), quantized at TFLite's fixed int8
+# log_softmax qparams (16/256, 127: steps of 1/16 over [-16, 0], what the int8 kernel produces).
 MODELS = {
     "deep_autoencoder": (16, 4, 13.63, 11),
     "ds_cnn": (16, 4, 12.73, 10),
@@ -33,7 +34,7 @@ MODELS = {
     "mobilenet_v3_small_96": (16, 4, 9.68, 7),
     "resnet8": (16, 4, 30.95, 28),
     "silero_vad": (16, 4, 2.97, 1.5),
-    "wav2letter": (2, 1, 96.25, 90),
+    "wav2letter": (2, 1, 56.72, 54),
     "yolo_style": (8, 3, 35.35, 32),
 }
 

@@ -34,6 +34,11 @@ class CortexMQuantizer:
         """Fixed (scale, zero point) of a softmax output: [0, 1) over the whole range."""
         return (1 / 256, -128) if self.activation_dtype == "int8" else (1 / 32768, 0)
 
+    def log_softmax_qparams(self) -> tuple[float, int] | None:
+        """Fixed (scale, zero point) of a log_softmax output: TFLite's int8 (16/256, 127), i.e.
+        [-16, 0]; None (observed) for int16."""
+        return (16 / 256, 127) if self.activation_dtype == "int8" else None
+
     def __repr__(self) -> str:
         return (f"CortexMQuantizer(activation_observer={self.activation_observer!r}, "
                 f"per_channel={self.per_channel}, activation_dtype={self.activation_dtype!r})")

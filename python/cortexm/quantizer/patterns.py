@@ -295,6 +295,14 @@ def check_softmax(ctx, node) -> Match:
     return _unary(ctx, node, "softmax", Fixed(*ctx.quantizer.softmax_qparams()))
 
 
+def check_log_softmax(ctx, node) -> Match:
+    free(ctx, node)
+    if node.attrs["half_to_float"]:
+        raise NoMatch("half_to_float=True")
+    fixed = ctx.quantizer.log_softmax_qparams()
+    return _unary(ctx, node, "log_softmax", Observed() if fixed is None else Fixed(*fixed))
+
+
 def check_activation(ctx, node) -> Match:
     """Non-linear activations with an observed output range."""
     return _unary(ctx, node, short(node.op), Observed())
@@ -327,6 +335,8 @@ PASSTHROUGH_OPS = (
 )
 ACTIVATION_OPS = ("aten.sigmoid.default", "aten.tanh.default", "aten.silu.default", "aten.gelu.default",
                   "aten.hardswish.default")
+# Other single-input elementwise ops with an observed output range (lowered through a table).
+ELEMENTWISE_OPS = ("aten.sqrt.default", "aten.abs.default", "aten.pow.Tensor_Scalar")
 
 # Passes in order: a node taken by an earlier pass (a weighted op's activation tail, addmm's
 # permuted weight) is not offered to later ones.
@@ -336,7 +346,9 @@ PASSES = (
      Pattern("addmm", ("aten.addmm.default",), check_addmm)),
     (Pattern("add", ("aten.add.Tensor",), check_add), Pattern("mul", ("aten.mul.Tensor",), check_mul)),
     (Pattern("cat", ("aten.cat.default",), check_cat), Pattern("softmax", ("aten._softmax.default",), check_softmax),
+     Pattern("log_softmax", ("aten._log_softmax.default",), check_log_softmax),
      Pattern("activation", ACTIVATION_OPS, check_activation),
+     Pattern("elementwise", ELEMENTWISE_OPS, check_activation),
      Pattern("avg_pool", ("aten.avg_pool2d.default", "aten.adaptive_avg_pool2d.default", "aten.mean.dim"),
              check_pool)),
     (Pattern("passthrough", PASSTHROUGH_OPS, check_passthrough),

@@ -39,6 +39,14 @@ inline std::vector<int32_t> int32_list_attr(const OpArgs& args, const std::strin
   return out;
 }
 
+// scratch_bytes: the scratch the lowering computed with the kernel's size function for the target
+// isa (0 = not planned), read by the memory planner; the interpreter allocates its own.
+inline AttrSpec scratch_bytes_attr() {
+  return {"scratch_bytes", AttrKind::kInt, false, AttrValue(int64_t{0})};
+}
+
+inline void check_scratch_bytes(const OpArgs& args) { int32_attr(args, "scratch_bytes", 0, INT32_MAX); }
+
 // (h, w) from a 2-value attribute.
 inline std::pair<int32_t, int32_t> pair_attr(const OpArgs& args, const std::string& name) {
   const auto v = int32_list_attr(args, name, 2);

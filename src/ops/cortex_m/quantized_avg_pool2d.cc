@@ -10,7 +10,11 @@ void register_cortex_m_quantized_avg_pool2d(OpRegistry& registry) {
   s.name = "cortex_m.quantized_avg_pool2d.default";
   s.inputs = {{"input"}};
   s.attrs = pool_attrs();
-  s.infer = [](const InferContext& ctx) { return infer_pool(ctx, quantized_avg_pool2d_prepare); };
+  s.attrs.push_back(scratch_bytes_attr());
+  s.infer = [](const InferContext& ctx) {
+    check_scratch_bytes(ctx);
+    return infer_pool(ctx, quantized_avg_pool2d_prepare);
+  };
   s.kernel = [](const KernelContext& ctx) {
     const Pool2dParams p = decode_pool(ctx, ctx.input(0).info());
     const std::vector<int8_t> input = nchw_to_nhwc(ctx.input(0));

@@ -47,6 +47,7 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
   require_dtype(ctx, 0, {DType::kInt8});
   require_dtype(ctx, 1, {DType::kInt8});
   require_rank(ctx, 1, {2});
+  check_scratch_bytes(ctx);
   if (ctx.input(0).rank() < 1) ctx.fail("input must have at least one dim");
   const LinearCall call = decode(ctx, ctx.input(0), ctx.input(1));
   check_kernel(ctx, quantized_linear_prepare(call.params));
@@ -81,7 +82,8 @@ void register_cortex_m_quantized_linear(OpRegistry& registry) {
              {"requantize_multipliers", AttrKind::kInts},
              {"requantize_shifts", AttrKind::kInts},
              {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})},
-             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})}};
+             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})},
+             scratch_bytes_attr()};
   s.infer = infer;
   s.kernel = kernel;
   registry.add(std::move(s));

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 #include "graph/errors.h"
+#include "planner/placement.h"
 
 namespace cortexm {
 namespace {
@@ -307,6 +311,127 @@ TEST(MemoryPlan, CheckPlanFindsBadPlans) {
   misaligned.values[0].offset += 4;
   EXPECT_NE(check_plan(misaligned), "");
   EXPECT_THROW(verify_plan(small), GraphError);
+}
+
+// --- Randomized graphs, checked by simulating execution on a tagged arena -----------------------
+
+// Random DAGs of relu / add (some with a constant) / view_copy / unsqueeze_copy over float32 values,
+// random scratch and random extra outputs.
+Graph random_graph(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Graph g;
+  std::vector<ValueId> values;
+  const int inputs = pick(1, 3);
+  for (int i = 0; i < inputs; ++i)
+    values.push_back(g.add_input("in" + std::to_string(i), f32({2 * pick(1, 40)})));
+  const int nodes = pick(1, 25);
+  for (int n = 0; n < nodes; ++n) {
+    const ValueId x = values[pick(0, static_cast<int>(values.size()) - 1)];
+    const TensorInfo info = g.value(x).info;
+    ValueId y = kNoValue;
+    switch (pick(0, 4)) {
+      case 0:
+      case 1:
+        y = relu(g, x);
+        break;
+      case 2: {
+        std::vector<ValueId> same;
+        for (ValueId v : values)
+          if (g.value(v).info.shape == info.shape) same.push_back(v);
+        const ValueId other = pick(0, 3) == 0 ? g.add_constant("k" + std::to_string(n), Tensor(info))
+                                              : same[pick(0, static_cast<int>(same.size()) - 1)];
+        y = g.call("aten.add.Tensor", {x, other}, {})[0];
+        break;
+      }
+      case 3:
+        y = view(g, x, info.shape.size() == 1 ? std::vector<int64_t>{2, -1}
+                                              : std::vector<int64_t>{info.numel()});
+        break;
+      default:
+        y = g.call("aten.unsqueeze_copy.default", {x}, {{"dim", int64_t{0}}})[0];
+        break;
+    }
+    if (pick(0, 3) == 0) set_scratch(g, y, pick(1, 300));
+    values.push_back(y);
+  }
+  std::vector<ValueId> outputs = {values.back()};
+  for (ValueId v : values)
+    if (pick(0, 5) == 0) outputs.push_back(v);
+  g.set_outputs(outputs);
+  return g;
+}
+
+// Runs the plan: every buffer write stamps its bytes with the value's root id (scratch with a
+// step tag); every read checks the stamp is still there. Returns "" or the first clobbered read.
+std::string simulate(const Graph& g, const MemoryPlan& plan) {
+  std::map<ValueId, const ValueSlot*> slots;
+  for (const ValueSlot& s : plan.values) slots[s.value_id] = &s;
+  std::vector<int64_t> arena(static_cast<size_t>(plan.arena_size), -1);
+  auto root = [&](ValueId v) { return slots.at(v)->alias_of >= 0 ? slots.at(v)->alias_of : v; };
+  auto write = [&](int64_t offset, int64_t size, int64_t tag) {
+    for (int64_t i = 0; i < size; ++i) arena.at(static_cast<size_t>(offset + i)) = tag;
+  };
+  auto intact = [&](ValueId v) {
+    const ValueSlot& s = *slots.at(v);
+    for (int64_t i = 0; i < s.size; ++i)
+      if (arena.at(static_cast<size_t>(s.offset + i)) != root(v)) return false;
+    return true;
+  };
+  for (ValueId v : g.inputs()) write(slots.at(v)->offset, slots.at(v)->size, v);
+  for (size_t step = 0; step < g.order().size(); ++step) {
+    const Node& node = g.node(g.order()[step]);
+    std::vector<ValueId> reads;
+    for (ValueId in : node.inputs)
+      if (in != kNoValue && g.value(in).kind != ValueKind::kConstant) reads.push_back(in);
+    auto check = [&](const char* when) -> std::string {
+      for (ValueId in : reads)
+        if (!intact(in))
+          return "step " + std::to_string(step) + ": input " + g.value(in).name + " clobbered " + when;
+      return "";
+    };
+    std::string problem = check("before the node");
+    if (!problem.empty()) return problem;
+    for (const ScratchSlot& s : plan.scratch)
+      if (s.node_index == static_cast<int32_t>(step))
+        write(s.offset, s.size, -2 - static_cast<int64_t>(step));
+    if (!(problem = check("by scratch")).empty()) return problem;
+    if (!is_aliasing_view(g, node))
+      for (ValueId out : node.outputs) write(slots.at(out)->offset, slots.at(out)->size, out);
+    if (!(problem = check("by the outputs")).empty()) return problem;
+    for (const ScratchSlot& s : plan.scratch)
+      if (s.node_index == static_cast<int32_t>(step))
+        for (int64_t i = 0; i < s.size; ++i)
+          if (arena.at(static_cast<size_t>(s.offset + i)) != -2 - static_cast<int64_t>(step))
+            return "step " + std::to_string(step) + ": scratch overwritten by an output";
+  }
+  for (ValueId out : g.outputs())
+    if (g.value(out).kind != ValueKind::kConstant && !intact(out))
+      return "output " + g.value(out).name + " clobbered before the end";
+  return "";
+}
+
+TEST(MemoryPlan, RandomGraphsRunWithoutClobberingAnyLiveBuffer) {
+  std::mt19937 rng(7);
+  int aliases = 0;
+  int scratch = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Graph g = random_graph(rng);
+    const MemoryPlan best = plan_memory(g);
+    ASSERT_EQ(check_plan(best), "") << "trial " << trial << "\n" << g.to_string();
+    ASSERT_EQ(simulate(g, best), "") << "trial " << trial << "\n" << g.to_string();
+    ASSERT_GE(best.arena_size, best.lower_bound);
+    for (const std::string& policy : placement_policies()) {
+      const MemoryPlan plan = plan_memory(g, 16, policy);
+      ASSERT_EQ(check_plan(plan), "") << "trial " << trial << " " << policy;
+      ASSERT_EQ(simulate(g, plan), "") << "trial " << trial << " " << policy << "\n" << g.to_string();
+      ASSERT_GE(plan.arena_size, best.arena_size);
+    }
+    for (const ValueSlot& s : best.values) aliases += s.alias_of >= 0;
+    scratch += static_cast<int>(best.scratch.size());
+  }
+  // The generator exercises aliases and scratch.
+  EXPECT_GT(aliases, 100);
+  EXPECT_GT(scratch, 100);
 }
 
 }  // namespace

@@ -1,0 +1,156 @@
+// ConvertToCortexM records scratch_bytes on the cortex_m nodes whose kernels need scratch: exactly
+// the kernel's *_scratch_size for the target's isa, for the same graph lowered for M0+ (SCALAR),
+// M4 (DSP) and M55 (MVE).
+#include "convert_test_util.h"
+#include "cortexm/kernels/quantized_avg_pool2d.h"
+#include "cortexm/kernels/quantized_conv2d.h"
+#include "cortexm/kernels/quantized_depthwise_conv2d.h"
+#include "cortexm/kernels/quantized_linear.h"
+#include "graph/errors.h"
+#include "passes/convert_to_cortex_m.h"
+
+namespace cortexm {
+namespace {
+
+using namespace testing;
+
+const std::vector<std::string> kTargets = {"cortex-m0plus+int8", "cortex-m4+int8",
+                                           "cortex-m55+int8"};
+
+// The one cortex_m node running op after lowering a copy of g for target.
+int64_t lowered_scratch(const Graph& g, const std::string& target, const std::string& op) {
+  Graph lowered = g;
+  const TargetConfig config = parse_target(target);
+  EXPECT_TRUE(convert_to_cortex_m(lowered, config));
+  lowered.verify();
+  return attr_i(only(lowered, op), "scratch_bytes");
+}
+
+Graph conv_graph(std::vector<int64_t> input, std::vector<int64_t> weight, int64_t groups) {
+  Graph g;
+  const bool one_d = input.size() == 3;
+  const ValueId x = q_input(g, "x", std::move(input), 0.05, -3);
+  std::vector<double> scales(static_cast<size_t>(weight[0]), 0.004);
+  const ValueId w = int8_const(g, "w", std::move(weight), qp_channels(scales, 0), 3);
+  const std::vector<int64_t> one = one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1};
+  const std::vector<int64_t> zero = one_d ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 0};
+  const ValueId y = g.call(kConv, {x, w, kNoValue},
+                           {{"stride", one}, {"padding", zero}, {"dilation", one},
+                            {"groups", groups}})[0];
+  g.set_outputs({quantized(g, y, qp(0.2, 4))});
+  return g;
+}
+
+TEST(ConvertScratch, Conv2dRecordsTheKernelSizeForEachIsa) {
+  const Graph g = conv_graph({2, 6, 9, 10}, {8, 6, 3, 3}, 1);
+  Conv2dParams p;
+  p.input = {2, 9, 10, 6};
+  p.filter = {8, 3, 3, 6};
+  for (const std::string& t : kTargets) {
+    const int64_t want = static_cast<int64_t>(quantized_conv2d_scratch_size(p, parse_target(t).isa));
+    EXPECT_GT(want, 0);
+    EXPECT_EQ(lowered_scratch(g, t, kQConv), want) << t;
+  }
+}
+
+TEST(ConvertScratch, GroupedConvUsesTheGroupChannels) {
+  const Graph g = conv_graph({1, 6, 7, 7}, {6, 2, 3, 3}, 3);
+  Conv2dParams p;
+  p.input = {1, 7, 7, 6};
+  p.filter = {6, 3, 3, 2};
+  for (const std::string& t : kTargets)
+    EXPECT_EQ(lowered_scratch(g, t, kQConv),
+              static_cast<int64_t>(quantized_conv2d_scratch_size(p, parse_target(t).isa)))
+        << t;
+}
+
+TEST(ConvertScratch, Conv1dUsesHeightOne) {
+  const Graph g = conv_graph({1, 5, 20}, {7, 5, 4}, 1);
+  Conv2dParams p;
+  p.input = {1, 1, 20, 5};
+  p.filter = {7, 1, 4, 5};
+  for (const std::string& t : kTargets)
+    EXPECT_EQ(lowered_scratch(g, t, kQConv),
+              static_cast<int64_t>(quantized_conv2d_scratch_size(p, parse_target(t).isa)))
+        << t;
+}
+
+TEST(ConvertScratch, DepthwiseRecordsTheKernelSizeForEachIsa) {
+  const Graph g = conv_graph({1, 4, 7, 7}, {8, 1, 3, 3}, 4);
+  DepthwiseConv2dParams p;
+  p.input = {1, 7, 7, 4};
+  p.filter = {1, 3, 3, 8};
+  p.depth_multiplier = 2;
+  for (const std::string& t : kTargets) {
+    const int64_t want =
+        static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, parse_target(t).isa));
+    EXPECT_GT(want, 0);
+    EXPECT_EQ(lowered_scratch(g, t, kQDepthwise), want) << t;
+  }
+}
+
+TEST(ConvertScratch, LinearRecordsTheKernelSizeForEachIsa) {
+  Graph g;
+  const ValueId x = q_input(g, "x", {3, 24}, 0.05, 2);
+  const ValueId w = int8_const(g, "w", {6, 24}, qp_channels(std::vector<double>(6, 0.01), 0), 5);
+  g.set_outputs({quantized(g, g.call("aten.linear.default", {x, w, kNoValue}, {})[0],
+                           qp(0.3, -1))});
+  LinearParams p;
+  p.batches = 3;
+  p.input_features = 24;
+  p.output_features = 6;
+  for (const std::string& t : kTargets) {
+    const int64_t want = static_cast<int64_t>(quantized_linear_scratch_size(p, parse_target(t).isa));
+    EXPECT_GT(want, 0);
+    EXPECT_EQ(lowered_scratch(g, t, "cortex_m.quantized_linear.default"), want) << t;
+  }
+}
+
+TEST(ConvertScratch, AvgPoolAndGlobalMeanRecordTheKernelSize) {
+  Graph pool;
+  const ValueId x = q_input(pool, "x", {1, 6, 8, 8}, 0.05, -3);
+  pool.set_outputs({quantized(pool,
+                              pool.call("aten.avg_pool2d.default", {x},
+                                        {{"kernel_size", std::vector<int64_t>{2, 2}},
+                                         {"stride", std::vector<int64_t>{2, 2}},
+                                         {"padding", std::vector<int64_t>{0, 0}}})[0],
+                              qp(0.05, -3))});
+  Graph mean;
+  const ValueId m = q_input(mean, "x", {2, 5, 4, 3}, 0.05, -3);
+  mean.set_outputs({quantized(mean,
+                              mean.call("aten.mean.dim", {m},
+                                        {{"dim", std::vector<int64_t>{2, 3}}, {"keepdim", true}})[0],
+                              qp(0.05, -3))});
+  Pool2dParams p6, p5;
+  p6.input = {1, 8, 8, 6};
+  p5.input = {2, 4, 3, 5};
+  for (const std::string& t : kTargets) {
+    const Isa isa = parse_target(t).isa;
+    EXPECT_EQ(lowered_scratch(pool, t, "cortex_m.quantized_avg_pool2d.default"),
+              static_cast<int64_t>(quantized_avg_pool2d_scratch_size(p6, isa)))
+        << t;
+    EXPECT_EQ(lowered_scratch(mean, t, "cortex_m.quantized_avg_pool2d.default"),
+              static_cast<int64_t>(quantized_avg_pool2d_scratch_size(p5, isa)))
+        << t;
+  }
+}
+
+TEST(ConvertScratch, TheTargetsHaveTheirOwnIsa) {
+  EXPECT_EQ(parse_target("cortex-m0plus+int8").isa, Isa::kScalar);
+  EXPECT_EQ(parse_target("cortex-m4+int8").isa, Isa::kDsp);
+  EXPECT_EQ(parse_target("cortex-m55+int8").isa, Isa::kMve);
+}
+
+TEST(ConvertScratch, NegativeScratchIsRejectedByTheOp) {
+  Graph bad;
+  const ValueId x = q_input(bad, "x", {1, 4, 5, 5}, 0.05, -3);
+  EXPECT_THROW(bad.call("cortex_m.quantized_avg_pool2d.default", {x},
+                        {{"kernel_size", std::vector<int64_t>{2, 2}},
+                         {"stride", std::vector<int64_t>{2, 2}},
+                         {"padding", std::vector<int64_t>{0, 0}},
+                         {"scratch_bytes", int64_t{-4}}}),
+               GraphError);
+}
+
+}  // namespace
+}  // namespace cortexm

@@ -1,0 +1,166 @@
+"""Issue 5's done-when criteria on the zoo models: what cortexm.lower makes of wav2letter, silero_vad,
+mobilenet_v2 and mobilenet_v3_small. Each model is exported, quantized and lowered once per module."""
+
+import functools
+
+import pytest
+
+import cortexm
+
+torch = pytest.importorskip("torch")
+
+CONV = "aten.convolution.default"
+QCONV = "cortex_m.quantized_conv2d.default"
+QDEPTHWISE = "cortex_m.quantized_depthwise_conv2d.default"
+RELU = "aten.relu.default"
+VIEW = "aten.view_copy.default"
+CLONE = "dim_order_ops._clone_dim_order.default"
+DATA_MOVEMENT = {VIEW, "aten.permute_copy.default", "aten.squeeze_copy.dims",
+                 "aten.unsqueeze_copy.default", "aten.cat.default", "aten.slice_copy.Tensor",
+                 "aten.select_copy.int", "aten.split_with_sizes_copy.default",
+                 "aten.constant_pad_nd.default", "aten.reflection_pad1d.default",
+                 "aten.upsample_nearest2d.default"}
+
+
+@functools.lru_cache(maxsize=None)
+def lowered(name, samples=2):
+    """(quantized graph, lowered graph) of a zoo model, made once per test module."""
+    model, example, calibration = cortexm.models.get(name)
+    qgraph = cortexm.quantize(cortexm.export(model, example), calibration(samples), progress=False)
+    return qgraph, cortexm.lower(qgraph, "cortex-m55+int8")
+
+
+def is_conv(node):
+    return node.op in (QCONV, QDEPTHWISE)
+
+
+def aten_compute_ops(graph):
+    return {op for op in graph.op_counts() if op.startswith("aten.") and op not in DATA_MOVEMENT}
+
+
+def producer_through(value, skip):
+    """The first producer of value that does not run an op in skip."""
+    node = value.producer
+    while node is not None and node.op in skip:
+        node = node.inputs[0].producer
+    return node
+
+
+# --- wav2letter ----------------------------------------------------------------------------------
+
+def test_wav2letter_every_conv1d_relu_pair_is_one_cortex_m_conv():
+    qgraph, low = lowered("wav2letter", samples=1)
+    q_counts, counts = qgraph.op_counts(), low.op_counts()
+    assert q_counts[CONV] == 12 and q_counts[RELU] == 12
+    # The 1-channel waveform front end is depthwise (in_channels == groups == 1), the rest conv2d.
+    assert counts.get(QCONV, 0) == 11
+    assert counts.get(QDEPTHWISE, 0) == 1
+    assert CONV not in counts and RELU not in counts
+    convs = [n for n in low.nodes if is_conv(n)]
+    for node in convs:
+        assert node.meta.get("fused_activation") == RELU, node.name
+        assert node.meta.get("pattern") == "conv1d+relu", node.name
+    front = next(n for n in convs if n.op == QDEPTHWISE)
+    assert low.value(front.inputs[1].name).shape == (1, 1, 250, 250)
+
+
+def test_wav2letter_no_node_between_consecutive_convolutions():
+    _, low = lowered("wav2letter", samples=1)
+    convs = [n for n in low.nodes if is_conv(n)]
+    chained = 0
+    for node in convs:
+        users = node.outputs[0].users
+        assert len(users) == 1, node.name
+        if is_conv(users[0]):
+            chained += 1
+    assert chained == len(convs) - 1  # one chain, first conv to last
+    assert producer_through(convs[0].inputs[0], ()).op == CLONE
+
+
+def test_wav2letter_layout_changes_only_at_the_boundaries():
+    _, low = lowered("wav2letter", samples=1)
+    counts = low.op_counts()
+    assert counts[VIEW] == 2 and counts[CLONE] == 2
+    convs = [n for n in low.nodes if is_conv(n)]
+    # Input side: graph input -> quantize -> view (N, C, 1, W) -> clone -> first conv.
+    clone_in = convs[0].inputs[0].producer
+    view_in = clone_in.inputs[0].producer
+    assert (clone_in.op, view_in.op) == (CLONE, VIEW)
+    assert view_in.inputs[0].producer.op == "cortex_m.quantize_per_tensor.default"
+    assert view_in.inputs[0].producer.inputs[0] == low.inputs[0]
+    # Output side: last conv -> clone -> view (N, C, W) -> dequantize -> log_softmax (output).
+    clone_out = convs[-1].outputs[0].users[0]
+    view_out = clone_out.outputs[0].users[0]
+    assert (clone_out.op, view_out.op) == (CLONE, VIEW)
+    assert len(view_out.outputs[0].shape) == 3
+    assert low.outputs[0].producer.op == "aten._log_softmax.default"
+
+
+def test_wav2letter_log_softmax_is_the_only_aten_compute_op():
+    _, low = lowered("wav2letter", samples=1)
+    assert aten_compute_ops(low) == {"aten._log_softmax.default"}
+
+
+# --- silero_vad ----------------------------------------------------------------------------------
+
+def test_silero_all_six_conv1d_lower_and_the_stft_is_depthwise():
+    qgraph, low = lowered("silero_vad")
+    assert qgraph.op_counts()[CONV] == 6
+    counts = low.op_counts()
+    assert CONV not in counts
+    assert counts[QCONV] == 5 and counts[QDEPTHWISE] == 1
+    stft = next(n for n in low.nodes if n.op == QDEPTHWISE)
+    # The STFT: Conv1d(1, 258, 256, stride 128) on the reflect-padded waveform.
+    assert low.value(stft.inputs[1].name).shape == (1, 1, 256, 258)
+    assert stft.attrs["stride"] == [1, 128] and stft.attrs["depth_multiplier"] == 258
+    assert producer_through(stft.inputs[0], {CLONE, VIEW, "aten.unsqueeze_copy.default"}).op == \
+        "aten.reflection_pad1d.default"
+
+
+def test_silero_encoder_relus_fuse_and_the_post_lstm_relu_does_not():
+    qgraph, low = lowered("silero_vad")
+    # In the quantized graph, a ReLU reads a convolution (encoder) or the LSTM's output (decoder).
+    relus = [n for n in qgraph.nodes if n.op == RELU]
+    after_conv = [n for n in relus if n.inputs[0].producer.op == CONV]
+    assert len(relus) == 5 and len(after_conv) == 4
+    # Lowered: the 4 encoder convs carry their ReLU; no conv carries a fifth.
+    fused = [n for n in low.nodes if is_conv(n) and n.meta.get("fused_activation") == RELU]
+    assert len(fused) == 4
+    assert all(n.op == QCONV for n in fused)
+    # The ReLU left is the post-LSTM one: no convolution produces its input (the LSTM's h = o *
+    # tanh(c), a quantized_mul), and it feeds the decoder's 1x1 conv, which has no activation.
+    left = [n for n in low.nodes if n.op == RELU]
+    assert len(left) == 1
+    source = producer_through(left[0].inputs[0], {"cortex_m.dequantize_per_tensor.default",
+                                                  "aten.unsqueeze_copy.default"})
+    assert source.op == "cortex_m.quantized_mul.default"
+    consumer = left[0].outputs[0].users[0]
+    while not is_conv(consumer):
+        consumer = consumer.outputs[0].users[0]
+    assert consumer.op == QCONV and "fused_activation" not in consumer.meta
+    assert low.value(consumer.inputs[1].name).shape == (1, 1, 1, 128)
+
+
+# --- mobilenet_v2 / mobilenet_v3_small -------------------------------------------------------------
+
+def test_mobilenet_v2_leaves_no_aten_conv_addmm_linear_add_or_hardtanh():
+    qgraph, low = lowered("mobilenet_v2")
+    q_counts, counts = qgraph.op_counts(), low.op_counts()
+    for op in (CONV, "aten.addmm.default", "aten.linear.default", "aten.add.Tensor",
+               "aten.hardtanh.default"):
+        assert op not in counts, op
+    assert counts[QCONV] + counts[QDEPTHWISE] == q_counts[CONV]
+    assert counts["cortex_m.quantized_add.default"] == q_counts["aten.add.Tensor"]
+    assert aten_compute_ops(low) == set()
+
+
+def test_mobilenet_v3_small_lowers_every_convolution_and_linear():
+    qgraph, low = lowered("mobilenet_v3_small")
+    q_counts, counts = qgraph.op_counts(), low.op_counts()
+    for op in (CONV, "aten.addmm.default", "aten.linear.default"):
+        assert op not in counts, op
+    assert counts[QCONV] + counts[QDEPTHWISE] == q_counts[CONV]
+    assert counts["cortex_m.quantized_linear.default"] == \
+        q_counts.get("aten.linear.default", 0) + q_counts.get("aten.addmm.default", 0)
+    # hardswish stays float (a LUT op is another issue's).
+    assert aten_compute_ops(low) <= {"aten.hardswish.default"}
