@@ -284,6 +284,26 @@ const std::map<std::string, Emitter>& emitters() {
       {"aten.sqrt.default", unary(fb::UnaryFn_Sqrt)},
       {"aten.hardsigmoid.default", unary(fb::UnaryFn_Hardsigmoid)},
       {"aten.abs.default", unary(fb::UnaryFn_Abs)},
+      {"cortex_m.quantized_softmax.default",
+       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
+         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
+         const auto p = fb::CreateQuantizedSoftmaxParams(b, static_cast<int32_t>(dim), i32(a, "input_multiplier"),
+                                                         i32(a, "input_shift"), i32(a, "diff_min"));
+         return Emitted{fb::KernelId_QuantizedSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
+       }},
+      {"cortex_m.quantized_log_softmax.default",
+       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
+         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
+         const auto p = fb::CreateQuantizedSoftmaxParams(
+             b, static_cast<int32_t>(dim), i32(a, "input_multiplier"), i32(a, "input_shift"), i32(a, "diff_min"),
+             i32(a, "reverse_scaling_divisor"), i32(a, "reverse_scaling_right_shift"));
+         return Emitted{fb::KernelId_QuantizedLogSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
+       }},
+      {"cortex_m.quantized_activation.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
+         return Emitted{fb::KernelId_QuantizedActivation, fb::OpParams_ActivationParams,
+                        fb::CreateActivationParams(b).Union()};
+       }},
       {"aten.mean.dim",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
          const int64_t rank = in_info(g, n, 0).rank();
