@@ -138,8 +138,26 @@ def g_cat_and_linear():
     return g, [*inputs, rand((3, 8), "int8")]
 
 
+def g_int8_softmax_and_lut():
+    """cortex_m softmax / log_softmax along the innermost-in-memory dim, and a LUT activation."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 5, 3, 4], "int8", qparams=Q)
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    m, sh, dmin = cortexm.ops.softmax_scaling(0.05)
+    sm = g.call("cortex_m.quantized_softmax.default", [cl],
+                {"dim": 1, "input_multiplier": m, "input_shift": sh, "diff_min": dmin})  # C innermost
+    lm, lsh, ldmin, div, rsh = cortexm.ops.log_softmax_scaling(0.05)
+    ls = g.call("cortex_m.quantized_log_softmax.default", [x],
+                {"dim": -1, "input_multiplier": lm, "input_shift": lsh, "diff_min": ldmin,
+                 "reverse_scaling_divisor": div, "reverse_scaling_right_shift": rsh})
+    table = g.add_constant("table", rand((256,), "int8"))
+    act = g.call("cortex_m.quantized_activation.default", [cl, table], {})
+    g.outputs = [sm, ls, act]
+    return g, [rand((2, 5, 3, 4), "int8")]
+
+
 SMALL = [g_cat_channels_last, g_slice_select_split, g_permute_view, g_pads, g_upsample, g_softmax,
-         g_unary_and_mean, g_quantize_roundtrip, g_cat_and_linear]
+         g_unary_and_mean, g_quantize_roundtrip, g_cat_and_linear, g_int8_softmax_and_lut]
 
 
 @pytest.mark.parametrize("build", SMALL, ids=[f.__name__ for f in SMALL])
