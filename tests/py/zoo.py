@@ -1,0 +1,29 @@
+"""Zoo models exported, quantized and lowered once per pytest session.
+
+Exporting, calibrating and lowering are the expensive part of the suite; tests that only read the
+results share them through these caches. Tests must not mutate what they get (copy first).
+"""
+
+import functools
+
+import cortexm
+
+CALIBRATION_SAMPLES = 2
+
+
+@functools.lru_cache(maxsize=None)
+def exported(name):
+    """(model, example_inputs, calibration, graph) for a zoo model."""
+    model, example, calibration = cortexm.models.get(name)
+    return model, example, calibration, cortexm.export(model, example)
+
+
+@functools.lru_cache(maxsize=None)
+def quantized(name, samples=CALIBRATION_SAMPLES):
+    _, _, calibration, graph = exported(name)
+    return cortexm.quantize(graph, calibration(samples), progress=False)
+
+
+@functools.lru_cache(maxsize=None)
+def lowered(name, target="cortex-m55+int8", samples=CALIBRATION_SAMPLES):
+    return cortexm.lower(quantized(name, samples), target)
