@@ -283,9 +283,13 @@ def to_program(lowered: Graph, *, target: str = "cortex-m55+int8", bundle_inputs
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
     _core.check_runnable(lowered)
-    how = "caller"
+    how, plan = "caller", None
     if layout is None:
         info = _core.planned_layout(lowered, target)
+        if info["extra_scratch"] == 0:  # the arena is exactly the planner's plan
+            from .memory_plan import plan_memory
+
+            plan = plan_memory(lowered)
         how = (f"planner ({info['policy']}): plan {info['plan_arena_size']} B, planner lower bound "
                f"{info['lower_bound']} B, + {info['extra_scratch']} B scratch the graph does not declare")
     elif layout == "sequential":
@@ -297,7 +301,7 @@ def to_program(lowered: Graph, *, target: str = "cortex-m55+int8", bundle_inputs
         outs = list(outs) if isinstance(outs, tuple) else [outs]
         bundled.append((arrays, outs))
     data = _core.write_program(lowered, target, layout, bundled)
-    return Program(data, "program", None, how)
+    return Program(data, "program", plan, how)
 
 
 def load_program(path: str | os.PathLike) -> Program:

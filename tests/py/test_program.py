@@ -498,6 +498,7 @@ def test_zoo_program_equals_lowered_graph(zoo, tmp_path):
     name, lowered, inputs = zoo
     program = cortexm.to_program(lowered, bundle_inputs=tuple(inputs))
     assert_bit_exact(program, lowered, *inputs)
+    assert program.memory_plan().arena_size == program.arena_size
     path = tmp_path / f"{name}.cmpte"
     program.save(path)
     loaded = cortexm.load_program(path)
