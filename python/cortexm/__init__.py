@@ -49,3 +49,7 @@ def __getattr__(name):
 
         return importlib.import_module(".models", __name__)
     raise AttributeError(f"module 'cortexm' has no attribute {name!r}")
+
+from .program import Program, load_program, to_program  # noqa: E402
+
+__all__ += ["Program", "load_program", "to_program"]

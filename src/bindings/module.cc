@@ -15,6 +15,7 @@ namespace cortexm::bindings {
 void bind_graph(py::module_& m);
 void bind_passes(py::module_& m);
 void bind_planner(py::module_& m);
+void bind_program(py::module_& m);
 }  // namespace cortexm::bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -42,4 +43,5 @@ PYBIND11_MODULE(_core, m) {
   cortexm::bindings::bind_graph(m);
   cortexm::bindings::bind_passes(m);
   cortexm::bindings::bind_planner(m);
+  cortexm::bindings::bind_program(m);
 }

@@ -1,0 +1,141 @@
+"""Ahead-of-time compiler, after ExecuTorch's aot_arm_compiler: model -> .cmpte program file.
+
+    python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
+        [--calibration-samples N] [--intermediates DIR] [--bundleio] --output ds_cnn.cmpte
+
+--model is a zoo name (cortexm.models) or path.py:factory, where factory() returns
+(model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
+tuples. The output file is written atomically: it is the whole program or it is not touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib.util
+import os
+import sys
+import warnings
+
+import numpy as np
+
+
+def load_model(spec: str):
+    """(model, example_inputs, calibration or None) from a zoo name or path.py:factory."""
+    import cortexm
+
+    if ":" in spec and spec.split(":", 1)[0].endswith(".py"):
+        path, factory_name = spec.split(":", 1)
+        if not os.path.exists(path):
+            raise ValueError(f"--model {spec!r}: file {path!r} does not exist")
+        module_spec = importlib.util.spec_from_file_location("cortexm_aot_model", path)
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+        factory = getattr(module, factory_name, None)
+        if factory is None:
+            raise ValueError(f"--model {spec!r}: {path} has no {factory_name!r}")
+        built = factory()
+        if not isinstance(built, tuple) or len(built) not in (2, 3):
+            raise ValueError(f"--model {spec!r}: {factory_name}() must return (model, example_inputs) "
+                             f"or (model, example_inputs, calibration)")
+        model, example = built[0], tuple(built[1])
+        return model, example, built[2] if len(built) == 3 else None
+    names = cortexm.models.names()
+    if spec not in names:
+        raise ValueError(f"--model {spec!r} is neither a zoo model ({', '.join(names)}) nor path.py:factory")
+    model, example, calibration = cortexm.models.get(spec)
+    return model, tuple(example), calibration
+
+
+DATA_MOVEMENT = {
+    "aten.view_copy.default", "aten.permute_copy.default", "aten.squeeze_copy.dims",
+    "aten.unsqueeze_copy.default", "aten.cat.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
+    "aten.split_with_sizes_copy.default", "aten.constant_pad_nd.default", "aten.reflection_pad1d.default",
+    "aten.upsample_nearest2d.default", "dim_order_ops._clone_dim_order.default",
+}
+
+
+def lowering_summary(graph) -> str:
+    """Counts per op: lowered onto cortex_m kernels, left float (with the lowering's reason), data
+    movement."""
+    lowered, left_float, moves = collections.Counter(), collections.Counter(), collections.Counter()
+    reasons = {}
+    for node in graph.nodes:
+        if node.op.startswith("cortex_m."):
+            lowered[node.op] += 1
+        elif node.op in DATA_MOVEMENT:
+            moves[node.op] += 1
+        else:
+            left_float[node.op] += 1
+            reasons.setdefault(node.op, node.meta.get("lowering", ""))
+    lines = [f"ops lowered ({sum(lowered.values())}):"]
+    lines += [f"  {n:4d}  {op}" for op, n in sorted(lowered.items())]
+    lines.append(f"ops left float ({sum(left_float.values())}):")
+    lines += [f"  {n:4d}  {op}  {reasons[op]}".rstrip() for op, n in sorted(left_float.items())]
+    lines.append(f"data movement ({sum(moves.values())}):")
+    lines += [f"  {n:4d}  {op}" for op, n in sorted(moves.items())]
+    return "\n".join(lines)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m cortexm.aot", description=__doc__.splitlines()[0])
+    p.add_argument("--model", "-m", required=True, help="zoo model name or path.py:factory")
+    p.add_argument("--target", "-t", default="cortex-m55+int8", help="e.g. cortex-m55+int8, cortex-m4+int8")
+    p.add_argument("--quantize", "-q", action="store_true", help="quantize to int8 (Cortex-M needs it)")
+    p.add_argument("--calibration-samples", type=int, default=8, help="calibration input tuples (default 8)")
+    p.add_argument("--intermediates", "-i", help="directory for the exported, quantized and per-pass graphs")
+    p.add_argument("--bundleio", action="store_true", help="bundle the example inputs and expected outputs")
+    p.add_argument("--output", "-o", required=True, help="program file to write (.cmpte)")
+    args = p.parse_args(argv)
+    if args.calibration_samples < 1:
+        p.error(f"--calibration-samples {args.calibration_samples} must be >= 1")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    import cortexm
+
+    try:
+        model, example, calibration = load_model(args.model)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    inputs = [x.detach().numpy() if hasattr(x, "detach") else np.asarray(x) for x in example]
+    graph = cortexm.export(model, example)
+    if args.intermediates:
+        os.makedirs(args.intermediates, exist_ok=True)
+        graph.save(os.path.join(args.intermediates, "exported.cmg"))
+    if args.quantize:
+        samples = list(calibration(args.calibration_samples)) if calibration else [example] * args.calibration_samples
+        qgraph = cortexm.quantize(graph, samples, progress=False)
+        if args.intermediates:
+            qgraph.save(os.path.join(args.intermediates, "quantized.cmg"))
+        lowered = cortexm.lower(qgraph, args.target, intermediates=args.intermediates)
+    else:
+        msg = ("Cortex-M needs quantization: without --quantize the graph stays float and only a "
+               "graph the runtime can run in float is written")
+        warnings.warn(msg)
+        print(f"warning: {msg}", file=sys.stderr)
+        lowered = graph
+    print(f"model {args.model} -> {args.target}")
+    print(lowering_summary(lowered))
+    try:
+        program = cortexm.to_program(lowered, target=args.target,
+                                     bundle_inputs=tuple(inputs) if args.bundleio else None)
+    except NotImplementedError as e:
+        print(f"error: cannot write a program: {e}", file=sys.stderr)
+        return 1
+    program.save(args.output)
+    plan = program.memory_plan()
+    print(f"arena {program.arena_size} bytes (lower bound {plan.lower_bound}), "
+          f"constants {program.constant_size} bytes, {program.num_ops} ops "
+          f"({program.float_ops} float fallback)")
+    if args.bundleio:
+        print(f"bundled {len(program.bundled())} input case(s) with expected outputs")
+    print(f"wrote {args.output} ({len(program.data)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,312 @@
+"""Program files: a lowered graph serialized for the cortexm runtime (src/program/program.fbs).
+
+``program = cortexm.to_program(lowered)`` writes the graph with its memory plan, ``program.run(x)``
+runs it on the host runtime (the same C++ that runs on a Cortex-M), ``program.save(path)`` /
+``cortexm.load_program(path)`` move it through a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from . import _core
+from ._core import Graph
+
+__all__ = ["Program", "ProgramMemoryPlan", "to_program", "load_program", "write_file_atomically"]
+
+
+def write_file_atomically(path: str | os.PathLike, data: bytes) -> None:
+    """Writes data to a temporary file next to path, then renames it over path: readers see the
+    old file or the whole new one, never a partial file."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One arena buffer of a program: a tensor (or an op's scratch) and the op steps it is live."""
+
+    name: str
+    offset: int
+    size: int
+    first: int  # first op step it is live (-1: a graph input, live before the first op)
+    last: int  # last op step it is live
+    kind: str  # "input", "value", "output", "scratch"
+    alias_of: str | None = None  # a view planned onto another tensor's bytes
+
+
+class ProgramMemoryPlan:
+    """The arena of a program as placed: buffers, lifetimes, arena size and the lower bound (the
+    largest sum of live bytes at any op step; no placement can use less)."""
+
+    def __init__(self, buffers: list[Buffer], arena_size: int, num_ops: int):
+        self.buffers = buffers
+        self.arena_size = arena_size
+        self.num_ops = num_ops
+        live = [0] * max(num_ops, 1)
+        for b in buffers:
+            if b.alias_of is not None:
+                continue
+            for step in range(max(b.first, 0), b.last + 1):
+                live[step] += b.size
+        self.lower_bound = max(live) if buffers else 0
+
+    def table(self) -> str:
+        rows = [f"{'buffer':<40} {'kind':<8} {'offset':>10} {'size':>10} {'live':>12}  alias"]
+        for b in sorted(self.buffers, key=lambda b: (b.offset, b.first)):
+            rows.append(f"{b.name[:40]:<40} {b.kind:<8} {b.offset:>10} {b.size:>10} "
+                        f"{f'{b.first}..{b.last}':>12}  {b.alias_of or ''}")
+        rows.append(f"arena {self.arena_size} bytes, lower bound {self.lower_bound} bytes "
+                    f"({self.arena_size - self.lower_bound} above it)")
+        return "\n".join(rows)
+
+    def __str__(self):
+        return self.table()
+
+    def plot(self, path: str | os.PathLike) -> None:
+        """A PNG timeline: x = op step, y = arena offset, one rectangle per buffer."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Rectangle
+
+        colors = {"input": "tab:green", "value": "tab:blue", "output": "tab:red", "scratch": "tab:orange"}
+        fig, ax = plt.subplots(figsize=(10, 6))
+        for b in self.buffers:
+            if b.alias_of is not None or b.size == 0:
+                continue
+            ax.add_patch(Rectangle((b.first - 0.5 if b.first >= 0 else -1.0, b.offset),
+                                   b.last - max(b.first, -0.5) + 1.0, b.size, alpha=0.6,
+                                   facecolor=colors[b.kind], edgecolor="black", linewidth=0.3))
+        ax.set_xlim(-1, max(self.num_ops, 1))
+        ax.set_ylim(0, max(self.arena_size, 1))
+        ax.axhline(self.lower_bound, color="gray", linestyle="--", linewidth=0.8)
+        ax.set_xlabel("op step")
+        ax.set_ylabel("arena offset (bytes)")
+        ax.set_title(f"arena {self.arena_size} B, lower bound {self.lower_bound} B")
+        fig.tight_layout()
+        buf = _png_bytes(fig)
+        plt.close(fig)
+        write_file_atomically(path, buf)
+
+
+def _png_bytes(fig) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=100)
+    return out.getvalue()
+
+
+def _plan_from_program(loaded) -> ProgramMemoryPlan:
+    tensors = {t["index"]: t for t in loaded.tensors()}
+    ops = loaded.ops()
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for step, op in enumerate(ops):
+        for t in op["outputs"]:
+            first.setdefault(t, step)
+            last[t] = max(last.get(t, step), step)
+        for t in op["inputs"]:
+            if t >= 0:
+                last[t] = max(last.get(t, step), step)
+    inputs = {t["index"] for t in loaded.inputs}
+    outputs = {t["index"] for t in loaded.outputs}
+    end = max(len(ops) - 1, 0)
+    # A view planned in place (output at its input's offset) shares its input's bytes.
+    alias: dict[int, int] = {}
+    for op in ops:
+        if op["kernel"] == "View":
+            src, dst = op["inputs"][0], op["outputs"][0]
+            if tensors[src]["location"] == "arena" and tensors[src]["offset"] == tensors[dst]["offset"]:
+                alias[dst] = alias.get(src, src)
+    span: dict[int, list[int]] = {}
+    for i, t in tensors.items():
+        if t["location"] != "arena":
+            continue
+        start = -1 if i in inputs else first.get(i, 0)
+        stop = end if i in outputs else last.get(i, start)
+        owner = alias.get(i, i)
+        lo, hi = span.get(owner, [start, stop])
+        span[owner] = [min(lo, start), max(hi, stop)]
+    buffers = []
+    for i, t in tensors.items():
+        if t["location"] != "arena":
+            continue
+        kind = "input" if i in inputs else "output" if i in outputs else "value"
+        if i in alias:
+            start = -1 if i in inputs else first.get(i, 0)
+            stop = end if i in outputs else last.get(i, start)
+            buffers.append(Buffer(t["name"], t["offset"], t["nbytes"], start, stop, kind,
+                                  tensors[alias[i]]["name"]))
+        else:
+            buffers.append(Buffer(t["name"], t["offset"], t["nbytes"], span[i][0], span[i][1], kind))
+    for step, op in enumerate(ops):
+        if op["scratch_size"]:
+            buffers.append(Buffer(f"{op['name']} scratch", op["scratch_offset"], op["scratch_size"],
+                                  step, step, "scratch"))
+    return ProgramMemoryPlan(buffers, loaded.arena_size, len(ops))
+
+
+class Program:
+    """A program on the host runtime. Build one with cortexm.to_program or cortexm.load_program."""
+
+    def __init__(self, data: bytes, origin: str = "program", plan=None, layout: str = "as stored"):
+        self._data = bytes(data)
+        self._loaded = _core.LoadedProgram(self._data, origin)
+        self._plan = plan
+        #: how the arena was placed: "planner", "caller", "sequential (no reuse)" or "as stored"
+        self.layout = layout
+
+    @property
+    def data(self) -> bytes:
+        return self._data
+
+    @property
+    def arena_size(self) -> int:
+        return self._loaded.arena_size
+
+    @property
+    def constant_size(self) -> int:
+        return self._loaded.constant_size
+
+    @property
+    def num_ops(self) -> int:
+        return self._loaded.num_ops
+
+    @property
+    def float_ops(self) -> int:
+        """Ops that run as float fallback (not lowered to int8 kernels)."""
+        return self._loaded.float_ops
+
+    @property
+    def target(self) -> str:
+        return self._loaded.target
+
+    @property
+    def inputs(self):
+        return self._loaded.inputs
+
+    @property
+    def outputs(self):
+        return self._loaded.outputs
+
+    def ops(self):
+        return self._loaded.ops()
+
+    def tensors(self):
+        return self._loaded.tensors()
+
+    def run(self, *inputs):
+        """Runs the program on numpy inputs (logical shapes, as the graph takes them); returns one
+        array, or a tuple for several outputs."""
+        outs = self._loaded.run([np.asarray(x) for x in inputs])
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def profile(self, *inputs):
+        """Runs once and returns [(op name, kernel, seconds)] measured around each op on the host."""
+        _, stats = self._loaded.run_profiled([np.asarray(x) for x in inputs])
+        return [(op["name"], op["kernel"], s) for op, s in zip(self._loaded.ops(), stats["seconds"])]
+
+    def bundled(self):
+        """The bundled cases: [(inputs, expected outputs)]."""
+        return self._loaded.bundled()
+
+    def verify(self) -> int:
+        """Runs every bundled case and checks the outputs equal the expected ones bit for bit.
+        Returns the number of cases; raises ValueError naming the case and output that differs."""
+        cases = self._loaded.bundled()
+        if not cases:
+            raise ValueError("the program has no bundled inputs to verify (to_program(..., bundle_inputs=...))")
+        for c, (ins, expected) in enumerate(cases):
+            outs = self._loaded.run(list(ins))
+            for k, (got, want) in enumerate(zip(outs, expected)):
+                if got.tobytes() != want.tobytes():
+                    diff = np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))
+                    raise ValueError(f"bundled case {c}: output {k} differs from the expected output "
+                                     f"(max abs difference {diff})")
+        return len(cases)
+
+    def memory_plan(self):
+        """The arena plan: the planner's MemoryPlan when the program was made from a graph with it,
+        otherwise the plan read back from the program (buffers, lifetimes, lower bound, table, plot)."""
+        if self._plan is not None:
+            return self._plan
+        return _plan_from_program(self._loaded)
+
+    def save(self, path: str | os.PathLike) -> None:
+        write_file_atomically(path, self._data)
+
+    def summary(self) -> str:
+        return (f"program for {self.target}: {self.num_ops} ops ({self.float_ops} float fallback), "
+                f"arena {self.arena_size} bytes, constants {self.constant_size} bytes")
+
+    def __repr__(self):
+        return f"<cortexm.Program {self.summary()}>"
+
+
+def _as_cases(bundle_inputs) -> list[tuple]:
+    if bundle_inputs is None:
+        return []
+    if isinstance(bundle_inputs, np.ndarray) or hasattr(bundle_inputs, "numpy"):
+        return [(bundle_inputs,)]
+    cases = list(bundle_inputs)
+    if cases and (isinstance(cases[0], np.ndarray) or hasattr(cases[0], "numpy")):
+        return [tuple(cases)]  # one case given as a tuple of inputs
+    return [tuple(c) for c in cases]
+
+
+def to_program(lowered: Graph, *, target: str = "cortex-m55+int8", bundle_inputs=None,
+               layout: dict | str | None = None) -> Program:
+    """Writes a lowered graph as a program. bundle_inputs: one tuple of inputs or a list of tuples;
+    each is run through the graph interpreter and stored with its outputs for Program.verify().
+    layout: None places the arena with the memory planner (cortexm's src/planner), "sequential"
+    gives every buffer its own bytes, a dict gives explicit offsets.
+    Raises NotImplementedError naming the first node the runtime cannot run."""
+    if not isinstance(lowered, Graph):
+        raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
+    _core.check_runnable(lowered)
+    how, plan = "caller", None
+    if layout is None:
+        info = _core.planned_layout(lowered, target)
+        if info["extra_scratch"] == 0:  # the arena is exactly the planner's plan
+            from .memory_plan import plan_memory
+
+            plan = plan_memory(lowered)
+        how = (f"planner ({info['policy']}): plan {info['plan_arena_size']} B, planner lower bound "
+               f"{info['lower_bound']} B, + {info['extra_scratch']} B scratch the graph does not declare")
+    elif layout == "sequential":
+        how = "sequential (no reuse)"
+    bundled = []
+    for case in _as_cases(bundle_inputs):
+        arrays = [np.ascontiguousarray(x.numpy() if hasattr(x, "numpy") else x) for x in case]
+        outs = lowered.run(*arrays)
+        outs = list(outs) if isinstance(outs, tuple) else [outs]
+        bundled.append((arrays, outs))
+    data = _core.write_program(lowered, target, layout, bundled)
+    return Program(data, "program", plan, how)
+
+
+def load_program(path: str | os.PathLike) -> Program:
+    """Reads and verifies a program file; ValueError names the field of a bad file."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    return Program(data, path)

@@ -1,0 +1,292 @@
+// Program files from Python: write_program (graph + layout -> bytes) and LoadedProgram (the
+// runtime on the host: verify, run with numpy, profile per op).
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <cstring>
+#include <new>
+
+#include "bindings/tensor_convert.h"
+#include "graph/errors.h"
+#include "planner/memory_plan.h"
+#include "program/program_generated.h"
+#include "program/status_message.h"
+#include "program/writer.h"
+#include "runtime/program.h"
+#include "target/target_config.h"
+
+namespace cortexm::bindings {
+
+namespace {
+
+using GraphPtr = std::shared_ptr<Graph>;
+
+struct AlignedFree {
+  void operator()(uint8_t* p) const { ::operator delete(p, std::align_val_t(runtime::kAlignment)); }
+};
+using AlignedBytes = std::unique_ptr<uint8_t, AlignedFree>;
+
+AlignedBytes aligned_bytes(size_t size) {
+  auto* p = static_cast<uint8_t*>(::operator new(size ? size : 1, std::align_val_t(runtime::kAlignment)));
+  std::memset(p, 0, size ? size : 1);
+  return AlignedBytes(p);
+}
+
+program::ArenaLayout layout_from_python(const GraphPtr& g, const py::object& obj) {
+  auto d = py::reinterpret_borrow<py::dict>(obj);
+  program::ArenaLayout layout;
+  for (auto item : d["values"].cast<py::dict>())
+    layout.value_offsets[item.first.cast<ValueId>()] = item.second.cast<int64_t>();
+  for (auto item : d["scratch"].cast<py::dict>())
+    layout.scratch[item.first.cast<int32_t>()] = item.second.cast<std::pair<int64_t, int64_t>>();
+  layout.arena_size = d["arena_size"].cast<int64_t>();
+  return layout;
+}
+
+class LoadedProgram {
+ public:
+  LoadedProgram(const py::bytes& data, const std::string& origin) : origin_(origin) {
+    const std::string bytes = data;
+    size_ = bytes.size();
+    buffer_ = aligned_bytes(size_);
+    if (size_) std::memcpy(buffer_.get(), bytes.data(), size_);
+    const runtime::Status status = runtime::Program::load(buffer_.get(), size_, &program_);
+    if (!status.ok()) throw GraphError(program::status_message(status, buffer_.get(), size_, origin));
+    try {
+      arena_ = AlignedBytes(static_cast<uint8_t*>(
+          ::operator new(program_.arena_size() ? program_.arena_size() : 1, std::align_val_t(runtime::kAlignment))));
+    } catch (const std::bad_alloc&) {
+      throw GraphError(origin + ": program: arena_size = " + std::to_string(program_.arena_size()) +
+                       ": cannot be allocated on the host");
+    }
+  }
+
+  const runtime::Program& program() const { return program_; }
+
+  py::dict tensor_dict(int32_t index) const {
+    const fb::Tensor* t = program_.fb().tensors()->Get(index);
+    const runtime::TensorView v = program_.tensor(index, nullptr);
+    py::dict d;
+    d["index"] = index;
+    d["name"] = t->name() ? t->name()->str() : std::string();
+    d["shape"] = py::tuple(py::cast(std::vector<int64_t>(v.shape, v.shape + v.rank)));
+    d["dtype"] = dtype_name(static_cast<DType>(t->dtype()));
+    d["location"] = t->location() == fb::Location_Arena ? "arena" : "constant";
+    d["offset"] = t->location() == fb::Location_Arena ? static_cast<int64_t>(t->offset()) : -1;
+    d["nbytes"] = v.nbytes();
+    std::vector<int64_t> order;
+    if (t->dim_order()) for (uint8_t k : *t->dim_order()) order.push_back(k);
+    d["dim_order"] = order;
+    return d;
+  }
+
+  py::list tensors() const {
+    py::list out;
+    for (int32_t i = 0; i < program_.num_tensors(); ++i) out.append(tensor_dict(i));
+    return out;
+  }
+
+  py::list ops() const {
+    py::list out;
+    for (int32_t i = 0; i < program_.num_ops(); ++i) {
+      const fb::Op* op = program_.fb().ops()->Get(i);
+      py::dict d;
+      d["name"] = op->name() ? op->name()->str() : std::string();
+      d["kernel"] = runtime::kernel_name(op->kernel());
+      d["inputs"] = std::vector<int32_t>(op->inputs()->begin(), op->inputs()->end());
+      d["outputs"] = std::vector<int32_t>(op->outputs()->begin(), op->outputs()->end());
+      d["scratch_offset"] = op->scratch_offset();
+      d["scratch_size"] = op->scratch_size();
+      out.append(d);
+    }
+    return out;
+  }
+
+  py::list io(bool inputs) const {
+    py::list out;
+    const int32_t n = inputs ? program_.num_inputs() : program_.num_outputs();
+    for (int32_t i = 0; i < n; ++i)
+      out.append(tensor_dict(inputs ? program_.input_tensor(i) : program_.output_tensor(i)));
+    return out;
+  }
+
+  // Runs once; profile collects (op index, seconds) per op.
+  py::list run(const py::list& inputs, std::vector<double>* profile, runtime::RunStats* stats) {
+    if (static_cast<int32_t>(inputs.size()) != program_.num_inputs())
+      throw GraphError(origin_ + ": the program takes " + std::to_string(program_.num_inputs()) +
+                       " inputs, got " + std::to_string(inputs.size()));
+    uint8_t* arena = arena_.get();
+    for (int32_t i = 0; i < program_.num_inputs(); ++i) {
+      const runtime::TensorView dst = program_.tensor(program_.input_tensor(i), arena);
+      const Tensor t = tensor_from_python(inputs[i], "input " + std::to_string(i));
+      const std::vector<int64_t> shape(dst.shape, dst.shape + dst.rank);
+      if (static_cast<uint8_t>(t.dtype()) != static_cast<uint8_t>(dst.dtype) || t.shape() != shape)
+        throw GraphError(origin_ + ": input " + std::to_string(i) + " is " + info_to_string(t.info()) +
+                         ", the program takes " +
+                         dtype_name(static_cast<DType>(dst.dtype)) + shape_to_string(shape));
+      copy_in(t, dst);
+    }
+    struct Clock {
+      std::vector<double>* times;
+      std::chrono::steady_clock::time_point start;
+    } clock{profile, {}};
+    runtime::Profiler profiler;
+    if (profile) {
+      profile->assign(static_cast<size_t>(program_.num_ops()), 0.0);
+      profiler.context = &clock;
+      profiler.hook = [](void* context, int32_t op, uint8_t, bool after) {
+        auto* c = static_cast<Clock*>(context);
+        const auto now = std::chrono::steady_clock::now();
+        if (after) (*c->times)[static_cast<size_t>(op)] = std::chrono::duration<double>(now - c->start).count();
+        else c->start = now;
+      };
+    }
+    const runtime::Status status =
+        runtime::execute(program_, arena, program_.arena_size(), profile ? &profiler : nullptr, stats);
+    if (!status.ok()) throw GraphError(program::status_message(status, buffer_.get(), size_, origin_));
+    py::list outs;
+    for (int32_t i = 0; i < program_.num_outputs(); ++i) {
+      const runtime::TensorView src = program_.tensor(program_.output_tensor(i), arena);
+      TensorInfo info;
+      info.dtype = static_cast<DType>(src.dtype);
+      info.shape.assign(src.shape, src.shape + src.rank);
+      Tensor t(info);
+      copy_out(src, t);
+      outs.append(tensor_to_numpy(t));
+    }
+    return outs;
+  }
+
+  py::list bundled() const {
+    py::list cases;
+    const auto* list = program_.fb().bundled();
+    if (!list) return cases;
+    for (const fb::BundledCase* c : *list) {
+      py::list ins, outs;
+      for (int pass = 0; pass < 2; ++pass) {
+        const auto* tensors = pass == 0 ? c->inputs() : c->expected_outputs();
+        for (uint32_t i = 0; i < tensors->size(); ++i) {
+          const int32_t index = pass == 0 ? program_.input_tensor(static_cast<int32_t>(i))
+                                          : program_.output_tensor(static_cast<int32_t>(i));
+          const runtime::TensorView v = program_.tensor(index, nullptr);
+          TensorInfo info;
+          info.dtype = static_cast<DType>(v.dtype);
+          info.shape.assign(v.shape, v.shape + v.rank);
+          Tensor t(info);
+          const auto* data = tensors->Get(i)->data();
+          if (data->size()) std::memcpy(t.raw(), data->data(), data->size());
+          (pass == 0 ? ins : outs).append(tensor_to_numpy(t));
+        }
+      }
+      cases.append(py::make_tuple(ins, outs));
+    }
+    return cases;
+  }
+
+ private:
+  static runtime::TensorView contiguous_view(Tensor& t) {
+    runtime::TensorView v;
+    v.data = static_cast<uint8_t*>(t.raw());
+    v.dtype = static_cast<runtime::DType>(t.dtype());
+    v.rank = static_cast<int32_t>(t.shape().size());
+    for (int32_t d = 0; d < v.rank; ++d) v.shape[d] = t.shape()[d];
+    runtime::strides_for(v.shape, v.rank, nullptr, v.strides);
+    return v;
+  }
+  static void copy_in(const Tensor& t, const runtime::TensorView& dst) {
+    Tensor copy = t;
+    runtime::copy_logical(contiguous_view(copy), dst);
+  }
+  static void copy_out(const runtime::TensorView& src, Tensor& t) {
+    runtime::copy_logical(src, contiguous_view(t));
+  }
+
+  std::string origin_;
+  AlignedBytes buffer_;
+  size_t size_ = 0;
+  runtime::Program program_;
+  AlignedBytes arena_;
+};
+
+}  // namespace
+
+void bind_program(py::module_& m) {
+  m.def(
+      "write_program",
+      [](const GraphPtr& g, const std::string& target, const py::object& layout, const py::list& bundled) {
+        program::WriteOptions options;
+        options.target = target;
+        for (auto item : bundled) {
+          auto pair = item.cast<py::tuple>();
+          program::BundledCase c;
+          for (auto x : pair[0].cast<py::list>()) c.inputs.push_back(tensor_from_python(x, "bundled input"));
+          for (auto x : pair[1].cast<py::list>()) c.expected_outputs.push_back(tensor_from_python(x, "bundled output"));
+          options.bundled.push_back(std::move(c));
+        }
+        const Isa isa = parse_target(target).isa;
+        program::ArenaLayout arena;
+        if (layout.is_none()) arena = program::planned_layout(*g, isa);
+        else if (py::isinstance<py::str>(layout) && layout.cast<std::string>() == "sequential")
+          arena = program::sequential_layout(*g, isa);
+        else arena = layout_from_python(g, layout);
+        const std::string bytes = program::write_program(*g, arena, options);
+        return py::bytes(bytes);
+      },
+      py::arg("graph"), py::arg("target"), py::arg("layout") = py::none(), py::arg("bundled") = py::list(),
+      "Lowered graph -> program bytes. layout: None (the memory planner's plan), 'sequential' (no "
+      "reuse), or {'values': {value id: offset}, 'scratch': {node index: (offset, size)}, 'arena_size': n}.");
+  m.def("planned_layout",
+        [](const GraphPtr& g, const std::string& target) {
+          int64_t extra = 0;
+          const program::ArenaLayout layout = program::planned_layout(*g, parse_target(target).isa, &extra);
+          const MemoryPlan plan = plan_memory(*g);
+          py::dict d;
+          d["arena_size"] = layout.arena_size;
+          d["plan_arena_size"] = plan.arena_size;
+          d["lower_bound"] = plan.lower_bound;
+          d["policy"] = plan.policy;
+          d["extra_scratch"] = extra;
+          return d;
+        },
+        "The planner's arena for a graph: plan size, lower bound, policy, and the extra scratch region "
+        "for kernels whose scratch the graph does not declare.");
+  m.def("check_runnable", [](const GraphPtr& g) { program::check_runnable(*g); },
+        "Raises NotImplementedError naming the first node a program cannot run.");
+  m.def("required_scratch",
+        [](const GraphPtr& g, const std::string& target) {
+          std::vector<int64_t> out;
+          for (NodeId id : g->order()) out.push_back(program::required_scratch(*g, id, parse_target(target).isa));
+          return out;
+        },
+        "Scratch bytes per node (in execution order) the runtime's kernels need.");
+
+  py::class_<LoadedProgram>(m, "LoadedProgram", "A verified program on the host runtime.")
+      .def(py::init<const py::bytes&, const std::string&>(), py::arg("data"), py::arg("origin") = "program")
+      .def_property_readonly("arena_size", [](const LoadedProgram& p) { return p.program().arena_size(); })
+      .def_property_readonly("constant_size", [](const LoadedProgram& p) { return p.program().constant_size(); })
+      .def_property_readonly("num_ops", [](const LoadedProgram& p) { return p.program().num_ops(); })
+      .def_property_readonly("float_ops", [](const LoadedProgram& p) { return p.program().float_ops(); })
+      .def_property_readonly("target", [](const LoadedProgram& p) {
+        const auto* t = p.program().fb().target();
+        return t ? t->str() : std::string();
+      })
+      .def_property_readonly("isa", [](const LoadedProgram& p) { return std::string(isa_name(p.program().isa())); })
+      .def_property_readonly("inputs", [](const LoadedProgram& p) { return p.io(true); })
+      .def_property_readonly("outputs", [](const LoadedProgram& p) { return p.io(false); })
+      .def("tensors", &LoadedProgram::tensors)
+      .def("ops", &LoadedProgram::ops)
+      .def("bundled", &LoadedProgram::bundled)
+      .def("run", [](LoadedProgram& p, const py::list& inputs) { return p.run(inputs, nullptr, nullptr); })
+      .def("run_profiled", [](LoadedProgram& p, const py::list& inputs) {
+        std::vector<double> times;
+        runtime::RunStats stats;
+        py::list outs = p.run(inputs, &times, &stats);
+        py::dict d;
+        d["ops"] = stats.ops;
+        d["float_ops"] = stats.float_ops;
+        d["seconds"] = times;
+        return py::make_tuple(outs, d);
+      });
+}
+
+}  // namespace cortexm::bindings

@@ -1,0 +1,39 @@
+#include "program/status_message.h"
+
+#include "program/program_generated.h"
+
+namespace cortexm::program {
+
+std::string status_message(const runtime::Status& status, const void* buffer, size_t size,
+                           const std::string& origin) {
+  if (status.ok()) return origin + ": ok";
+  std::string where = status.section ? status.section : "program";
+  if (status.section_index >= 0) where += "[" + std::to_string(status.section_index) + "]";
+  // Sections after the structural check name what they point at.
+  const auto* bytes = static_cast<const uint8_t*>(buffer);
+  const bool structured = std::string(status.section ? status.section : "") != "program" && bytes &&
+                          size >= 12 && fb::SizePrefixedProgramBufferHasIdentifier(bytes);
+  if (structured && status.section_index >= 0) {
+    flatbuffers::Verifier verifier(bytes, size);
+    if (fb::VerifySizePrefixedProgramBuffer(verifier)) {
+      const fb::Program* p = fb::GetSizePrefixedProgram(bytes);
+      const std::string section = status.section;
+      if (section == "ops" && p->ops() && status.section_index < p->ops()->size()) {
+        const fb::Op* op = p->ops()->Get(static_cast<uint32_t>(status.section_index));
+        where += " ('" + std::string(op->name() ? op->name()->c_str() : "") + "', " +
+                 runtime::kernel_name(op->kernel()) + ")";
+      } else if (section == "tensors" && p->tensors() &&
+                 status.section_index < p->tensors()->size()) {
+        const fb::Tensor* t = p->tensors()->Get(static_cast<uint32_t>(status.section_index));
+        where += " ('" + std::string(t->name() ? t->name()->c_str() : "") + "')";
+      }
+    }
+  }
+  const Error& e = status.detail;
+  std::string field = e.argument ? e.argument : "?";
+  if (e.index >= 0) field += "[" + std::to_string(e.index) + "]";
+  return origin + ": " + where + ": " + field + " = " + std::to_string(e.value) + ": " +
+         (e.requirement ? e.requirement : "is invalid");
+}
+
+}  // namespace cortexm::program

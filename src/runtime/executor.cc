@@ -1,0 +1,32 @@
+// execute: runs the ops of a loaded program in order on the caller's arena.
+#include "program/program_generated.h"
+#include "runtime/op_context.h"
+
+namespace cortexm::runtime {
+
+Status execute(const Program& program, uint8_t* arena, size_t arena_bytes, const Profiler* profiler,
+               RunStats* stats) {
+  if (program.arena_size() > 0 && !arena)
+    return program_error("arena", -1, "arena", 0, "must not be null", -1, StatusCode::kInvalidArgument);
+  if (reinterpret_cast<uintptr_t>(arena) % kAlignment != 0)
+    return program_error("arena", -1, "arena", static_cast<int64_t>(reinterpret_cast<uintptr_t>(arena) % kAlignment),
+                         "must be 16-byte aligned", -1, StatusCode::kInvalidArgument);
+  if (arena_bytes < program.arena_size())
+    return program_error("arena", -1, "arena_bytes", static_cast<int64_t>(arena_bytes),
+                         "must be at least the program's arena_size", -1, StatusCode::kInvalidArgument);
+  RunStats local;
+  const auto* ops = program.fb().ops();
+  for (int32_t i = 0; i < program.num_ops(); ++i) {
+    const fb::Op& op = *ops->Get(i);
+    const OpImpl* impl = find_op(op.kernel());
+    if (profiler && profiler->hook) profiler->hook(profiler->context, i, op.kernel(), false);
+    impl->run(OpContext{program, op, i, arena});
+    if (profiler && profiler->hook) profiler->hook(profiler->context, i, op.kernel(), true);
+    ++local.ops;
+    if (impl->float_fallback) ++local.float_ops;
+  }
+  if (stats) *stats = local;
+  return kStatusOk;
+}
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,284 @@
+// Program::load: verifies a program buffer completely before anything runs from it.
+#include <cmath>
+#include <cstring>
+
+#include "program/program_generated.h"
+#include "runtime/op_context.h"
+
+namespace cortexm::runtime {
+
+namespace {
+
+constexpr uint64_t kMaxBytes = uint64_t{1} << 32;  // a Cortex-M address space
+
+// Byte size of a tensor's logical shape; false when a dim is negative or the size overflows.
+bool tensor_bytes(const fb::Tensor& t, uint64_t* bytes) {
+  uint64_t n = dtype_size(static_cast<DType>(t.dtype()));
+  if (t.shape())
+    for (int64_t d : *t.shape()) {
+      if (d < 0 || d > static_cast<int64_t>(kMaxBytes)) return false;
+      n *= static_cast<uint64_t>(d);
+      if (n > kMaxBytes) return false;
+    }
+  *bytes = n;
+  return true;
+}
+
+Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
+  const fb::Tensor* t = p.tensors()->Get(index);
+  auto fail = [&](const char* field, int64_t value, const char* requirement, int64_t element = -1) {
+    return program_error("tensors", index, field, value, requirement, element);
+  };
+  if (!t) return fail("tensor", 0, "must be present");
+  if (t->dtype() >= kNumDTypes) return fail("dtype", t->dtype(), "must be a known dtype");
+  const int64_t rank = t->shape() ? t->shape()->size() : 0;
+  if (rank > kMaxRank) return fail("shape.size", rank, "must be <= 8");
+  for (int64_t d = 0; d < rank; ++d)
+    if (t->shape()->Get(d) < 0) return fail("shape", t->shape()->Get(d), "must be >= 0", d);
+  uint64_t bytes = 0;
+  if (!tensor_bytes(*t, &bytes)) return fail("shape", rank, "describes more than 2^32 bytes");
+  if (t->dim_order() && t->dim_order()->size() != 0) {
+    if (static_cast<int64_t>(t->dim_order()->size()) != rank)
+      return fail("dim_order.size", t->dim_order()->size(), "must be 0 or the rank");
+    bool seen[kMaxRank] = {};
+    for (int64_t k = 0; k < rank; ++k) {
+      const uint8_t d = t->dim_order()->Get(k);
+      if (d >= rank || seen[d]) return fail("dim_order", d, "must be a permutation of the dims", k);
+      seen[d] = true;
+    }
+  }
+  if (const fb::QParams* q = t->qparams()) {
+    const int64_t scales = q->scales() ? q->scales()->size() : 0;
+    const int64_t zps = q->zero_points() ? q->zero_points()->size() : 0;
+    if (scales < 1) return fail("qparams.scales.size", scales, "must be >= 1");
+    if (zps != scales) return fail("qparams.zero_points.size", zps, "must equal qparams.scales.size");
+    for (int64_t i = 0; i < scales; ++i) {
+      const double s = q->scales()->Get(i);
+      if (!(s > 0.0) || std::isinf(s)) return fail("qparams.scales", static_cast<int64_t>(s), "must be finite and > 0", i);
+    }
+    if (q->axis() < -1 || q->axis() >= rank) return fail("qparams.axis", q->axis(), "must be -1 or a dim");
+    if (q->axis() >= 0 && t->shape()->Get(q->axis()) != scales)
+      return fail("qparams.scales.size", scales, "must equal the extent of qparams.axis");
+    if (q->axis() < 0 && scales != 1) return fail("qparams.scales.size", scales, "must be 1 for per-tensor qparams");
+    if (q->quant_min() > q->quant_max()) return fail("qparams.quant_min", q->quant_min(), "must be <= quant_max");
+  }
+  const uint64_t es = dtype_size(static_cast<DType>(t->dtype()));
+  switch (t->location()) {
+    case fb::Location_Arena:
+      if (t->offset() > arena_size || bytes > arena_size - t->offset())
+        return fail("offset", static_cast<int64_t>(t->offset()), "tensor must lie within the arena");
+      if (t->offset() % es != 0)
+        return fail("offset", static_cast<int64_t>(t->offset()), "must be a multiple of the element size");
+      break;
+    case fb::Location_Constant: {
+      const int64_t count = p.constants() ? p.constants()->size() : 0;
+      if (t->constant() >= count) return fail("constant", t->constant(), "must index Program.constants");
+      const fb::ConstantSegment* seg = p.constants()->Get(t->constant());
+      if (seg->size() != bytes) return fail("constant", t->constant(), "segment size must equal the tensor's bytes");
+      break;
+    }
+    default:
+      return fail("location", t->location(), "must be Arena or Constant");
+  }
+  return kStatusOk;
+}
+
+bool is_arena(const fb::Program& p, int32_t tensor) {
+  return p.tensors()->Get(tensor)->location() == fb::Location_Arena;
+}
+
+struct Range {
+  uint64_t begin, end;
+  bool overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
+};
+
+Range arena_range(const Program& program, int32_t tensor) {
+  const fb::Tensor* t = program.fb().tensors()->Get(tensor);
+  uint64_t bytes = 0;
+  tensor_bytes(*t, &bytes);
+  return {t->offset(), t->offset() + bytes};
+}
+
+Status check_op(const Program& program, int32_t index) {
+  const fb::Program& p = program.fb();
+  const fb::Op* op = p.ops()->Get(index);
+  auto fail = [&](const char* field, int64_t value, const char* requirement, int64_t element = -1) {
+    return program_error("ops", index, field, value, requirement, element);
+  };
+  if (!op) return fail("op", 0, "must be present");
+  const OpImpl* impl = find_op(op->kernel());
+  if (!impl) return fail("kernel", op->kernel(), "must be a known kernel id");
+  if (op->params_type() != impl->params)
+    return fail("params_type", op->params_type(), "must be the params table of the kernel");
+  if (!op->params()) return fail("params", 0, "must be present");
+  const int64_t num_in = op->inputs() ? op->inputs()->size() : 0;
+  const int64_t num_out = op->outputs() ? op->outputs()->size() : 0;
+  if (!op->inputs() || num_in < impl->min_inputs || num_in > impl->max_inputs)
+    return fail("inputs.size", num_in, "is not an input count this kernel takes");
+  if (!op->outputs() || num_out < impl->min_outputs || num_out > impl->max_outputs)
+    return fail("outputs.size", num_out, "is not an output count this kernel takes");
+  for (int64_t i = 0; i < num_in; ++i) {
+    const int32_t t = op->inputs()->Get(i);
+    const bool optional = i >= impl->min_inputs;
+    if (t < (optional ? -1 : 0) || t >= program.num_tensors())
+      return fail("inputs", t, "must index Program.tensors", i);
+  }
+  const uint64_t scratch_end = op->scratch_offset() + op->scratch_size();
+  if (op->scratch_offset() > program.arena_size() || op->scratch_size() > program.arena_size() - op->scratch_offset())
+    return fail("scratch_offset", static_cast<int64_t>(op->scratch_offset()), "scratch must lie within the arena");
+  const Range scratch{op->scratch_offset(), scratch_end};
+  for (int64_t o = 0; o < num_out; ++o) {
+    const int32_t t = op->outputs()->Get(o);
+    if (t < 0 || t >= program.num_tensors()) return fail("outputs", t, "must index Program.tensors", o);
+    if (!is_arena(p, t)) return fail("outputs", t, "must be an arena tensor", o);
+    const Range out = arena_range(program, t);
+    if (op->scratch_size() && out.overlaps(scratch))
+      return fail("scratch_offset", static_cast<int64_t>(op->scratch_offset()), "scratch overlaps an output");
+    for (int64_t i = 0; i < num_in; ++i) {
+      const int32_t in = op->inputs()->Get(i);
+      if (in < 0 || !is_arena(p, in)) continue;
+      const Range src = arena_range(program, in);
+      if (op->scratch_size() && src.overlaps(scratch))
+        return fail("scratch_offset", static_cast<int64_t>(op->scratch_offset()), "scratch overlaps an input");
+      if (!out.overlaps(src) || src.end == src.begin) continue;
+      // Only a view of contiguous bytes may run in place (the planner's alias).
+      const bool alias = op->kernel() == fb::KernelId_View && src.begin == out.begin &&
+                         program.tensor(in, nullptr).is_contiguous() &&
+                         program.tensor(t, nullptr).is_contiguous();
+      if (!alias) return fail("outputs", t, "output overlaps an input in the arena", o);
+    }
+  }
+  const OpContext ctx{program, *op, index, nullptr};
+  return impl->prepare(ctx);
+}
+
+Status check_io(const Program& program, const flatbuffers::Vector<int32_t>* list, const char* section) {
+  if (!list) return program_error(section, -1, "size", 0, "must be present");
+  for (uint32_t i = 0; i < list->size(); ++i) {
+    const int32_t t = list->Get(i);
+    if (t < 0 || t >= program.num_tensors()) return program_error(section, i, "tensor", t, "must index Program.tensors");
+    if (!is_arena(program.fb(), t)) return program_error(section, i, "tensor", t, "must be an arena tensor");
+  }
+  return kStatusOk;
+}
+
+Status check_bundled(const Program& program) {
+  const fb::Program& p = program.fb();
+  if (!p.bundled()) return kStatusOk;
+  for (uint32_t c = 0; c < p.bundled()->size(); ++c) {
+    const fb::BundledCase* bc = p.bundled()->Get(c);
+    for (int pass = 0; pass < 2; ++pass) {
+      const auto* list = pass == 0 ? bc->inputs() : bc->expected_outputs();
+      const auto* io = pass == 0 ? p.inputs() : p.outputs();
+      const char* field = pass == 0 ? "inputs.size" : "expected_outputs.size";
+      const int64_t count = list ? list->size() : 0;
+      if (count != static_cast<int64_t>(io->size())) return program_error("bundled", c, field, count, "must match the program's");
+      for (int64_t i = 0; i < count; ++i) {
+        const auto* data = list->Get(i)->data();
+        const uint64_t want = program.tensor(io->Get(i), nullptr).nbytes();
+        const int64_t got = data ? data->size() : -1;
+        if (got < 0 || static_cast<uint64_t>(got) != want)
+          return program_error("bundled", c, pass == 0 ? "inputs.data.size" : "expected_outputs.data.size", got,
+                               "must equal the tensor's bytes", i);
+      }
+    }
+  }
+  return kStatusOk;
+}
+
+}  // namespace
+
+Status Program::load(const void* data, size_t size, Program* program) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  if (!data || size < 12) return program_error("program", -1, "size", static_cast<int64_t>(size), "is too small for a program");
+  if (reinterpret_cast<uintptr_t>(data) % kAlignment != 0)
+    return program_error("program", -1, "address", static_cast<int64_t>(reinterpret_cast<uintptr_t>(data) % kAlignment),
+                         "must be 16-byte aligned", -1, StatusCode::kInvalidArgument);
+  // Size-prefixed: the first 4 bytes give the length of the rest, so any truncation is caught.
+  uint32_t prefix = 0;
+  std::memcpy(&prefix, bytes, sizeof(prefix));
+  if (prefix != size - sizeof(prefix))
+    return program_error("program", -1, "size", static_cast<int64_t>(size),
+                         "must be 4 + the size prefix (the file is truncated or has trailing bytes)");
+  if (!fb::SizePrefixedProgramBufferHasIdentifier(bytes))
+    return program_error("program", -1, "file_identifier", 0, "must be \"CMPT\" (not a cortexm program)");
+  flatbuffers::Verifier verifier(bytes, size);
+  if (!fb::VerifySizePrefixedProgramBuffer(verifier))
+    return program_error("program", -1, "flatbuffer", static_cast<int64_t>(size), "is malformed or truncated");
+  const fb::Program* p = fb::GetSizePrefixedProgram(bytes);
+  if (p->schema_version() != kSchemaVersion)
+    return program_error("program", -1, "schema_version", p->schema_version(), "must be 1 (this runtime's)", -1,
+                         StatusCode::kUnsupported);
+  if (p->isa() > fb::Isa_MAX) return program_error("program", -1, "isa", p->isa(), "must be Scalar, Dsp or Mve");
+  if (p->arena_size() > kMaxBytes) return program_error("program", -1, "arena_size", static_cast<int64_t>(p->arena_size()), "is too large");
+  if (!p->tensors()) return program_error("program", -1, "tensors", 0, "must be present");
+  if (!p->ops()) return program_error("program", -1, "ops", 0, "must be present");
+
+  Program out;
+  out.program_ = p;
+  out.arena_size_ = static_cast<size_t>(p->arena_size());
+  out.isa_ = static_cast<Isa>(p->isa());
+  out.num_tensors_ = static_cast<int32_t>(p->tensors()->size());
+  out.num_ops_ = static_cast<int32_t>(p->ops()->size());
+
+  // Constants: 16-byte aligned segments within constant_data, itself 16-byte aligned in memory.
+  const auto* blob = p->constant_data();
+  const uint64_t blob_size = blob ? blob->size() : 0;
+  out.constant_size_ = static_cast<size_t>(blob_size);
+  out.constant_data_ = blob ? blob->data() : nullptr;
+  if (blob_size > 0 && reinterpret_cast<uintptr_t>(blob->data()) % kAlignment != 0)
+    return program_error("constants", -1, "constant_data", 0, "must be 16-byte aligned");
+  if (p->constants())
+    for (uint32_t i = 0; i < p->constants()->size(); ++i) {
+      const fb::ConstantSegment* seg = p->constants()->Get(i);
+      if (seg->offset() % kAlignment != 0)
+        return program_error("constants", i, "offset", static_cast<int64_t>(seg->offset()), "must be a multiple of 16");
+      if (seg->offset() > blob_size || seg->size() > blob_size - seg->offset())
+        return program_error("constants", i, "size", static_cast<int64_t>(seg->size()), "segment must lie within constant_data");
+    }
+  for (int32_t t = 0; t < out.num_tensors_; ++t) CORTEXM_RETURN_IF_STATUS(check_tensor(*p, t, out.arena_size_));
+  CORTEXM_RETURN_IF_STATUS(check_io(out, p->inputs(), "inputs"));
+  CORTEXM_RETURN_IF_STATUS(check_io(out, p->outputs(), "outputs"));
+  for (int32_t i = 0; i < out.num_ops_; ++i) {
+    CORTEXM_RETURN_IF_STATUS(check_op(out, i));
+    if (find_op(p->ops()->Get(i)->kernel())->float_fallback) ++out.float_ops_;
+  }
+  CORTEXM_RETURN_IF_STATUS(check_bundled(out));
+  *program = out;
+  return kStatusOk;
+}
+
+int32_t Program::num_inputs() const { return static_cast<int32_t>(program_->inputs()->size()); }
+int32_t Program::num_outputs() const { return static_cast<int32_t>(program_->outputs()->size()); }
+int32_t Program::input_tensor(int32_t i) const { return program_->inputs()->Get(i); }
+int32_t Program::output_tensor(int32_t i) const { return program_->outputs()->Get(i); }
+
+TensorView Program::tensor(int32_t index, uint8_t* arena) const {
+  const fb::Tensor* t = program_->tensors()->Get(index);
+  TensorView v;
+  v.dtype = static_cast<DType>(t->dtype());
+  v.rank = t->shape() ? static_cast<int32_t>(t->shape()->size()) : 0;
+  for (int32_t d = 0; d < v.rank; ++d) v.shape[d] = t->shape()->Get(d);
+  const bool ordered = t->dim_order() && t->dim_order()->size() != 0;
+  strides_for(v.shape, v.rank, ordered ? t->dim_order()->data() : nullptr, v.strides);
+  if (t->location() == fb::Location_Constant) {
+    const fb::ConstantSegment* seg = program_->constants()->Get(t->constant());
+    v.data = const_cast<uint8_t*>(constant_data_ + seg->offset());
+  } else if (arena) {
+    v.data = arena + t->offset();
+  }
+  return v;
+}
+
+}  // namespace cortexm::runtime
+
+namespace cortexm::runtime {
+
+void Program::dim_order(int32_t index, int32_t* order) const {
+  const fb::Tensor* t = program_->tensors()->Get(index);
+  const int32_t rank = t->shape() ? static_cast<int32_t>(t->shape()->size()) : 0;
+  const bool ordered = t->dim_order() && t->dim_order()->size() != 0;
+  for (int32_t k = 0; k < rank; ++k) order[k] = ordered ? t->dim_order()->Get(k) : k;
+}
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,61 @@
+// What a runtime op implementation sees: its op table, tensors as views, scratch. Each kernel id
+// has one file in runtime/ops with a prepare (load-time validation, arena == nullptr) and a run.
+#pragma once
+
+#include "program/program_generated.h"
+#include "runtime/program.h"
+
+namespace cortexm::runtime {
+
+struct OpContext {
+  const Program& program;
+  const fb::Op& op;
+  int32_t index;   // op index, for errors
+  uint8_t* arena;  // nullptr while preparing
+
+  int32_t num_inputs() const { return static_cast<int32_t>(op.inputs()->size()); }
+  int32_t num_outputs() const { return static_cast<int32_t>(op.outputs()->size()); }
+  bool has_input(int32_t i) const { return i < num_inputs() && op.inputs()->Get(i) >= 0; }
+  TensorView input(int32_t i) const { return program.tensor(op.inputs()->Get(i), arena); }
+  TensorView output(int32_t i = 0) const { return program.tensor(op.outputs()->Get(i), arena); }
+  uint8_t* scratch() const { return arena ? arena + op.scratch_offset() : nullptr; }
+
+  Status fail(const char* field, int64_t value, const char* requirement,
+              int64_t element = -1) const {
+    return program_error("ops", index, field, value, requirement, element);
+  }
+  Status fail(const Error& error) const {
+    return Status{StatusCode::kInvalidProgram, "ops", index, error};
+  }
+  Status unsupported(const char* field, int64_t value, const char* requirement) const {
+    return program_error("ops", index, field, value, requirement, -1, StatusCode::kUnsupported);
+  }
+};
+
+using PrepareFn = Status (*)(const OpContext&);
+using RunFn = void (*)(const OpContext&);
+
+struct OpImpl {
+  fb::OpParams params;  // the union member the kernel id takes
+  int32_t min_inputs, max_inputs;  // optional inputs may be -1
+  int32_t min_outputs, max_outputs;
+  bool float_fallback;
+  PrepareFn prepare;
+  RunFn run;
+};
+
+// nullptr when the kernel id is out of range.
+const OpImpl* find_op(uint8_t kernel_id);
+
+// Shared checks for the prepare functions.
+Status require_dtype(const OpContext& ctx, const char* field, const TensorView& t, DType dtype);
+Status require_rank(const OpContext& ctx, const char* field, const TensorView& t, int32_t rank);
+Status require_same_shape(const OpContext& ctx, const char* field, const TensorView& t,
+                          const TensorView& like);
+// A dim attribute in [-rank, rank) normalized to [0, rank).
+Status normalize_dim(const OpContext& ctx, const char* field, int64_t dim, int32_t rank,
+                     int32_t* out);
+// Tensors of this op with per-tensor qparams must agree (data movement does not rescale).
+Status require_rank_le(const OpContext& ctx, const char* field, const TensorView& t, int32_t rank);
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,53 @@
+// Kernel id -> prepare / run, from ops/ops.def.
+#include "runtime/op_context.h"
+
+namespace cortexm::runtime {
+
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) \
+  Status prepare_##stem(const OpContext& ctx);                                 \
+  void run_##stem(const OpContext& ctx);
+#include "runtime/ops/ops.def"
+#undef RUNTIME_OP
+
+namespace {
+
+constexpr OpImpl kOps[] = {
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) \
+  {fb::OpParams_##params, min_in, max_in, min_out, max_out, is_float, prepare_##stem, run_##stem},
+#include "runtime/ops/ops.def"
+#undef RUNTIME_OP
+};
+
+constexpr const char* kNames[] = {
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) #id,
+#include "runtime/ops/ops.def"
+#undef RUNTIME_OP
+};
+
+constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
+static_assert(kNumOps == static_cast<size_t>(fb::KernelId_MAX) + 1, "ops.def must list every KernelId");
+
+constexpr fb::KernelId kIds[] = {
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) fb::KernelId_##id,
+#include "runtime/ops/ops.def"
+#undef RUNTIME_OP
+};
+
+constexpr bool listed_in_id_order() {
+  for (size_t i = 0; i < kNumOps; ++i)
+    if (static_cast<size_t>(kIds[i]) != i) return false;
+  return true;
+}
+static_assert(listed_in_id_order(), "ops.def must list the ops in KernelId order");
+
+}  // namespace
+
+const OpImpl* find_op(uint8_t kernel_id) {
+  return kernel_id < kNumOps ? &kOps[kernel_id] : nullptr;
+}
+
+const char* kernel_name(uint8_t kernel_id) {
+  return kernel_id < kNumOps ? kNames[kernel_id] : "unknown";
+}
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,41 @@
+// Conv2dParams table -> kernel params (shared by conv2d and depthwise).
+#pragma once
+
+#include "runtime/op_context.h"
+
+namespace cortexm::runtime {
+
+inline Dims4 nhwc_dims(const TensorView& t) {
+  return {static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[2]),
+          static_cast<int32_t>(t.shape[3]), static_cast<int32_t>(t.shape[1])};
+}
+
+inline Dims4 dims4_of(const TensorView& t) {
+  return {static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[1]),
+          static_cast<int32_t>(t.shape[2]), static_cast<int32_t>(t.shape[3])};
+}
+
+inline void decode_conv(const fb::Conv2dParams& p, ConvGeometry* geometry, ConvQuantParams* quant) {
+  geometry->stride_h = p.stride_h();
+  geometry->stride_w = p.stride_w();
+  geometry->dilation_h = p.dilation_h();
+  geometry->dilation_w = p.dilation_w();
+  geometry->padding = {p.pad_top(), p.pad_left(), p.pad_bottom(), p.pad_right()};
+  quant->input_offset = p.input_offset();
+  quant->output_offset = p.output_offset();
+  quant->activation_min = p.activation_min();
+  quant->activation_max = p.activation_max();
+  quant->multipliers = p.multipliers() ? p.multipliers()->data() : nullptr;
+  quant->shifts = p.shifts() ? p.shifts()->data() : nullptr;
+}
+
+// Rank-4 int8 NCHW tensor with NHWC bytes, extents within int32.
+Status require_nhwc_int8(const OpContext& ctx, const char* field, const TensorView& t);
+// Per-channel multipliers and shifts: both present with `count` entries.
+Status require_requantize(const OpContext& ctx, const flatbuffers::Vector<int32_t>* multipliers,
+                          const flatbuffers::Vector<int32_t>* shifts, int64_t count);
+// Weights and bias: int8 constant-or-arena tensor of `shape`, int32 bias [count] when present.
+Status require_bias(const OpContext& ctx, int32_t input, int64_t count);
+Status require_scratch(const OpContext& ctx, size_t bytes);
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,64 @@
+// Data movement through the portable kernels (shared with the interpreter): they take contiguous
+// row-major tensors, so an op runs on them over the tensors' memory-order ("physical") shapes when
+// its tensors share one dim order; other layouts take the strided path of each op.
+#pragma once
+
+#include "cortexm/portable/shape.h"
+#include "runtime/op_context.h"
+
+namespace cortexm::runtime {
+
+struct Physical {
+  portable::Shape shape;            // extents in memory order
+  int32_t order[kMaxRank] = {};     // memory position -> logical dim
+  int32_t position[kMaxRank] = {};  // logical dim -> memory position
+  int32_t element_size = 1;
+};
+
+inline bool physical(const OpContext& ctx, int32_t tensor, Physical* out) {
+  const TensorView v = ctx.program.tensor(tensor, nullptr);
+  if (v.rank > portable::kMaxDims) return false;
+  ctx.program.dim_order(tensor, out->order);
+  out->shape.rank = v.rank;
+  for (int32_t k = 0; k < v.rank; ++k) {
+    out->shape.dims[k] = v.shape[out->order[k]];
+    out->position[out->order[k]] = k;
+  }
+  out->element_size = static_cast<int32_t>(v.element_size());
+  return true;
+}
+
+inline bool same_order(const Physical& a, const Physical& b) {
+  if (a.shape.rank != b.shape.rank) return false;
+  for (int32_t k = 0; k < a.shape.rank; ++k)
+    if (a.order[k] != b.order[k]) return false;
+  return true;
+}
+
+inline bool is_identity(const Physical& p) {
+  for (int32_t k = 0; k < p.shape.rank; ++k)
+    if (p.order[k] != k) return false;
+  return true;
+}
+
+// Every input and output contiguous, of rank <= 6: the portable kernel runs on the tensors as is.
+inline bool all_contiguous(const OpContext& ctx) {
+  for (int32_t i = 0; i < ctx.num_inputs(); ++i) {
+    const TensorView t = ctx.input(i);
+    if (t.rank > portable::kMaxDims || !t.is_contiguous()) return false;
+  }
+  for (int32_t i = 0; i < ctx.num_outputs(); ++i) {
+    const TensorView t = ctx.output(i);
+    if (t.rank > portable::kMaxDims || !t.is_contiguous()) return false;
+  }
+  return true;
+}
+
+inline portable::Shape logical_shape(const TensorView& t) {
+  portable::Shape s;
+  s.rank = t.rank;
+  for (int32_t d = 0; d < t.rank && d < portable::kMaxDims; ++d) s.dims[d] = t.shape[d];
+  return s;
+}
+
+}  // namespace cortexm::runtime

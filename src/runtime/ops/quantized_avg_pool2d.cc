@@ -1,0 +1,18 @@
+// QuantizedAvgPool2d: NHWC int8, arm_avgpool_s8 rounding.
+#include "cortexm/kernels/quantized_avg_pool2d.h"
+
+#include "runtime/ops/pool_decode.h"
+
+namespace cortexm::runtime {
+
+Status prepare_quantized_avg_pool2d(const OpContext& ctx) {
+  CORTEXM_RETURN_IF_STATUS(prepare_pool(ctx, quantized_avg_pool2d_prepare));
+  return require_scratch(ctx, quantized_avg_pool2d_scratch_size(decode_pool(ctx), ctx.program.isa()));
+}
+
+void run_quantized_avg_pool2d(const OpContext& ctx) {
+  quantized_avg_pool2d(decode_pool(ctx), reinterpret_cast<const int8_t*>(ctx.input(0).data),
+                       reinterpret_cast<int8_t*>(ctx.output().data), ctx.scratch());
+}
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,17 @@
+// QuantizedMaxPool2d: NHWC int8, arm_max_pool_s8.
+#include "cortexm/kernels/quantized_max_pool2d.h"
+
+#include "runtime/ops/pool_decode.h"
+
+namespace cortexm::runtime {
+
+Status prepare_quantized_max_pool2d(const OpContext& ctx) {
+  return prepare_pool(ctx, quantized_max_pool2d_prepare);
+}
+
+void run_quantized_max_pool2d(const OpContext& ctx) {
+  quantized_max_pool2d(decode_pool(ctx), reinterpret_cast<const int8_t*>(ctx.input(0).data),
+                       reinterpret_cast<int8_t*>(ctx.output().data));
+}
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,98 @@
+// QuantizedSoftmax / QuantizedLogSoftmax (arm_softmax_s8 arithmetic): rows along dim, which must be
+// innermost in memory so each row is contiguous; input and output share their layout.
+#include "cortexm/kernels/quantized_log_softmax.h"
+#include "cortexm/kernels/quantized_softmax.h"
+
+#include "runtime/op_context.h"
+
+namespace cortexm::runtime {
+
+namespace {
+
+struct RowShape {
+  int32_t rows = 1, row_size = 1;
+};
+
+Status rows_of(const OpContext& ctx, RowShape* r) {
+  const TensorView in = ctx.input(0), out = ctx.output();
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, DType::kInt8));
+  if (!in.same_layout(out)) return ctx.unsupported("output", 0, "must have the input's shape and layout");
+  int32_t dim = 0;
+  CORTEXM_RETURN_IF_STATUS(normalize_dim(ctx, "params.dim", ctx.op.params_as_QuantizedSoftmaxParams()->dim(), in.rank, &dim));
+  if (in.strides[dim] != 1 && in.shape[dim] != 1)
+    return ctx.unsupported("params.dim", dim, "must be innermost in memory");
+  const int64_t n = in.shape[dim];
+  if (n < 1 || n > INT32_MAX || in.numel() / n > INT32_MAX)
+    return ctx.fail("input.shape", n, "must be non-empty with int32 extents", dim);
+  // With extent-1 dims ignored the rows are the innermost run of n bytes.
+  for (int32_t d = 0; d < in.rank; ++d)
+    if (d != dim && in.shape[d] != 1 && in.strides[d] < n)
+      return ctx.unsupported("params.dim", dim, "must be innermost in memory");
+  r->row_size = static_cast<int32_t>(n);
+  r->rows = static_cast<int32_t>(in.numel() / n);
+  return kStatusOk;
+}
+
+SoftmaxScaling scaling(const fb::QuantizedSoftmaxParams& p) {
+  SoftmaxScaling s;
+  s.input_multiplier = p.input_multiplier();
+  s.input_left_shift = p.input_shift();
+  s.diff_min = p.diff_min();
+  return s;
+}
+
+Status decode(const OpContext& ctx, SoftmaxParams* p) {
+  RowShape r;
+  CORTEXM_RETURN_IF_STATUS(rows_of(ctx, &r));
+  p->rows = r.rows;
+  p->row_size = r.row_size;
+  p->scaling = scaling(*ctx.op.params_as_QuantizedSoftmaxParams());
+  return kStatusOk;
+}
+
+Status decode(const OpContext& ctx, LogSoftmaxParams* p) {
+  RowShape r;
+  CORTEXM_RETURN_IF_STATUS(rows_of(ctx, &r));
+  const auto* q = ctx.op.params_as_QuantizedSoftmaxParams();
+  p->rows = r.rows;
+  p->row_size = r.row_size;
+  p->scaling.input_multiplier = q->input_multiplier();
+  p->scaling.input_left_shift = q->input_shift();
+  p->scaling.diff_min = q->diff_min();
+  p->scaling.reverse_scaling_divisor = q->reverse_scaling_divisor();
+  p->scaling.reverse_scaling_right_shift = q->reverse_scaling_right_shift();
+  return kStatusOk;
+}
+
+}  // namespace
+
+Status prepare_quantized_softmax(const OpContext& ctx) {
+  SoftmaxParams p;
+  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
+  const Error error = quantized_softmax_prepare(p);
+  return error.ok() ? kStatusOk : ctx.fail(error);
+}
+
+void run_quantized_softmax(const OpContext& ctx) {
+  SoftmaxParams p;
+  decode(ctx, &p);
+  quantized_softmax(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
+                    reinterpret_cast<int8_t*>(ctx.output().data));
+}
+
+Status prepare_quantized_log_softmax(const OpContext& ctx) {
+  LogSoftmaxParams p;
+  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
+  const Error error = quantized_log_softmax_prepare(p);
+  return error.ok() ? kStatusOk : ctx.fail(error);
+}
+
+void run_quantized_log_softmax(const OpContext& ctx) {
+  LogSoftmaxParams p;
+  decode(ctx, &p);
+  quantized_log_softmax(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
+                        reinterpret_cast<int8_t*>(ctx.output().data));
+}
+
+}  // namespace cortexm::runtime

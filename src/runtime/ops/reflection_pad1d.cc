@@ -1,0 +1,72 @@
+// ReflectionPad1d: mirrors the last dim (the edge is not repeated), as torch; negative pads crop.
+#include "cortexm/portable/reflection_pad1d.h"
+
+#include "runtime/ops/portable_layout.h"
+
+namespace cortexm::runtime {
+
+namespace {
+
+int64_t source_index(int64_t j, int64_t width, int64_t left) {
+  int64_t i;
+  if (j < left) {
+    i = 2 * left - j;
+  } else if (j < width + left) {
+    i = j;
+  } else {
+    i = 2 * (width + left - 1) - j;
+  }
+  return i + (left < 0 ? -left : 0) - (left > 0 ? left : 0);
+}
+
+portable::ReflectionPad1dParams portable_params(const OpContext& ctx) {
+  const auto* p = ctx.op.params_as_ReflectionPad1dParams();
+  portable::ReflectionPad1dParams r;
+  r.input = logical_shape(ctx.input(0));
+  r.left = p->left();
+  r.right = p->right();
+  r.element_size = static_cast<int32_t>(ctx.input(0).element_size());
+  return r;
+}
+
+}  // namespace
+
+Status prepare_reflection_pad1d(const OpContext& ctx) {
+  const auto* p = ctx.op.params_as_ReflectionPad1dParams();
+  const TensorView in = ctx.input(0), out = ctx.output();
+  if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
+  if (in.rank < 1 || out.rank != in.rank) return ctx.fail("output.rank", out.rank, "must be the input's");
+  const int64_t width = in.shape[in.rank - 1];
+  if (p->left() >= width || p->right() >= width || p->left() <= -width || p->right() <= -width)
+    return ctx.fail("params.left", p->left(), "padding must be smaller than the input width");
+  for (int32_t d = 0; d + 1 < in.rank; ++d)
+    if (out.shape[d] != in.shape[d]) return ctx.fail("output.shape", out.shape[d], "must be the input's", d);
+  if (out.shape[in.rank - 1] != width + p->left() + p->right() || out.shape[in.rank - 1] < 0)
+    return ctx.fail("output.shape", out.shape[in.rank - 1], "must be width + left + right", in.rank - 1);
+  if (all_contiguous(ctx)) {
+    const Error error = portable::reflection_pad1d_prepare(portable_params(ctx));
+    if (!error.ok()) return ctx.fail(error);
+  }
+  return kStatusOk;
+}
+
+void run_reflection_pad1d(const OpContext& ctx) {
+  if (all_contiguous(ctx)) {
+    portable::reflection_pad1d(portable_params(ctx), ctx.input(0).data, ctx.output().data);
+    return;
+  }
+  const auto* p = ctx.op.params_as_ReflectionPad1dParams();
+  const TensorView in = ctx.input(0), out = ctx.output();
+  const int32_t last = in.rank - 1;
+  const int64_t width = in.shape[last];
+  // Column j of the output is a view of one input column: copy column by column.
+  for (int64_t j = 0; j < out.shape[last]; ++j) {
+    TensorView src = in, dst = out;
+    src.shape[last] = dst.shape[last] = 1;
+    src.data = in.data + source_index(j, width, p->left()) * in.strides[last] * static_cast<int64_t>(in.element_size());
+    dst.data = out.data + j * out.strides[last] * static_cast<int64_t>(out.element_size());
+    copy_logical(src, dst);
+  }
+}
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,80 @@
+// The program runtime: a verified, read-only view of a program file and its executor.
+// Freestanding: no heap, no exceptions; the caller owns the program bytes (16-byte aligned, kept
+// alive: constants are used in place) and the arena (16-byte aligned, program.arena_size() bytes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cortexm/kernels/conv_params.h"
+#include "runtime/status.h"
+#include "runtime/tensor_view.h"
+
+namespace cortexm::fb {
+struct Program;
+struct Op;
+struct Tensor;
+}  // namespace cortexm::fb
+
+namespace cortexm::runtime {
+
+constexpr uint32_t kSchemaVersion = 1;
+constexpr size_t kAlignment = 16;  // constants, arena base and bundled data
+
+class Program {
+ public:
+  // Verifies the buffer (FlatBuffers structure, then every tensor, op, offset, size and index, and
+  // each op's parameters through its kernel's prepare step) and on success fills `program`.
+  static Status load(const void* data, size_t size, Program* program);
+
+  const fb::Program& fb() const { return *program_; }
+  size_t arena_size() const { return arena_size_; }
+  size_t constant_size() const { return constant_size_; }
+  Isa isa() const { return isa_; }
+  int32_t num_tensors() const { return num_tensors_; }
+  int32_t num_ops() const { return num_ops_; }
+  int32_t num_inputs() const;
+  int32_t num_outputs() const;
+  int32_t input_tensor(int32_t i) const;   // tensor index of graph input i
+  int32_t output_tensor(int32_t i) const;
+  int32_t float_ops() const { return float_ops_; }  // float fallback ops in the program
+
+  // Tensor `index` as a strided view; arena tensors point into `arena` (nullptr: data is nullptr).
+  TensorView tensor(int32_t index, uint8_t* arena) const;
+  // The memory order of tensor `index`'s logical dims (outermost first) into order[0, rank).
+  void dim_order(int32_t index, int32_t* order) const;
+
+ private:
+  const fb::Program* program_ = nullptr;
+  size_t arena_size_ = 0;
+  size_t constant_size_ = 0;
+  const uint8_t* constant_data_ = nullptr;
+  Isa isa_ = Isa::kScalar;
+  int32_t num_tensors_ = 0;
+  int32_t num_ops_ = 0;
+  int32_t float_ops_ = 0;
+};
+
+// Called before (after = false) and after each op; the host measures time in between, a target can
+// read cycle counters.
+using OpHook = void (*)(void* context, int32_t op_index, uint8_t kernel_id, bool after);
+
+struct Profiler {
+  OpHook hook = nullptr;
+  void* context = nullptr;
+};
+
+struct RunStats {
+  int32_t ops = 0;
+  int32_t float_ops = 0;  // float fallback ops executed
+};
+
+// Runs every op in order. Inputs must already be in the arena (Program::tensor of input_tensor(i));
+// outputs are read from it afterwards. Fails only on a wrong arena (null, misaligned, too small).
+Status execute(const Program& program, uint8_t* arena, size_t arena_bytes,
+               const Profiler* profiler = nullptr, RunStats* stats = nullptr);
+
+// Name of a kernel id ("QuantizedConv2d", ...), "unknown" when out of range.
+const char* kernel_name(uint8_t kernel_id);
+
+}  // namespace cortexm::runtime

@@ -1,0 +1,272 @@
+// Program writer, loader and executor: bit-exact with the interpreter; the loader rejects bad
+// buffers with a status naming the section and field; the executor checks the arena.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "graph/errors.h"
+#include "graph/interpreter.h"
+#include "program/status_message.h"
+#include "program/writer.h"
+#include "random_data.h"
+#include "runtime/program.h"
+
+namespace cortexm {
+namespace {
+
+using runtime::StatusCode;
+
+struct Aligned {
+  explicit Aligned(const std::string& bytes) : size(bytes.size()) {
+    data = static_cast<uint8_t*>(::operator new(size + 16, std::align_val_t(16)));
+    std::memcpy(data, bytes.data(), size);
+  }
+  ~Aligned() { ::operator delete(data, std::align_val_t(16)); }
+  uint8_t* data;
+  size_t size;
+};
+
+TensorInfo info(DType dtype, std::vector<int64_t> shape, std::vector<int64_t> dim_order = {}) {
+  TensorInfo t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.dim_order = std::move(dim_order);
+  return t;
+}
+
+Tensor random_tensor(const TensorInfo& i, testing::RandomData& rng) {
+  Tensor t(i);
+  for (int64_t k = 0; k < t.numel(); ++k) {
+    if (i.dtype == DType::kInt8) t.data<int8_t>()[k] = static_cast<int8_t>(rng.uniform(-128, 127));
+    if (i.dtype == DType::kInt32) t.data<int32_t>()[k] = rng.uniform(-3000, 3000);
+    if (i.dtype == DType::kFloat32) t.data<float>()[k] = static_cast<float>(rng.uniform(-500, 500)) / 97.0f;
+  }
+  return t;
+}
+
+// input [1, 3, 6, 5] int8 -> channels-last clone -> conv 3x3 (4 out) -> cat with a channels-last
+// copy of itself -> contiguous clone -> view [1, -1] -> linear (5 out) -> dequantize -> softmax.
+Graph conv_linear_graph(testing::RandomData& rng) {
+  Graph g;
+  const ValueId x = g.add_input("x", info(DType::kInt8, {1, 3, 6, 5}));
+  const ValueId xcl = g.call("dim_order_ops._clone_dim_order.default", {x},
+                             {{"dim_order", std::vector<int64_t>{0, 2, 3, 1}}})[0];
+  const ValueId w = g.add_constant("w", random_tensor(info(DType::kInt8, {4, 3, 3, 3}), rng));
+  const ValueId b = g.add_constant("b", random_tensor(info(DType::kInt32, {4}), rng));
+  const ValueId conv = g.call("cortex_m.quantized_conv2d.default", {xcl, w, b},
+                              {{"stride", std::vector<int64_t>{1, 2}},
+                               {"padding", std::vector<int64_t>{1, 1}},
+                               {"dilation", std::vector<int64_t>{1, 1}},
+                               {"input_offset", int64_t{5}},
+                               {"output_offset", int64_t{-3}},
+                               {"requantize_multipliers", std::vector<int64_t>{1 << 30, 1 << 30, 3 << 28, 1 << 29}},
+                               {"requantize_shifts", std::vector<int64_t>{-8, -7, -9, -8}}},
+                              kNoNode, "conv")[0];
+  const ValueId cat = g.call("aten.cat.default", {conv, conv}, {{"dim", int64_t{1}}})[0];
+  const ValueId back = g.call("dim_order_ops._clone_dim_order.default", {cat}, {})[0];
+  const int64_t features = g.value(back).info.numel();
+  const ValueId flat = g.call("aten.view_copy.default", {back}, {{"size", std::vector<int64_t>{1, features}}})[0];
+  const ValueId fw = g.add_constant("fw", random_tensor(info(DType::kInt8, {5, features}), rng));
+  const ValueId fc = g.call("cortex_m.quantized_linear.default", {flat, fw, kNoValue},
+                            {{"input_offset", int64_t{1}},
+                             {"output_offset", int64_t{2}},
+                             {"requantize_multipliers", std::vector<int64_t>{1 << 30}},
+                             {"requantize_shifts", std::vector<int64_t>{-10}}},
+                            kNoNode, "fc")[0];
+  const ValueId dq = g.call("cortex_m.dequantize_per_tensor.default", {fc},
+                            {{"scale", 0.125}, {"zero_point", int64_t{2}}, {"quant_min", int64_t{-128}},
+                             {"quant_max", int64_t{127}}, {"dtype", DType::kInt8}})[0];
+  const ValueId sm = g.call("aten._softmax.default", {dq}, {{"dim", int64_t{-1}}})[0];
+  g.set_outputs({sm, conv});
+  return g;
+}
+
+struct Loaded {
+  explicit Loaded(const std::string& bytes) : buffer(bytes) {
+    status = runtime::Program::load(buffer.data, buffer.size, &program);
+  }
+  Aligned buffer;
+  runtime::Program program;
+  runtime::Status status;
+};
+
+std::vector<Tensor> run_program(const runtime::Program& program, const std::vector<Tensor>& inputs,
+                                runtime::RunStats* stats = nullptr) {
+  std::unique_ptr<uint8_t[]> raw(new uint8_t[program.arena_size() + 16]);
+  uint8_t* arena = raw.get() + (16 - reinterpret_cast<uintptr_t>(raw.get()) % 16) % 16;
+  for (int32_t i = 0; i < program.num_inputs(); ++i) {
+    Tensor in = inputs[static_cast<size_t>(i)];
+    runtime::TensorView src = program.tensor(program.input_tensor(i), nullptr);
+    src.data = static_cast<uint8_t*>(in.raw());
+    runtime::strides_for(src.shape, src.rank, nullptr, src.strides);
+    runtime::copy_logical(src, program.tensor(program.input_tensor(i), arena));
+  }
+  EXPECT_TRUE(runtime::execute(program, arena, program.arena_size(), nullptr, stats).ok());
+  std::vector<Tensor> outs;
+  for (int32_t i = 0; i < program.num_outputs(); ++i) {
+    const runtime::TensorView src = program.tensor(program.output_tensor(i), arena);
+    TensorInfo oi = info(static_cast<DType>(src.dtype), std::vector<int64_t>(src.shape, src.shape + src.rank));
+    Tensor out(oi);
+    runtime::TensorView dst = src;
+    dst.data = static_cast<uint8_t*>(out.raw());
+    runtime::strides_for(dst.shape, dst.rank, nullptr, dst.strides);
+    runtime::copy_logical(src, dst);
+    outs.push_back(out);
+  }
+  return outs;
+}
+
+TEST(Program, RunsBitExactWithTheInterpreter) {
+  testing::RandomData rng(3);
+  const Graph g = conv_linear_graph(rng);
+  const std::string bytes = program::write_program(g, program::sequential_layout(g, Isa::kMve), {});
+  Loaded loaded(bytes);
+  ASSERT_TRUE(loaded.status.ok()) << program::status_message(loaded.status, loaded.buffer.data, loaded.buffer.size, "p");
+  EXPECT_EQ(loaded.program.float_ops(), 1);
+  for (int trial = 0; trial < 5; ++trial) {
+    const std::vector<Tensor> inputs = {random_tensor(g.value(g.inputs()[0]).info, rng)};
+    const std::vector<Tensor> want = run_graph(g, inputs);
+    runtime::RunStats stats;
+    const std::vector<Tensor> got = run_program(loaded.program, inputs, &stats);
+    EXPECT_EQ(stats.ops, loaded.program.num_ops());
+    EXPECT_EQ(stats.float_ops, 1);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      ASSERT_EQ(got[k].nbytes(), want[k].nbytes());
+      EXPECT_EQ(std::memcmp(got[k].raw(), want[k].raw(), got[k].nbytes()), 0) << "output " << k;
+    }
+  }
+}
+
+TEST(Program, SequentialLayoutAliasesContiguousViews) {
+  testing::RandomData rng(4);
+  const Graph g = conv_linear_graph(rng);
+  const program::ArenaLayout layout = program::sequential_layout(g, Isa::kScalar);
+  for (NodeId id : g.order()) {
+    const Node& n = g.node(id);
+    if (n.op == "aten.view_copy.default")
+      EXPECT_EQ(layout.value_offsets.at(n.outputs[0]), layout.value_offsets.at(n.inputs[0]));
+  }
+  for (const auto& [value, offset] : layout.value_offsets) EXPECT_EQ(offset % 16, 0) << value;
+}
+
+TEST(Program, ProfilerHookSeesEveryOpInOrder) {
+  testing::RandomData rng(5);
+  const Graph g = conv_linear_graph(rng);
+  Loaded loaded(program::write_program(g, program::sequential_layout(g, Isa::kScalar), {}));
+  ASSERT_TRUE(loaded.status.ok());
+  struct Log {
+    std::vector<std::pair<int32_t, bool>> events;
+  } log;
+  runtime::Profiler profiler;
+  profiler.context = &log;
+  profiler.hook = [](void* context, int32_t op, uint8_t, bool after) {
+    static_cast<Log*>(context)->events.emplace_back(op, after);
+  };
+  std::unique_ptr<uint8_t, void (*)(uint8_t*)> arena(
+      static_cast<uint8_t*>(::operator new(loaded.program.arena_size(), std::align_val_t(16))),
+      [](uint8_t* p) { ::operator delete(p, std::align_val_t(16)); });
+  std::memset(arena.get(), 0, loaded.program.arena_size());
+  ASSERT_TRUE(runtime::execute(loaded.program, arena.get(), loaded.program.arena_size(), &profiler).ok());
+  ASSERT_EQ(log.events.size(), 2u * static_cast<size_t>(loaded.program.num_ops()));
+  for (size_t i = 0; i < log.events.size(); ++i) {
+    EXPECT_EQ(log.events[i].first, static_cast<int32_t>(i / 2));
+    EXPECT_EQ(log.events[i].second, i % 2 == 1);
+  }
+}
+
+TEST(Program, ExecuteChecksTheArena) {
+  testing::RandomData rng(6);
+  const Graph g = conv_linear_graph(rng);
+  Loaded loaded(program::write_program(g, program::sequential_layout(g, Isa::kScalar), {}));
+  ASSERT_TRUE(loaded.status.ok());
+  alignas(16) static uint8_t small[64];
+  EXPECT_EQ(runtime::execute(loaded.program, nullptr, 0).code, StatusCode::kInvalidArgument);
+  EXPECT_EQ(runtime::execute(loaded.program, small, sizeof(small)).code, StatusCode::kInvalidArgument);
+  EXPECT_EQ(runtime::execute(loaded.program, small + 1, loaded.program.arena_size()).code,
+            StatusCode::kInvalidArgument);
+}
+
+TEST(Program, LoaderRejectsTruncatedAndMisalignedBuffers) {
+  testing::RandomData rng(7);
+  const Graph g = conv_linear_graph(rng);
+  const std::string bytes = program::write_program(g, program::sequential_layout(g, Isa::kScalar), {});
+  for (size_t n : {size_t{0}, size_t{7}, size_t{8}, size_t{64}, bytes.size() / 3, bytes.size() - 1}) {
+    Loaded loaded(bytes.substr(0, n));
+    EXPECT_FALSE(loaded.status.ok()) << n;
+    EXPECT_STREQ(loaded.status.section, "program") << n;
+  }
+  Aligned shifted(std::string(1, '\0') + bytes);
+  runtime::Program p;
+  const runtime::Status st = runtime::Program::load(shifted.data + 1, bytes.size(), &p);
+  EXPECT_EQ(st.code, StatusCode::kInvalidArgument);
+  EXPECT_STREQ(st.detail.argument, "address");
+}
+
+TEST(Program, WriterRefusesUnsupportedOpsNamingTheNode) {
+  Graph g;
+  const ValueId x = g.add_input("x", info(DType::kFloat32, {2, 3}));
+  g.set_outputs({g.call("aten.gelu.default", {x}, {}, kNoNode, "my_gelu")[0]});
+  try {
+    program::write_program(g, program::sequential_layout(g, Isa::kScalar), {});
+    FAIL() << "expected UnsupportedError";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("my_gelu"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("aten.gelu.default"), std::string::npos);
+  }
+}
+
+TEST(Program, WriterRefusesTooLittleScratch) {
+  testing::RandomData rng(8);
+  const Graph g = conv_linear_graph(rng);
+  program::ArenaLayout layout = program::sequential_layout(g, Isa::kScalar);
+  ASSERT_FALSE(layout.scratch.empty());
+  layout.scratch.begin()->second.second -= 1;
+  EXPECT_THROW(program::write_program(g, layout, {}), GraphError);
+}
+
+TEST(TensorView, CopyLogicalMatchesPlainLoopsAcrossDimOrders) {
+  testing::RandomData rng(9);
+  const int64_t shape[4] = {2, 3, 4, 5};
+  const uint8_t orders[3][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {3, 1, 0, 2}};
+  for (const auto& from : orders)
+    for (const auto& to : orders) {
+      std::vector<int16_t> src(120), dst(120, 0);
+      for (auto& v : src) v = static_cast<int16_t>(rng.uniform(-30000, 30000));
+      runtime::TensorView a, b;
+      a.dtype = b.dtype = runtime::DType::kInt16;
+      a.rank = b.rank = 4;
+      for (int d = 0; d < 4; ++d) a.shape[d] = b.shape[d] = shape[d];
+      runtime::strides_for(a.shape, 4, from, a.strides);
+      runtime::strides_for(b.shape, 4, to, b.strides);
+      a.data = reinterpret_cast<uint8_t*>(src.data());
+      b.data = reinterpret_cast<uint8_t*>(dst.data());
+      runtime::copy_logical(a, b);
+      for (int64_t n = 0; n < 2; ++n)
+        for (int64_t c = 0; c < 3; ++c)
+          for (int64_t h = 0; h < 4; ++h)
+            for (int64_t w = 0; w < 5; ++w) {
+              const int64_t sa = n * a.strides[0] + c * a.strides[1] + h * a.strides[2] + w * a.strides[3];
+              const int64_t sb = n * b.strides[0] + c * b.strides[1] + h * b.strides[2] + w * b.strides[3];
+              ASSERT_EQ(dst[static_cast<size_t>(sb)], src[static_cast<size_t>(sa)]);
+            }
+    }
+}
+
+TEST(TensorView, LayoutPredicatesIgnoreUnitDims) {
+  runtime::TensorView v;
+  v.rank = 4;
+  const int64_t shape[4] = {1, 8, 1, 1};
+  for (int d = 0; d < 4; ++d) v.shape[d] = shape[d];
+  runtime::strides_for(v.shape, 4, nullptr, v.strides);
+  EXPECT_TRUE(v.is_contiguous());
+  EXPECT_TRUE(v.is_channels_last());  // [1, C, 1, 1]: the same bytes either way
+  v.shape[2] = 3;
+  runtime::strides_for(v.shape, 4, nullptr, v.strides);
+  EXPECT_FALSE(v.is_channels_last());
+}
+
+}  // namespace
+}  // namespace cortexm

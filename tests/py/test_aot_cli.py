@@ -1,0 +1,127 @@
+"""python -m cortexm.aot and python -m cortexm.run on a small model given as path.py:factory."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cortexm
+
+torch = pytest.importorskip("torch")
+
+MODEL = '''
+import torch
+
+
+class Small(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4 * 6 * 6, 5)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(torch.relu(self.conv(x)).flatten(1)), -1)
+
+
+class FloatOnly(torch.nn.Module):
+    def forward(self, x):
+        return torch.softmax(torch.sigmoid(x), -1)
+
+
+def _gen(n):
+    g = torch.Generator().manual_seed(1)
+    return [(torch.randn(1, 3, 6, 6, generator=g),) for _ in range(n)]
+
+
+def factory():
+    torch.manual_seed(0)
+    return Small().eval(), (torch.randn(1, 3, 6, 6),), _gen
+
+
+def float_only():
+    return FloatOnly().eval(), (torch.randn(2, 7),)
+'''
+
+
+@pytest.fixture()
+def model_file(tmp_path):
+    path = tmp_path / "small_model.py"
+    path.write_text(MODEL)
+    return path
+
+
+def aot(*args):
+    from cortexm import aot as aot_module
+
+    return aot_module.main([str(a) for a in args])
+
+
+def test_aot_then_run_verifies_bundled_outputs(model_file, tmp_path, capsys):
+    out = tmp_path / "small.cmpte"
+    inter = tmp_path / "inter"
+    assert aot("--model", f"{model_file}:factory", "--target", "cortex-m55+int8", "--quantize",
+               "--calibration-samples", 3, "--intermediates", inter, "--bundleio", "--output", out) == 0
+    text = capsys.readouterr().out
+    assert "cortex_m.quantized_conv2d.default" in text and "cortex_m.quantized_linear.default" in text
+    assert "ops left float (" in text and "data movement (" in text
+    assert "arena" in text and "constants" in text
+    assert (inter / "exported.cmg").exists() and (inter / "quantized.cmg").exists()
+    assert len(list(inter.glob("*.cmg"))) > 2  # one per lowering pass too
+    program = cortexm.load_program(out)
+    assert program.verify() == 1
+
+    from cortexm import run as run_module
+
+    assert run_module.main([str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "output 0: float32[1, 5]" in text and "bit-exact" in text
+
+    x = np.random.default_rng(0).standard_normal((1, 3, 6, 6)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", x)
+    assert run_module.main([str(out), "--inputs", str(tmp_path / "in.npz"), "--profile"]) == 0
+    assert "QuantizedConv2d" in capsys.readouterr().out
+
+
+def test_run_cli_in_a_subprocess(model_file, tmp_path):
+    out = tmp_path / "small.cmpte"
+    assert aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--bundleio",
+               "--output", out) == 0
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-m", "cortexm.run", str(out)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "verify: 1 bundled case(s)" in done.stdout
+
+
+def test_without_quantize_warns_and_refuses_what_cannot_run(model_file, tmp_path, capsys):
+    out = tmp_path / "float.cmpte"
+    with pytest.warns(UserWarning, match="Cortex-M needs quantization"):
+        assert aot("--model", f"{model_file}:factory", "--output", out) == 1
+    assert "cannot write a program" in capsys.readouterr().err
+    assert not out.exists()
+    with pytest.warns(UserWarning, match="Cortex-M needs quantization"):
+        assert aot("--model", f"{model_file}:float_only", "--bundleio", "--output", out) == 0
+    assert cortexm.load_program(out).verify() == 1
+
+
+def test_output_is_never_half_written(model_file, tmp_path, monkeypatch):
+    out = tmp_path / "small.cmpte"
+    out.write_bytes(b"previous program")
+    import cortexm.program as program_module
+
+    def fail_mid_write(fd):
+        os.write(fd, b"half a program")
+        raise OSError("simulated crash while writing")
+
+    monkeypatch.setattr(program_module.os, "fsync", fail_mid_write)
+    with pytest.raises(OSError, match="simulated crash"):
+        aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--output", out)
+    assert out.read_bytes() == b"previous program"
+    assert sorted(os.listdir(tmp_path)) == ["small.cmpte", "small_model.py"]
+
+
+def test_bad_model_spec(tmp_path, capsys):
+    assert aot("--model", "no_such_model", "--output", tmp_path / "x.cmpte") == 2
+    assert "neither a zoo model" in capsys.readouterr().err
