@@ -12,8 +12,14 @@ setup:
 pyinstall:
 	flock /tmp/cortexm-pip.lock $(PY) -m pip install -q --no-build-isolation --no-deps .
 
+# The main job: lower a zoo model with the AOT CLI (quantize, lower, plan, write with bundled IO),
+# then run the program file on the host runtime and verify it against its bundled outputs.
+DEMO_MODEL ?= ds_cnn
 demo: setup
-	$(PY) -m cortexm.demo
+	@mkdir -p build/demo
+	$(PY) -m cortexm.aot --model $(DEMO_MODEL) --target cortex-m55+int8 --quantize --bundleio \
+	  --output build/demo/$(DEMO_MODEL).cmpte
+	$(PY) -m cortexm.run build/demo/$(DEMO_MODEL).cmpte --profile
 
 test: setup ctest pytest cross
 
