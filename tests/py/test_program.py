@@ -486,10 +486,10 @@ ZOO = ["deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mobilenet_v2_96", "mob
 @pytest.fixture(scope="module", params=ZOO)
 def zoo(request):
     pytest.importorskip("torch")
-    model, example, calibration = cortexm.models.get(request.param)
-    graph = cortexm.export(model, example)
-    qgraph = cortexm.quantize(graph, calibration(2), progress=False)
-    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
+    import zoo as zoo_cache
+
+    _, example, _, _ = zoo_cache.exported(request.param)
+    lowered = zoo_cache.lowered(request.param)
     inputs = [x.numpy() for x in example]
     return request.param, lowered, inputs
 
