@@ -10,6 +10,7 @@ import pytest
 
 import cortexm
 from cortexm import _core
+from numpy_reference.common import quantize_multiplier
 
 RNG = np.random.default_rng(7)
 
@@ -156,8 +157,115 @@ def g_int8_softmax_and_lut():
     return g, [rand((2, 5, 3, 4), "int8")]
 
 
+def requantize_attrs(ratio, input_zp, output_zp, **clamp):
+    m, s = quantize_multiplier(ratio / (1 << 20))
+    return {"input_zero_point": input_zp, "output_zero_point": output_zp, "output_multiplier": m,
+            "output_shift": s, **clamp}
+
+
+def g_requantize():
+    """cortex_m.requantize on contiguous and channels-last bytes, scale ratios below and above 1."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 5, 3, 7], "int8", qparams=Q)
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    down = g.call("cortex_m.requantize.default", [cl],
+                  requantize_attrs(0.37, -128, 127, activation_min=-100, activation_max=90), name="down")
+    up = g.call("cortex_m.requantize.default", [x], requantize_attrs(5.3, 127, -128), name="up")
+    tiny = g.call("cortex_m.requantize.default", [x], requantize_attrs(1e-6, 3, -5), name="tiny")
+    g.outputs = [down, up, tiny]
+    return g, [rand((2, 5, 3, 7), "int8")]
+
+
+def minmax_attrs(sa, za, sb, zb, so, zo):
+    twice = 2 * max(sa, sb)
+    (ma, sha), (mb, shb), (mo, sho) = (quantize_multiplier(r) for r in
+                                       (sa / twice, sb / twice, twice / ((1 << 20) * so)))
+    return {"self_zero_point": za, "self_multiplier": ma, "self_shift": sha, "other_zero_point": zb,
+            "other_multiplier": mb, "other_shift": shb, "output_zero_point": zo,
+            "output_multiplier": mo, "output_shift": sho}
+
+
+def g_minmax():
+    """quantized_maximum / minimum: broadcasting (contiguous) and same-shape channels-last operands."""
+    g = cortexm.Graph()
+    a = g.add_input("a", [3, 1, 5], "int8")
+    b = g.add_input("b", [4, 5], "int8")
+    c = g.add_input("c", [2, 3, 4, 5], "int8")
+    d = g.add_input("d", [2, 3, 4, 5], "int8")
+    mx = g.call("cortex_m.quantized_maximum.default", [a, b],
+                minmax_attrs(0.02, -7, 0.13, 100, 0.05, 3), name="max_broadcast")
+    mn = g.call("cortex_m.quantized_minimum.default", [b, a],
+                {**minmax_attrs(0.13, 100, 0.02, -7, 0.011, -128), "activation_max": 60}, name="min_broadcast")
+    c_cl = g.call("dim_order_ops._clone_dim_order.default", [c], {"dim_order": [0, 2, 3, 1]})
+    d_cl = g.call("dim_order_ops._clone_dim_order.default", [d], {"dim_order": [0, 2, 3, 1]})
+    mx_cl = g.call("cortex_m.quantized_maximum.default", [c_cl, d_cl],
+                   minmax_attrs(0.5, 127, 0.5, -128, 0.9, 0), name="max_cl")
+    mn_cl = g.call("cortex_m.quantized_minimum.default", [c_cl, d_cl],
+                   minmax_attrs(0.03, 0, 0.07, 12, 0.07, 12), name="min_cl")
+    g.outputs = [mx, mn, mx_cl, mn_cl]
+    return g, [rand((3, 1, 5), "int8"), rand((4, 5), "int8"), rand((2, 3, 4, 5), "int8"),
+               rand((2, 3, 4, 5), "int8")]
+
+
+def mean_attrs(dims, keepdim, input_zp, output_zp, ratio):
+    m, s = quantize_multiplier(ratio)
+    return {"dim": dims, "keepdim": keepdim, "input_offset": -input_zp, "output_offset": output_zp,
+            "output_multiplier": m, "output_shift": s}
+
+
+def g_quantized_mean():
+    """quantized_mean over blocks of the memory order: NHWC H and W, NHWC C, leading and all dims."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 6, 5, 7], "int8")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    hw = g.call("cortex_m.quantized_mean.default", [cl], mean_attrs([2, -1], False, -128, 5, 1.7 / 35), name="hw")
+    c = g.call("cortex_m.quantized_mean.default", [cl], mean_attrs([1], True, 127, -128, 0.9 / 6), name="c")
+    lead = g.call("cortex_m.quantized_mean.default", [x], mean_attrs([0, 1], True, 3, 0, 0.25 / 12), name="lead")
+    every = g.call("cortex_m.quantized_mean.default", [x], mean_attrs([0, 1, 2, 3], False, -3, 7, 3.0 / 420),
+                   name="all")
+    g.outputs = [hw, c, lead, every]
+    return g, [rand((2, 6, 5, 7), "int8")]
+
+
+def g_batch_matmul():
+    """quantized_batch_matmul with extreme offsets and the planner's declared scratch."""
+    g = cortexm.Graph()
+    a = g.add_input("a", [3, 5, 33], "int8")
+    b = g.add_input("b", [3, 4, 33], "int8")
+    m, s = quantize_multiplier(0.0021)
+    attrs = {"lhs_offset": 128, "rhs_offset": -127, "output_offset": -9, "output_multiplier": m,
+             "output_shift": s, "activation_min": -120, "activation_max": 110}
+    ab = g.call("cortex_m.quantized_batch_matmul.default", [a, b], attrs, name="ab")
+    aa = g.call("cortex_m.quantized_batch_matmul.default", [a, a],
+                {**attrs, "lhs_offset": -3, "rhs_offset": -3, "scratch_bytes": 4 * 5}, name="aa")
+    g.outputs = [ab, aa]
+    return g, [rand((3, 5, 33), "int8"), rand((3, 4, 33), "int8")]
+
+
+def g_transpose_conv():
+    """quantized_transpose_conv2d: uneven stride, padding and output padding, with and without bias."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 5, 4], "int8")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    w = g.add_constant("w", RNG.integers(-127, 128, size=(6, 3, 2, 3)).astype(np.int8))  # OHWI
+    bias = g.add_constant("bias", RNG.integers(-4000, 4000, size=6).astype(np.int32))
+    mults, shifts = zip(*(quantize_multiplier(r) for r in (0.003, 0.0051, 0.0007, 0.012, 0.002, 0.0042)))
+    attrs = {"stride": [2, 3], "padding": [1, 0], "output_padding": [1, 2], "input_offset": 128,
+             "output_offset": -4, "requantize_multipliers": list(mults), "requantize_shifts": list(shifts)}
+    y = g.call("cortex_m.quantized_transpose_conv2d.default", [cl, w, bias], attrs, name="up")
+    y_nchw = g.call("dim_order_ops._clone_dim_order.default", [y], {"dim_order": [0, 1, 2, 3]})
+    w1 = g.add_constant("w1", RNG.integers(-127, 128, size=(2, 1, 3, 3)).astype(np.int8))
+    z = g.call("cortex_m.quantized_transpose_conv2d.default", [cl, w1, None],
+               {"stride": [1, 2], "padding": [0, 1], "output_padding": [0, 1], "input_offset": -5,
+                "output_offset": 11, "requantize_multipliers": [1 << 30, 3 << 28],
+                "requantize_shifts": [-7, -9], "activation_min": -50, "activation_max": 50}, name="no_bias")
+    g.outputs = [y_nchw, z]
+    return g, [rand((2, 3, 5, 4), "int8")]
+
+
 SMALL = [g_cat_channels_last, g_slice_select_split, g_permute_view, g_pads, g_upsample, g_softmax,
-         g_unary_and_mean, g_quantize_roundtrip, g_cat_and_linear, g_int8_softmax_and_lut]
+         g_unary_and_mean, g_quantize_roundtrip, g_cat_and_linear, g_int8_softmax_and_lut, g_requantize,
+         g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv]
 
 
 @pytest.mark.parametrize("build", SMALL, ids=[f.__name__ for f in SMALL])
