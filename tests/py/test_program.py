@@ -585,6 +585,187 @@ def test_hand_edited_files_name_the_field(edit, real_program, tmp_path):
         load_bytes(from_json(doc, tmp_path))
 
 
+# The new int8 ops: each edit corrupts one op's parameters or tensors in the program its graph
+# builder writes; the loader must name the op and the field.
+
+
+def op_named(d, name):
+    return next(op for op in d["ops"] if op["name"] == name)
+
+
+def set_param(name, field, value):
+    def edit(d):
+        op_named(d, name)["params"][field] = value
+    return edit
+
+
+def set_output_dim(name, dim, delta):
+    def edit(d):
+        d["tensors"][op_named(d, name)["outputs"][0]]["shape"][dim] += delta
+    return edit
+
+
+def set_input_dim(name, index, dim, delta):
+    def edit(d):
+        d["tensors"][op_named(d, name)["inputs"][index]]["shape"][dim] += delta
+    return edit
+
+
+def set_op_field(name, field, value):
+    def edit(d):
+        op_named(d, name)[field] = value
+    return edit
+
+
+def pop_multiplier(d):
+    op_named(d, "up")["params"]["multipliers"].pop()
+
+
+def bias_as_int8(d):
+    t = d["tensors"][op_named(d, "up")["inputs"][2]]
+    t["dtype"], t["shape"] = "Int8", [24]  # the same 24 bytes, the wrong dtype
+
+
+NEW_OP_EDITS = [
+    ("g_requantize", set_param("down", "shift", 31), r"'down', Requantize\): output_shift = 31: must be in"),
+    ("g_requantize", set_param("up", "input_offset", 500), r"'up', Requantize\): input_zero_point = -500"),
+    ("g_requantize", set_param("down", "activation_min", 100), r"'down'.*activation_min = 100: must be <="),
+    ("g_requantize", set_output_dim("up", 1, -1), r"'up'.*output = 0: must have the input's shape"),
+    ("g_quantized_mean", set_param("hw", "reduced", []), r"'hw', QuantizedMean\): params.reduced.size = 0"),
+    ("g_quantized_mean", set_param("hw", "reduced", [3, 2]), r"'hw'.*params.reduced\[1\] = 2: must be ascending"),
+    ("g_quantized_mean", set_param("hw", "reduced", [0, 3]), r"'hw'.*params.reduced = 2: must be one block"),
+    ("g_quantized_mean", set_param("lead", "multiplier", -5), r"'lead'.*output_multiplier = -5"),
+    ("g_quantized_mean", set_param("c", "input_offset", -128), r"'c'.*input_offset = -128: must be in \[-127, 128\]"),
+    ("g_quantized_mean", set_output_dim("hw", 1, -1), r"'hw'.*output.shape\[1\] = 5"),
+    ("g_quantized_mean", set_op_field("lead", "scratch_size", 0), r"'lead'.*scratch_size = 0: is smaller"),
+    ("g_minmax", set_param("max_broadcast", "lhs_multiplier", -5),
+     r"'max_broadcast', QuantizedMaximum\): self_multiplier = -5"),
+    ("g_minmax", set_param("min_broadcast", "rhs_shift", -40), r"'min_broadcast', QuantizedMinimum\): other_shift = -40"),
+    ("g_minmax", set_param("min_cl", "output_offset", 300), r"'min_cl'.*output_zero_point = 300"),
+    ("g_minmax", set_output_dim("max_broadcast", 2, 1), r"'max_broadcast'.*output.shape\[2\] = 6"),
+    ("g_batch_matmul", set_param("ab", "lhs_offset", 200), r"'ab', QuantizedBatchMatmul\): lhs_offset = 200"),
+    ("g_batch_matmul", set_param("aa", "output_shift", -32), r"'aa'.*output_shift = -32"),
+    ("g_batch_matmul", set_input_dim("ab", 1, 2, -1), r"'ab'.*rhs.shape\[2\] = 32: must be lhs's columns"),
+    ("g_batch_matmul", set_output_dim("ab", 2, -1), r"'ab'.*output.shape\[2\] = 3: must be rhs's rows"),
+    ("g_batch_matmul", set_op_field("aa", "scratch_size", 4), r"'aa'.*scratch_size = 4: is smaller"),
+    ("g_transpose_conv", set_param("up", "output_padding_h", 2),
+     r"'up', QuantizedTransposeConv2d\): output_padding\[0\] = 2: must be in \[0, stride\)"),
+    ("g_transpose_conv", set_param("up", "dilation_w", 2), r"'up'.*params.dilation_w = 2: must be 1"),
+    ("g_transpose_conv", set_param("no_bias", "stride_w", 0), r"'no_bias'.*stride\[1\] = 0"),
+    ("g_transpose_conv", set_param("no_bias", "input_offset", -128), r"'no_bias'.*input_offset = -128"),
+    ("g_transpose_conv", pop_multiplier, r"'up'.*params.multipliers.size = 5"),
+    ("g_transpose_conv", bias_as_int8, r"'up'.*bias"),
+    ("g_transpose_conv", set_output_dim("up", 2, 1), r"'up'.*output.shape\[1\] = 11: must equal the computed height"),
+    ("g_transpose_conv", set_op_field("no_bias", "scratch_size", 2), r"'no_bias'.*scratch_size = 2: is smaller"),
+]
+
+
+@pytest.fixture(scope="module")
+def new_op_programs():
+    programs = {}
+    for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv):
+        graph, inputs = build()
+        programs[build.__name__] = (cortexm.to_program(graph, bundle_inputs=tuple(inputs)), graph, inputs)
+    return programs
+
+
+@pytest.mark.skipif(FLATC is None, reason="flatc not installed")
+@pytest.mark.parametrize("builder,edit,pattern", NEW_OP_EDITS,
+                         ids=[f"{b}-{i}" for i, (b, _, _) in enumerate(NEW_OP_EDITS)])
+def test_new_op_parameters_are_verified(builder, edit, pattern, new_op_programs, tmp_path):
+    doc = to_json(new_op_programs[builder][0].data, tmp_path)
+    load_bytes(from_json(doc, tmp_path))  # the unedited round trip loads
+    edit(doc)
+    with pytest.raises(ValueError, match=pattern):
+        load_bytes(from_json(doc, tmp_path))
+
+
+@pytest.mark.parametrize("builder", ["g_requantize", "g_minmax", "g_quantized_mean", "g_batch_matmul",
+                                     "g_transpose_conv"])
+def test_new_op_flipped_bytes_never_crash(builder, new_op_programs):
+    """Single-byte corruptions of the new ops' programs either load and run or raise ValueError."""
+    program, _, inputs = new_op_programs[builder]
+    data = program.data
+    rng = np.random.default_rng(13)
+    errors = 0
+    for pos in list(range(0, min(len(data), 400))) + list(rng.integers(0, len(data), 200)):
+        for value in (0x00, 0xFF, data[pos] ^ 0x01, data[pos] ^ 0x80):
+            bad = bytearray(data)
+            bad[pos] = value
+            try:
+                p = load_bytes(bad)
+            except ValueError as e:
+                assert str(e), pos
+                errors += 1
+                continue
+            p.run(*inputs)
+    assert errors > 100
+
+
+# --- torch models through cortexm.lower: the new int8 ops with the scratch the lowering declares
+
+
+def lowered_torch(model, shape, seed):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(seed)
+    x = torch.randn(*shape)
+    model.eval()
+    calibration = [(torch.randn(*shape),) for _ in range(4)]
+    qgraph = cortexm.quantize(cortexm.export(model, (x,)), calibration, progress=False)
+    return cortexm.lower(qgraph, "cortex-m55+int8"), x.numpy()
+
+
+def attention_block():
+    import torch
+
+    class Attention(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v = (torch.nn.Linear(12, 12) for _ in range(3))
+
+        def forward(self, x):
+            q, k, v = self.q(x), self.k(x), self.v(x)
+            scores = torch.bmm(q, k.transpose(1, 2))
+            return torch.maximum(scores @ v, torch.minimum(q, v)).mean(dim=1)
+
+    return Attention(), (2, 7, 12)
+
+
+def up_block():
+    import torch
+
+    class Up(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+            self.up = torch.nn.ConvTranspose2d(8, 5, (3, 2), stride=(2, 3), padding=(1, 0), output_padding=(1, 2))
+
+        def forward(self, x):
+            return self.up(torch.relu(self.conv(x)))
+
+    return Up(), (1, 3, 7, 6)
+
+
+@pytest.mark.parametrize("build,ops", [
+    (attention_block, ["cortex_m.quantized_batch_matmul.default", "cortex_m.quantized_maximum.default",
+                       "cortex_m.quantized_minimum.default", "cortex_m.quantized_mean.default"]),
+    (up_block, ["cortex_m.quantized_transpose_conv2d.default"]),
+], ids=["attention", "upsample"])
+def test_lowered_new_ops_run_bit_exact_with_declared_scratch(build, ops):
+    pytest.importorskip("torch")
+    model, shape = build()
+    lowered, x = lowered_torch(model, shape, seed=3)
+    counts = lowered.op_counts()
+    for op in ops:
+        assert counts.get(op, 0) >= 1, (op, counts)
+    program = cortexm.to_program(lowered, bundle_inputs=(x,))
+    assert "+ 0 B scratch the graph does not declare" in program.layout
+    assert program.memory_plan().arena_size == program.arena_size
+    assert_bit_exact(program, lowered, x)
+    assert program.verify() == 1
+    assert program.float_ops == 0
+
+
 # --- every zoo model ---------------------------------------------------------------------------
 
 ZOO = ["deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mobilenet_v2_96", "mobilenet_v3_small_96",
