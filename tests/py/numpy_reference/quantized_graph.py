@@ -57,13 +57,20 @@ def _f32(v):
     return np.float32(v)
 
 
+def _d(x):
+    return np.asarray(x, np.float64)
+
+
 def _gelu(x, approximate):
+    x = _d(x)
     if approximate == "tanh":
-        beta = _f32(math.sqrt(2.0 / math.pi))
-        inner = beta * (x + _f32(0.044715) * x * x * x)
-        return _f32(0.5) * x * (_f32(1) + np.tanh(inner))
-    erf = np.vectorize(math.erf)(x.astype(np.float64) * float(_f32(math.sqrt(0.5))))
-    return x * _f32(0.5) * (_f32(1) + erf.astype(np.float32))
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return x * 0.5 * (1.0 + np.vectorize(math.erf)(x * math.sqrt(0.5)))
+
+
+def _pow(x, exponent):
+    e = _f32(exponent)
+    return x * x if e == 2 else np.power(_d(x), float(e))
 
 
 def _scalar(attrs):
@@ -71,17 +78,18 @@ def _scalar(attrs):
     return _f32(attrs.get("alpha", 1.0)) * _f32(attrs["other"])
 
 
-# The float definition of each op lowered to a lookup table, on float32 values.
+# The float definition of each op lowered to a lookup table, on float32 inputs: transcendental
+# functions in double, rounded once to float32 (what cortexm's float kernels compute, so that
+# host and target agree); arithmetic in float32.
 UNARY = {
-    "aten.sigmoid.default": lambda x, a: _f32(1) / (_f32(1) + np.exp(-x)),
-    "aten.tanh.default": lambda x, a: np.tanh(x),
-    "aten.silu.default": lambda x, a: x / (_f32(1) + np.exp(-x)),
+    "aten.sigmoid.default": lambda x, a: 1.0 / (1.0 + np.exp(-_d(x))),
+    "aten.tanh.default": lambda x, a: np.tanh(_d(x)),
+    "aten.silu.default": lambda x, a: _d(x) / (1.0 + np.exp(-_d(x))),
     "aten.gelu.default": lambda x, a: _gelu(x, a.get("approximate", "none")),
     "aten.hardswish.default": lambda x, a: x * np.clip(x + _f32(3), _f32(0), _f32(6)) / _f32(6),
     "aten.sqrt.default": lambda x, a: np.sqrt(x),
     "aten.abs.default": lambda x, a: np.abs(x),
-    "aten.pow.Tensor_Scalar": lambda x, a: (x * x if _f32(a["exponent"]) == 2
-                                            else np.power(x, _f32(a["exponent"]))),
+    "aten.pow.Tensor_Scalar": lambda x, a: _pow(x, a["exponent"]),
     "aten.add.Scalar": lambda x, a: x + _scalar(a),
     "aten.sub.Scalar": lambda x, a: x - _scalar(a),
     "aten.mul.Scalar": lambda x, a: x * _f32(a["other"]),
