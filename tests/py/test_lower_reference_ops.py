@@ -225,3 +225,100 @@ def test_adaptive_avg_pool2d(size):
                                                                           ceil_mode=True), 0.1))])
 def test_clamp_tails(op, fn):
     check(Fn(fn), [(1, 3, 6, 7), (1, 3, 6, 7)], {op: 1})
+
+
+# --- hand-built graphs: qparams no quantizer picks ----------------------------------------------
+
+Q = "quantized_decomposed.quantize_per_tensor.default"
+DQ = "quantized_decomposed.dequantize_per_tensor.default"
+
+
+def qattrs(scale, zero_point, lo=-128, hi=127):
+    return {"scale": scale, "zero_point": zero_point, "quant_min": lo, "quant_max": hi,
+            "dtype": "int8"}
+
+
+def quantized(g, v, q):
+    """quantize v by q and dequantize it again: the int8 value of the Q/DQ form."""
+    return g.call(DQ, [g.call(Q, [v], q)], q)
+
+
+def check_graph(g, shapes, expected, seed=0):
+    """Lowers the hand-built Q/DQ graph g (int8 inputs); as check()."""
+    lowered = cortexm.lower(g, "cortex-m55+int8")
+    reference = QuantizedGraphReference(g)
+    got_ops = collections.Counter(n.op for n in lowered.nodes
+                                  if n.op.startswith("cortex_m.") and n.op not in BOUNDARY)
+    assert got_ops == collections.Counter(reference.integer_ops), (dict(got_ops),
+                                                                   reference.integer_ops)
+    assert got_ops == collections.Counter({cm(op): n for op, n in expected.items()})
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        x = [rng.integers(-128, 128, size=s).astype(np.int8) for s in shapes]
+        got = lowered.run(*x)
+        got = list(got) if isinstance(got, tuple) else [got]
+        for k, (a, b) in enumerate(zip(got, reference.run(*x))):
+            assert a.shape == b.shape and np.array_equal(a, b), f"output {k}"
+
+
+@pytest.mark.parametrize("x_q,y_q,out_q,requantizes", [
+    # y's integers may lie outside the output's narrow range: requantized (clamped) too.
+    (qattrs(0.05, 3), qattrs(0.08, -2, -100, 90), qattrs(0.08, -2, -100, 90), 2),
+    # Both inputs at the output's full-range qparams: the cat moves integers only.
+    (qattrs(0.0731, -128), qattrs(0.0731, -128), qattrs(0.0731, -128), 0),
+    (qattrs(0.013, 127), qattrs(0.9, -128), qattrs(0.31, 0, -127, 127), 2),
+])
+@pytest.mark.parametrize("dim", [1, -1])
+def test_hand_built_cat_then_softmax(x_q, y_q, out_q, requantizes, dim):
+    g = cortexm.Graph()
+    shapes = [(2, 5, 3), (2, 5, 3)]
+    x, y = (g.add_input(n, list(s), "int8") for n, s in zip("xy", shapes))
+    cat = g.call("aten.cat.default", [g.call(DQ, [x], x_q), g.call(DQ, [y], y_q)], {"dim": dim})
+    c = quantized(g, cat, out_q)
+    s = g.call("aten._softmax.default", [c], {"dim": dim, "half_to_float": False})
+    g.outputs = [quantized(g, s, qattrs(1 / 256, -128)), c]
+    expected = {"quantized_softmax": 1}
+    if requantizes:
+        expected["requantize"] = requantizes
+    check_graph(g, shapes, expected)
+
+
+@pytest.mark.parametrize("in_q,out_q", [(qattrs(0.05, 3), qattrs(0.05, 3)),
+                                        (qattrs(0.05, 3), qattrs(0.021, -90, -100, 90)),
+                                        (qattrs(1.7, 127), qattrs(0.0039, -128))])
+def test_hand_built_requantize(in_q, out_q):
+    g = cortexm.Graph()
+    x = g.add_input("x", [3, 7], "int8")
+    g.outputs = [g.call(DQ, [g.call(Q, [g.call(DQ, [x], in_q)], out_q)], out_q)]
+    check_graph(g, [(3, 7)], {"requantize": 1})
+
+
+UNARY_ATTRS = {"aten.sigmoid.default": {}, "aten.tanh.default": {}, "aten.silu.default": {},
+               "aten.gelu.default": {"approximate": "tanh"}, "aten.hardswish.default": {},
+               "aten.sqrt.default": {}, "aten.abs.default": {},
+               "aten.pow.Tensor_Scalar": {"exponent": 1.5},
+               "aten.add.Scalar": {"other": 0.3, "alpha": -2.0},
+               "aten.sub.Scalar": {"other": 7.25, "alpha": 1.0}, "aten.mul.Scalar": {"other": 3.0},
+               "aten.div.Scalar": {"other": -0.37}}
+
+
+@pytest.mark.parametrize("op", sorted(UNARY_ATTRS))
+@pytest.mark.parametrize("in_q,out_q", [(qattrs(0.043, -128), qattrs(0.0117, 5, -110, 120)),
+                                        (qattrs(0.0021, 127), qattrs(0.9, -128))])
+def test_hand_built_activation_table(op, in_q, out_q):
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 11], "int8")
+    y = g.call(op, [g.call(DQ, [x], in_q)], UNARY_ATTRS[op])
+    g.outputs = [quantized(g, y, out_q)]
+    check_graph(g, [(2, 3, 11)], {"quantized_activation": 1})
+
+
+@pytest.mark.parametrize("scale", [2.0**-25, 0.0041, 0.37, 5.0])
+@pytest.mark.parametrize("log", [False, True])
+def test_hand_built_softmax_input_scales(scale, log):
+    g = cortexm.Graph()
+    x = g.add_input("x", [3, 517], "int8")
+    op = "aten._log_softmax.default" if log else "aten._softmax.default"
+    y = g.call(op, [g.call(DQ, [x], qattrs(scale, -9))], {"dim": -1, "half_to_float": False})
+    g.outputs = [quantized(g, y, qattrs(16 / 256, 127) if log else qattrs(1 / 256, -128))]
+    check_graph(g, [(3, 517)], {"quantized_log_softmax" if log else "quantized_softmax": 1})
