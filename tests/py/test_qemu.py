@@ -97,3 +97,21 @@ def test_the_runner_itself_refuses_a_program_too_big(monkeypatch):
     monkeypatch.setattr(qemu, "bulk_bytes", lambda cpu: 1 << 40)
     with pytest.raises(ValueError, match=r"does not fit the machine's memory.*bulk RAM bytes: 16777216"):
         cortexm.run_on_qemu(big, [np.zeros((2, 3), np.float32)], cpu="cortex-m4")
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_new_int8_ops_on_qemu_are_bit_identical_with_the_host(cpu):
+    """requantize, mean, maximum / minimum, batch matmul and transposed conv (test_program's op
+    graphs: awkward shapes, qparams and layouts) on the emulated core."""
+    from test_program import g_batch_matmul, g_minmax, g_quantized_mean, g_requantize, g_transpose_conv
+
+    for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv):
+        graph, inputs = build()
+        program = cortexm.to_program(graph, target=f"{cpu}+int8")
+        result = qemu.run(program, inputs, cpu)
+        host = program.run(*inputs)
+        host = list(host) if isinstance(host, tuple) else [host]
+        assert len(result.outputs) == len(host), build.__name__
+        for k, (got, want) in enumerate(zip(result.outputs, host)):
+            assert got.dtype == want.dtype and got.shape == want.shape, (build.__name__, k)
+            assert got.tobytes() == want.tobytes(), (build.__name__, k)
