@@ -22,7 +22,20 @@ ALL_ZOO = os.environ.get("CORTEXM_QEMU_ZOO") == "1"
 ZOO = ["deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mobilenet_v2_96", "mobilenet_v3_small_96",
        "resnet8", "silero_vad", "wav2letter", "yolo_style"]
 ON_DEMAND = pytest.mark.skipif(not ALL_ZOO, reason="every zoo model on QEMU: set CORTEXM_QEMU_ZOO=1")
-CASES = [pytest.param(name, cpu, marks=() if name == "ds_cnn" else ON_DEMAND, id=f"{name}-{cpu}")
+NO_REQUANTIZE_KERNEL = pytest.mark.xfail(raises=cortexm.UnsupportedError, strict=True,
+                                         reason="programs cannot hold cortex_m.requantize yet (no runtime kernel)")
+# wav2letter's program file (35 MB) is larger than the M4 board's 16 MB PSRAM.
+TOO_BIG = {("wav2letter", "cortex-m4")}
+
+
+def marks(name, cpu):
+    m = [] if name == "ds_cnn" else [ON_DEMAND]
+    if name in ("silero_vad", "yolo_style"):
+        m.append(NO_REQUANTIZE_KERNEL)
+    return m
+
+
+CASES = [pytest.param(name, cpu, marks=marks(name, cpu), id=f"{name}-{cpu}")
          for name in ZOO for cpu in ("cortex-m55", "cortex-m4")]
 
 
@@ -39,6 +52,10 @@ def zoo_program(name, cpu):
 @pytest.mark.parametrize("name,cpu", CASES)
 def test_zoo_model_on_qemu_is_bit_identical_with_the_host(name, cpu):
     program, inputs = zoo_program(name, cpu)
+    if (name, cpu) in TOO_BIG:
+        with pytest.raises(ValueError, match=f"does not fit {cpu}"):
+            qemu.run(program, inputs, cpu)
+        return
     result = qemu.run(program, inputs, cpu, count_instructions=True)
     host = program.run(*inputs)
     host = list(host) if isinstance(host, tuple) else [host]
@@ -97,3 +114,17 @@ def test_the_runner_itself_refuses_a_program_too_big(monkeypatch):
     monkeypatch.setattr(qemu, "bulk_bytes", lambda cpu: 1 << 40)
     with pytest.raises(ValueError, match=r"does not fit the machine's memory.*bulk RAM bytes: 16777216"):
         cortexm.run_on_qemu(big, [np.zeros((2, 3), np.float32)], cpu="cortex-m4")
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_kernel_gtests_pass_on_the_target(cpu):
+    code, log = qemu.run_kernel_tests(cpu)
+    assert code == 0, log[-3000:]
+    assert "[  PASSED  ]" in log and "FAILED" not in log
+
+
+def test_gtest_arguments_reach_the_target():
+    code, log = qemu.run_kernel_tests("cortex-m4", ["--gtest_filter=Requantize.TiesRoundAwayFromZero"])
+    assert code == 0 and "1 test from 1 test suite ran" in log
+    with pytest.raises(ValueError, match="only --gtest_"):
+        qemu.run_kernel_tests("cortex-m4", ["--gtest_filter=a b"])
