@@ -128,3 +128,27 @@ def test_gtest_arguments_reach_the_target():
     assert code == 0 and "1 test from 1 test suite ran" in log
     with pytest.raises(ValueError, match="only --gtest_"):
         qemu.run_kernel_tests("cortex-m4", ["--gtest_filter=a b"])
+
+
+NEWLIB_EXPF = pytest.mark.xfail(strict=True, reason=(
+    "newlib's expf (the v7e-m+fp multilib) differs from glibc's by 1 ulp for some inputs, so float "
+    "fallback ops built on it are not bit-exact on the M4"))
+
+
+@pytest.mark.parametrize("op,cpu", [
+    ("aten.tanh.default", "cortex-m4"),
+    ("aten.tanh.default", "cortex-m55"),
+    pytest.param("aten.sigmoid.default", "cortex-m4", marks=NEWLIB_EXPF),
+    ("aten.sigmoid.default", "cortex-m55"),
+    pytest.param("aten.silu.default", "cortex-m4", marks=NEWLIB_EXPF),
+    ("aten.silu.default", "cortex-m55"),
+])
+def test_float_fallback_with_libm_on_the_target(op, cpu):
+    x = (np.random.default_rng(0).standard_normal((8, 256)) * 4).astype(np.float32)
+    g = cortexm.Graph()
+    xi = g.add_input("x", list(x.shape))
+    g.outputs = [g.call(op, [xi], {})]
+    program = cortexm.to_program(g)
+    assert program.float_ops == 1
+    got = cortexm.run_on_qemu(program, [x], cpu=cpu)
+    assert got.tobytes() == program.run(x).tobytes()
