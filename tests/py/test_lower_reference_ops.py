@@ -194,7 +194,8 @@ def test_mm():
 ])
 def test_transpose_conv2d(kwargs, tail):
     layers = [nn.ConvTranspose2d(5, 3, **kwargs)] + ([tail] if tail is not None else [])
-    check(nn.Sequential(*layers), [(1, 5, 4, 6)], {"quantized_transpose_conv2d": 1})
+    lowered = check(nn.Sequential(*layers), [(1, 5, 4, 6)], {"quantized_transpose_conv2d": 1})
+    assert "aten.relu.default" not in lowered.op_counts()  # a ReLU tail folds into the kernel's range
 
 
 # --- avg pool: count and rounding ----------------------------------------------------------------
@@ -225,6 +226,21 @@ def test_adaptive_avg_pool2d(size):
                                                                           ceil_mode=True), 0.1))])
 def test_clamp_tails(op, fn):
     check(Fn(fn), [(1, 3, 6, 7), (1, 3, 6, 7)], {op: 1})
+
+
+# --- clamps no op takes as its tail: fused by ActivationFusion, else a table ---------------------
+
+@pytest.mark.parametrize("fn,expected", [
+    # The product is read twice (silero's h): the relu cannot fold into the mul.
+    (lambda a, b: (lambda p: (p, torch.relu(p)))(a * b), {"quantized_mul": 1, "quantized_activation": 1}),
+    # ActivationFusion walks back through a view to the add ...
+    (lambda a, b: torch.relu((a + b).view(1, 3, 42)), {"quantized_add": 1, "quantized_activation": 0}),
+    # ... but not through an unsqueeze, nor into an op without an activation range.
+    (lambda a, b: F.hardtanh((a + b).unsqueeze(1), -0.3, 0.8), {"quantized_add": 1, "quantized_activation": 1}),
+    (lambda a, b: torch.clamp(torch.cat([a, b], 1), -0.5), {"quantized_activation": 1}),
+])
+def test_unfused_clamps(fn, expected):
+    check(Fn(fn), [(1, 3, 6, 7), (1, 3, 6, 7)], expected)
 
 
 # --- hand-built graphs: qparams no quantizer picks ----------------------------------------------
@@ -322,3 +338,19 @@ def test_hand_built_softmax_input_scales(scale, log):
     y = g.call(op, [g.call(DQ, [x], qattrs(scale, -9))], {"dim": -1, "half_to_float": False})
     g.outputs = [quantized(g, y, qattrs(16 / 256, 127) if log else qattrs(1 / 256, -128))]
     check_graph(g, [(3, 517)], {"quantized_log_softmax" if log else "quantized_softmax": 1})
+
+
+CLAMP_ATTRS = {"aten.relu.default": {}, "aten.hardtanh.default": {"min_val": -0.7, "max_val": 0.2},
+               "aten.clamp.default": {"min": 0.3, "max": None}, "aten.hardsigmoid.default": {}}
+
+
+@pytest.mark.parametrize("op", sorted(CLAMP_ATTRS))
+@pytest.mark.parametrize("in_q,out_q", [(qattrs(0.043, -128), qattrs(0.043, -128)),
+                                        (qattrs(0.02, 17), qattrs(0.0117, 5, -110, 120)),
+                                        (qattrs(0.0021, 127), qattrs(0.9, -128))])
+def test_hand_built_unfused_clamp_table(op, in_q, out_q):
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 11], "int8")
+    y = g.call(op, [g.call(DQ, [x], in_q)], CLAMP_ATTRS[op])
+    g.outputs = [quantized(g, y, out_q)]
+    check_graph(g, [(2, 3, 11)], {"quantized_activation": 1})

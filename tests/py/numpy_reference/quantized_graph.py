@@ -46,6 +46,12 @@ MOVES = ("aten.permute_copy.default", "aten.view_copy.default", "aten.squeeze_co
          "aten.unsqueeze_copy.default")
 CM = "cortex_m.{}.default"
 REQUANTIZE = CM.format("requantize")
+# ActivationFusion walks back through these to a producer, and folds into these ops' ranges.
+FUSION_MOVES = ("aten.view_copy.default", "dim_order_ops._clone_dim_order.default")
+ACTIVATION_RANGE_OPS = tuple(CM.format(op) for op in (
+    "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_transpose_conv2d",
+    "quantized_linear", "quantized_add",
+    "quantized_mul", "quantized_max_pool2d", "quantized_avg_pool2d"))
 LINEAR_LIKE = ("aten.convolution.default", "aten.linear.default", "aten.addmm.default")
 
 
@@ -175,10 +181,12 @@ class Out:
 
 
 class Group:
-    """fn(env) -> the int8 value; sources: what it reads; ops: the cortex_m ops it lowers to."""
+    """fn(env) -> the int8 value; sources: what it reads; ops: the cortex_m ops it lowers to;
+    out: the Out of an op group (its activation range), None for requantize / cat."""
 
     def __init__(self, fn, sources, ops):
         self.fn, self.sources, self.ops = fn, sources, ops
+        self.out = None
 
 
 def _users(value):
@@ -259,15 +267,20 @@ class QuantizedGraphReference:
                     (producer.op != HARDSIGMOID or inner.producer.op in LINEAR_LIKE):
                 tail, producer = producer, inner.producer
         quantizes = self._quantizes(v)
-        out = Out(QParams(qnode), tail)
         op = producer.op
-        if op in UNARY:
+        if op in CLAMPS + (HARDSIGMOID,):  # a clamp no op took as its tail
+            tail, producer = producer, None
+        out = Out(QParams(qnode), tail)
+        if producer is None or (tail is not None and op in (DQ,) + MOVES):
+            group = self._unfused_clamp(tail, out)
+        elif op in UNARY:
             group = self._unary(producer, out)
         else:
             plan = getattr(self, "_plan_" + op.split(".")[1], None)
             if plan is None or not op.startswith("aten."):
                 raise NotInteger(op)
             group = plan(producer, out)
+        group.out = out
         return quantizes, group
 
     def _source(self, value):
@@ -605,6 +618,50 @@ class QuantizedGraphReference:
 
     def _plan__log_softmax(self, node, out):
         return self._softmax(node, out, True)
+
+    def _unfused_clamp(self, clamp, out):
+        """A clamp on a dequantized value (the quantizer's passthrough relu / hardtanh / clamp, or
+        hardsigmoid): what ActivationFusion folds into its producer stays a float op here (the
+        same integers); the rest the lowering makes a table."""
+        x = self._source(clamp.inputs[0])
+        if self._fuses_into_producer(clamp, x, out):
+            raise NotInteger("folds into its producer's activation range")
+        y = dequantize_per_tensor(np.arange(-128, 128).astype(np.int8), x.q.scale, x.q.zp)
+        if clamp.op == HARDSIGMOID:  # relu6(x + 3) / 6 in float32
+            y = (np.clip(y + _f32(3), _f32(0), _f32(6)) / _f32(6)).astype(np.float32)
+        table = quantize_per_tensor(y, out.q.scale, out.q.zp, out.q.qmin, out.q.qmax, np.int64)
+        if clamp.op != HARDSIGMOID:  # quantize is monotonic: clamping after it is clamping before
+            table = np.clip(table, out.act_min, out.act_max)
+        return Group(lambda env: table[x.get(env).astype(np.int64) + 128].astype(np.int8), [x],
+                     [CM.format("quantized_activation")])
+
+    def _fuses_into_producer(self, clamp, x, out):
+        """ActivationFusion's rule on the quantized graph: a pure clamp whose input and output
+        qparams agree, reading through view_copy / clones (and the Q/DQ pairs at their qparams),
+        each value read once, the int8 output of an integer group whose cortex_m op has an
+        activation range that meets the clamp's."""
+        if clamp.op == HARDSIGMOID or x.q.key() != out.q.key():
+            return False
+        v, last_q = clamp.inputs[0], None
+        while True:
+            if len(_users(v)) != 1 or v.id in self.graph_outputs or v.producer is None:
+                return False
+            p = v.producer
+            if p.op == DQ:
+                q = p.inputs[0].producer
+                if q is None or q.op != Q or len(_users(p.inputs[0])) != 1 or \
+                        p.inputs[0].id in self.graph_outputs or QParams(q).key() != out.q.key():
+                    return False
+                last_q, v = q, q.inputs[0]
+            elif p.op in FUSION_MOVES:
+                last_q, v = None, p.inputs[0]
+            else:
+                break
+        group = self.groups.get(last_q.id) if last_q is not None else None
+        if group is None or group.out is None or len(group.ops) != 1 or \
+                group.ops[0] not in ACTIVATION_RANGE_OPS:
+            return False
+        return max(group.out.act_min, out.act_min) <= min(group.out.act_max, out.act_max)
 
     def _unary(self, node, out):
         x = self._source(node.inputs[0])
