@@ -12,6 +12,8 @@ integers, written from the graph's qparams alone, apart from the C++ passes and 
   biases. A unary op is a 256-entry table built here from the op's float definition in numpy.
   A dequantized input may also reach the op through permute / view / squeeze / unsqueeze, which
   move integers exactly. The activation tail is a clamp of the result (its quantized bounds).
+- relu / hardtanh / clamp / hardsigmoid standing alone between dequantize and quantize (a table
+  of the float op; the lowering leaves it a float op for now: UNFUSED_ACTIVATION_OPS);
 - `dequantize -> quantize` (a requantize: (x - zp) << 20, one multiplier s_in / (2^20 s_out));
 - `dequantize... -> cat -> quantize`: an int8 cat of the inputs, requantized where their qparams
   differ from the output's.
@@ -96,12 +98,33 @@ UNARY = {
     "aten.div.Scalar": lambda x, a: x / _f32(a["other"]),
 }
 
+# relu / hardtanh / clamp / hardsigmoid (float32, as torch defines them) when they stand alone on a
+# dequantized value: an integer group too (a table of them is exact), lowered to
+# UNFUSED_ACTIVATION_OPS.
+ACTIVATIONS = {
+    "aten.relu.default": lambda x, a: np.maximum(x, _f32(0)),
+    "aten.hardtanh.default": lambda x, a: np.clip(x, _f32(a.get("min_val", -1.0)),
+                                                  _f32(a.get("max_val", 1.0))),
+    "aten.clamp.default": lambda x, a: np.clip(x, _f32(-np.inf if a.get("min") is None
+                                                       else a["min"]),
+                                               _f32(np.inf if a.get("max") is None else a["max"])),
+    "aten.hardsigmoid.default": lambda x, a: np.clip(x + _f32(3), _f32(0), _f32(6)) / _f32(6),
+}
+# What the lowering makes of a relu / hardtanh / clamp / hardsigmoid it cannot fold into a
+# producer's activation range: today nothing (it stays a float op between dequantize and quantize;
+# its values are the table's all the same).
+UNFUSED_ACTIVATION_OPS = ()
+# The cortex_m ops with an activation range (ActivationFusion folds a clamp tail into them).
+FUSES_ACTIVATION = tuple(CM.format(k) for k in (
+    "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_linear", "quantized_add",
+    "quantized_mul", "quantized_max_pool2d", "quantized_avg_pool2d"))
+
 
 def activation_table(op, attrs, in_q, out_q):
     """The 256 outputs of DQ(in_q) -> op -> Q(out_q) for the int8 inputs -128..127."""
     x = dequantize_per_tensor(np.arange(-128, 128).astype(np.int8), in_q.scale, in_q.zp)
     with np.errstate(all="ignore"):
-        y = np.asarray(UNARY[op](x, attrs), np.float32)
+        y = np.asarray({**UNARY, **ACTIVATIONS}[op](x, attrs), np.float32)
     return quantize_per_tensor(y, out_q.scale, out_q.zp, out_q.qmin, out_q.qmax, np.int8)
 
 
@@ -251,24 +274,35 @@ class QuantizedGraphReference:
 
     def _compute_group(self, qnode):
         v = qnode.inputs[0]
-        producer, tail = v.producer, None
-        if producer.op in CLAMPS + (HARDSIGMOID,) and len(producer.inputs) >= 1:
-            inner = producer.inputs[0]
-            if inner.producer is not None and len(inner.producer.outputs) == 1 and \
-                    _users(inner) == [producer] and inner.id not in self.graph_outputs and \
-                    (producer.op != HARDSIGMOID or inner.producer.op in LINEAR_LIKE):
-                tail, producer = producer, inner.producer
+        producer = v.producer
         quantizes = self._quantizes(v)
-        out = Out(QParams(qnode), tail)
-        op = producer.op
-        if op in UNARY:
-            group = self._unary(producer, out)
-        else:
-            plan = getattr(self, "_plan_" + op.split(".")[1], None)
-            if plan is None or not op.startswith("aten."):
-                raise NotInteger(op)
-            group = plan(producer, out)
-        return quantizes, group
+        q = QParams(qnode)
+        if producer.op in CLAMPS + (HARDSIGMOID,) and producer.inputs:
+            inner = producer.inputs[0]
+            core = inner.producer
+            if core is not None and len(core.outputs) == 1 and _users(inner) == [producer] and \
+                    inner.id not in self.graph_outputs and \
+                    (producer.op != HARDSIGMOID or core.op in LINEAR_LIKE):
+                try:
+                    return quantizes, self._core_group(core, Out(q, producer), producer)
+                except NotInteger:
+                    pass  # maybe an activation standing alone on a dequantized value
+        return quantizes, self._core_group(producer, Out(q, None), None)
+
+    def _core_group(self, node, out, tail):
+        op = node.op
+        if op in UNARY or op in ACTIVATIONS:  # the latter standing alone
+            group = self._unary(node, out)
+            if op in ACTIVATIONS:
+                group.ops = list(UNFUSED_ACTIVATION_OPS)
+            return group
+        plan = getattr(self, "_plan_" + op.split(".")[1], None)
+        if plan is None or not op.startswith("aten."):
+            raise NotInteger(op)
+        group = plan(node, out)
+        if tail is not None and tail.op in CLAMPS and group.ops[-1] not in FUSES_ACTIVATION:
+            group.ops = group.ops + list(UNFUSED_ACTIVATION_OPS)
+        return group
 
     def _source(self, value):
         """The Source of an input value: a per-tensor int8 dequantize, maybe behind moves."""
