@@ -56,7 +56,14 @@ def check(module, shapes, expected, seed=0):
             assert g.shape == w.shape and g.dtype == w.dtype, k
             # Outputs are int8 values dequantized by one scale: equal floats, equal integers.
             assert np.array_equal(g, w), f"output {k}: {np.count_nonzero(g != w)} of {g.size} differ"
+    within_one_lsb(reference, [t.numpy() for t in trials[-1]])
     return lowered
+
+
+def within_one_lsb(reference, x):
+    """Each integer op is within 1 LSB of its float op quantized, from the same int8 inputs."""
+    deviation = reference.group_deviation(*x)
+    assert deviation and max(d[1] for d in deviation.values()) <= 1, deviation
 
 
 class Fn(nn.Module):
@@ -259,6 +266,7 @@ def check_graph(g, shapes, expected, seed=0):
         got = list(got) if isinstance(got, tuple) else [got]
         for k, (a, b) in enumerate(zip(got, reference.run(*x))):
             assert a.shape == b.shape and np.array_equal(a, b), f"output {k}"
+    within_one_lsb(reference, x)
 
 
 @pytest.mark.parametrize("x_q,y_q,out_q,requantizes", [

@@ -720,24 +720,44 @@ class QuantizedGraphReference:
         return needed
 
     def run(self, *inputs):
+        return self._evaluate(inputs, self.needed)
+
+    def group_deviation(self, *inputs):
+        """Per integer group (by its quantize node's name): (cortex_m ops, max, mean) of
+        |integer result - the graph's float op quantized| in LSB, both from the same int8
+        inputs; the float ops of the whole graph run, so this is as slow as the fake-quant graph."""
+        deviation = {}
+
+        def compare(node, integer, float_result):
+            diff = np.abs(integer.astype(np.int64) - float_result.astype(np.int64))
+            ops = self.groups[node.id].ops
+            deviation[node.name] = (ops, int(diff.max(initial=0)), float(diff.mean()))
+
+        self._evaluate(inputs, {n.id for n in self.nodes}, compare)
+        return deviation
+
+    def _evaluate(self, inputs, needed, compare=None):
         env, done = {}, {}
         for v, x in zip(self.graph.inputs, inputs):
             env[v.id] = np.asarray(x)
         for v in self.graph.constants:
             env[v.id] = np.asarray(v.data)
         for node in self.nodes:
-            if node.id not in self.needed:
+            if node.id not in needed:
                 continue
-            if node.id in self.groups:
-                group = self.groups[node.id]
-                if id(group) not in done:
-                    done[id(group)] = np.asarray(group.fn(env)).astype(np.int8)
-                env[node.outputs[0].id] = done[id(group)]
-            elif node.op == Q:
+            if node.op == Q:
                 a = node.attrs
-                env[node.outputs[0].id] = quantize_per_tensor(
-                    env[node.inputs[0].id], a["scale"], a["zero_point"], a["quant_min"],
-                    a["quant_max"], np.dtype(a["dtype"]))
+                if node.id not in self.groups or compare is not None:
+                    env[node.outputs[0].id] = quantize_per_tensor(
+                        env[node.inputs[0].id], a["scale"], a["zero_point"], a["quant_min"],
+                        a["quant_max"], np.dtype(a["dtype"]))
+                if node.id in self.groups:
+                    group = self.groups[node.id]
+                    if id(group) not in done:
+                        done[id(group)] = np.asarray(group.fn(env)).astype(np.int8)
+                    if compare is not None:
+                        compare(node, done[id(group)], env[node.outputs[0].id])
+                    env[node.outputs[0].id] = done[id(group)]
             elif node.op == DQ:
                 a = node.attrs
                 env[node.outputs[0].id] = dequantize_per_tensor(env[node.inputs[0].id], a["scale"],
