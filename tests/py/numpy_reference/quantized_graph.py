@@ -295,12 +295,14 @@ class QuantizedGraphReference:
             group = self._unary(node, out)
             if op in ACTIVATIONS:
                 group.ops = list(UNFUSED_ACTIVATION_OPS)
-            return group
-        plan = getattr(self, "_plan_" + op.split(".")[1], None)
-        if plan is None or not op.startswith("aten."):
-            raise NotInteger(op)
-        group = plan(node, out)
-        if tail is not None and tail.op in CLAMPS and group.ops[-1] not in FUSES_ACTIVATION:
+        else:
+            plan = getattr(self, "_plan_" + op.split(".")[1], None)
+            if plan is None or not op.startswith("aten."):
+                raise NotInteger(op)
+            group = plan(node, out)
+        # A clamp tail the producer has no activation range for stays a node of its own.
+        if tail is not None and tail.op in CLAMPS and \
+                not (group.ops and group.ops[-1] in FUSES_ACTIVATION):
             group.ops = group.ops + list(UNFUSED_ACTIVATION_OPS)
         return group
 
