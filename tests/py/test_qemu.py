@@ -152,3 +152,20 @@ def test_float_fallback_with_libm_on_the_target(op, cpu):
     assert program.float_ops == 1
     got = cortexm.run_on_qemu(program, [x], cpu=cpu)
     assert got.tobytes() == program.run(x).tobytes()
+
+
+def test_run_cli_with_qemu(tmp_path, capsys):
+    from cortexm import run as run_cli
+
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3])
+    g.outputs = [g.call("aten.relu.default", [x], {})]
+    path = tmp_path / "relu.cmpte"
+    cortexm.to_program(g, bundle_inputs=(np.array([[-1, 2, -3], [4, -5, 6]], np.float32),)).save(path)
+    assert run_cli.main(["--qemu", "cortex-m4", str(path), "--profile"]) == 0
+    out = capsys.readouterr().out
+    assert "ran on cortex-m4 under QEMU (mps2-an386)" in out
+    assert "executed instructions (QEMU instruction count, not cycles):" in out
+    assert "compare: outputs on cortex-m4 bit-exact with the host runtime" in out
+    assert run_cli.main(["--qemu", "cortex-m0plus", str(path)]) == 1
+    assert "has no QEMU machine" in capsys.readouterr().err
