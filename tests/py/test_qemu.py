@@ -117,6 +117,24 @@ def test_the_runner_itself_refuses_a_program_too_big(monkeypatch):
 
 
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_new_int8_ops_on_qemu_are_bit_identical_with_the_host(cpu):
+    """requantize, mean, maximum / minimum, batch matmul and transposed conv (test_program's op
+    graphs: awkward shapes, qparams and layouts) on the emulated core."""
+    from test_program import g_batch_matmul, g_minmax, g_quantized_mean, g_requantize, g_transpose_conv
+
+    for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv):
+        graph, inputs = build()
+        program = cortexm.to_program(graph, target=f"{cpu}+int8")
+        result = qemu.run(program, inputs, cpu)
+        host = program.run(*inputs)
+        host = list(host) if isinstance(host, tuple) else [host]
+        assert len(result.outputs) == len(host), build.__name__
+        for k, (got, want) in enumerate(zip(result.outputs, host)):
+            assert got.dtype == want.dtype and got.shape == want.shape, (build.__name__, k)
+            assert got.tobytes() == want.tobytes(), (build.__name__, k)
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
 def test_kernel_gtests_pass_on_the_target(cpu):
     code, log = qemu.run_kernel_tests(cpu)
     assert code == 0, log[-3000:]
@@ -130,20 +148,12 @@ def test_gtest_arguments_reach_the_target():
         qemu.run_kernel_tests("cortex-m4", ["--gtest_filter=a b"])
 
 
-NEWLIB_EXPF = pytest.mark.xfail(strict=True, reason=(
-    "newlib's expf (the v7e-m+fp multilib) differs from glibc's by 1 ulp for some inputs, so float "
-    "fallback ops built on it are not bit-exact on the M4"))
-
-
-@pytest.mark.parametrize("op,cpu", [
-    ("aten.tanh.default", "cortex-m4"),
-    ("aten.tanh.default", "cortex-m55"),
-    pytest.param("aten.sigmoid.default", "cortex-m4", marks=NEWLIB_EXPF),
-    ("aten.sigmoid.default", "cortex-m55"),
-    pytest.param("aten.silu.default", "cortex-m4", marks=NEWLIB_EXPF),
-    ("aten.silu.default", "cortex-m55"),
-])
-def test_float_fallback_with_libm_on_the_target(op, cpu):
+# The portable float kernels compute transcendentals without libm (kernels/portable/elementary.cc),
+# so float fallback gives the host's bits on every core.
+@pytest.mark.parametrize("op", ["aten.tanh.default", "aten.sigmoid.default", "aten.silu.default",
+                                "aten.gelu.default"])
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_float_fallback_is_bit_identical_on_the_target(op, cpu):
     x = (np.random.default_rng(0).standard_normal((8, 256)) * 4).astype(np.float32)
     g = cortexm.Graph()
     xi = g.add_input("x", list(x.shape))
