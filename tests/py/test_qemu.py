@@ -1,0 +1,99 @@
+"""Programs on an emulated Cortex-M (cortexm.run_on_qemu): outputs bit-identical with the host
+runtime's, and clear errors for a cpu without a machine, bad inputs and programs that do not fit.
+
+The default suite runs one zoo model per core (ds_cnn on the M55 and the M4). CORTEXM_QEMU_ZOO=1
+runs every zoo model on both (docs/qemu.md); the first run of each core builds its runner.
+"""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import cortexm
+from cortexm import qemu
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+
+ALL_ZOO = os.environ.get("CORTEXM_QEMU_ZOO") == "1"
+ZOO = ["deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mobilenet_v2_96", "mobilenet_v3_small_96",
+       "resnet8", "silero_vad", "wav2letter", "yolo_style"]
+ON_DEMAND = pytest.mark.skipif(not ALL_ZOO, reason="every zoo model on QEMU: set CORTEXM_QEMU_ZOO=1")
+CASES = [pytest.param(name, cpu, marks=() if name == "ds_cnn" else ON_DEMAND, id=f"{name}-{cpu}")
+         for name in ZOO for cpu in ("cortex-m55", "cortex-m4")]
+
+
+def zoo_program(name, cpu):
+    pytest.importorskip("torch")
+    import zoo
+
+    _, example, _, _ = zoo.exported(name)
+    target = f"{cpu}+int8"
+    inputs = [x.numpy() for x in example]
+    return cortexm.to_program(zoo.lowered(name, target), target=target), inputs
+
+
+@pytest.mark.parametrize("name,cpu", CASES)
+def test_zoo_model_on_qemu_is_bit_identical_with_the_host(name, cpu):
+    program, inputs = zoo_program(name, cpu)
+    result = qemu.run(program, inputs, cpu, count_instructions=True)
+    host = program.run(*inputs)
+    host = list(host) if isinstance(host, tuple) else [host]
+    assert len(result.outputs) == len(host)
+    for got, want in zip(result.outputs, host):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()
+    assert result.instructions > 0
+    print(f"{name} on {cpu}: {result.instructions} executed instructions (QEMU instruction count, not cycles)")
+
+
+def relu_program(arena_size=None):
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3])
+    g.outputs = [g.call("aten.relu.default", [x], {})]
+    layout = None if arena_size is None else {"values": {x.id: 0, g.outputs[0].id: 32}, "scratch": {},
+                                              "arena_size": arena_size}
+    return cortexm.to_program(g, layout=layout)
+
+
+def test_run_on_qemu_returns_arrays_and_per_op_instruction_counts():
+    program = relu_program()
+    x = np.array([[-1.5, 0.0, 2.0], [3.25, -0.0, -7.0]], np.float32)
+    out = cortexm.run_on_qemu(program, [x], cpu="cortex-m4")
+    assert out.dtype == np.float32 and out.tobytes() == np.maximum(x, 0).tobytes()
+    result = qemu.run(program, [x], "cortex-m4", per_op=True)
+    assert [(name, kernel) for name, kernel, _ in result.op_instructions] == \
+        [(op["name"], op["kernel"]) for op in program.ops()]
+    assert all(count > 0 for _, _, count in result.op_instructions)
+    assert result.instructions > sum(count for _, _, count in result.op_instructions)
+
+
+def test_a_cpu_without_a_machine_is_refused():
+    with pytest.raises(ValueError, match=r"'cortex-m0plus' has no QEMU machine.*cortex-m55"):
+        cortexm.run_on_qemu(relu_program(), [np.zeros((2, 3), np.float32)], cpu="cortex-m0plus")
+    with pytest.raises(ValueError, match="'cortex-m99' has no QEMU machine"):
+        qemu.build_runner("cortex-m99")
+
+
+def test_inputs_are_checked_before_running():
+    with pytest.raises(ValueError, match=r"input 0 \(x\) is float32\[3, 2\], the program takes float32\[2, 3\]"):
+        cortexm.run_on_qemu(relu_program(), [np.zeros((3, 2), np.float32)], cpu="cortex-m4")
+    with pytest.raises(ValueError, match="takes 1 inputs, got 2"):
+        cortexm.run_on_qemu(relu_program(), [np.zeros((2, 3), np.float32)] * 2, cpu="cortex-m4")
+
+
+def test_a_program_too_big_for_the_machine_is_refused():
+    big = relu_program(arena_size=qemu.bulk_bytes("cortex-m4") + 64)
+    with pytest.raises(ValueError, match=r"does not fit cortex-m4 \(mps2-an386\).*arena 16777280 B"):
+        cortexm.run_on_qemu(big, [np.zeros((2, 3), np.float32)], cpu="cortex-m4")
+
+
+def test_the_runner_itself_refuses_a_program_too_big(monkeypatch):
+    # Past the Python check: the firmware measures its own memory and stops with a message.
+    big = relu_program(arena_size=qemu.bulk_bytes("cortex-m4") + 64)
+    monkeypatch.setattr(qemu, "bulk_bytes", lambda cpu: 1 << 40)
+    with pytest.raises(ValueError, match=r"does not fit the machine's memory.*bulk RAM bytes: 16777216"):
+        cortexm.run_on_qemu(big, [np.zeros((2, 3), np.float32)], cpu="cortex-m4")
