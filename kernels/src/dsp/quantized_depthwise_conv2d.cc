@@ -1,0 +1,93 @@
+// DSP variant of quantized_depthwise_conv2d (depth multiplier 1): 4 channels per step; one word
+// load each of input and filter, SXTB16 / SXTB16 ROR #8 split them into int16 pairs, SADD16 adds
+// the input offset to both lanes and SMLABB / SMLATT accumulate each channel on its own. Channels
+// past the last group of 4, and depth multipliers above 1, take one channel at a time.
+#include "variants.h"
+
+#if CORTEXM_BUILT_ISA == 1
+
+#include "conv_window.h"
+#include "cortexm/kernels/requantize.h"
+#include "dsp/dsp_ops.h"
+
+namespace cortexm::dsp {
+
+namespace {
+
+inline int8_t output_value(int32_t acc, const ConvQuantParams& q, int32_t channel) {
+  const int32_t scaled = static_cast<int32_t>(
+      static_cast<uint32_t>(requantize(acc, q.multipliers[channel], q.shifts[channel])) +
+      static_cast<uint32_t>(q.output_offset));
+  return static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+}
+
+inline uint32_t wrap(int32_t v) { return static_cast<uint32_t>(v); }
+
+}  // namespace
+
+void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                void* /*scratch*/) {
+  const ConvGeometry& g = p.geometry;
+  const ConvQuantParams q = p.quant;
+  const int32_t in_h = p.input.h, in_w = p.input.w, in_c = p.input.c;
+  const int32_t out_c = p.filter.c, kernel_w = p.filter.w;
+  const int32_t multiplier = p.depth_multiplier;
+  const int32_t offset = q.input_offset;
+  const uint32_t offsets = splat16(offset);
+  // Channels handled 4 at a time.
+  const int32_t paired = multiplier == 1 ? out_c / 4 * 4 : 0;
+
+  for (int32_t n = 0; n < p.output.n; ++n) {
+    const int8_t* image = input + int64_t{n} * in_h * in_w * in_c;
+    for (int32_t oy = 0; oy < p.output.h; ++oy) {
+      const int64_t y0 = int64_t{oy} * g.stride_h - g.padding.top;
+      const TapRange rows = valid_taps(y0, in_h, p.filter.h, g.dilation_h);
+      for (int32_t ox = 0; ox < p.output.w; ++ox) {
+        const int64_t x0 = int64_t{ox} * g.stride_w - g.padding.left;
+        const TapRange cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
+        int8_t* out = output + ((int64_t{n} * p.output.h + oy) * p.output.w + ox) * out_c;
+        for (int32_t c = 0; c < paired; c += 4) {
+          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+          for (int32_t kh = rows.first; kh < rows.last; ++kh) {
+            const int64_t iy = y0 + int64_t{kh} * g.dilation_h;
+            const int8_t* x_row = image + iy * in_w * in_c + c;
+            const int8_t* w_row = filter + int64_t{kh} * kernel_w * out_c + c;
+            for (int32_t kw = cols.first; kw < cols.last; ++kw) {
+              const uint32_t x = load_u32(x_row + (x0 + int64_t{kw} * g.dilation_w) * in_c);
+              const uint32_t w = load_u32(w_row + int64_t{kw} * out_c);
+              const uint32_t x02 = sadd16(sxtb16(x), offsets), x13 = sadd16(sxtb16_ror8(x), offsets);
+              const uint32_t w02 = sxtb16(w), w13 = sxtb16_ror8(w);
+              a0 = smlabb(x02, w02, a0);
+              a2 = smlatt(x02, w02, a2);
+              a1 = smlabb(x13, w13, a1);
+              a3 = smlatt(x13, w13, a3);
+            }
+          }
+          const int32_t sums[4] = {a0, a1, a2, a3};
+          for (int32_t l = 0; l < 4; ++l) {
+            const uint32_t b = bias ? wrap(bias[c + l]) : 0u;
+            out[c + l] = output_value(static_cast<int32_t>(wrap(sums[l]) + b), q, c + l);
+          }
+        }
+        for (int32_t c = paired; c < out_c; ++c) {
+          const int32_t in_channel = c / multiplier;
+          uint32_t acc = bias ? wrap(bias[c]) : 0u;
+          for (int32_t kh = rows.first; kh < rows.last; ++kh) {
+            const int64_t iy = y0 + int64_t{kh} * g.dilation_h;
+            for (int32_t kw = cols.first; kw < cols.last; ++kw) {
+              const int64_t ix = x0 + int64_t{kw} * g.dilation_w;
+              const int32_t x = image[(iy * in_w + ix) * in_c + in_channel] + offset;
+              acc += wrap(x * filter[(int64_t{kh} * kernel_w + kw) * out_c + c]);
+            }
+          }
+          out[c] = output_value(static_cast<int32_t>(acc), q, c);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cortexm::dsp
+
+#endif  // CORTEXM_BUILT_ISA == 1
