@@ -39,6 +39,8 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
   const int32_t multiplier = p.depth_multiplier;
   const int32_t offset = q.input_offset;
   const bool is_3x3 = kernel_h == 3 && kernel_w == 3 && multiplier == 1;
+  const int32_t row_step = g.dilation_h * in_w * in_c, tap_step = g.dilation_w * in_c;
+  const int32_t w_row_step = kernel_w * out_c;
 
   for (int32_t n = 0; n < p.output.n; ++n) {
     const int8_t* image = input + int64_t{n} * in_h * in_w * in_c;
@@ -53,8 +55,6 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
             rows.first == 0 && rows.last == kernel_h && cols.first == 0 && cols.last == kernel_w;
         if (is_3x3 && interior) {
           const int8_t* row0 = image + (y0 * in_w + x0) * in_c;
-          const int64_t row_step = int64_t{g.dilation_h} * in_w * in_c;
-          const int64_t tap_step = int64_t{g.dilation_w} * in_c;
           for (int32_t c = 0; c < out_c; c += 4) {
             const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(out_c - c));
             int32x4_t acc = bias ? vldrwq_z_s32(bias + c, lanes) : vdupq_n_s32(0);
@@ -69,23 +69,38 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
           }
           continue;
         }
+        const int32_t n_rows = rows.last - rows.first, n_cols = cols.last - cols.first;
+        if (n_rows <= 0 || n_cols <= 0) {  // no valid tap: bias only
+          for (int32_t c = 0; c < out_c; c += 4) {
+            const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(out_c - c));
+            finish(bias ? vldrwq_z_s32(bias + c, lanes) : vdupq_n_s32(0), q, c, lanes, out);
+          }
+          continue;
+        }
+        // First valid tap; taps of a row are tap_step input and out_c filter bytes apart.
+        const int8_t* x_first = image + ((y0 + int64_t{rows.first} * g.dilation_h) * in_w +
+                                         (x0 + int64_t{cols.first} * g.dilation_w)) * in_c;
+        const int8_t* w_first = filter + (int64_t{rows.first} * kernel_w + cols.first) * out_c;
         for (int32_t c = 0; c < out_c; c += 4) {
           const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(out_c - c));
-          // Input channel of each lane: (c + lane) / depth multiplier.
-          uint32_t in_channel[4];
-          for (int32_t l = 0; l < 4; ++l) in_channel[l] = static_cast<uint32_t>((c + l) / multiplier);
-          const uint32x4_t gather = vld1q_u32(in_channel);
           int32x4_t acc = bias ? vldrwq_z_s32(bias + c, lanes) : vdupq_n_s32(0);
-          for (int32_t kh = rows.first; kh < rows.last; ++kh) {
-            const int64_t iy = y0 + int64_t{kh} * g.dilation_h;
-            for (int32_t kw = cols.first; kw < cols.last; ++kw) {
-              const int64_t ix = x0 + int64_t{kw} * g.dilation_w;
-              const int8_t* x = image + (iy * in_w + ix) * in_c;
-              const int8_t* w = filter + (int64_t{kh} * kernel_w + kw) * out_c + c;
-              const int32x4_t xv = multiplier == 1 ? vldrbq_z_s32(x + c, lanes)
-                                                   : vldrbq_gather_offset_z_s32(x, gather, lanes);
-              acc = tap(acc, xv, offset, w, lanes);
-            }
+          if (multiplier == 1) {
+            const int8_t* x = x_first + c;
+            const int8_t* w = w_first + c;
+            for (int32_t r = 0; r < n_rows; ++r, x += row_step, w += w_row_step)
+              for (int32_t k = 0; k < n_cols; ++k)
+                acc = tap(acc, vldrbq_z_s32(x + k * tap_step, lanes), offset, w + k * out_c, lanes);
+          } else {
+            // Input channel of each lane: (c + lane) / depth multiplier.
+            uint32_t in_channel[4];
+            for (int32_t l = 0; l < 4; ++l) in_channel[l] = static_cast<uint32_t>((c + l) / multiplier);
+            const uint32x4_t gather = vld1q_u32(in_channel);
+            const int8_t* x = x_first;
+            const int8_t* w = w_first + c;
+            for (int32_t r = 0; r < n_rows; ++r, x += row_step, w += w_row_step)
+              for (int32_t k = 0; k < n_cols; ++k)
+                acc = tap(acc, vldrbq_gather_offset_z_s32(x + k * tap_step, gather, lanes), offset,
+                          w + k * out_c, lanes);
           }
           finish(acc, q, c, lanes, out);
         }
