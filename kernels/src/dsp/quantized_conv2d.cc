@@ -21,34 +21,33 @@ struct DspDots {
     }
   }
 
+  // Two passes over the filter row, two columns each: four columns at once run out of registers.
   static void dot4(const int8_t* __restrict weights, const int16_t* __restrict c0,
                    const int16_t* __restrict c1, const int16_t* __restrict c2,
                    const int16_t* __restrict c3, int32_t length, int32_t* __restrict sums) {
-    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    dot2(weights, c0, c1, length, sums);
+    dot2(weights, c2, c3, length, sums + 2);
+  }
+
+  static void dot2(const int8_t* __restrict weights, const int16_t* __restrict c0,
+                   const int16_t* __restrict c1, int32_t length, int32_t* __restrict sums) {
+    int32_t s0 = 0, s1 = 0;
     int32_t k = 0;
     for (; k + 4 <= length; k += 4) {
       const uint32_t w = load_u32(weights + k);
       const uint32_t w02 = sxtb16(w), w13 = sxtb16_ror8(w);
       s0 = smlad(w02, load_u32(c0 + k), s0);
-      s0 = smlad(w13, load_u32(c0 + k + 2), s0);
       s1 = smlad(w02, load_u32(c1 + k), s1);
+      s0 = smlad(w13, load_u32(c0 + k + 2), s0);
       s1 = smlad(w13, load_u32(c1 + k + 2), s1);
-      s2 = smlad(w02, load_u32(c2 + k), s2);
-      s2 = smlad(w13, load_u32(c2 + k + 2), s2);
-      s3 = smlad(w02, load_u32(c3 + k), s3);
-      s3 = smlad(w13, load_u32(c3 + k + 2), s3);
     }
     for (; k < length; ++k) {
       const int32_t w = weights[k];
       s0 = static_cast<int32_t>(static_cast<uint32_t>(s0) + static_cast<uint32_t>(c0[k] * w));
       s1 = static_cast<int32_t>(static_cast<uint32_t>(s1) + static_cast<uint32_t>(c1[k] * w));
-      s2 = static_cast<int32_t>(static_cast<uint32_t>(s2) + static_cast<uint32_t>(c2[k] * w));
-      s3 = static_cast<int32_t>(static_cast<uint32_t>(s3) + static_cast<uint32_t>(c3[k] * w));
     }
     sums[0] = s0;
     sums[1] = s1;
-    sums[2] = s2;
-    sums[3] = s3;
   }
 
   static int32_t dot1(const int8_t* __restrict weights, const int16_t* __restrict column,
