@@ -42,7 +42,8 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
     if (std::find(normalized.begin(), normalized.end(), order[k]) != normalized.end()) break;
     inner *= in.shape[static_cast<size_t>(order[k])];
   }
-  if (inner > std::numeric_limits<int32_t>::max()) not_lowered("a mean with more than 2^31 outputs per step");
+  if (inner > std::numeric_limits<int32_t>::max())
+    not_lowered("more than 2^31 elements after the reduced dims (the kernel's int32 extents)");
   MeanParams params;
   params.inner = static_cast<int32_t>(inner);
   const int64_t scratch = scratch_bytes(quantized_mean_scratch_size(params, target.isa));

@@ -585,6 +585,56 @@ def test_hand_edited_files_name_the_field(edit, real_program, tmp_path):
         load_bytes(from_json(doc, tmp_path))
 
 
+def numpy_reference(node, args):
+    """The numpy reference (tests/py/numpy_reference, independent of the kernels) of a new op."""
+    from numpy_reference import batch_matmul, mean, minmax, requantize, transpose_conv
+
+    a = node.attrs
+    act = (a.get("activation_min", -128), a.get("activation_max", 127))
+    if node.op == "cortex_m.requantize.default":
+        return requantize.requantize(args[0], a["input_zero_point"], a["output_zero_point"],
+                                     a["output_multiplier"], a["output_shift"], *act)
+    if node.op == "cortex_m.quantized_mean.default":
+        return mean.mean(args[0], a["dim"], a["keepdim"], a["input_offset"], a["output_offset"],
+                         a["output_multiplier"], a["output_shift"], *act)
+    if node.op in ("cortex_m.quantized_maximum.default", "cortex_m.quantized_minimum.default"):
+        pick = minmax.maximum if "maximum" in node.op else minmax.minimum
+        return pick(args[0], a["self_zero_point"], a["self_multiplier"], a["self_shift"], args[1],
+                    a["other_zero_point"], a["other_multiplier"], a["other_shift"], a["output_zero_point"],
+                    a["output_multiplier"], a["output_shift"], *act)
+    if node.op == "cortex_m.quantized_batch_matmul.default":
+        return batch_matmul.batch_matmul(args[0], args[1], a["lhs_offset"], a["rhs_offset"], a["output_offset"],
+                                         a["output_multiplier"], a["output_shift"], *act)
+    if node.op == "cortex_m.quantized_transpose_conv2d.default":
+        p = a["padding"]
+        y = transpose_conv.transpose_conv2d(
+            args[0].transpose(0, 2, 3, 1), args[1], args[2], a["stride"], [p[0], p[1], p[0], p[1]],
+            a["output_padding"], a["input_offset"], a["output_offset"], a["requantize_multipliers"],
+            a["requantize_shifts"], *act)
+        return y.transpose(0, 3, 1, 2)
+    assert node.op == "dim_order_ops._clone_dim_order.default", node.op
+    return args[0]  # the same logical values in another memory order
+
+
+@pytest.mark.parametrize("build", [g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv],
+                         ids=lambda f: f.__name__)
+def test_new_ops_program_matches_numpy_references(build):
+    """The program's outputs (logical arrays) against the numpy references, node by node."""
+    graph, inputs = build()
+    values = {v.id: x for v, x in zip(graph.inputs, inputs)}
+    values.update({c.id: c.data for c in graph.constants})
+    for node in graph.nodes:
+        args = [None if v is None else values[v.id] for v in node.inputs]
+        values[node.outputs[0].id] = numpy_reference(node, args)
+    got = cortexm.to_program(graph).run(*inputs)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(graph.outputs)
+    for k, (out, value) in enumerate(zip(got, graph.outputs)):
+        want = values[value.id]
+        assert out.shape == want.shape and out.dtype == want.dtype, k
+        assert np.array_equal(out, want), f"output {k} ({value.name}) differs from the numpy reference"
+
+
 # The new int8 ops: each edit corrupts one op's parameters or tensors in the program its graph
 # builder writes; the loader must name the op and the field.
 
