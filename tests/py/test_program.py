@@ -303,9 +303,9 @@ def test_input_checks_name_the_input():
 
 def test_writer_refuses_ops_the_runtime_cannot_run():
     g = cortexm.Graph()
-    x = g.add_input("x", [2, 3])
-    g.outputs = [g.call("aten.gelu.default", [x], {}, name="my_gelu")]
-    with pytest.raises(NotImplementedError, match=r"my_gelu.*aten\.gelu\.default"):
+    a, b = g.add_input("a", [2, 3, 4]), g.add_input("b", [2, 4, 5])
+    g.outputs = [g.call("aten.bmm.default", [a, b], {}, name="my_bmm")]  # float bmm: no runtime op
+    with pytest.raises(NotImplementedError, match=r"my_bmm.*aten\.bmm\.default"):
         cortexm.to_program(g)
 
 
@@ -320,6 +320,16 @@ def test_writer_refuses_a_layout_with_too_little_scratch_or_arena():
         cortexm.to_program(g, layout={"values": {x.id: 0, out.id: 16}, "scratch": {}, "arena_size": 64})
     with pytest.raises(ValueError, match="no offset for value"):
         cortexm.to_program(g, layout={"values": {x.id: 0}, "scratch": {}, "arena_size": 64})
+    # Not ints, or not the layout's shape: ValueError naming the layout, not pybind's cast error.
+    for bad in ({"values": {x.id: 0, out.id: 32.5}, "scratch": {}, "arena_size": 64},
+                {"values": {x.id: 0, out.id: 32}, "scratch": {}, "arena_size": "64"},
+                {"values": {x.id: 0, out.id: 32}, "scratch": {0: (0, 2**70)}, "arena_size": 64},
+                {"values": {x.id: 0, out.id: 32}, "scratch": {}},
+                [x.id, out.id]):
+        with pytest.raises(ValueError, match=r"^write_program: layout = .* must be None, 'sequential' or"):
+            cortexm.to_program(g, layout=bad)
+    with pytest.raises(ValueError, match=r"offset = -32: tensor must lie within the arena"):
+        cortexm.to_program(g, layout={"values": {x.id: 0, out.id: -32}, "scratch": {}, "arena_size": 64})
 
 
 def test_verify_detects_a_wrong_expected_output():

@@ -12,6 +12,9 @@ integers, written from the graph's qparams alone, apart from the C++ passes and 
   biases. A unary op is a 256-entry table built here from the op's float definition in numpy.
   A dequantized input may also reach the op through permute / view / squeeze / unsqueeze, which
   move integers exactly. The activation tail is a clamp of the result (its quantized bounds).
+- relu / hardtanh / clamp / hardsigmoid standing alone between dequantize and quantize (a table
+  of the float op, what ConvertUnfusedClamps lowers it to: UNFUSED_ACTIVATION_OPS), unless
+  ActivationFusion's rule folds it into its producer's activation range (no op of its own);
 - `dequantize -> quantize` (a requantize: (x - zp) << 20, one multiplier s_in / (2^20 s_out));
 - `dequantize... -> cat -> quantize`: an int8 cat of the inputs, requantized where their qparams
   differ from the output's.
@@ -46,12 +49,6 @@ MOVES = ("aten.permute_copy.default", "aten.view_copy.default", "aten.squeeze_co
          "aten.unsqueeze_copy.default")
 CM = "cortex_m.{}.default"
 REQUANTIZE = CM.format("requantize")
-# ActivationFusion walks back through these to a producer, and folds into these ops' ranges.
-FUSION_MOVES = ("aten.view_copy.default", "dim_order_ops._clone_dim_order.default")
-ACTIVATION_RANGE_OPS = tuple(CM.format(op) for op in (
-    "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_transpose_conv2d",
-    "quantized_linear", "quantized_add",
-    "quantized_mul", "quantized_max_pool2d", "quantized_avg_pool2d"))
 LINEAR_LIKE = ("aten.convolution.default", "aten.linear.default", "aten.addmm.default")
 
 
@@ -102,12 +99,35 @@ UNARY = {
     "aten.div.Scalar": lambda x, a: x / _f32(a["other"]),
 }
 
+# relu / hardtanh / clamp / hardsigmoid (float32, as torch defines them) when they stand alone on a
+# dequantized value: an integer group too (a table of them is exact), lowered to
+# UNFUSED_ACTIVATION_OPS.
+ACTIVATIONS = {
+    "aten.relu.default": lambda x, a: np.maximum(x, _f32(0)),
+    "aten.hardtanh.default": lambda x, a: np.clip(x, _f32(a.get("min_val", -1.0)),
+                                                  _f32(a.get("max_val", 1.0))),
+    "aten.clamp.default": lambda x, a: np.clip(x, _f32(-np.inf if a.get("min") is None
+                                                       else a["min"]),
+                                               _f32(np.inf if a.get("max") is None else a["max"])),
+    "aten.hardsigmoid.default": lambda x, a: np.clip(x + _f32(3), _f32(0), _f32(6)) / _f32(6),
+}
+# What the lowering makes of a relu / hardtanh / clamp / hardsigmoid it cannot fold into a
+# producer's activation range (ConvertUnfusedClamps): a table.
+UNFUSED_ACTIVATION_OPS = (CM.format("quantized_activation"),)
+# The cortex_m ops with an activation range (ActivationFusion folds a clamp tail into them).
+FUSES_ACTIVATION = tuple(CM.format(k) for k in (
+    "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_transpose_conv2d",
+    "quantized_linear", "quantized_add", "quantized_mul", "quantized_max_pool2d",
+    "quantized_avg_pool2d"))
+# ActivationFusion walks back through these (single readers) to the producer it folds into.
+FUSION_MOVES = ("aten.view_copy.default", "dim_order_ops._clone_dim_order.default")
+
 
 def activation_table(op, attrs, in_q, out_q):
     """The 256 outputs of DQ(in_q) -> op -> Q(out_q) for the int8 inputs -128..127."""
     x = dequantize_per_tensor(np.arange(-128, 128).astype(np.int8), in_q.scale, in_q.zp)
     with np.errstate(all="ignore"):
-        y = np.asarray(UNARY[op](x, attrs), np.float32)
+        y = np.asarray({**UNARY, **ACTIVATIONS}[op](x, attrs), np.float32)
     return quantize_per_tensor(y, out_q.scale, out_q.zp, out_q.qmin, out_q.qmax, np.int8)
 
 
@@ -181,12 +201,11 @@ class Out:
 
 
 class Group:
-    """fn(env) -> the int8 value; sources: what it reads; ops: the cortex_m ops it lowers to;
-    out: the Out of an op group (its activation range), None for requantize / cat."""
+    """fn(env) -> the int8 value; sources: what it reads; ops: the cortex_m ops it lowers to."""
 
     def __init__(self, fn, sources, ops):
         self.fn, self.sources, self.ops = fn, sources, ops
-        self.out = None
+        self.out = None  # an op group's Out (its activation range)
 
 
 def _users(value):
@@ -259,29 +278,71 @@ class QuantizedGraphReference:
 
     def _compute_group(self, qnode):
         v = qnode.inputs[0]
-        producer, tail = v.producer, None
-        if producer.op in CLAMPS + (HARDSIGMOID,) and len(producer.inputs) >= 1:
-            inner = producer.inputs[0]
-            if inner.producer is not None and len(inner.producer.outputs) == 1 and \
-                    _users(inner) == [producer] and inner.id not in self.graph_outputs and \
-                    (producer.op != HARDSIGMOID or inner.producer.op in LINEAR_LIKE):
-                tail, producer = producer, inner.producer
+        producer = v.producer
         quantizes = self._quantizes(v)
-        op = producer.op
-        if op in CLAMPS + (HARDSIGMOID,):  # a clamp no op took as its tail
-            tail, producer = producer, None
-        out = Out(QParams(qnode), tail)
-        if producer is None or (tail is not None and op in (DQ,) + MOVES):
-            group = self._unfused_clamp(tail, out)
-        elif op in UNARY:
-            group = self._unary(producer, out)
+        q = QParams(qnode)
+        if producer.op in CLAMPS + (HARDSIGMOID,) and producer.inputs:
+            inner = producer.inputs[0]
+            core = inner.producer
+            if core is not None and len(core.outputs) == 1 and _users(inner) == [producer] and \
+                    inner.id not in self.graph_outputs and \
+                    (producer.op != HARDSIGMOID or core.op in LINEAR_LIKE):
+                try:
+                    return quantizes, self._core_group(core, Out(q, producer), producer)
+                except NotInteger:
+                    pass  # maybe an activation standing alone on a dequantized value
+        return quantizes, self._core_group(producer, Out(q, None), None)
+
+    def _core_group(self, node, out, tail):
+        op = node.op
+        if op in UNARY or op in ACTIVATIONS:  # the latter standing alone
+            group = self._unary(node, out)
+            if op in ACTIVATIONS:
+                fuses = tail is None and self._fuses_into_producer(node, out)
+                group.ops = [] if fuses else list(UNFUSED_ACTIVATION_OPS)
         else:
             plan = getattr(self, "_plan_" + op.split(".")[1], None)
             if plan is None or not op.startswith("aten."):
                 raise NotInteger(op)
-            group = plan(producer, out)
+            group = plan(node, out)
+        # A clamp tail the producer has no activation range for stays a node of its own.
+        if tail is not None and tail.op in CLAMPS and \
+                not (group.ops and group.ops[-1] in FUSES_ACTIVATION):
+            group.ops = group.ops + list(UNFUSED_ACTIVATION_OPS)
         group.out = out
-        return quantizes, group
+        return group
+
+    def _fuses_into_producer(self, clamp, out):
+        """ActivationFusion's rule on the quantized graph, for a clamp standing alone: a pure clamp
+        whose input and output qparams agree, reading through view_copy / clones (and their Q/DQ
+        pairs at the same qparams), each value read once, the int8 output of an integer group whose
+        cortex_m op has an activation range that meets the clamp's."""
+        if clamp.op == HARDSIGMOID:
+            return False
+        v, last_q = clamp.inputs[0], None
+        while True:
+            if len(_users(v)) != 1 or v.id in self.graph_outputs or v.producer is None:
+                return False
+            p = v.producer
+            if p.op == DQ:
+                q = p.inputs[0].producer
+                if q is None or q.op != Q or len(_users(p.inputs[0])) != 1 or \
+                        p.inputs[0].id in self.graph_outputs or QParams(q).key() != out.q.key() or \
+                        QParams(p).key() != out.q.key():
+                    return False
+                last_q, v = q, q.inputs[0]
+            elif p.op in FUSION_MOVES:
+                last_q, v = None, p.inputs[0]
+            else:
+                break
+        group = self.groups.get(last_q.id) if last_q is not None else None
+        if group is None or group.out is None or not group.ops or group.ops[-1] not in FUSES_ACTIVATION:
+            return False
+        try:
+            bounds = Out(out.q, clamp)  # the clamp's bounds, quantized
+        except NotInteger:  # a NaN bound, or none of the int8 range left
+            return False
+        return max(group.out.act_min, bounds.act_min) <= min(group.out.act_max, bounds.act_max)
 
     def _source(self, value):
         """The Source of an input value: a per-tensor int8 dequantize, maybe behind moves."""
@@ -619,50 +680,6 @@ class QuantizedGraphReference:
     def _plan__log_softmax(self, node, out):
         return self._softmax(node, out, True)
 
-    def _unfused_clamp(self, clamp, out):
-        """A clamp on a dequantized value (the quantizer's passthrough relu / hardtanh / clamp, or
-        hardsigmoid): what ActivationFusion folds into its producer stays a float op here (the
-        same integers); the rest the lowering makes a table."""
-        x = self._source(clamp.inputs[0])
-        if self._fuses_into_producer(clamp, x, out):
-            raise NotInteger("folds into its producer's activation range")
-        y = dequantize_per_tensor(np.arange(-128, 128).astype(np.int8), x.q.scale, x.q.zp)
-        if clamp.op == HARDSIGMOID:  # relu6(x + 3) / 6 in float32
-            y = (np.clip(y + _f32(3), _f32(0), _f32(6)) / _f32(6)).astype(np.float32)
-        table = quantize_per_tensor(y, out.q.scale, out.q.zp, out.q.qmin, out.q.qmax, np.int64)
-        if clamp.op != HARDSIGMOID:  # quantize is monotonic: clamping after it is clamping before
-            table = np.clip(table, out.act_min, out.act_max)
-        return Group(lambda env: table[x.get(env).astype(np.int64) + 128].astype(np.int8), [x],
-                     [CM.format("quantized_activation")])
-
-    def _fuses_into_producer(self, clamp, x, out):
-        """ActivationFusion's rule on the quantized graph: a pure clamp whose input and output
-        qparams agree, reading through view_copy / clones (and the Q/DQ pairs at their qparams),
-        each value read once, the int8 output of an integer group whose cortex_m op has an
-        activation range that meets the clamp's."""
-        if clamp.op == HARDSIGMOID or x.q.key() != out.q.key():
-            return False
-        v, last_q = clamp.inputs[0], None
-        while True:
-            if len(_users(v)) != 1 or v.id in self.graph_outputs or v.producer is None:
-                return False
-            p = v.producer
-            if p.op == DQ:
-                q = p.inputs[0].producer
-                if q is None or q.op != Q or len(_users(p.inputs[0])) != 1 or \
-                        p.inputs[0].id in self.graph_outputs or QParams(q).key() != out.q.key():
-                    return False
-                last_q, v = q, q.inputs[0]
-            elif p.op in FUSION_MOVES:
-                last_q, v = None, p.inputs[0]
-            else:
-                break
-        group = self.groups.get(last_q.id) if last_q is not None else None
-        if group is None or group.out is None or len(group.ops) != 1 or \
-                group.ops[0] not in ACTIVATION_RANGE_OPS:
-            return False
-        return max(group.out.act_min, out.act_min) <= min(group.out.act_max, out.act_max)
-
     def _unary(self, node, out):
         x = self._source(node.inputs[0])
         table = activation_table(node.op, node.attrs, x.q, out.q).astype(np.int64)
@@ -743,24 +760,44 @@ class QuantizedGraphReference:
         return needed
 
     def run(self, *inputs):
+        return self._evaluate(inputs, self.needed)
+
+    def group_deviation(self, *inputs):
+        """Per integer group (by its quantize node's name): (cortex_m ops, max, mean) of
+        |integer result - the graph's float op quantized| in LSB, both from the same int8
+        inputs; the float ops of the whole graph run, so this is as slow as the fake-quant graph."""
+        deviation = {}
+
+        def compare(node, integer, float_result):
+            diff = np.abs(integer.astype(np.int64) - float_result.astype(np.int64))
+            ops = self.groups[node.id].ops
+            deviation[node.name] = (ops, int(diff.max(initial=0)), float(diff.mean()))
+
+        self._evaluate(inputs, {n.id for n in self.nodes}, compare)
+        return deviation
+
+    def _evaluate(self, inputs, needed, compare=None):
         env, done = {}, {}
         for v, x in zip(self.graph.inputs, inputs):
             env[v.id] = np.asarray(x)
         for v in self.graph.constants:
             env[v.id] = np.asarray(v.data)
         for node in self.nodes:
-            if node.id not in self.needed:
+            if node.id not in needed:
                 continue
-            if node.id in self.groups:
-                group = self.groups[node.id]
-                if id(group) not in done:
-                    done[id(group)] = np.asarray(group.fn(env)).astype(np.int8)
-                env[node.outputs[0].id] = done[id(group)]
-            elif node.op == Q:
+            if node.op == Q:
                 a = node.attrs
-                env[node.outputs[0].id] = quantize_per_tensor(
-                    env[node.inputs[0].id], a["scale"], a["zero_point"], a["quant_min"],
-                    a["quant_max"], np.dtype(a["dtype"]))
+                if node.id not in self.groups or compare is not None:
+                    env[node.outputs[0].id] = quantize_per_tensor(
+                        env[node.inputs[0].id], a["scale"], a["zero_point"], a["quant_min"],
+                        a["quant_max"], np.dtype(a["dtype"]))
+                if node.id in self.groups:
+                    group = self.groups[node.id]
+                    if id(group) not in done:
+                        done[id(group)] = np.asarray(group.fn(env)).astype(np.int8)
+                    if compare is not None:
+                        compare(node, done[id(group)], env[node.outputs[0].id])
+                    env[node.outputs[0].id] = done[id(group)]
             elif node.op == DQ:
                 a = node.attrs
                 env[node.outputs[0].id] = dequantize_per_tensor(env[node.inputs[0].id], a["scale"],
