@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["MACHINES", "QemuRun", "build_runner", "bulk_bytes", "run", "run_on_qemu"]
+__all__ = ["MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_kernel_tests",
+           "run_on_qemu"]
 
 #: the QEMU machine that has each core (firmware/ld/<machine>.ld holds its memory map)
 MACHINES = {
@@ -103,6 +104,12 @@ def _tool(name: str) -> str:
 def build_runner(cpu: str = "cortex-m55", jobs: int = 2) -> Path:
     """Configures (once) and builds the runner for cpu in build/qemu-<cpu>; ninja rebuilds only
     what changed. Returns the ELF file."""
+    return build_firmware(cpu, "cortexm_runner", jobs)
+
+
+def build_firmware(cpu: str, target: str, jobs: int = 2) -> Path:
+    """Builds a firmware target of firmware/CMakeLists.txt (cortexm_runner, cortexm_kernel_tests)
+    for cpu in build/qemu-<cpu>. Returns its ELF file."""
     _check_cpu(cpu)
     root = source_dir()
     build = root / "build" / f"qemu-{cpu}"
@@ -117,9 +124,9 @@ def build_runner(cpu: str = "cortex-m55", jobs: int = 2) -> Path:
             if shutil.which("ccache"):
                 configure += ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
             _check_call(configure, f"configuring the {cpu} runner")
-        _check_call(["cmake", "--build", str(build), "--target", "cortexm_runner", "--", f"-j{jobs}"],
-                    f"building the {cpu} runner")
-    return build / "firmware" / "cortexm_runner.elf"
+        _check_call(["cmake", "--build", str(build), "--target", target, "--", f"-j{jobs}"],
+                    f"building {target} for {cpu}")
+    return build / "firmware" / f"{target}.elf"
 
 
 def _build_plugin() -> Path:
@@ -215,9 +222,7 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
         (tmp / "program.cmpte").write_bytes(program.data)
         (tmp / "inputs.bin").write_bytes(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays))
         args = ["runner", "program.cmpte", "inputs.bin", "outputs.bin"] + (["per-op"] if per_op else [])
-        cmd = [_tool("qemu-system-arm"), "-M", machine, "-nographic", "-monitor", "none", "-serial", "none",
-               "-semihosting-config", "enable=on,target=native," + ",".join(f"arg={a}" for a in args),
-               "-kernel", str(elf)]
+        cmd = _qemu_command(machine, elf, args)
         if plugin:
             cmd += ["-plugin", f"{plugin},marker={_marker_address(elf):#x},out={tmp / 'counts.txt'}"]
         try:
@@ -244,6 +249,28 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
     if counts is not None:
         result.instructions, result.op_instructions = _attribute(counts, program, per_op)
     return result
+
+
+def _qemu_command(machine: str, elf: Path, args: list) -> list:
+    return [_tool("qemu-system-arm"), "-M", machine, "-nographic", "-monitor", "none", "-serial", "none",
+            "-semihosting-config", "enable=on,target=native," + ",".join(f"arg={a}" for a in args),
+            "-kernel", str(elf)]
+
+
+def run_kernel_tests(cpu: str = "cortex-m55", gtest_args=(), timeout: float = 900.0):
+    """Builds the kernel gtests (tests/cpp/kernels) for cpu and runs them under QEMU. Returns
+    (exit code, log): 0 when every test passed."""
+    machine = _check_cpu(cpu)
+    elf = build_firmware(cpu, "cortexm_kernel_tests")
+    for a in gtest_args:
+        if not a.startswith("--gtest_") or " " in a or "," in a:
+            raise ValueError(f"gtest argument {a!r}: only --gtest_* options without spaces or commas")
+    try:
+        proc = subprocess.run(_qemu_command(machine, elf, ["tests", *gtest_args]), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise TimeoutError(f"the kernel tests on {cpu} did not finish within {timeout} s") from e
+    return proc.returncode, proc.stdout
 
 
 def _runner_errors(log: str) -> str:
