@@ -257,19 +257,25 @@ def _qemu_command(machine: str, elf: Path, args: list) -> list:
             "-kernel", str(elf)]
 
 
-def run_kernel_tests(cpu: str = "cortex-m55", gtest_args=(), timeout: float = 900.0):
-    """Builds the kernel gtests (tests/cpp/kernels) for cpu and runs them under QEMU. Returns
-    (exit code, log): 0 when every test passed."""
+# tests/cpp/<suite> as built for the target by firmware/CMakeLists.txt
+TEST_SUITES = {"kernels": "cortexm_kernel_tests", "portable": "cortexm_portable_tests"}
+
+
+def run_kernel_tests(cpu: str = "cortex-m55", gtest_args=(), suite: str = "kernels", timeout: float = 900.0):
+    """Builds a gtest suite (tests/cpp/kernels or tests/cpp/portable) for cpu and runs it under
+    QEMU. Returns (exit code, log): 0 when every test passed."""
     machine = _check_cpu(cpu)
-    elf = build_firmware(cpu, "cortexm_kernel_tests")
+    if suite not in TEST_SUITES:
+        raise ValueError(f"suite {suite!r}: choose one of {', '.join(TEST_SUITES)}")
     for a in gtest_args:
         if not a.startswith("--gtest_") or " " in a or "," in a:
             raise ValueError(f"gtest argument {a!r}: only --gtest_* options without spaces or commas")
+    elf = build_firmware(cpu, TEST_SUITES[suite])
     try:
         proc = subprocess.run(_qemu_command(machine, elf, ["tests", *gtest_args]), stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
-        raise TimeoutError(f"the kernel tests on {cpu} did not finish within {timeout} s") from e
+        raise TimeoutError(f"the {suite} tests on {cpu} did not finish within {timeout} s") from e
     return proc.returncode, proc.stdout
 
 
