@@ -1,8 +1,9 @@
 """Programs on an emulated Cortex-M (cortexm.run_on_qemu): outputs bit-identical with the host
 runtime's, and clear errors for a cpu without a machine, bad inputs and programs that do not fit.
 
-The default suite runs one zoo model per core (ds_cnn on the M55 and the M4). CORTEXM_QEMU_ZOO=1
-runs every zoo model on both (docs/qemu.md); the first run of each core builds its runner.
+The default suite runs one zoo model per core (ds_cnn on the M55 and the M4) and the kernel gtests
+on both. CORTEXM_QEMU_ALL=1 adds every zoo model and the portable-kernel gtests (docs/qemu.md); the
+first run of each core builds its runner and test binaries.
 """
 
 import os
@@ -18,10 +19,10 @@ pytestmark = pytest.mark.skipif(
     not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
     reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
 
-ALL_ZOO = os.environ.get("CORTEXM_QEMU_ZOO") == "1"
+RUN_ALL = os.environ.get("CORTEXM_QEMU_ALL") == "1"
 ZOO = ["deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mobilenet_v2_96", "mobilenet_v3_small_96",
        "resnet8", "silero_vad", "wav2letter", "yolo_style"]
-ON_DEMAND = pytest.mark.skipif(not ALL_ZOO, reason="every zoo model on QEMU: set CORTEXM_QEMU_ZOO=1")
+ON_DEMAND = pytest.mark.skipif(not RUN_ALL, reason="on demand, to keep CI short: set CORTEXM_QEMU_ALL=1")
 # wav2letter's program file (35 MB) is larger than the M4 board's 16 MB PSRAM.
 TOO_BIG = {("wav2letter", "cortex-m4")}
 
@@ -140,6 +141,7 @@ NEWLIB_REFERENCE_DIFFERENCES = {"cortex-m4": {"Elementary.PowMatchesLibm", "Unar
                                 "cortex-m55": set()}
 
 
+@ON_DEMAND
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
 def test_portable_gtests_on_the_target(cpu):
     code, log = qemu.run_kernel_tests(cpu, suite="portable")
