@@ -191,3 +191,25 @@ def test_run_cli_with_qemu(tmp_path, capsys):
     assert "compare: outputs on cortex-m4 bit-exact with the host runtime" in out
     assert run_cli.main(["--qemu", "cortex-m0plus", str(path)]) == 1
     assert "has no QEMU machine" in capsys.readouterr().err
+
+
+def test_instruction_count_equals_a_single_step_trace(tmp_path):
+    # Independent count: QEMU translating one instruction per block (-singlestep) and logging every
+    # block it executes; the instructions between the two marker entries must equal the plugin's.
+    import re
+    import subprocess
+
+    program = relu_program()
+    x = np.arange(-3, 3, dtype=np.float32).reshape(2, 3)
+    counted = qemu.run(program, [x], "cortex-m4", count_instructions=True).instructions
+    elf = qemu.build_runner("cortex-m4")
+    (tmp_path / "p.cmpte").write_bytes(program.data)
+    (tmp_path / "in.bin").write_bytes(x.tobytes())
+    cmd = qemu._qemu_command("mps2-an386", elf, ["runner", "p.cmpte", "in.bin", "out.bin"])
+    subprocess.run(cmd + ["-singlestep", "-d", "exec,nochain", "-D", "exec.log"], cwd=tmp_path, check=True,
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    pcs = [int(pc, 16) for pc in re.findall(r"^Trace [^\[]*\[[0-9a-f]+/([0-9a-f]+)/", (tmp_path / "exec.log").read_text(), re.M)]
+    marker = qemu._marker_address(elf)
+    hits = [i for i, pc in enumerate(pcs) if pc == marker]
+    assert len(hits) == 2
+    assert counted == hits[1] - hits[0]
