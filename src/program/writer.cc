@@ -330,6 +330,11 @@ const std::map<std::string, Emitter>& emitters() {
       {"aten.sqrt.default", unary(fb::UnaryFn_Sqrt)},
       {"aten.hardsigmoid.default", unary(fb::UnaryFn_Hardsigmoid)},
       {"aten.abs.default", unary(fb::UnaryFn_Abs)},
+      {"aten.gelu.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const fb::UnaryFn fn = a.s("approximate") == "tanh" ? fb::UnaryFn_GeluTanh : fb::UnaryFn_Gelu;
+         return Emitted{fb::KernelId_FloatUnary, fb::OpParams_UnaryParams, fb::CreateUnaryParams(b, fn).Union()};
+       }},
       {"cortex_m.quantized_softmax.default",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
          const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import cortexm
-from numpy_reference.quantized_graph import QuantizedGraphReference
+from numpy_reference.quantized_graph import UNFUSED_ACTIVATION_OPS, QuantizedGraphReference
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -56,7 +56,14 @@ def check(module, shapes, expected, seed=0):
             assert g.shape == w.shape and g.dtype == w.dtype, k
             # Outputs are int8 values dequantized by one scale: equal floats, equal integers.
             assert np.array_equal(g, w), f"output {k}: {np.count_nonzero(g != w)} of {g.size} differ"
+    within_one_lsb(reference, [t.numpy() for t in trials[-1]])
     return lowered
+
+
+def within_one_lsb(reference, x):
+    """Each integer op is within 1 LSB of its float op quantized, from the same int8 inputs."""
+    deviation = reference.group_deviation(*x)
+    assert deviation and max(d[1] for d in deviation.values()) <= 1, deviation
 
 
 class Fn(nn.Module):
@@ -227,6 +234,14 @@ def test_clamp_tails(op, fn):
     check(Fn(fn), [(1, 3, 6, 7), (1, 3, 6, 7)], {op: 1})
 
 
+@pytest.mark.parametrize("fn,op,count", [
+    (lambda y: F.relu6(torch.tanh(y) * 4.0), "quantized_activation", 2),  # tanh, * 4.0
+    (lambda y: torch.relu(torch.softmax(y, 1)), "quantized_softmax", 1),
+    (lambda y: F.hardtanh(y.mean(1), -0.2, 0.2), "quantized_mean", 1)])
+def test_clamp_tails_without_an_activation_range(fn, op, count):
+    check(nn.Sequential(nn.Conv2d(3, 6, 1), Fn(fn)), [(1, 3, 5, 4)], {op: count})
+
+
 # --- hand-built graphs: qparams no quantizer picks ----------------------------------------------
 
 Q = "quantized_decomposed.quantize_per_tensor.default"
@@ -259,6 +274,7 @@ def check_graph(g, shapes, expected, seed=0):
         got = list(got) if isinstance(got, tuple) else [got]
         for k, (a, b) in enumerate(zip(got, reference.run(*x))):
             assert a.shape == b.shape and np.array_equal(a, b), f"output {k}"
+    within_one_lsb(reference, x)
 
 
 @pytest.mark.parametrize("x_q,y_q,out_q,requantizes", [
@@ -322,3 +338,18 @@ def test_hand_built_softmax_input_scales(scale, log):
     y = g.call(op, [g.call(DQ, [x], qattrs(scale, -9))], {"dim": -1, "half_to_float": False})
     g.outputs = [quantized(g, y, qattrs(16 / 256, 127) if log else qattrs(1 / 256, -128))]
     check_graph(g, [(3, 517)], {"quantized_log_softmax" if log else "quantized_softmax": 1})
+
+
+@pytest.mark.parametrize("op,attrs", [("aten.relu.default", {}),
+                                      ("aten.hardtanh.default", {"min_val": -0.3, "max_val": 2.0}),
+                                      ("aten.clamp.default", {"min": 0.25, "max": None}),
+                                      ("aten.hardsigmoid.default", {})])
+@pytest.mark.parametrize("out_q", [qattrs(0.047, -9), qattrs(0.019, -128, -128, 100)])
+def test_hand_built_activation_standing_alone(op, attrs, out_q):
+    """No producer to fold into: computed in integers by the reference all the same."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [4, 9], "int8")
+    y = g.call(op, [g.call(DQ, [x], qattrs(0.047, -9))], attrs)
+    g.outputs = [quantized(g, y, out_q)]
+    assert len(QuantizedGraphReference(g).groups) == 1
+    check_graph(g, [(4, 9)], collections.Counter(o.split(".")[1] for o in UNFUSED_ACTIVATION_OPS))

@@ -161,10 +161,19 @@ def test_gtest_arguments_reach_the_target():
 
 
 # The portable float kernels compute transcendentals without libm (kernels/portable/elementary.cc),
-# so float fallback gives the host's bits on every core. (gelu has a portable kernel but no runtime
-# op yet: to_program refuses it, see test_program.)
-@pytest.mark.parametrize("op", ["aten.tanh.default", "aten.sigmoid.default", "aten.silu.default"])
-@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+# so float fallback gives the host's bits wherever the double arithmetic is IEEE.
+SOFT_DSUB = pytest.mark.xfail(strict=True, reason=(
+    "the M4 has no double FPU: libgcc's soft-float, run under QEMU, gives 1 - 0x1.2a7f146b7a07ap-33 "
+    "as 0x3fefffffffed580e where IEEE round-to-nearest gives ...580f; gelu's 1 + erf(x / sqrt 2) at x "
+    "near -6.4 amplifies that ulp into its float result"))
+
+
+@pytest.mark.parametrize("op,cpu", [
+    (op, cpu) for op in ("aten.tanh.default", "aten.sigmoid.default", "aten.silu.default")
+    for cpu in ("cortex-m55", "cortex-m4")] + [
+    ("aten.gelu.default", "cortex-m55"),
+    pytest.param("aten.gelu.default", "cortex-m4", marks=SOFT_DSUB),
+])
 def test_float_fallback_is_bit_identical_on_the_target(op, cpu):
     x = (np.random.default_rng(0).standard_normal((8, 256)) * 4).astype(np.float32)
     g = cortexm.Graph()

@@ -12,6 +12,8 @@ integers, written from the graph's qparams alone, apart from the C++ passes and 
   biases. A unary op is a 256-entry table built here from the op's float definition in numpy.
   A dequantized input may also reach the op through permute / view / squeeze / unsqueeze, which
   move integers exactly. The activation tail is a clamp of the result (its quantized bounds).
+- relu / hardtanh / clamp / hardsigmoid standing alone between dequantize and quantize (a table
+  of the float op; the lowering leaves it a float op for now: UNFUSED_ACTIVATION_OPS);
 - `dequantize -> quantize` (a requantize: (x - zp) << 20, one multiplier s_in / (2^20 s_out));
 - `dequantize... -> cat -> quantize`: an int8 cat of the inputs, requantized where their qparams
   differ from the output's.
@@ -96,12 +98,33 @@ UNARY = {
     "aten.div.Scalar": lambda x, a: x / _f32(a["other"]),
 }
 
+# relu / hardtanh / clamp / hardsigmoid (float32, as torch defines them) when they stand alone on a
+# dequantized value: an integer group too (a table of them is exact), lowered to
+# UNFUSED_ACTIVATION_OPS.
+ACTIVATIONS = {
+    "aten.relu.default": lambda x, a: np.maximum(x, _f32(0)),
+    "aten.hardtanh.default": lambda x, a: np.clip(x, _f32(a.get("min_val", -1.0)),
+                                                  _f32(a.get("max_val", 1.0))),
+    "aten.clamp.default": lambda x, a: np.clip(x, _f32(-np.inf if a.get("min") is None
+                                                       else a["min"]),
+                                               _f32(np.inf if a.get("max") is None else a["max"])),
+    "aten.hardsigmoid.default": lambda x, a: np.clip(x + _f32(3), _f32(0), _f32(6)) / _f32(6),
+}
+# What the lowering makes of a relu / hardtanh / clamp / hardsigmoid it cannot fold into a
+# producer's activation range: today nothing (it stays a float op between dequantize and quantize;
+# its values are the table's all the same).
+UNFUSED_ACTIVATION_OPS = ()
+# The cortex_m ops with an activation range (ActivationFusion folds a clamp tail into them).
+FUSES_ACTIVATION = tuple(CM.format(k) for k in (
+    "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_linear", "quantized_add",
+    "quantized_mul", "quantized_max_pool2d", "quantized_avg_pool2d"))
+
 
 def activation_table(op, attrs, in_q, out_q):
     """The 256 outputs of DQ(in_q) -> op -> Q(out_q) for the int8 inputs -128..127."""
     x = dequantize_per_tensor(np.arange(-128, 128).astype(np.int8), in_q.scale, in_q.zp)
     with np.errstate(all="ignore"):
-        y = np.asarray(UNARY[op](x, attrs), np.float32)
+        y = np.asarray({**UNARY, **ACTIVATIONS}[op](x, attrs), np.float32)
     return quantize_per_tensor(y, out_q.scale, out_q.zp, out_q.qmin, out_q.qmax, np.int8)
 
 
@@ -251,24 +274,37 @@ class QuantizedGraphReference:
 
     def _compute_group(self, qnode):
         v = qnode.inputs[0]
-        producer, tail = v.producer, None
-        if producer.op in CLAMPS + (HARDSIGMOID,) and len(producer.inputs) >= 1:
-            inner = producer.inputs[0]
-            if inner.producer is not None and len(inner.producer.outputs) == 1 and \
-                    _users(inner) == [producer] and inner.id not in self.graph_outputs and \
-                    (producer.op != HARDSIGMOID or inner.producer.op in LINEAR_LIKE):
-                tail, producer = producer, inner.producer
+        producer = v.producer
         quantizes = self._quantizes(v)
-        out = Out(QParams(qnode), tail)
-        op = producer.op
-        if op in UNARY:
-            group = self._unary(producer, out)
+        q = QParams(qnode)
+        if producer.op in CLAMPS + (HARDSIGMOID,) and producer.inputs:
+            inner = producer.inputs[0]
+            core = inner.producer
+            if core is not None and len(core.outputs) == 1 and _users(inner) == [producer] and \
+                    inner.id not in self.graph_outputs and \
+                    (producer.op != HARDSIGMOID or core.op in LINEAR_LIKE):
+                try:
+                    return quantizes, self._core_group(core, Out(q, producer), producer)
+                except NotInteger:
+                    pass  # maybe an activation standing alone on a dequantized value
+        return quantizes, self._core_group(producer, Out(q, None), None)
+
+    def _core_group(self, node, out, tail):
+        op = node.op
+        if op in UNARY or op in ACTIVATIONS:  # the latter standing alone
+            group = self._unary(node, out)
+            if op in ACTIVATIONS:
+                group.ops = list(UNFUSED_ACTIVATION_OPS)
         else:
             plan = getattr(self, "_plan_" + op.split(".")[1], None)
             if plan is None or not op.startswith("aten."):
                 raise NotInteger(op)
-            group = plan(producer, out)
-        return quantizes, group
+            group = plan(node, out)
+        # A clamp tail the producer has no activation range for stays a node of its own.
+        if tail is not None and tail.op in CLAMPS and \
+                not (group.ops and group.ops[-1] in FUSES_ACTIVATION):
+            group.ops = group.ops + list(UNFUSED_ACTIVATION_OPS)
+        return group
 
     def _source(self, value):
         """The Source of an input value: a per-tensor int8 dequantize, maybe behind moves."""
@@ -686,24 +722,44 @@ class QuantizedGraphReference:
         return needed
 
     def run(self, *inputs):
+        return self._evaluate(inputs, self.needed)
+
+    def group_deviation(self, *inputs):
+        """Per integer group (by its quantize node's name): (cortex_m ops, max, mean) of
+        |integer result - the graph's float op quantized| in LSB, both from the same int8
+        inputs; the float ops of the whole graph run, so this is as slow as the fake-quant graph."""
+        deviation = {}
+
+        def compare(node, integer, float_result):
+            diff = np.abs(integer.astype(np.int64) - float_result.astype(np.int64))
+            ops = self.groups[node.id].ops
+            deviation[node.name] = (ops, int(diff.max(initial=0)), float(diff.mean()))
+
+        self._evaluate(inputs, {n.id for n in self.nodes}, compare)
+        return deviation
+
+    def _evaluate(self, inputs, needed, compare=None):
         env, done = {}, {}
         for v, x in zip(self.graph.inputs, inputs):
             env[v.id] = np.asarray(x)
         for v in self.graph.constants:
             env[v.id] = np.asarray(v.data)
         for node in self.nodes:
-            if node.id not in self.needed:
+            if node.id not in needed:
                 continue
-            if node.id in self.groups:
-                group = self.groups[node.id]
-                if id(group) not in done:
-                    done[id(group)] = np.asarray(group.fn(env)).astype(np.int8)
-                env[node.outputs[0].id] = done[id(group)]
-            elif node.op == Q:
+            if node.op == Q:
                 a = node.attrs
-                env[node.outputs[0].id] = quantize_per_tensor(
-                    env[node.inputs[0].id], a["scale"], a["zero_point"], a["quant_min"],
-                    a["quant_max"], np.dtype(a["dtype"]))
+                if node.id not in self.groups or compare is not None:
+                    env[node.outputs[0].id] = quantize_per_tensor(
+                        env[node.inputs[0].id], a["scale"], a["zero_point"], a["quant_min"],
+                        a["quant_max"], np.dtype(a["dtype"]))
+                if node.id in self.groups:
+                    group = self.groups[node.id]
+                    if id(group) not in done:
+                        done[id(group)] = np.asarray(group.fn(env)).astype(np.int8)
+                    if compare is not None:
+                        compare(node, done[id(group)], env[node.outputs[0].id])
+                    env[node.outputs[0].id] = done[id(group)]
             elif node.op == DQ:
                 a = node.attrs
                 env[node.outputs[0].id] = dequantize_per_tensor(env[node.inputs[0].id], a["scale"],
