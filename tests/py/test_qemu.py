@@ -222,3 +222,18 @@ def test_instruction_count_equals_a_single_step_trace(tmp_path):
     hits = [i for i, pc in enumerate(pcs) if pc == marker]
     assert len(hits) == 2
     assert counted == hits[1] - hits[0]
+
+
+def test_forced_kernel_variants_are_bit_identical_and_checked():
+    # ds_cnn with the scalar kernels on the M55 (build/qemu-cortex-m55-scalar): same bytes as the
+    # host, and more instructions than the MVE kernels the M55 runs by default.
+    program, inputs = zoo_program("ds_cnn", "cortex-m55")
+    host = program.run(*inputs)
+    scalar = qemu.run(program, inputs, "cortex-m55", count_instructions=True, isa="scalar")
+    default = qemu.run(program, inputs, "cortex-m55", count_instructions=True)
+    assert scalar.outputs[0].tobytes() == host.tobytes() == default.outputs[0].tobytes()
+    assert scalar.instructions > default.instructions
+    with pytest.raises(ValueError, match="isa 'mve' needs a core with it"):
+        qemu.run(program, inputs, "cortex-m4", isa="mve")
+    with pytest.raises(ValueError, match="isa 'neon'"):
+        qemu.run(program, inputs, "cortex-m4", isa="neon")
