@@ -45,6 +45,8 @@ class CortexMPassManager:
         "FuseViewCopy",
         "RemoveNoopViewCopy",
         "FoldInverseDimOrderClone",
+        "SinkDimOrderClones",
+        "FoldInverseDimOrderClone",
         "DeadCodeElimination",
     )
 

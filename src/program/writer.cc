@@ -11,6 +11,7 @@
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "graph/errors.h"
+#include "graph/layout.h"
 #include "program/program_generated.h"
 #include "planner/memory_plan.h"
 #include "program/status_message.h"
@@ -407,8 +408,7 @@ ArenaLayout sequential_layout(const Graph& graph, Isa isa) {
       cursor = align16(cursor + scratch);
     }
     const bool alias = is_view_op(n.op) && graph.value(n.inputs[0]).kind != ValueKind::kConstant &&
-                       graph.value(n.inputs[0]).info.contiguous() &&
-                       graph.value(n.outputs[0]).info.contiguous();
+                       same_bytes(graph.value(n.inputs[0]).info, graph.value(n.outputs[0]).info);
     if (alias) {
       layout.value_offsets[n.outputs[0]] = layout.value_offsets.at(n.inputs[0]);
       continue;
