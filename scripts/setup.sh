@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential cmake ninja-build python3 python3-venv python3-dev libpthreadpool-dev
   libgtest-dev libbenchmark-dev libxnnpack-dev
-  gcc-arm-none-eabi libnewlib-arm-none-eabi
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev qemu-system-arm
   espeak-ng sox
 )

@@ -1,5 +1,6 @@
 #include <math.h>
 
+#include "cortexm/portable/elementary.h"
 #include "softmax_geometry.h"
 
 namespace cortexm::portable {
@@ -14,8 +15,8 @@ void log_softmax_f32(const SoftmaxParams& p, const float* x, float* y) {
       float max = -INFINITY;
       for (int64_t k = 0; k < n; ++k) max = in[k * inner] > max ? in[k * inner] : max;
       double sum = 0.0;
-      for (int64_t k = 0; k < n; ++k) sum += expf(in[k * inner] - max);
-      const double log_sum = log(sum);
+      for (int64_t k = 0; k < n; ++k) sum += exp_d(in[k * inner] - max);
+      const double log_sum = log_d(sum);
       for (int64_t k = 0; k < n; ++k) out[k * inner] = static_cast<float>((in[k * inner] - max) - log_sum);
     }
   }

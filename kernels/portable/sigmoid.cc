@@ -1,5 +1,4 @@
-#include <math.h>
-
+#include "cortexm/portable/elementary.h"
 #include "cortexm/portable/unary.h"
 
 namespace cortexm::portable {
@@ -7,7 +6,7 @@ namespace cortexm::portable {
 void sigmoid_f32(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float x = in[i];
-    out[i] = 1.0f / (1.0f + expf(-x));
+    out[i] = static_cast<float>(1.0 / (1.0 + exp_d(-static_cast<double>(x))));
   }
 }
 

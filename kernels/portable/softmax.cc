@@ -1,5 +1,6 @@
 #include <math.h>
 
+#include "cortexm/portable/elementary.h"
 #include "softmax_geometry.h"
 
 namespace cortexm::portable {
@@ -20,8 +21,8 @@ void softmax_f32(const SoftmaxParams& p, const float* x, float* y) {
       float max = -INFINITY;
       for (int64_t k = 0; k < n; ++k) max = in[k * inner] > max ? in[k * inner] : max;
       double sum = 0.0;
-      for (int64_t k = 0; k < n; ++k) sum += expf(in[k * inner] - max);
-      for (int64_t k = 0; k < n; ++k) out[k * inner] = static_cast<float>(expf(in[k * inner] - max) / sum);
+      for (int64_t k = 0; k < n; ++k) sum += exp_d(in[k * inner] - max);
+      for (int64_t k = 0; k < n; ++k) out[k * inner] = static_cast<float>(exp_d(in[k * inner] - max) / sum);
     }
   }
 }

@@ -1,6 +1,8 @@
 #include "cortexm/kernels/quantized_add.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "elementwise.h"
+#include "variants.h"
 
 namespace cortexm {
 
@@ -11,16 +13,6 @@ Error check_multiplier(const char* multiplier_name, int32_t multiplier, const ch
   if (multiplier < 0) return invalid(multiplier_name, multiplier, "must be in [0, 2^31)");
   if (shift < kMinShift || shift > kMaxShift) return invalid(shift_name, shift, "must be in [-31, 30]");
   return kOk;
-}
-
-inline int8_t add_one(const AddParams& p, int32_t a, int32_t b) {
-  const int32_t a_scaled =
-      requantize((a + p.lhs_offset) * (1 << kAddLeftShift), p.lhs_multiplier, p.lhs_shift);
-  const int32_t b_scaled =
-      requantize((b + p.rhs_offset) * (1 << kAddLeftShift), p.rhs_multiplier, p.rhs_shift);
-  const int32_t sum =
-      requantize(a_scaled + b_scaled, p.output_multiplier, p.output_shift) + p.output_offset;
-  return static_cast<int8_t>(clamp(sum, p.activation_min, p.activation_max));
 }
 
 }  // namespace
@@ -47,7 +39,10 @@ Error quantized_add_prepare(const AddParams& p) {
   return kOk;
 }
 
-void quantized_add(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+#if CORTEXM_BUILT_ISA == 0
+namespace {
+
+void add_scalar(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
   for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
     const int8_t* a = lhs + li;
     const int8_t* b = rhs + ri;
@@ -59,6 +54,19 @@ void quantized_add(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int
       for (int32_t i = 0; i < count; ++i) out[i] = add_one(p, a[i * ls], b[i * rs]);
     }
   });
+}
+
+}  // namespace
+#endif
+
+void quantized_add(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_add(p, lhs, rhs, output);
+#elif CORTEXM_BUILT_ISA == 1
+  dsp::quantized_add(p, lhs, rhs, output);
+#else
+  add_scalar(p, lhs, rhs, output);
+#endif
 }
 
 }  // namespace cortexm

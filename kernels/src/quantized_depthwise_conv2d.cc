@@ -1,29 +1,63 @@
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 
+#include "conv_window.h"
 #include "cortexm/kernels/requantize.h"
+#include "variants.h"
 
 namespace cortexm {
 
 namespace {
 
-inline int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+// window_output_size returns int32: the padded input must stay below 2^31 on both axes.
+// Names the larger pad of the axis.
+Error check_padded_extent(const Dims4& input, const Padding2d& pad) {
+  if (int64_t{input.h} + pad.top + pad.bottom > INT32_MAX) {
+    const bool top = pad.top >= pad.bottom;
+    return invalid("padding", top ? pad.top : pad.bottom,
+                   "makes the padded input height 2^31 or more", top ? 0 : 2);
+  }
+  if (int64_t{input.w} + pad.left + pad.right > INT32_MAX) {
+    const bool left = pad.left >= pad.right;
+    return invalid("padding", left ? pad.left : pad.right,
+                   "makes the padded input width 2^31 or more", left ? 1 : 3);
+  }
+  return kOk;
 }
 
-// Taps [first, last) of a dilated window starting at `origin` that land inside [0, extent).
-struct TapRange {
-  int32_t first, last;
-};
+}  // namespace
 
-TapRange valid_taps(int64_t origin, int32_t extent, int32_t taps, int32_t dilation) {
-  const int64_t span = int64_t{taps - 1} * dilation;
-  if (origin >= 0 && origin + span < extent) return {0, taps};  // inside: no division
-  int64_t first = origin >= 0 ? 0 : (-origin + dilation - 1) / dilation;
-  int64_t last = origin >= extent ? 0 : (extent - origin + dilation - 1) / dilation;
-  if (first > taps) first = taps;
-  if (last > taps) last = taps;
-  if (last < first) last = first;
-  return {static_cast<int32_t>(first), static_cast<int32_t>(last)};
+Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& p) {
+  const ConvGeometry& g = p.geometry;
+  Dims4 out;
+  out.n = p.input.n;
+  out.h = window_output_size(p.input.h, p.filter.h, g.stride_h, g.dilation_h, g.padding.top,
+                             g.padding.bottom);
+  out.w = window_output_size(p.input.w, p.filter.w, g.stride_w, g.dilation_w, g.padding.left,
+                             g.padding.right);
+  out.c = p.filter.c;
+  return out;
+}
+
+Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& p) {
+  if (p.depth_multiplier < 1)
+    return invalid("depth_multiplier", p.depth_multiplier, "must be >= 1");
+  if (p.filter.n != 1) return invalid("weight.shape[0]", p.filter.n, "must be 1");
+  if (int64_t{p.filter.c} != int64_t{p.input.c} * p.depth_multiplier)
+    return invalid("weight.shape[3]", p.filter.c, "must equal input.shape[3] * depth_multiplier");
+  CORTEXM_RETURN_IF_ERROR(check_padded_extent(p.input, p.geometry.padding));
+  return validate_conv_common(p.quant, p.geometry, p.input, p.filter.h, p.filter.w, p.output,
+                              p.filter.c);
+}
+
+size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& p, Isa /*isa*/) {
+  return p.filter.c > 0 ? sizeof(int32_t) * static_cast<size_t>(p.filter.c) : 0;
+}
+
+#if CORTEXM_BUILT_ISA == 0
+namespace {
+
+inline int32_t wrapping_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
 
 // (x + offset) * w fits int16: |x + offset| <= 255 and |w| <= 128.
@@ -84,54 +118,9 @@ void requantize_channels(const int32_t* __restrict acc, const int32_t* __restric
   }
 }
 
-// window_output_size returns int32: the padded input must stay below 2^31 on both axes.
-// Names the larger pad of the axis.
-Error check_padded_extent(const Dims4& input, const Padding2d& pad) {
-  if (int64_t{input.h} + pad.top + pad.bottom > INT32_MAX) {
-    const bool top = pad.top >= pad.bottom;
-    return invalid("padding", top ? pad.top : pad.bottom,
-                   "makes the padded input height 2^31 or more", top ? 0 : 2);
-  }
-  if (int64_t{input.w} + pad.left + pad.right > INT32_MAX) {
-    const bool left = pad.left >= pad.right;
-    return invalid("padding", left ? pad.left : pad.right,
-                   "makes the padded input width 2^31 or more", left ? 1 : 3);
-  }
-  return kOk;
-}
 
-}  // namespace
-
-Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& p) {
-  const ConvGeometry& g = p.geometry;
-  Dims4 out;
-  out.n = p.input.n;
-  out.h = window_output_size(p.input.h, p.filter.h, g.stride_h, g.dilation_h, g.padding.top,
-                             g.padding.bottom);
-  out.w = window_output_size(p.input.w, p.filter.w, g.stride_w, g.dilation_w, g.padding.left,
-                             g.padding.right);
-  out.c = p.filter.c;
-  return out;
-}
-
-Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& p) {
-  if (p.depth_multiplier < 1)
-    return invalid("depth_multiplier", p.depth_multiplier, "must be >= 1");
-  if (p.filter.n != 1) return invalid("weight.shape[0]", p.filter.n, "must be 1");
-  if (int64_t{p.filter.c} != int64_t{p.input.c} * p.depth_multiplier)
-    return invalid("weight.shape[3]", p.filter.c, "must equal input.shape[3] * depth_multiplier");
-  CORTEXM_RETURN_IF_ERROR(check_padded_extent(p.input, p.geometry.padding));
-  return validate_conv_common(p.quant, p.geometry, p.input, p.filter.h, p.filter.w, p.output,
-                              p.filter.c);
-}
-
-size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& p, Isa /*isa*/) {
-  return p.filter.c > 0 ? sizeof(int32_t) * static_cast<size_t>(p.filter.c) : 0;
-}
-
-void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* input,
-                                const int8_t* filter, const int32_t* bias, int8_t* output,
-                                void* scratch) {
+void depthwise_scalar(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, void* scratch) {
   const ConvGeometry& g = p.geometry;
   const ConvQuantParams& q = p.quant;
   const int32_t in_h = p.input.h, in_w = p.input.w, in_c = p.input.c;
@@ -178,6 +167,21 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
       }
     }
   }
+}
+
+}  // namespace
+#endif
+
+void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                void* scratch) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_depthwise_conv2d(p, input, filter, bias, output, scratch);
+#elif CORTEXM_BUILT_ISA == 1
+  dsp::quantized_depthwise_conv2d(p, input, filter, bias, output, scratch);
+#else
+  depthwise_scalar(p, input, filter, bias, output, scratch);
+#endif
 }
 
 }  // namespace cortexm

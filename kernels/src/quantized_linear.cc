@@ -1,9 +1,50 @@
 #include "cortexm/kernels/quantized_linear.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "variants.h"
 
 namespace cortexm {
 
+
+Error quantized_linear_prepare(const LinearParams& p) {
+  if (p.batches < 1) return invalid("batches", p.batches, "must be >= 1");
+  if (p.input_features < 1) return invalid("input_features", p.input_features, "must be >= 1");
+  if (p.output_features < 1)
+    return invalid("output_features", p.output_features, "must be >= 1");
+  if (p.input_offset < -127 || p.input_offset > 128)
+    return invalid("input_offset", p.input_offset, "must be in [-127, 128]");
+  if (p.filter_offset < -127 || p.filter_offset > 128)
+    return invalid("filter_offset", p.filter_offset, "must be in [-127, 128]");
+  if (p.output_offset < -128 || p.output_offset > 127)
+    return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
+  if (p.activation_min < -128 || p.activation_min > 127)
+    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
+  if (p.activation_max < -128 || p.activation_max > 127)
+    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
+  if (p.activation_min > p.activation_max)
+    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  if (p.num_multipliers != 1 && p.num_multipliers != p.output_features)
+    return invalid("requantize_multipliers", p.num_multipliers,
+                   "length must be 1 or output_features");
+  if (p.multipliers == nullptr || p.shifts == nullptr)
+    return invalid("requantize_multipliers", 0, "must be given");
+  for (int32_t i = 0; i < p.num_multipliers; ++i) {
+    if (p.multipliers[i] < 0)
+      return invalid("requantize_multipliers", p.multipliers[i], "must be in [0, 2^31)", i);
+    if (p.shifts[i] < kMinShift || p.shifts[i] > kMaxShift)
+      return invalid("requantize_shifts", p.shifts[i], "must be in [-31, 30]", i);
+  }
+  return kOk;
+}
+
+// One input row widened to int16 with its offset added: input_features int16 values, 2-byte
+// aligned, for the scalar and DSP variants; the MVE variant needs none. Every isa gets the scalar
+// size, so a program lowered for any isa also runs on the host's scalar kernels.
+size_t quantized_linear_scratch_size(const LinearParams& params, Isa /*isa*/) {
+  return static_cast<size_t>(params.input_features) * sizeof(int16_t);
+}
+
+#if CORTEXM_BUILT_ISA == 0
 namespace {
 
 // Dot products run over chunks of at most this many features so their int32 sums cannot overflow:
@@ -46,49 +87,10 @@ inline int8_t requantize_output(const LinearParams& p, uint32_t acc, int32_t oc)
   return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
 }
 
-}  // namespace
-
-Error quantized_linear_prepare(const LinearParams& p) {
-  if (p.batches < 1) return invalid("batches", p.batches, "must be >= 1");
-  if (p.input_features < 1) return invalid("input_features", p.input_features, "must be >= 1");
-  if (p.output_features < 1)
-    return invalid("output_features", p.output_features, "must be >= 1");
-  if (p.input_offset < -127 || p.input_offset > 128)
-    return invalid("input_offset", p.input_offset, "must be in [-127, 128]");
-  if (p.filter_offset < -127 || p.filter_offset > 128)
-    return invalid("filter_offset", p.filter_offset, "must be in [-127, 128]");
-  if (p.output_offset < -128 || p.output_offset > 127)
-    return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
-  if (p.activation_min < -128 || p.activation_min > 127)
-    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
-  if (p.activation_max < -128 || p.activation_max > 127)
-    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
-  if (p.num_multipliers != 1 && p.num_multipliers != p.output_features)
-    return invalid("requantize_multipliers", p.num_multipliers,
-                   "length must be 1 or output_features");
-  if (p.multipliers == nullptr || p.shifts == nullptr)
-    return invalid("requantize_multipliers", 0, "must be given");
-  for (int32_t i = 0; i < p.num_multipliers; ++i) {
-    if (p.multipliers[i] < 0)
-      return invalid("requantize_multipliers", p.multipliers[i], "must be in [0, 2^31)", i);
-    if (p.shifts[i] < kMinShift || p.shifts[i] > kMaxShift)
-      return invalid("requantize_shifts", p.shifts[i], "must be in [-31, 30]", i);
-  }
-  return kOk;
-}
-
-// One input row widened to int16 with its offset added: input_features int16 values, 2-byte
-// aligned. The same for every Isa.
-size_t quantized_linear_scratch_size(const LinearParams& params, Isa /*isa*/) {
-  return static_cast<size_t>(params.input_features) * sizeof(int16_t);
-}
-
 // acc = bias + sum (x + io) * (w + fo) = bias + sum (x + io) * w + fo * sum (x + io): the
 // filter offset costs one row sum per batch row instead of widening the weights.
-void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* weights,
-                      const int32_t* bias, int8_t* output, void* scratch) {
+void linear_scalar(const LinearParams& p, const int8_t* input, const int8_t* weights,
+                   const int32_t* bias, int8_t* output, void* scratch) {
   const int32_t depth = p.input_features;
   const int32_t channels = p.output_features;
   int16_t* __restrict x = static_cast<int16_t*>(scratch);
@@ -128,6 +130,20 @@ void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* 
       out_row[oc] = requantize_output(p, acc, oc);
     }
   }
+}
+
+}  // namespace
+#endif
+
+void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* weights,
+                      const int32_t* bias, int8_t* output, void* scratch) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_linear(p, input, weights, bias, output, scratch);
+#elif CORTEXM_BUILT_ISA == 1
+  dsp::quantized_linear(p, input, weights, bias, output, scratch);
+#else
+  linear_scalar(p, input, weights, bias, output, scratch);
+#endif
 }
 
 }  // namespace cortexm

@@ -1,19 +1,10 @@
 #include "cortexm/kernels/quantized_mul.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "elementwise.h"
+#include "variants.h"
 
 namespace cortexm {
-
-namespace {
-
-inline int8_t mul_one(const MulParams& p, int32_t lhs_shifted, int32_t rhs_shifted) {
-  const int32_t product = lhs_shifted * rhs_shifted;  // |product| <= 255 * 255
-  const int32_t out =
-      requantize(product, p.output_multiplier, p.output_shift) + p.output_offset;
-  return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
-}
-
-}  // namespace
 
 Error quantized_mul_prepare(const MulParams& p) {
   if (p.lhs_offset < -127 || p.lhs_offset > 128)
@@ -36,7 +27,10 @@ Error quantized_mul_prepare(const MulParams& p) {
 }
 
 // Runs where one side is broadcast hoist that side's offset value out of the loop.
-void quantized_mul(const MulParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+#if CORTEXM_BUILT_ISA == 0
+namespace {
+
+void mul_scalar(const MulParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
   for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls,
                                       int32_t rs) {
     const int8_t* __restrict a = lhs + li;
@@ -57,6 +51,19 @@ void quantized_mul(const MulParams& p, const int8_t* lhs, const int8_t* rhs, int
         out[i] = mul_one(p, a[int64_t{i} * ls] + p.lhs_offset, b[int64_t{i} * rs] + p.rhs_offset);
     }
   });
+}
+
+}  // namespace
+#endif
+
+void quantized_mul(const MulParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_mul(p, lhs, rhs, output);
+#elif CORTEXM_BUILT_ISA == 1
+  dsp::quantized_mul(p, lhs, rhs, output);
+#else
+  mul_scalar(p, lhs, rhs, output);
+#endif
 }
 
 }  // namespace cortexm

@@ -53,3 +53,6 @@ def __getattr__(name):
 from .program import Program, load_program, to_program  # noqa: E402
 
 __all__ += ["Program", "load_program", "to_program"]
+from .qemu import run_on_qemu  # noqa: E402
+
+__all__ += ["run_on_qemu"]

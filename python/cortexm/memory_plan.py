@@ -8,6 +8,7 @@ buffer, a text table and a PNG timeline.
 
 from __future__ import annotations
 
+import operator
 import os
 import tempfile
 from dataclasses import dataclass
@@ -207,7 +208,15 @@ def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None) -> Mem
     ``policy`` None tries every placement policy and keeps the smallest arena; a name from
     :func:`placement_policies` forces one. Raises ValueError for a bad alignment, policy or order.
     """
-    return MemoryPlan._from_core(_core.plan_memory(graph, int(alignment), policy))
+    try:
+        if isinstance(alignment, bool):
+            raise TypeError
+        alignment = operator.index(alignment)  # an int or numpy integer; a float is not truncated
+    except TypeError:
+        raise ValueError(f"plan_memory: alignment = {alignment!r} must be an int") from None
+    if not -(2**63) <= alignment < 2**63:
+        raise ValueError(f"plan_memory: alignment = {alignment} does not fit in int64")
+    return MemoryPlan._from_core(_core.plan_memory(graph, alignment, policy))
 
 
 def placement_policies() -> list:

@@ -40,6 +40,7 @@ class CortexMPassManager:
         "DecomposeAdaptiveAvgPool2d",
         "ConvertToCortexM",
         "ActivationFusion",
+        "ConvertUnfusedClamps",
         "ReplaceQuantNodes",
         "UnfoldFloatOps",
         "FuseViewCopy",

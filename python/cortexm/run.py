@@ -1,10 +1,13 @@
 """Runs a program file on the host runtime.
 
-    python -m cortexm.run model.cmpte [--inputs file.npz] [--profile]
+    python -m cortexm.run model.cmpte [--inputs file.npz] [--profile] [--qemu CPU]
 
 Inputs come from --inputs (arrays in the program's input order: by input name, else arr_0, arr_1,
 ...), else from the program's first bundled case. With bundled inputs and expected outputs every
 case is verified bit for bit.
+With --qemu CPU (cortex-m55, cortex-m4, ...) the program runs on that core emulated by QEMU instead
+(cortexm.run_on_qemu), its outputs are compared with the host runtime's, and the executed
+instruction count is printed (per op with --profile): instructions, not cycles.
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m cortexm.run", description=__doc__.splitlines()[0])
     p.add_argument("program", help="program file (.cmpte)")
     p.add_argument("--inputs", help=".npz with the inputs")
-    p.add_argument("--profile", action="store_true", help="print host time per op")
+    p.add_argument("--profile", action="store_true",
+                   help="print host time per op (with --qemu: executed instructions per op)")
+    p.add_argument("--qemu", metavar="CPU", help="run on this Cortex-M under QEMU (cortex-m55, cortex-m4, ...)")
     args = p.parse_args(argv)
     import cortexm
 
@@ -62,6 +67,8 @@ def main(argv=None) -> int:
     else:
         print("error: the program has no bundled inputs; pass --inputs file.npz", file=sys.stderr)
         return 1
+    if args.qemu:
+        return run_qemu(program, inputs, args.qemu, args.profile)
     try:
         outs = program.run(*inputs)
     except ValueError as e:
@@ -80,6 +87,31 @@ def main(argv=None) -> int:
             print(f"verify: FAILED: {e}", file=sys.stderr)
             return 3
         print(f"verify: {n} bundled case(s), outputs bit-exact with the expected outputs")
+    return 0
+
+
+def run_qemu(program, inputs, cpu, per_op) -> int:
+    from . import qemu
+
+    try:
+        result = qemu.run(program, inputs, cpu, count_instructions=True, per_op=per_op)
+        host = program.run(*inputs)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    host = host if isinstance(host, tuple) else (host,)
+    print(f"ran on {cpu} under QEMU ({result.machine})")
+    for k, out in enumerate(result.outputs):
+        print(describe(k, out))
+    print(f"executed instructions (QEMU instruction count, not cycles): {result.instructions}")
+    if per_op:
+        for name, kernel, count in result.op_instructions:
+            print(f"  {count:12d} instructions  {kernel:<26} {name}")
+    same = all(a.tobytes() == b.tobytes() for a, b in zip(result.outputs, host))
+    if not same:
+        print(f"compare: FAILED: the outputs on {cpu} differ from the host runtime's", file=sys.stderr)
+        return 3
+    print(f"compare: outputs on {cpu} bit-exact with the host runtime")
     return 0
 
 

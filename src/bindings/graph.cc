@@ -42,12 +42,43 @@ py::object attr_to_python(const AttrValue& v) {
   return std::visit(Visitor{}, v);
 }
 
+bool is_int_object(const py::handle& obj) {
+  return (PyLong_Check(obj.ptr()) && !PyBool_Check(obj.ptr())) ||
+         py::isinstance(obj, py::module_::import("numpy").attr("integer"));
+}
+
+// A Python int or numpy integer that fits int64 (not bool or float); else GraphError naming what.
+int64_t int_from_python(const std::string& what, const py::handle& obj) {
+  if (!is_int_object(obj))
+    throw GraphError(what + " = " + std::string(py::repr(obj)) + " must be an int");
+  try {
+    return obj.cast<int64_t>();
+  } catch (const py::cast_error&) {
+    throw GraphError(what + " = " + std::string(py::repr(obj)) + " does not fit in int64");
+  }
+}
+
+// A list, tuple or 1-D integer array of ints.
+std::vector<int64_t> ints_from_python(const std::string& what, const py::handle& obj) {
+  if (!(py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj) ||
+        (py::isinstance<py::array>(obj) && py::reinterpret_borrow<py::array>(obj).ndim() == 1)))
+    throw GraphError(what + " = " + std::string(py::repr(obj)) + " must be a list of ints");
+  std::vector<int64_t> out;
+  for (auto item : obj) {
+    if (!is_int_object(item))
+      throw GraphError(what + " = " + std::string(py::repr(obj)) + " must be a list of ints");
+    out.push_back(int_from_python(what + "[" + std::to_string(out.size()) + "]", item));
+  }
+  return out;
+}
+
 AttrValue attr_from_python(const std::string& name, const py::handle& obj) {
   if (obj.is_none()) return NoneAttr{};
   if (py::isinstance<py::bool_>(obj)) return obj.cast<bool>();
   py::module_ np = py::module_::import("numpy");
   if (py::isinstance(obj, np.attr("bool_"))) return obj.cast<bool>();
-  if (py::isinstance<py::int_>(obj) || py::isinstance(obj, np.attr("integer"))) return obj.cast<int64_t>();
+  if (py::isinstance<py::int_>(obj) || py::isinstance(obj, np.attr("integer")))
+    return int_from_python("attribute '" + name + "'", obj);
   if (py::isinstance<py::float_>(obj) || py::isinstance(obj, np.attr("floating"))) return obj.cast<double>();
   if (py::isinstance<py::str>(obj)) return obj.cast<std::string>();
   if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj) || py::isinstance<py::array>(obj)) {
@@ -58,7 +89,9 @@ AttrValue attr_from_python(const std::string& name, const py::handle& obj) {
       if (py::isinstance<py::bool_>(item) ||
           !(py::isinstance<py::int_>(item) || py::isinstance(item, np.attr("integer"))))
         all_int = false;
-      if (all_int) ints.push_back(item.cast<int64_t>());
+      if (all_int)
+        ints.push_back(int_from_python(
+            "attribute '" + name + "'[" + std::to_string(ints.size()) + "]", item));
       try {
         floats.push_back(item.cast<double>());
       } catch (const py::cast_error&) {
@@ -99,19 +132,20 @@ std::optional<QuantParams> qparams_from_python(const py::handle& obj) {
   q.scales = py::isinstance<py::float_>(scales) || py::isinstance<py::int_>(scales)
                  ? std::vector<double>{scales.cast<double>()}
                  : scales.cast<std::vector<double>>();
-  q.zero_points = py::isinstance<py::int_>(zps) ? std::vector<int64_t>{zps.cast<int64_t>()}
-                                                : zps.cast<std::vector<int64_t>>();
-  q.axis = d.contains("axis") ? d["axis"].cast<int64_t>() : -1;
-  q.quant_min = d.contains("quant_min") ? d["quant_min"].cast<int64_t>() : -128;
-  q.quant_max = d.contains("quant_max") ? d["quant_max"].cast<int64_t>() : 127;
+  q.zero_points = is_int_object(zps)
+                      ? std::vector<int64_t>{int_from_python("qparams zero_points", zps)}
+                      : ints_from_python("qparams zero_points", zps);
+  q.axis = d.contains("axis") ? int_from_python("qparams axis", d["axis"]) : -1;
+  q.quant_min = d.contains("quant_min") ? int_from_python("qparams quant_min", d["quant_min"]) : -128;
+  q.quant_max = d.contains("quant_max") ? int_from_python("qparams quant_max", d["quant_max"]) : 127;
   if (q.scales.size() != q.zero_points.size() || q.scales.empty())
     throw GraphError("qparams need as many zero_points as scales, and at least one");
   return q;
 }
 
-std::vector<int64_t> optional_ints(const py::handle& obj) {
+std::vector<int64_t> optional_ints(const std::string& what, const py::handle& obj) {
   if (obj.is_none()) return {};
-  return obj.cast<std::vector<int64_t>>();
+  return ints_from_python(what, obj);
 }
 
 py::object outputs_to_python(const GraphPtr& g, const std::vector<ValueId>& outs) {
@@ -187,7 +221,10 @@ void bind_graph(py::module_& m) {
       .def_property("dim_order",
                     [](const ValueRef& v) { return py::tuple(py::cast(v.get().info.effective_dim_order())); },
                     [](const ValueRef& v, const py::object& order) {
-                      v.graph->mutable_value(v.id).info.dim_order = optional_ints(order);
+                      TensorInfo info = v.get().info;
+                      info.dim_order = optional_ints("value '" + v.get().name + "' dim_order", order);
+                      check_dim_order("value '" + v.get().name + "'", info);
+                      v.graph->mutable_value(v.id).info.dim_order = info.dim_order;
                     })
       .def_property("qparams", [](const ValueRef& v) { return qparams_to_python(v.get().info.qparams); },
                     [](const ValueRef& v, const py::object& q) {
@@ -256,9 +293,13 @@ void bind_graph(py::module_& m) {
       .def("set_attr", [](const NodeRef& n, const std::string& key, const py::object& value) {
         n.graph->set_attr(n.id, key, attr_from_python(key, value));
       })
-      .def("replace_input", [](const NodeRef& n, size_t index, const py::object& value) {
-        n.graph->replace_input(n.id, index, value_id(n.graph, value, "replace_input"));
-      })
+      .def("replace_input", [](const NodeRef& n, const py::object& index, const py::object& value) {
+        const int64_t i = int_from_python("node '" + n.get().name + "' replace_input index", index);
+        if (i < 0)
+          throw GraphError("node '" + n.get().name + "' replace_input index = " + std::to_string(i) +
+                           " must be >= 0");
+        n.graph->replace_input(n.id, static_cast<size_t>(i), value_id(n.graph, value, "replace_input"));
+      }, py::arg("index"), py::arg("value"))
       .def("reinfer", [](const NodeRef& n) { n.graph->reinfer(n.id); })
       .def("__eq__", [](const NodeRef& a, const py::object& b) {
         return py::isinstance<NodeRef>(b) && b.cast<const NodeRef&>().graph == a.graph &&
@@ -270,12 +311,12 @@ void bind_graph(py::module_& m) {
   py::class_<Graph, GraphPtr>(m, "Graph", "A cortexm graph: nodes in PyTorch's op vocabulary over typed values.")
       .def(py::init<>())
       .def("add_input",
-           [](const GraphPtr& g, const std::string& name, const std::vector<int64_t>& shape,
+           [](const GraphPtr& g, const std::string& name, const py::object& shape,
               const py::object& dtype, const py::object& dim_order, const py::object& qparams) {
              TensorInfo info;
              info.dtype = dtype_from_python(dtype);
-             info.shape = shape;
-             info.dim_order = optional_ints(dim_order);
+             info.shape = ints_from_python("input '" + name + "' shape", shape);
+             info.dim_order = optional_ints("input '" + name + "' dim_order", dim_order);
              info.qparams = qparams_from_python(qparams);
              return ValueRef{g, g->add_input(name, info)};
            },
@@ -286,7 +327,7 @@ void bind_graph(py::module_& m) {
               const py::object& dim_order) {
              Tensor t = tensor_from_python(data, "constant '" + name + "'");
              t.mutable_info().qparams = qparams_from_python(qparams);
-             t.mutable_info().dim_order = optional_ints(dim_order);
+             t.mutable_info().dim_order = optional_ints("constant '" + name + "' dim_order", dim_order);
              return ValueRef{g, g->add_constant(name, t)};
            },
            py::arg("name"), py::arg("data"), py::arg("qparams") = py::none(), py::arg("dim_order") = py::none())

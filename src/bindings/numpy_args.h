@@ -70,12 +70,16 @@ struct IntArg {
   py::object value;
 };
 
+// A Python int or a numpy integer; not bool, float, str or None.
+inline bool is_int_object(const py::handle& v) {
+  return (PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr())) ||
+         py::isinstance(v, py::module_::import("numpy").attr("integer"));
+}
+
 // The int64 value of an int argument (Python int or numpy integer; not bool, float or str).
 inline int64_t require_int64(const char* op, const char* name, const IntArg& arg) {
   const py::handle v = arg.value;
-  const bool is_int = (PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr())) ||
-                      py::isinstance(v, py::module_::import("numpy").attr("integer"));
-  if (!is_int)
+  if (!is_int_object(v))
     raise_value_error(op, std::string(name) + " = " + std::string(py::repr(v)) +
                               " must be an int, got " +
                               std::string(py::str(py::type::of(v).attr("__name__"))));
@@ -95,13 +99,21 @@ inline int32_t require_int(const char* op, const char* name, const IntArg& value
 // A sequence of ints (list, tuple or 1-D integer array) of one of the allowed lengths.
 inline std::vector<int64_t> require_int_list(const char* op, const char* name, const py::handle& obj,
                                              std::initializer_list<size_t> lengths) {
+  const auto not_ints = [&] {
+    raise_value_error(op, std::string(name) + " must be a sequence of ints, got " +
+                              std::string(py::repr(obj)));
+  };
   std::vector<int64_t> values;
   try {
-    for (auto item : py::iter(obj)) values.push_back(item.cast<int64_t>());
+    for (auto item : py::iter(obj)) {
+      if (!is_int_object(item)) not_ints();
+      values.push_back(item.cast<int64_t>());
+    }
   } catch (const py::error_already_set&) {
-    raise_value_error(op, std::string(name) + " must be a sequence of ints");
+    not_ints();
   } catch (const py::cast_error&) {
-    raise_value_error(op, std::string(name) + " must be a sequence of ints");
+    raise_value_error(op, std::string(name) + " = " + std::string(py::repr(obj)) +
+                              " has an element that does not fit in int64");
   }
   bool ok = lengths.size() == 0;
   std::string allowed;

@@ -8,9 +8,9 @@ namespace cortexm::bindings {
 void bind_quantized_batch_matmul(py::module_& ops) {
   ops.def(
       "quantized_batch_matmul",
-      [](py::handle lhs, py::handle rhs, int64_t lhs_offset, int64_t rhs_offset,
-         int64_t output_offset, int64_t output_multiplier, int64_t output_shift,
-         int64_t activation_min, int64_t activation_max) {
+      [](py::handle lhs, py::handle rhs, IntArg lhs_offset, IntArg rhs_offset,
+         IntArg output_offset, IntArg output_multiplier, IntArg output_shift,
+         IntArg activation_min, IntArg activation_max) {
         constexpr const char* op = "quantized_batch_matmul";
         auto a = require_array<int8_t>(op, "lhs", lhs, 3, 3);
         auto b = require_array<int8_t>(op, "rhs", rhs, 3, 3);

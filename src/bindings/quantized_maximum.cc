@@ -6,10 +6,10 @@ namespace cortexm::bindings {
 void bind_quantized_maximum(py::module_& ops) {
   ops.def(
       "quantized_maximum",
-      [](py::handle self, int64_t self_zero_point, int64_t self_multiplier, int64_t self_shift,
-         py::handle other, int64_t other_zero_point, int64_t other_multiplier, int64_t other_shift,
-         int64_t output_zero_point, int64_t output_multiplier, int64_t output_shift,
-         int64_t activation_min, int64_t activation_max) {
+      [](py::handle self, IntArg self_zero_point, IntArg self_multiplier, IntArg self_shift,
+         py::handle other, IntArg other_zero_point, IntArg other_multiplier, IntArg other_shift,
+         IntArg output_zero_point, IntArg output_multiplier, IntArg output_shift,
+         IntArg activation_min, IntArg activation_max) {
         constexpr const char* op = "quantized_maximum";
         auto a = require_array<int8_t>(op, "self", self, 0, kMaxBroadcastRank);
         auto b = require_array<int8_t>(op, "other", other, 0, kMaxBroadcastRank);

@@ -9,9 +9,9 @@ namespace cortexm::bindings {
 void bind_quantized_mean(py::module_& ops) {
   ops.def(
       "quantized_mean",
-      [](py::handle input, py::handle dim, bool keepdim, int64_t input_offset,
-         int64_t output_offset, int64_t output_multiplier, int64_t output_shift,
-         int64_t activation_min, int64_t activation_max) {
+      [](py::handle input, py::handle dim, bool keepdim, IntArg input_offset,
+         IntArg output_offset, IntArg output_multiplier, IntArg output_shift,
+         IntArg activation_min, IntArg activation_max) {
         constexpr const char* op = "quantized_mean";
         auto x = require_array<int8_t>(op, "input", input, 1, 32);
         const int64_t rank = x.ndim();
@@ -19,7 +19,7 @@ void bind_quantized_mean(py::module_& ops) {
         if (dims.empty()) raise_value_error(op, "dim must name at least one dim");
         for (int64_t& d : dims) {
           if (d < -rank || d >= rank)
-            raise_value_error(op, "dim " + std::to_string(d) + " is out of range for input " +
+            raise_value_error(op, "dim = " + std::to_string(d) + " is out of range for input " +
                                       shape_string(x));
           if (d < 0) d += rank;
         }

@@ -16,11 +16,11 @@ void bind_quantized_softmax(py::module_& ops) {
       "(TFLite's PreprocessSoftmaxScaling, beta 1, 5 integer bits).");
   ops.def(
       "quantized_softmax",
-      [](py::handle input, int64_t input_multiplier, int64_t input_shift, int64_t diff_min,
-         int64_t dim) {
+      [](py::handle input, IntArg input_multiplier, IntArg input_shift, IntArg diff_min,
+         IntArg dim) {
         constexpr const char* op = "quantized_softmax";
         auto x = require_array<int8_t>(op, "input", input, 1, 32);
-        const RowLayout l = row_layout(op, x, dim);
+        const RowLayout l = row_layout(op, x, require_int64(op, "dim", dim));
         SoftmaxParams p;
         p.rows = l.rows();
         p.row_size = static_cast<int32_t>(l.n);

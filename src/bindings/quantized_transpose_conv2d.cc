@@ -9,9 +9,9 @@ void bind_quantized_transpose_conv2d(py::module_& ops) {
   ops.def(
       "quantized_transpose_conv2d",
       [](py::handle input, py::handle weight, py::handle bias, py::handle stride,
-         py::handle padding, py::handle output_padding, int64_t input_offset,
-         int64_t output_offset, py::handle requantize_multipliers, py::handle requantize_shifts,
-         int64_t activation_min, int64_t activation_max) {
+         py::handle padding, py::handle output_padding, IntArg input_offset,
+         IntArg output_offset, py::handle requantize_multipliers, py::handle requantize_shifts,
+         IntArg activation_min, IntArg activation_max) {
         constexpr const char* op = "quantized_transpose_conv2d";
         py::array_t<int8_t, py::array::c_style> x, w;
         py::array_t<int32_t, py::array::c_style> b;
@@ -31,8 +31,8 @@ void bind_quantized_transpose_conv2d(py::module_& ops) {
             require_per_channel(op, "requantize_multipliers", requantize_multipliers, p.filter.n);
         const auto shifts =
             require_per_channel(op, "requantize_shifts", requantize_shifts, p.filter.n);
-        p.quant = require_conv_quant(op, IntArg{py::int_(input_offset)}, IntArg{py::int_(output_offset)}, multipliers, shifts,
-                                     IntArg{py::int_(activation_min)}, IntArg{py::int_(activation_max)});
+        p.quant = require_conv_quant(op, input_offset, output_offset, multipliers, shifts,
+                                     activation_min, activation_max);
         p.output = quantized_transpose_conv2d_output_dims(p);
         check(op, quantized_transpose_conv2d_prepare(p));
         py::array_t<int8_t> out({p.output.n, p.output.h, p.output.w, p.output.c});

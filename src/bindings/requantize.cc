@@ -8,9 +8,9 @@ namespace cortexm::bindings {
 void bind_requantize(py::module_& ops) {
   ops.def(
       "requantize",
-      [](py::handle input, int64_t input_zero_point, int64_t output_zero_point,
-         int64_t output_multiplier, int64_t output_shift, int64_t activation_min,
-         int64_t activation_max) {
+      [](py::handle input, IntArg input_zero_point, IntArg output_zero_point,
+         IntArg output_multiplier, IntArg output_shift, IntArg activation_min,
+         IntArg activation_max) {
         constexpr const char* op = "requantize";
         auto x = require_array<int8_t>(op, "input", input, 0, 32);
         RequantizeParams p;

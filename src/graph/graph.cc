@@ -51,6 +51,18 @@ bool kind_accepts(AttrKind kind, AttrValue& value) {
 
 }  // namespace
 
+// A dim_order is empty (contiguous) or a permutation of the value's dims.
+void check_dim_order(const std::string& what, const TensorInfo& info) {
+  if (info.dim_order.empty()) return;
+  std::vector<int64_t> sorted = info.dim_order;
+  std::sort(sorted.begin(), sorted.end());
+  bool ok = sorted.size() == info.shape.size();
+  for (size_t i = 0; ok && i < sorted.size(); ++i) ok = sorted[i] == static_cast<int64_t>(i);
+  if (!ok)
+    throw GraphError(what + " dim_order " + shape_to_string(info.dim_order) +
+                     " is not a permutation of its " + std::to_string(info.shape.size()) + " dims");
+}
+
 Attrs normalize_attrs(const OpSchema& schema, const std::string& node_name, Attrs attrs) {
   auto fail = [&](const std::string& msg) {
     throw GraphError("node '" + node_name + "' (" + schema.name + "): " + msg);
@@ -121,6 +133,7 @@ ValueId Graph::add_input(const std::string& name, TensorInfo info) {
   v.info = std::move(info);
   for (int64_t d : v.info.shape)
     if (d < 0) throw GraphError("input '" + v.name + "' has a negative dim " + shape_to_string(v.info.shape));
+  check_dim_order("input '" + v.name + "'", v.info);
   names_[v.name] = v.id;
   values_.push_back(std::move(v));
   inputs_.push_back(values_.back().id);
@@ -134,6 +147,7 @@ ValueId Graph::add_constant(const std::string& name, Tensor data) {
   v.name = unique_name(name.empty() ? "const" : name);
   v.kind = ValueKind::kConstant;
   v.info = data.info();
+  check_dim_order("constant '" + v.name + "'", v.info);
   v.data = std::move(data);
   names_[v.name] = v.id;
   values_.push_back(std::move(v));

@@ -107,4 +107,7 @@ class Graph {
 // unknown names rejected, order made the schema's. Throws GraphError naming node, op and attr.
 Attrs normalize_attrs(const OpSchema& schema, const std::string& node_name, Attrs attrs);
 
+// Throws GraphError naming `what` unless info.dim_order is empty or a permutation of its dims.
+void check_dim_order(const std::string& what, const TensorInfo& info);
+
 }  // namespace cortexm

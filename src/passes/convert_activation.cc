@@ -1,8 +1,9 @@
 // ConvertToCortexM, elementwise unary ops -> cortex_m.quantized_activation with a 256-entry table:
 // entry x + 128 is what the folded node computes for int8 input x (dequantize with the input
 // qparams, the float op, quantize with the output qparams as the graph's quantize does), so the
-// lowered op is bit-exact with the folded one. relu / hardtanh / clamp / hardsigmoid are not taken:
-// ActivationFusion and the conv / linear rewrites fold them into their producers.
+// lowered op is bit-exact with the folded one. relu / hardtanh / clamp / hardsigmoid are not taken
+// here: the conv / linear rewrites and ActivationFusion fold them into their producers, and
+// ConvertUnfusedClamps gives the ones left a table.
 #include <algorithm>
 
 #include "cortexm/kernels/quantized_activation.h"

@@ -3,7 +3,9 @@
 // see quantized_mean.h) over any dims that form one block in the input's memory order, any keepdim, any
 // input and output qparams.
 #include <algorithm>
+#include <limits>
 
+#include "cortexm/kernels/quantized_mean.h"
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -31,6 +33,20 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
   if (count < 1.0) not_lowered("an empty mean");
   std::vector<int64_t> m, s;
   requantize_attrs({q_in.scales[0] / (count * q_out.scales[0])}, &m, &s);
+  // The scratch is one int32 per element after the reduced block in the input's memory order.
+  std::vector<int64_t> normalized;
+  for (int64_t d : dims) normalized.push_back(d < 0 ? d + in.rank() : d);
+  const std::vector<int64_t> order = in.effective_dim_order();
+  int64_t inner = 1;
+  for (size_t k = order.size(); k-- > 0;) {
+    if (std::find(normalized.begin(), normalized.end(), order[k]) != normalized.end()) break;
+    inner *= in.shape[static_cast<size_t>(order[k])];
+  }
+  if (inner > std::numeric_limits<int32_t>::max())
+    not_lowered("more than 2^31 elements after the reduced dims (the kernel's int32 extents)");
+  MeanParams params;
+  params.inner = static_cast<int32_t>(inner);
+  const int64_t scratch = scratch_bytes(quantized_mean_scratch_size(params, target.isa));
   const ValueId y = rw.call("cortex_m.quantized_mean.default", {x},
                             {{"dim", dims},
                              {"keepdim", args.b("keepdim")},
@@ -39,7 +55,8 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
                              {"output_multiplier", m[0]},
                              {"output_shift", s[0]},
                              {"activation_min", q_out.quant_min},
-                             {"activation_max", q_out.quant_max}},
+                             {"activation_max", q_out.quant_max},
+                             {"scratch_bytes", scratch}},
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(y);

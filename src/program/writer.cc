@@ -2,14 +2,18 @@
 // params table; the bytes are loaded back through the runtime's verifier before they are returned.
 #include "program/writer.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <functional>
 
 #include "cortexm/kernels/quantized_avg_pool2d.h"
+#include "cortexm/kernels/quantized_batch_matmul.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
+#include "cortexm/kernels/quantized_mean.h"
+#include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "graph/layout.h"
 #include "program/program_generated.h"
@@ -119,6 +123,48 @@ Emitted quantize(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) 
   const auto p = fb::CreateQuantizeParams(b, static_cast<float>(args.f("scale")), i32(args, "zero_point"),
                                           i32(args, "quant_min"), i32(args, "quant_max"));
   return {kernel, fb::OpParams_QuantizeParams, p.Union()};
+}
+
+Emitted transpose_conv(FlatBufferBuilder& b, const OpArgs& args) {
+  const auto stride = pair(args, "stride"), output_padding = pair(args, "output_padding");
+  const auto pad = padding4(args);
+  const auto multipliers = b.CreateVector(i32s(args, "requantize_multipliers"));
+  const auto shifts = b.CreateVector(i32s(args, "requantize_shifts"));
+  fb::Conv2dParamsBuilder p(b);
+  p.add_stride_h(stride.first);
+  p.add_stride_w(stride.second);
+  p.add_pad_top(pad[0]);
+  p.add_pad_left(pad[1]);
+  p.add_pad_bottom(pad[2]);
+  p.add_pad_right(pad[3]);
+  p.add_input_offset(i32(args, "input_offset"));
+  p.add_output_offset(i32(args, "output_offset"));
+  p.add_activation_min(i32(args, "activation_min"));
+  p.add_activation_max(i32(args, "activation_max"));
+  p.add_multipliers(multipliers);
+  p.add_shifts(shifts);
+  p.add_output_padding_h(output_padding.first);
+  p.add_output_padding_w(output_padding.second);
+  return {fb::KernelId_QuantizedTransposeConv2d, fb::OpParams_Conv2dParams, p.Finish().Union()};
+}
+
+Emitted minmax(FlatBufferBuilder& b, const OpArgs& a, fb::KernelId kernel) {
+  const auto p = fb::CreateAddParams(
+      b, -i32(a, "self_zero_point"), i32(a, "self_multiplier"), i32(a, "self_shift"),
+      -i32(a, "other_zero_point"), i32(a, "other_multiplier"), i32(a, "other_shift"),
+      i32(a, "output_zero_point"), i32(a, "output_multiplier"), i32(a, "output_shift"),
+      i32(a, "activation_min"), i32(a, "activation_max"));
+  return {kernel, fb::OpParams_AddParams, p.Union()};
+}
+
+// The dims of attribute 'dim' (all when empty), normalized and ascending.
+std::vector<uint8_t> reduced_dims(const OpArgs& args, int64_t rank) {
+  std::vector<bool> reduced(static_cast<size_t>(rank), args.ints("dim").empty());
+  for (int64_t d : args.ints("dim")) reduced[static_cast<size_t>(normalized_dim(args, d, rank))] = true;
+  std::vector<uint8_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[static_cast<size_t>(d)]) dims.push_back(static_cast<uint8_t>(d));
+  return dims;
 }
 
 Emitted view(FlatBufferBuilder& b) {
@@ -285,6 +331,11 @@ const std::map<std::string, Emitter>& emitters() {
       {"aten.sqrt.default", unary(fb::UnaryFn_Sqrt)},
       {"aten.hardsigmoid.default", unary(fb::UnaryFn_Hardsigmoid)},
       {"aten.abs.default", unary(fb::UnaryFn_Abs)},
+      {"aten.gelu.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const fb::UnaryFn fn = a.s("approximate") == "tanh" ? fb::UnaryFn_GeluTanh : fb::UnaryFn_Gelu;
+         return Emitted{fb::KernelId_FloatUnary, fb::OpParams_UnaryParams, fb::CreateUnaryParams(b, fn).Union()};
+       }},
       {"cortex_m.quantized_softmax.default",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
          const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
@@ -305,16 +356,43 @@ const std::map<std::string, Emitter>& emitters() {
          return Emitted{fb::KernelId_QuantizedActivation, fb::OpParams_ActivationParams,
                         fb::CreateActivationParams(b).Union()};
        }},
+      {"cortex_m.requantize.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const auto p = fb::CreateRequantizeParams(
+             b, -i32(a, "input_zero_point"), i32(a, "output_zero_point"), i32(a, "output_multiplier"),
+             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
+         return Emitted{fb::KernelId_Requantize, fb::OpParams_RequantizeParams, p.Union()};
+       }},
+      {"cortex_m.quantized_mean.default",
+       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
+         const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
+         const auto p = fb::CreateQuantizedMeanParams(
+             b, dims, i32(a, "input_offset"), i32(a, "output_offset"), i32(a, "output_multiplier"),
+             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
+         return Emitted{fb::KernelId_QuantizedMean, fb::OpParams_QuantizedMeanParams, p.Union()};
+       }},
+      {"cortex_m.quantized_maximum.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         return minmax(b, a, fb::KernelId_QuantizedMaximum);
+       }},
+      {"cortex_m.quantized_minimum.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         return minmax(b, a, fb::KernelId_QuantizedMinimum);
+       }},
+      {"cortex_m.quantized_batch_matmul.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const auto p = fb::CreateMulParams(
+             b, i32(a, "lhs_offset"), i32(a, "rhs_offset"), i32(a, "output_offset"),
+             i32(a, "output_multiplier"), i32(a, "output_shift"), i32(a, "activation_min"),
+             i32(a, "activation_max"));
+         return Emitted{fb::KernelId_QuantizedBatchMatmul, fb::OpParams_MulParams, p.Union()};
+       }},
+      {"cortex_m.quantized_transpose_conv2d.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return transpose_conv(b, a); }},
       {"aten.mean.dim",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t rank = in_info(g, n, 0).rank();
-         std::vector<bool> reduced(static_cast<size_t>(rank), a.ints("dim").empty());
-         for (int64_t d : a.ints("dim")) reduced[static_cast<size_t>(normalized_dim(a, d, rank))] = true;
-         std::vector<uint8_t> dims;
-         for (int64_t d = 0; d < rank; ++d)
-           if (reduced[static_cast<size_t>(d)]) dims.push_back(static_cast<uint8_t>(d));
-         return Emitted{fb::KernelId_Mean, fb::OpParams_MeanParams,
-                        fb::CreateMeanParams(b, b.CreateVector(dims)).Union()};
+         const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
+         return Emitted{fb::KernelId_Mean, fb::OpParams_MeanParams, fb::CreateMeanParams(b, dims).Union()};
        }},
   };
   return table;
@@ -387,6 +465,34 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     p.input = nhwc(in_info(graph, n, 0));
     p.output = nhwc(out_info(graph, n));
     return static_cast<int64_t>(quantized_avg_pool2d_scratch_size(p, isa));
+  }
+  if (n.op == "cortex_m.quantized_batch_matmul.default") {
+    BatchMatmulParams p;
+    p.rhs_rows = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
+    return static_cast<int64_t>(quantized_batch_matmul_scratch_size(p, isa));
+  }
+  if (n.op == "cortex_m.quantized_transpose_conv2d.default") {
+    TransposeConv2dParams p;
+    p.input = nhwc(in_info(graph, n, 0));
+    p.filter = dims(in_info(graph, n, 1));
+    p.output = nhwc(out_info(graph, n));
+    return static_cast<int64_t>(quantized_transpose_conv2d_scratch_size(p, isa));
+  }
+  if (n.op == "cortex_m.quantized_mean.default") {
+    // inner: the elements after the reduced block in the input's memory order (all the size
+    // function reads).
+    const TensorInfo& in = in_info(graph, n, 0);
+    const OpArgs args(n.op, n.name, n.attrs);
+    const std::vector<uint8_t> reduced = reduced_dims(args, in.rank());
+    const std::vector<int64_t> order = in.effective_dim_order();
+    int64_t inner = 1;
+    for (size_t k = order.size(); k-- > 0;) {
+      if (std::find(reduced.begin(), reduced.end(), order[k]) != reduced.end()) break;
+      inner *= in.shape[static_cast<size_t>(order[k])];
+    }
+    MeanParams p;
+    p.inner = static_cast<int32_t>(inner);
+    return static_cast<int64_t>(quantized_mean_scratch_size(p, isa));
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 """The graph IR from Python: builder API, editing, errors, graph files."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -87,6 +88,68 @@ def test_errors_name_op_node_and_attribute():
     with pytest.raises(ValueError, match=r"input 0 \('x'\)"):
         g.run(np.zeros((1, 2, 5, 4), np.float32))
 
+
+
+# Int arguments of the graph builder: ValueError naming the value, the argument and what was
+# passed, never pybind's TypeError / RuntimeError or a crash.
+GRAPH_INT_ERRORS = [
+    (lambda g: g.add_input("x", [1.5, 3]), "input 'x' shape = [1.5, 3] must be a list of ints"),
+    (lambda g: g.add_input("x", [True, 3]), "input 'x' shape = [True, 3] must be a list of ints"),
+    (lambda g: g.add_input("x", 3), "input 'x' shape = 3 must be a list of ints"),
+    (lambda g: g.add_input("x", [2**70]),
+     "input 'x' shape[0] = 1180591620717411303424 does not fit in int64"),
+    (lambda g: g.add_input("x", [-1, 3]), "input 'x' has a negative dim [-1, 3]"),
+    (lambda g: g.add_input("x", [1, 3], dim_order=[0.5, 1]),
+     "input 'x' dim_order = [0.5, 1] must be a list of ints"),
+    (lambda g: g.add_input("x", [1, 3], dim_order=[5, 0]),
+     "input 'x' dim_order [5, 0] is not a permutation of its 2 dims"),
+    (lambda g: g.add_input("x", [1, 3], dim_order=[0]),
+     "input 'x' dim_order [0] is not a permutation of its 2 dims"),
+    (lambda g: g.add_constant("c", np.zeros((2, 3), np.float32), dim_order=[1, 1]),
+     "constant 'c' dim_order [1, 1] is not a permutation of its 2 dims"),
+    (lambda g: setattr(g.add_input("x", [1, 3]), "dim_order", [0, 0]),
+     "value 'x' dim_order [0, 0] is not a permutation of its 2 dims"),
+    (lambda g: g.add_input("x", [1, 3], "int8", qparams=dict(scales=[0.1], zero_points=[1.5])),
+     "qparams zero_points = [1.5] must be a list of ints"),
+    (lambda g: g.add_input("x", [1, 3], "int8", qparams=dict(scales=[0.1], zero_points=[2**70])),
+     "qparams zero_points[0] = 1180591620717411303424 does not fit in int64"),
+    (lambda g: g.add_input("x", [1, 3], "int8", qparams=dict(scales=0.1, zero_points=0, axis=1.0)),
+     "qparams axis = 1.0 must be an int"),
+    (lambda g: g.add_input("x", [1, 3], "int8",
+                           qparams=dict(scales=0.1, zero_points=0, quant_min="-128")),
+     "qparams quant_min = '-128' must be an int"),
+    (lambda g: g.call("aten.view_copy.default", [g.add_input("x", [1, 3])], {"size": [2**70]}),
+     "attribute 'size'[0] = 1180591620717411303424 does not fit in int64"),
+    (lambda g: g.call("aten.view_copy.default", [g.add_input("x", [1, 3])], {"size": 2**70}),
+     "attribute 'size' = 1180591620717411303424 does not fit in int64"),
+]
+
+
+@pytest.mark.parametrize("build, message", GRAPH_INT_ERRORS, ids=[m for _, m in GRAPH_INT_ERRORS])
+def test_graph_int_arguments_raise_value_error_naming_the_argument(build, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        build(cortexm.Graph())
+
+
+def test_graph_int_arguments_accept_numpy_integers():
+    g = cortexm.Graph()
+    x = g.add_input("x", np.array([1, 3]), "int8", dim_order=(np.int64(1), np.int32(0)),
+                    qparams=dict(scales=[0.1], zero_points=[np.int8(3)], axis=np.int64(-1)))
+    assert x.shape == (1, 3) and x.dim_order == (1, 0) and x.qparams["zero_points"] == [3]
+
+
+@pytest.mark.parametrize("index, message", [
+    (-1, "node 'r' replace_input index = -1 must be >= 0"),
+    (1.0, "node 'r' replace_input index = 1.0 must be an int"),
+    (5, "node 'r' has no input 5"),
+])
+def test_replace_input_index_errors(index, message):
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 3])
+    g.call("aten.relu.default", [x], name="r")
+    node = next(n for n in g.nodes if n.name == "r")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        node.replace_input(index, x)
 
 def test_observe_sees_every_node():
     g = small_graph()

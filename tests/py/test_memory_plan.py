@@ -2,6 +2,7 @@
 cortex-m55 (plan valid, arena >= lower bound; arena, bound and ratio recorded per model)."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -79,6 +80,15 @@ def test_policies_and_bad_arguments():
         assert plan.policy == policy
     with pytest.raises(ValueError, match="alignment"):
         cortexm.plan_memory(g, alignment=24)
+    for bad in (16.0, 1.5, "16", True, None):  # not truncated or parsed into an int
+        with pytest.raises(ValueError, match=rf"^plan_memory: alignment = {re.escape(repr(bad))} must be an int$"):
+            cortexm.plan_memory(g, alignment=bad)
+    with pytest.raises(ValueError, match=f"^plan_memory: alignment = {2**70} does not fit in int64$"):
+        cortexm.plan_memory(g, alignment=2**70)
+    for bad in (0, -16):
+        with pytest.raises(ValueError, match=f"alignment = {bad} must be a power of two"):
+            cortexm.plan_memory(g, alignment=bad)
+    assert cortexm.plan_memory(g, alignment=np.int64(32)).alignment == 32
     with pytest.raises(ValueError, match="policy"):
         cortexm.plan_memory(g, policy="nope")
 

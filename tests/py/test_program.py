@@ -10,6 +10,7 @@ import pytest
 
 import cortexm
 from cortexm import _core
+from numpy_reference.common import quantize_multiplier
 
 RNG = np.random.default_rng(7)
 
@@ -156,8 +157,115 @@ def g_int8_softmax_and_lut():
     return g, [rand((2, 5, 3, 4), "int8")]
 
 
+def requantize_attrs(ratio, input_zp, output_zp, **clamp):
+    m, s = quantize_multiplier(ratio / (1 << 20))
+    return {"input_zero_point": input_zp, "output_zero_point": output_zp, "output_multiplier": m,
+            "output_shift": s, **clamp}
+
+
+def g_requantize():
+    """cortex_m.requantize on contiguous and channels-last bytes, scale ratios below and above 1."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 5, 3, 7], "int8", qparams=Q)
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    down = g.call("cortex_m.requantize.default", [cl],
+                  requantize_attrs(0.37, -128, 127, activation_min=-100, activation_max=90), name="down")
+    up = g.call("cortex_m.requantize.default", [x], requantize_attrs(5.3, 127, -128), name="up")
+    tiny = g.call("cortex_m.requantize.default", [x], requantize_attrs(1e-6, 3, -5), name="tiny")
+    g.outputs = [down, up, tiny]
+    return g, [rand((2, 5, 3, 7), "int8")]
+
+
+def minmax_attrs(sa, za, sb, zb, so, zo):
+    twice = 2 * max(sa, sb)
+    (ma, sha), (mb, shb), (mo, sho) = (quantize_multiplier(r) for r in
+                                       (sa / twice, sb / twice, twice / ((1 << 20) * so)))
+    return {"self_zero_point": za, "self_multiplier": ma, "self_shift": sha, "other_zero_point": zb,
+            "other_multiplier": mb, "other_shift": shb, "output_zero_point": zo,
+            "output_multiplier": mo, "output_shift": sho}
+
+
+def g_minmax():
+    """quantized_maximum / minimum: broadcasting (contiguous) and same-shape channels-last operands."""
+    g = cortexm.Graph()
+    a = g.add_input("a", [3, 1, 5], "int8")
+    b = g.add_input("b", [4, 5], "int8")
+    c = g.add_input("c", [2, 3, 4, 5], "int8")
+    d = g.add_input("d", [2, 3, 4, 5], "int8")
+    mx = g.call("cortex_m.quantized_maximum.default", [a, b],
+                minmax_attrs(0.02, -7, 0.13, 100, 0.05, 3), name="max_broadcast")
+    mn = g.call("cortex_m.quantized_minimum.default", [b, a],
+                {**minmax_attrs(0.13, 100, 0.02, -7, 0.011, -128), "activation_max": 60}, name="min_broadcast")
+    c_cl = g.call("dim_order_ops._clone_dim_order.default", [c], {"dim_order": [0, 2, 3, 1]})
+    d_cl = g.call("dim_order_ops._clone_dim_order.default", [d], {"dim_order": [0, 2, 3, 1]})
+    mx_cl = g.call("cortex_m.quantized_maximum.default", [c_cl, d_cl],
+                   minmax_attrs(0.5, 127, 0.5, -128, 0.9, 0), name="max_cl")
+    mn_cl = g.call("cortex_m.quantized_minimum.default", [c_cl, d_cl],
+                   minmax_attrs(0.03, 0, 0.07, 12, 0.07, 12), name="min_cl")
+    g.outputs = [mx, mn, mx_cl, mn_cl]
+    return g, [rand((3, 1, 5), "int8"), rand((4, 5), "int8"), rand((2, 3, 4, 5), "int8"),
+               rand((2, 3, 4, 5), "int8")]
+
+
+def mean_attrs(dims, keepdim, input_zp, output_zp, ratio):
+    m, s = quantize_multiplier(ratio)
+    return {"dim": dims, "keepdim": keepdim, "input_offset": -input_zp, "output_offset": output_zp,
+            "output_multiplier": m, "output_shift": s}
+
+
+def g_quantized_mean():
+    """quantized_mean over blocks of the memory order: NHWC H and W, NHWC C, leading and all dims."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 6, 5, 7], "int8")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    hw = g.call("cortex_m.quantized_mean.default", [cl], mean_attrs([2, -1], False, -128, 5, 1.7 / 35), name="hw")
+    c = g.call("cortex_m.quantized_mean.default", [cl], mean_attrs([1], True, 127, -128, 0.9 / 6), name="c")
+    lead = g.call("cortex_m.quantized_mean.default", [x], mean_attrs([0, 1], True, 3, 0, 0.25 / 12), name="lead")
+    every = g.call("cortex_m.quantized_mean.default", [x], mean_attrs([0, 1, 2, 3], False, -3, 7, 3.0 / 420),
+                   name="all")
+    g.outputs = [hw, c, lead, every]
+    return g, [rand((2, 6, 5, 7), "int8")]
+
+
+def g_batch_matmul():
+    """quantized_batch_matmul with extreme offsets and the planner's declared scratch."""
+    g = cortexm.Graph()
+    a = g.add_input("a", [3, 5, 33], "int8")
+    b = g.add_input("b", [3, 4, 33], "int8")
+    m, s = quantize_multiplier(0.0021)
+    attrs = {"lhs_offset": 128, "rhs_offset": -127, "output_offset": -9, "output_multiplier": m,
+             "output_shift": s, "activation_min": -120, "activation_max": 110}
+    ab = g.call("cortex_m.quantized_batch_matmul.default", [a, b], attrs, name="ab")
+    aa = g.call("cortex_m.quantized_batch_matmul.default", [a, a],
+                {**attrs, "lhs_offset": -3, "rhs_offset": -3, "scratch_bytes": 4 * 5}, name="aa")
+    g.outputs = [ab, aa]
+    return g, [rand((3, 5, 33), "int8"), rand((3, 4, 33), "int8")]
+
+
+def g_transpose_conv():
+    """quantized_transpose_conv2d: uneven stride, padding and output padding, with and without bias."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 5, 4], "int8")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    w = g.add_constant("w", RNG.integers(-127, 128, size=(6, 3, 2, 3)).astype(np.int8))  # OHWI
+    bias = g.add_constant("bias", RNG.integers(-4000, 4000, size=6).astype(np.int32))
+    mults, shifts = zip(*(quantize_multiplier(r) for r in (0.003, 0.0051, 0.0007, 0.012, 0.002, 0.0042)))
+    attrs = {"stride": [2, 3], "padding": [1, 0], "output_padding": [1, 2], "input_offset": 128,
+             "output_offset": -4, "requantize_multipliers": list(mults), "requantize_shifts": list(shifts)}
+    y = g.call("cortex_m.quantized_transpose_conv2d.default", [cl, w, bias], attrs, name="up")
+    y_nchw = g.call("dim_order_ops._clone_dim_order.default", [y], {"dim_order": [0, 1, 2, 3]})
+    w1 = g.add_constant("w1", RNG.integers(-127, 128, size=(2, 1, 3, 3)).astype(np.int8))
+    z = g.call("cortex_m.quantized_transpose_conv2d.default", [cl, w1, None],
+               {"stride": [1, 2], "padding": [0, 1], "output_padding": [0, 1], "input_offset": -5,
+                "output_offset": 11, "requantize_multipliers": [1 << 30, 3 << 28],
+                "requantize_shifts": [-7, -9], "activation_min": -50, "activation_max": 50}, name="no_bias")
+    g.outputs = [y_nchw, z]
+    return g, [rand((2, 3, 5, 4), "int8")]
+
+
 SMALL = [g_cat_channels_last, g_slice_select_split, g_permute_view, g_pads, g_upsample, g_softmax,
-         g_unary_and_mean, g_quantize_roundtrip, g_cat_and_linear, g_int8_softmax_and_lut]
+         g_unary_and_mean, g_quantize_roundtrip, g_cat_and_linear, g_int8_softmax_and_lut, g_requantize,
+         g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv]
 
 
 @pytest.mark.parametrize("build", SMALL, ids=[f.__name__ for f in SMALL])
@@ -195,9 +303,9 @@ def test_input_checks_name_the_input():
 
 def test_writer_refuses_ops_the_runtime_cannot_run():
     g = cortexm.Graph()
-    x = g.add_input("x", [2, 3])
-    g.outputs = [g.call("aten.gelu.default", [x], {}, name="my_gelu")]
-    with pytest.raises(NotImplementedError, match=r"my_gelu.*aten\.gelu\.default"):
+    a, b = g.add_input("a", [2, 3, 4]), g.add_input("b", [2, 4, 5])
+    g.outputs = [g.call("aten.bmm.default", [a, b], {}, name="my_bmm")]  # float bmm: no runtime op
+    with pytest.raises(NotImplementedError, match=r"my_bmm.*aten\.bmm\.default"):
         cortexm.to_program(g)
 
 
@@ -475,6 +583,237 @@ def test_hand_edited_files_name_the_field(edit, real_program, tmp_path):
     edit(doc)
     with pytest.raises(ValueError, match=EDITS[edit]):
         load_bytes(from_json(doc, tmp_path))
+
+
+def numpy_reference(node, args):
+    """The numpy reference (tests/py/numpy_reference, independent of the kernels) of a new op."""
+    from numpy_reference import batch_matmul, mean, minmax, requantize, transpose_conv
+
+    a = node.attrs
+    act = (a.get("activation_min", -128), a.get("activation_max", 127))
+    if node.op == "cortex_m.requantize.default":
+        return requantize.requantize(args[0], a["input_zero_point"], a["output_zero_point"],
+                                     a["output_multiplier"], a["output_shift"], *act)
+    if node.op == "cortex_m.quantized_mean.default":
+        return mean.mean(args[0], a["dim"], a["keepdim"], a["input_offset"], a["output_offset"],
+                         a["output_multiplier"], a["output_shift"], *act)
+    if node.op in ("cortex_m.quantized_maximum.default", "cortex_m.quantized_minimum.default"):
+        pick = minmax.maximum if "maximum" in node.op else minmax.minimum
+        return pick(args[0], a["self_zero_point"], a["self_multiplier"], a["self_shift"], args[1],
+                    a["other_zero_point"], a["other_multiplier"], a["other_shift"], a["output_zero_point"],
+                    a["output_multiplier"], a["output_shift"], *act)
+    if node.op == "cortex_m.quantized_batch_matmul.default":
+        return batch_matmul.batch_matmul(args[0], args[1], a["lhs_offset"], a["rhs_offset"], a["output_offset"],
+                                         a["output_multiplier"], a["output_shift"], *act)
+    if node.op == "cortex_m.quantized_transpose_conv2d.default":
+        p = a["padding"]
+        y = transpose_conv.transpose_conv2d(
+            args[0].transpose(0, 2, 3, 1), args[1], args[2], a["stride"], [p[0], p[1], p[0], p[1]],
+            a["output_padding"], a["input_offset"], a["output_offset"], a["requantize_multipliers"],
+            a["requantize_shifts"], *act)
+        return y.transpose(0, 3, 1, 2)
+    assert node.op == "dim_order_ops._clone_dim_order.default", node.op
+    return args[0]  # the same logical values in another memory order
+
+
+@pytest.mark.parametrize("build", [g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv],
+                         ids=lambda f: f.__name__)
+def test_new_ops_program_matches_numpy_references(build):
+    """The program's outputs (logical arrays) against the numpy references, node by node."""
+    graph, inputs = build()
+    values = {v.id: x for v, x in zip(graph.inputs, inputs)}
+    values.update({c.id: c.data for c in graph.constants})
+    for node in graph.nodes:
+        args = [None if v is None else values[v.id] for v in node.inputs]
+        values[node.outputs[0].id] = numpy_reference(node, args)
+    got = cortexm.to_program(graph).run(*inputs)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(graph.outputs)
+    for k, (out, value) in enumerate(zip(got, graph.outputs)):
+        want = values[value.id]
+        assert out.shape == want.shape and out.dtype == want.dtype, k
+        assert np.array_equal(out, want), f"output {k} ({value.name}) differs from the numpy reference"
+
+
+# The new int8 ops: each edit corrupts one op's parameters or tensors in the program its graph
+# builder writes; the loader must name the op and the field.
+
+
+def op_named(d, name):
+    return next(op for op in d["ops"] if op["name"] == name)
+
+
+def set_param(name, field, value):
+    def edit(d):
+        op_named(d, name)["params"][field] = value
+    return edit
+
+
+def set_output_dim(name, dim, delta):
+    def edit(d):
+        d["tensors"][op_named(d, name)["outputs"][0]]["shape"][dim] += delta
+    return edit
+
+
+def set_input_dim(name, index, dim, delta):
+    def edit(d):
+        d["tensors"][op_named(d, name)["inputs"][index]]["shape"][dim] += delta
+    return edit
+
+
+def set_op_field(name, field, value):
+    def edit(d):
+        op_named(d, name)[field] = value
+    return edit
+
+
+def pop_multiplier(d):
+    op_named(d, "up")["params"]["multipliers"].pop()
+
+
+def bias_as_int8(d):
+    t = d["tensors"][op_named(d, "up")["inputs"][2]]
+    t["dtype"], t["shape"] = "Int8", [24]  # the same 24 bytes, the wrong dtype
+
+
+NEW_OP_EDITS = [
+    ("g_requantize", set_param("down", "shift", 31), r"'down', Requantize\): output_shift = 31: must be in"),
+    ("g_requantize", set_param("up", "input_offset", 500), r"'up', Requantize\): input_zero_point = -500"),
+    ("g_requantize", set_param("down", "activation_min", 100), r"'down'.*activation_min = 100: must be <="),
+    ("g_requantize", set_output_dim("up", 1, -1), r"'up'.*output = 0: must have the input's shape"),
+    ("g_quantized_mean", set_param("hw", "reduced", []), r"'hw', QuantizedMean\): params.reduced.size = 0"),
+    ("g_quantized_mean", set_param("hw", "reduced", [3, 2]), r"'hw'.*params.reduced\[1\] = 2: must be ascending"),
+    ("g_quantized_mean", set_param("hw", "reduced", [0, 3]), r"'hw'.*params.reduced = 2: must be one block"),
+    ("g_quantized_mean", set_param("lead", "multiplier", -5), r"'lead'.*output_multiplier = -5"),
+    ("g_quantized_mean", set_param("c", "input_offset", -128), r"'c'.*input_offset = -128: must be in \[-127, 128\]"),
+    ("g_quantized_mean", set_output_dim("hw", 1, -1), r"'hw'.*output.shape\[1\] = 5"),
+    ("g_quantized_mean", set_op_field("lead", "scratch_size", 0), r"'lead'.*scratch_size = 0: is smaller"),
+    ("g_minmax", set_param("max_broadcast", "lhs_multiplier", -5),
+     r"'max_broadcast', QuantizedMaximum\): self_multiplier = -5"),
+    ("g_minmax", set_param("min_broadcast", "rhs_shift", -40), r"'min_broadcast', QuantizedMinimum\): other_shift = -40"),
+    ("g_minmax", set_param("min_cl", "output_offset", 300), r"'min_cl'.*output_zero_point = 300"),
+    ("g_minmax", set_output_dim("max_broadcast", 2, 1), r"'max_broadcast'.*output.shape\[2\] = 6"),
+    ("g_batch_matmul", set_param("ab", "lhs_offset", 200), r"'ab', QuantizedBatchMatmul\): lhs_offset = 200"),
+    ("g_batch_matmul", set_param("aa", "output_shift", -32), r"'aa'.*output_shift = -32"),
+    ("g_batch_matmul", set_input_dim("ab", 1, 2, -1), r"'ab'.*rhs.shape\[2\] = 32: must be lhs's columns"),
+    ("g_batch_matmul", set_output_dim("ab", 2, -1), r"'ab'.*output.shape\[2\] = 3: must be rhs's rows"),
+    ("g_batch_matmul", set_op_field("aa", "scratch_size", 4), r"'aa'.*scratch_size = 4: is smaller"),
+    ("g_transpose_conv", set_param("up", "output_padding_h", 2),
+     r"'up', QuantizedTransposeConv2d\): output_padding\[0\] = 2: must be in \[0, stride\)"),
+    ("g_transpose_conv", set_param("up", "dilation_w", 2), r"'up'.*params.dilation_w = 2: must be 1"),
+    ("g_transpose_conv", set_param("no_bias", "stride_w", 0), r"'no_bias'.*stride\[1\] = 0"),
+    ("g_transpose_conv", set_param("no_bias", "input_offset", -128), r"'no_bias'.*input_offset = -128"),
+    ("g_transpose_conv", pop_multiplier, r"'up'.*params.multipliers.size = 5"),
+    ("g_transpose_conv", bias_as_int8, r"'up'.*bias"),
+    ("g_transpose_conv", set_output_dim("up", 2, 1), r"'up'.*output.shape\[1\] = 11: must equal the computed height"),
+    ("g_transpose_conv", set_op_field("no_bias", "scratch_size", 2), r"'no_bias'.*scratch_size = 2: is smaller"),
+]
+
+
+@pytest.fixture(scope="module")
+def new_op_programs():
+    programs = {}
+    for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv):
+        graph, inputs = build()
+        programs[build.__name__] = (cortexm.to_program(graph, bundle_inputs=tuple(inputs)), graph, inputs)
+    return programs
+
+
+@pytest.mark.skipif(FLATC is None, reason="flatc not installed")
+@pytest.mark.parametrize("builder,edit,pattern", NEW_OP_EDITS,
+                         ids=[f"{b}-{i}" for i, (b, _, _) in enumerate(NEW_OP_EDITS)])
+def test_new_op_parameters_are_verified(builder, edit, pattern, new_op_programs, tmp_path):
+    doc = to_json(new_op_programs[builder][0].data, tmp_path)
+    load_bytes(from_json(doc, tmp_path))  # the unedited round trip loads
+    edit(doc)
+    with pytest.raises(ValueError, match=pattern):
+        load_bytes(from_json(doc, tmp_path))
+
+
+@pytest.mark.parametrize("builder", ["g_requantize", "g_minmax", "g_quantized_mean", "g_batch_matmul",
+                                     "g_transpose_conv"])
+def test_new_op_flipped_bytes_never_crash(builder, new_op_programs):
+    """Single-byte corruptions of the new ops' programs either load and run or raise ValueError."""
+    program, _, inputs = new_op_programs[builder]
+    data = program.data
+    rng = np.random.default_rng(13)
+    errors = 0
+    for pos in list(range(0, min(len(data), 400))) + list(rng.integers(0, len(data), 200)):
+        for value in (0x00, 0xFF, data[pos] ^ 0x01, data[pos] ^ 0x80):
+            bad = bytearray(data)
+            bad[pos] = value
+            try:
+                p = load_bytes(bad)
+            except ValueError as e:
+                assert str(e), pos
+                errors += 1
+                continue
+            p.run(*inputs)
+    assert errors > 100
+
+
+# --- torch models through cortexm.lower: the new int8 ops with the scratch the lowering declares
+
+
+def lowered_torch(model, shape, seed):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(seed)
+    x = torch.randn(*shape)
+    model.eval()
+    calibration = [(torch.randn(*shape),) for _ in range(4)]
+    qgraph = cortexm.quantize(cortexm.export(model, (x,)), calibration, progress=False)
+    return cortexm.lower(qgraph, "cortex-m55+int8"), x.numpy()
+
+
+def attention_block():
+    import torch
+
+    class Attention(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v = (torch.nn.Linear(12, 12) for _ in range(3))
+
+        def forward(self, x):
+            q, k, v = self.q(x), self.k(x), self.v(x)
+            scores = torch.bmm(q, k.transpose(1, 2))
+            return torch.maximum(scores @ v, torch.minimum(q, v)).mean(dim=1)
+
+    return Attention(), (2, 7, 12)
+
+
+def up_block():
+    import torch
+
+    class Up(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+            self.up = torch.nn.ConvTranspose2d(8, 5, (3, 2), stride=(2, 3), padding=(1, 0), output_padding=(1, 2))
+
+        def forward(self, x):
+            return self.up(torch.relu(self.conv(x)))
+
+    return Up(), (1, 3, 7, 6)
+
+
+@pytest.mark.parametrize("build,ops", [
+    (attention_block, ["cortex_m.quantized_batch_matmul.default", "cortex_m.quantized_maximum.default",
+                       "cortex_m.quantized_minimum.default", "cortex_m.quantized_mean.default"]),
+    (up_block, ["cortex_m.quantized_transpose_conv2d.default"]),
+], ids=["attention", "upsample"])
+def test_lowered_new_ops_run_bit_exact_with_declared_scratch(build, ops):
+    pytest.importorskip("torch")
+    model, shape = build()
+    lowered, x = lowered_torch(model, shape, seed=3)
+    counts = lowered.op_counts()
+    for op in ops:
+        assert counts.get(op, 0) >= 1, (op, counts)
+    program = cortexm.to_program(lowered, bundle_inputs=(x,))
+    assert "+ 0 B scratch the graph does not declare" in program.layout
+    assert program.memory_plan().arena_size == program.arena_size
+    assert_bit_exact(program, lowered, x)
+    assert program.verify() == 1
+    assert program.float_ops == 0
 
 
 # --- every zoo model ---------------------------------------------------------------------------

@@ -117,7 +117,7 @@ def _assign_groups(annotation: Annotation, quantizer) -> None:
     qmin, qmax, _ = ACTIVATION_RANGES[quantizer.activation_dtype]
 
     def observed(name: str) -> Group:
-        g = Group(name, observer=quantizer.make_observer())
+        g = Group(name, observer=quantizer.make_observer(quantizer.dtype_of(name)))
         groups[name] = g
         return g
 
@@ -141,3 +141,21 @@ def _assign_groups(annotation: Annotation, quantizer) -> None:
             (out,) = match.outputs
             for node, index in match.requantized:
                 annotation.edge_groups[(node.name, index)] = groups[out]
+    _check_int16_names(annotation, quantizer)
+
+
+def _check_int16_names(annotation: Annotation, quantizer) -> None:
+    """Every name in quantizer.int16_activations is an observed group's own value."""
+    graph = annotation.view.graph
+    values = {v.name for v in graph.inputs} | {o.name for n in graph.nodes for o in n.outputs}
+    for name in sorted(quantizer.int16_activations):
+        group = annotation.groups.get(name)
+        if name not in values:
+            raise ValueError(f"int16_activations names '{name}', which is not a value of the graph")
+        if group is None:
+            raise ValueError(f"int16_activations names '{name}', which is not quantized (it stays float)")
+        if group.observer is None:
+            raise ValueError(f"int16_activations names '{name}', whose qparams are fixed, not observed")
+        if group.root != name:
+            raise ValueError(f"int16_activations names '{name}', which takes its qparams from "
+                             f"'{group.root}'; name '{group.root}' instead")

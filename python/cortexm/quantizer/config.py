@@ -13,10 +13,19 @@ class CortexMQuantizer:
     per_channel: weights of conv1d / conv2d / depthwise / linear / addmm get one scale per output
         channel (axis 0 of the weight) when True, one scale per tensor when False.
     activation_dtype: 'int8' (affine, [-128, 127]) or 'int16' (symmetric, zero point 0).
+    int16_activations: names of activation values of the float graph quantized int16 whatever
+        activation_dtype says, for a front end whose dynamic range int8 cannot hold (silero's
+        waveform, STFT output and magnitude). The values reading them with the same qparams
+        (slices, pads) follow. Each name must be a value with its own observer: a graph input or a
+        quantized op's output that does not share another value's qparams.
+    fuse_magnitude: sqrt(a * a + b * b), each intermediate read once, is one match: the power
+        a^2 + b^2 is not quantized (it spans twice the dynamic range of a and b). Off by default:
+        cortexm.lower has no kernel for the fused magnitude yet, so such a graph lowers with a float
+        region.
     """
 
     def __init__(self, activation_observer: str = "histogram", per_channel: bool = True,
-                 activation_dtype: str = "int8"):
+                 activation_dtype: str = "int8", int16_activations=(), fuse_magnitude: bool = False):
         if activation_observer not in OBSERVERS:
             raise ValueError(f"activation_observer must be one of {sorted(OBSERVERS)}, "
                              f"got {activation_observer!r}")
@@ -26,9 +35,20 @@ class CortexMQuantizer:
         self.activation_observer = activation_observer
         self.per_channel = bool(per_channel)
         self.activation_dtype = activation_dtype
+        if isinstance(int16_activations, str):
+            raise TypeError("int16_activations must be a collection of value names, not one string")
+        self.int16_activations = frozenset(int16_activations)
+        for name in self.int16_activations:
+            if not isinstance(name, str):
+                raise TypeError(f"int16_activations holds {name!r}, not a value name")
+        self.fuse_magnitude = bool(fuse_magnitude)
 
-    def make_observer(self) -> Observer:
-        return OBSERVERS[self.activation_observer](self.activation_dtype)
+    def dtype_of(self, value_name: str) -> str:
+        """The activation dtype of the value named value_name."""
+        return "int16" if value_name in self.int16_activations else self.activation_dtype
+
+    def make_observer(self, dtype: str | None = None) -> Observer:
+        return OBSERVERS[self.activation_observer](dtype or self.activation_dtype)
 
     def softmax_qparams(self) -> tuple[float, int]:
         """Fixed (scale, zero point) of a softmax output: [0, 1) over the whole range."""
@@ -40,5 +60,10 @@ class CortexMQuantizer:
         return (16 / 256, 127) if self.activation_dtype == "int8" else None
 
     def __repr__(self) -> str:
+        extra = ""
+        if self.int16_activations:
+            extra += f", int16_activations={sorted(self.int16_activations)!r}"
+        if self.fuse_magnitude:
+            extra += ", fuse_magnitude=True"
         return (f"CortexMQuantizer(activation_observer={self.activation_observer!r}, "
-                f"per_channel={self.per_channel}, activation_dtype={self.activation_dtype!r})")
+                f"per_channel={self.per_channel}, activation_dtype={self.activation_dtype!r}{extra})")

@@ -341,6 +341,41 @@ def check_cat(ctx, node) -> Match:
                  outputs={node.outputs[0].name: Observed()})
 
 
+def _single_reader_producer(ctx, value, op: str, what: str):
+    """The producer of value, which must run op and be read only by one node (not an output)."""
+    node = value.producer
+    if node is None or node.op != op:
+        raise NoMatch(f"{what} ('{value.name}') is not computed by {short(op)}")
+    if len(ctx.users(value)) != 1 or ctx.is_output(value):
+        raise NoMatch(f"{what} ('{value.name}') has other readers")
+    if ctx.taken(node):
+        raise NoMatch(f"node '{node.name}' is already part of another pattern")
+    return node
+
+
+def check_magnitude(ctx, node) -> Match:
+    """sqrt(a * a + b * b) (a complex magnitude, silero's STFT) when the quantizer fuses it: a and
+    b observed, the magnitude observed, the squares and their sum not quantized."""
+    if not ctx.quantizer.fuse_magnitude:
+        raise NotApplicable("the quantizer does not fuse magnitudes (fuse_magnitude=False)")
+    free(ctx, node)
+    add = _single_reader_producer(ctx, node.inputs[0], "aten.add.Tensor", "the sqrt's input")
+    if add.attrs["alpha"] != 1:
+        raise NoMatch(f"the sum has alpha={add.attrs['alpha']} (need 1)")
+    squares = []
+    for i, what in ((0, "the sum's first term"), (1, "the sum's second term")):
+        mul = _single_reader_producer(ctx, add.inputs[i], "aten.mul.Tensor", what)
+        if mul.inputs[0] != mul.inputs[1]:
+            raise NoMatch(f"{what} ('{mul.name}') is not a square")
+        activation(mul, 0)
+        squares.append(mul)
+    if squares[0].inputs[0].shape != squares[1].inputs[0].shape:
+        raise NoMatch("the squared values have different shapes")
+    return Match("magnitude", [*squares, add, node],
+                 activations=[(squares[0], 0), (squares[0], 1), (squares[1], 0), (squares[1], 1)],
+                 outputs={node.outputs[0].name: Observed()})
+
+
 @dataclass(frozen=True)
 class Pattern:
     name: str
@@ -367,7 +402,8 @@ PASSES = (
     (Pattern("conv1d", CONVOLUTION, check_conv1d), Pattern("conv2d", CONVOLUTION, check_conv2d),
      Pattern("depthwise", CONVOLUTION, check_depthwise), Pattern("linear", ("aten.linear.default",), check_linear),
      Pattern("addmm", ("aten.addmm.default",), check_addmm),
-     Pattern("transpose_conv2d", CONVOLUTION, check_transpose_conv2d)),
+     Pattern("transpose_conv2d", CONVOLUTION, check_transpose_conv2d),
+     Pattern("magnitude", ("aten.sqrt.default",), check_magnitude)),
     (Pattern("add", ("aten.add.Tensor",), check_add), Pattern("mul", ("aten.mul.Tensor",), check_mul),
      Pattern("matmul", ("aten.bmm.default", "aten.mm.default"), check_two_activations),
      Pattern("minmax", ("aten.maximum.default", "aten.minimum.default"), check_two_activations)),

@@ -25,6 +25,7 @@ BatchMatmulParams decode(const OpArgs& args, const TensorInfo& lhs, const Tensor
 }
 
 std::vector<TensorInfo> infer(const InferContext& ctx) {
+  check_scratch_bytes(ctx);
   for (size_t i = 0; i < 2; ++i) {
     require_rank(ctx, i, {3});
     require_dtype(ctx, i, {DType::kInt8});
@@ -61,6 +62,7 @@ void register_cortex_m_quantized_batch_matmul(OpRegistry& registry) {
     s.attrs.push_back({name, AttrKind::kInt});
   s.attrs.push_back({"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})});
   s.attrs.push_back({"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})});
+  s.attrs.push_back(scratch_bytes_attr());
   s.infer = infer;
   s.kernel = kernel;
   registry.add(std::move(s));

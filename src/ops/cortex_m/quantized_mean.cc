@@ -70,6 +70,7 @@ MeanCall decode(const OpArgs& args, const TensorInfo& input) {
 
 std::vector<TensorInfo> infer(const InferContext& ctx) {
   require_dtype(ctx, 0, {DType::kInt8});
+  check_scratch_bytes(ctx);
   if (ctx.input(0).rank() < 1) ctx.fail("input must have rank >= 1");
   for (int64_t d : ctx.input(0).shape)
     if (d < 1) ctx.fail("input " + shape_to_string(ctx.input(0).shape) + " must not be empty");
@@ -132,7 +133,8 @@ void register_cortex_m_quantized_mean(OpRegistry& registry) {
              {"output_multiplier", AttrKind::kInt},
              {"output_shift", AttrKind::kInt},
              {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})},
-             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})}};
+             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})},
+             scratch_bytes_attr()};
   s.infer = infer;
   s.kernel = kernel;
   registry.add(std::move(s));

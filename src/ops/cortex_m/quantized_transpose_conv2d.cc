@@ -35,6 +35,7 @@ TransposeConvCall decode(const OpArgs& args, const TensorInfo& input, const Tens
 
 std::vector<TensorInfo> infer(const InferContext& ctx) {
   require_int8_nchw(ctx, 0);
+  check_scratch_bytes(ctx);
   require_rank(ctx, 1, {4});
   require_dtype(ctx, 1, {DType::kInt8});
   const TransposeConvCall call = decode(ctx, ctx.input(0), ctx.input(1));
@@ -77,7 +78,8 @@ void register_cortex_m_quantized_transpose_conv2d(OpRegistry& registry) {
              {"requantize_multipliers", AttrKind::kInts},
              {"requantize_shifts", AttrKind::kInts},
              {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})},
-             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})}};
+             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})},
+             scratch_bytes_attr()};
   s.infer = infer;
   s.kernel = kernel;
   registry.add(std::move(s));

@@ -18,6 +18,8 @@ bool to_portable(uint8_t fn, portable::UnaryOp* op) {
     case fb::UnaryFn_Sqrt: *op = portable::UnaryOp::kSqrt; return true;
     case fb::UnaryFn_Hardsigmoid: *op = portable::UnaryOp::kHardsigmoid; return true;
     case fb::UnaryFn_Abs: *op = portable::UnaryOp::kAbs; return true;
+    case fb::UnaryFn_Gelu: *op = portable::UnaryOp::kGelu; return true;
+    case fb::UnaryFn_GeluTanh: *op = portable::UnaryOp::kGeluTanh; return true;
     default: return false;
   }
 }

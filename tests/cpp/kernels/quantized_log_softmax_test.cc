@@ -94,7 +94,7 @@ std::vector<int8_t> tflite_log_softmax(const std::vector<int8_t>& in, int rows, 
       int32_t v = -128;
       if (diff > adjusted_diff_min) {
         const int32_t in_q5 = multiply_by_quantized_multiplier(diff, int32_t(multiplier), shift);
-        v = std::clamp(rounding_divide(wrap(int64_t(in_q5) - log_sum), 22) + 127, -128, 127);
+        v = std::clamp<int32_t>(rounding_divide(wrap(int64_t(in_q5) - log_sum), 22) + 127, -128, 127);
       }
       out[size_t(i) * depth + c] = static_cast<int8_t>(v);
     }

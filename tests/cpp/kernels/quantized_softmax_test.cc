@@ -47,7 +47,7 @@ std::vector<int8_t> tflite_softmax(const std::vector<int8_t>& in, int rows, int 
       if (x[c] - max_in_row >= diff_min) {
         const Fx<0> e = exp_on_negative_values(scaled(c));
         v = rounding_divide((shifted_scale * e).raw, num_bits_over_unit + 31 - 8) - 128;
-        v = std::clamp(v, -128, 127);
+        v = std::clamp<int32_t>(v, -128, 127);
       }
       out[size_t(i) * depth + c] = static_cast<int8_t>(v);
     }

@@ -9,20 +9,30 @@
 namespace cortexm {
 namespace {
 
-// Independent model of the rounding rules in 128-bit arithmetic.
+// Independent model of the rounding rules in wide arithmetic: 128-bit where the compiler has it;
+// 32-bit targets use 64 bits, enough for the double-rounding model (|shifted * multiplier| < 2^62).
+#ifdef __SIZEOF_INT128__
+using Wide = __int128;
+#else
+#if defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING
+#error "the single-rounding model needs __int128"
+#endif
+using Wide = int64_t;
+#endif
+
 int32_t requantize_model(int32_t acc, int32_t multiplier, int32_t shift) {
 #if defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING
   // One rounding, halves up, of acc * multiplier / 2^(31 - shift).
-  const __int128 product = static_cast<__int128>(acc) * multiplier;
-  return static_cast<int32_t>((product + (static_cast<__int128>(1) << (30 - shift))) >> (31 - shift));
+  const Wide product = static_cast<Wide>(acc) * multiplier;
+  return static_cast<int32_t>((product + (static_cast<Wide>(1) << (30 - shift))) >> (31 - shift));
 #else
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
   const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(acc) * (uint32_t{1} << left));
   // round-half-up of shifted * multiplier / 2^31
-  const __int128 product = static_cast<__int128>(shifted) * multiplier;
+  const Wide product = static_cast<Wide>(shifted) * multiplier;
   const int64_t high = static_cast<int64_t>(
-      (product + (static_cast<__int128>(1) << 30)) >> 31);  // arithmetic shift = floor
+      (product + (static_cast<Wide>(1) << 30)) >> 31);  // arithmetic shift = floor
   if (right == 0) return static_cast<int32_t>(high);
   // round-half-away-from-zero of high / 2^right
   const int64_t d = int64_t{1} << right;
@@ -87,9 +97,9 @@ TEST(Requantize, MatchesModelOnRandomValues) {
     const int32_t multiplier = i % 5 == 0 ? rng.uniform(0, INT32_MAX) : rng.multiplier();
     const int32_t shift = rng.uniform(kMinShift, i % 7 == 0 ? kMaxShift : 2);
 #if defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING
-    const __int128 exact = static_cast<__int128>(acc) * multiplier;
-    if (exact >= (static_cast<__int128>(1) << (60 - shift)) ||
-        exact < -(static_cast<__int128>(1) << (60 - shift)))
+    const Wide exact = static_cast<Wide>(acc) * multiplier;
+    if (exact >= (static_cast<Wide>(1) << (60 - shift)) ||
+        exact < -(static_cast<Wide>(1) << (60 - shift)))
       continue;
 #endif
     ASSERT_EQ(requantize(acc, multiplier, shift), requantize_model(acc, multiplier, shift))

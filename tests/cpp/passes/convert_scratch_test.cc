@@ -3,9 +3,12 @@
 // M4 (DSP) and M55 (MVE).
 #include "convert_test_util.h"
 #include "cortexm/kernels/quantized_avg_pool2d.h"
+#include "cortexm/kernels/quantized_batch_matmul.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
+#include "cortexm/kernels/quantized_mean.h"
+#include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "passes/convert_to_cortex_m.h"
 
@@ -132,6 +135,73 @@ TEST(ConvertScratch, AvgPoolAndGlobalMeanRecordTheKernelSize) {
     EXPECT_EQ(lowered_scratch(mean, t, "cortex_m.quantized_avg_pool2d.default"),
               static_cast<int64_t>(quantized_avg_pool2d_scratch_size(p5, isa)))
         << t;
+  }
+}
+
+TEST(ConvertScratch, BatchMatmulAndMmRecordTheKernelSize) {
+  Graph bmm;
+  const ValueId a = q_input(bmm, "a", {3, 5, 8}, 0.05, -3);
+  const ValueId b = q_input(bmm, "b", {3, 8, 7}, 0.04, 7);
+  bmm.set_outputs({quantized(bmm, bmm.call("aten.bmm.default", {a, b}, {})[0], qp(0.3, 2))});
+  Graph mm;
+  const ValueId c = q_input(mm, "c", {5, 11}, 0.05, 0);
+  const ValueId d = q_input(mm, "d", {11, 13}, 0.02, -128);
+  mm.set_outputs({quantized(mm, mm.call("aten.mm.default", {c, d}, {})[0], qp(0.1, -5))});
+  BatchMatmulParams p7, p13;
+  p7.rhs_rows = 7;
+  p13.rhs_rows = 13;
+  for (const std::string& t : kTargets) {
+    const Isa isa = parse_target(t).isa;
+    const int64_t want = static_cast<int64_t>(quantized_batch_matmul_scratch_size(p7, isa));
+    EXPECT_GT(want, 0);
+    EXPECT_EQ(lowered_scratch(bmm, t, "cortex_m.quantized_batch_matmul.default"), want) << t;
+    EXPECT_EQ(lowered_scratch(mm, t, "cortex_m.quantized_batch_matmul.default"),
+              static_cast<int64_t>(quantized_batch_matmul_scratch_size(p13, isa)))
+        << t;
+  }
+}
+
+TEST(ConvertScratch, TransposeConvRecordsTheKernelSize) {
+  Graph g;
+  const ValueId x = q_input(g, "x", {1, 6, 5, 4}, 0.05, -3);
+  const ValueId w = int8_const(g, "w", {6, 4, 3, 2}, qp_channels(std::vector<double>(4, 0.004), 1), 3);
+  const auto two = [](int64_t h, int64_t w) { return std::vector<int64_t>{h, w}; };
+  const ValueId y = g.call(kConv, {x, w, kNoValue},
+                           {{"stride", two(2, 1)}, {"padding", two(1, 0)}, {"dilation", two(1, 1)},
+                            {"transposed", true}, {"output_padding", two(1, 0)},
+                            {"groups", int64_t{1}}})[0];
+  g.set_outputs({quantized(g, y, qp(0.2, 4))});
+  TransposeConv2dParams p;
+  p.filter = {4, 3, 2, 6};  // OHWI: KH * KW * C_in int16 values
+  for (const std::string& t : kTargets) {
+    const int64_t want =
+        static_cast<int64_t>(quantized_transpose_conv2d_scratch_size(p, parse_target(t).isa));
+    EXPECT_EQ(want, 2 * 3 * 2 * 6);
+    EXPECT_EQ(lowered_scratch(g, t, "cortex_m.quantized_transpose_conv2d.default"), want) << t;
+  }
+}
+
+TEST(ConvertScratch, MeanRecordsOneSumPerInnerElementInMemoryOrder) {
+  // [N, C, H, W] reduced over C: inner = H * W contiguous, W alone channels-last ([N, H, W, C]
+  // bytes, reduce C innermost: inner 1); H and W channels-last: inner = C.
+  struct Case {
+    std::vector<int64_t> dims, dim_order;
+    int32_t inner;
+  };
+  for (const Case& c : {Case{{1}, {}, 5 * 7}, Case{{1}, {0, 2, 3, 1}, 1},
+                        Case{{2, 3}, {0, 2, 3, 1}, 6}}) {
+    Graph g;
+    TensorInfo info = int8_info({2, 6, 5, 7}, qp(0.05, 4));
+    info.dim_order = c.dim_order;
+    const ValueId x = g.add_input("x", info);
+    g.set_outputs({quantized(
+        g, g.call("aten.mean.dim", {x}, {{"dim", c.dims}, {"keepdim", true}})[0], qp(0.02, -3))});
+    MeanParams p;
+    p.inner = c.inner;
+    for (const std::string& t : kTargets)
+      EXPECT_EQ(lowered_scratch(g, t, "cortex_m.quantized_mean.default"),
+                static_cast<int64_t>(quantized_mean_scratch_size(p, parse_target(t).isa)))
+          << t << " inner " << c.inner;
   }
 }
 

@@ -26,11 +26,11 @@ void reference(const std::vector<float>& x, const Dims& shape, int dim, bool log
     float max = -INFINITY;
     for (float v : row) max = v > max ? v : max;
     double sum = 0.0;
-    for (float v : row) sum += static_cast<double>(std::exp(v - max));
+    for (float v : row) sum += std::exp(static_cast<double>(v - max));
     for (int64_t k = 0; k < shape[dim]; ++k) {
       const float shifted = row[k] - max;
       (*y)[at[k]] = log ? static_cast<float>(static_cast<double>(shifted) - std::log(sum))
-                        : static_cast<float>(static_cast<double>(std::exp(shifted)) / sum);
+                        : static_cast<float>(std::exp(static_cast<double>(shifted)) / sum);
     }
   }
 }

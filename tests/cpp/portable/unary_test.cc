@@ -23,7 +23,6 @@ std::vector<UnaryCase> cases() {
     return u;
   };
   auto relu6 = [](float v) { return std::min(std::max(v, 0.0f), 6.0f); };
-  const float beta = static_cast<float>(std::sqrt(2.0 / 3.14159265358979323846));
   return {
       {"relu", p(UnaryOp::kRelu), [](float x) { return x > 0.0f ? x : 0.0f; }},
       {"clamp", p(UnaryOp::kClamp, -1.5f, 2.25f),
@@ -36,20 +35,21 @@ std::vector<UnaryCase> cases() {
        [=](float x) { return std::isnan(x) ? x : relu6(x + 3.0f) / 6.0f; }},
       {"hardswish", p(UnaryOp::kHardswish),
        [=](float x) { return std::isnan(x) ? x : x * relu6(x + 3.0f) / 6.0f; }},
-      {"sigmoid", p(UnaryOp::kSigmoid), [](float x) { return 1.0f / (1.0f + std::exp(-x)); }},
-      {"tanh", p(UnaryOp::kTanh), [](float x) { return std::tanh(x); }},
-      {"silu", p(UnaryOp::kSilu), [](float x) { return x / (1.0f + std::exp(-x)); }},
+      // Transcendental ops are computed in double and rounded once: glibc's double functions.
+      {"sigmoid", p(UnaryOp::kSigmoid), [](float x) { return static_cast<float>(1.0 / (1.0 + std::exp(-double{x}))); }},
+      {"tanh", p(UnaryOp::kTanh), [](float x) { return static_cast<float>(std::tanh(double{x})); }},
+      {"silu", p(UnaryOp::kSilu), [](float x) { return static_cast<float>(x / (1.0 + std::exp(-double{x}))); }},
       {"gelu", p(UnaryOp::kGelu),
-       [](float x) { return x * 0.5f * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))); }},
+       [](float x) { return static_cast<float>(x * 0.5 * (1.0 + std::erf(x * M_SQRT1_2))); }},
       {"gelu_tanh", p(UnaryOp::kGeluTanh),
-       [=](float x) {
-         const float inner = beta * (x + 0.044715f * x * x * x);
-         return 0.5f * x * (1.0f + std::tanh(inner));
+       [](float x) {
+         const double inner = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
+         return static_cast<float>(0.5 * x * (1.0 + std::tanh(inner)));
        }},
       {"sqrt", p(UnaryOp::kSqrt), [](float x) { return std::sqrt(x); }},
       {"abs", p(UnaryOp::kAbs), [](float x) { return std::fabs(x); }},
       {"pow2", p(UnaryOp::kPowScalar, 2.0f), [](float x) { return x * x; }},
-      {"pow_fraction", p(UnaryOp::kPowScalar, -1.7f), [](float x) { return std::pow(x, -1.7f); }},
+      {"pow_fraction", p(UnaryOp::kPowScalar, -1.7f), [](float x) { return static_cast<float>(std::pow(double{x}, double{-1.7f})); }},
       {"add_scalar", p(UnaryOp::kAddScalar, 0.3f), [](float x) { return x + 0.3f; }},
       {"sub_scalar", p(UnaryOp::kSubScalar, 0.3f), [](float x) { return x - 0.3f; }},
       {"mul_scalar", p(UnaryOp::kMulScalar, -2.5f), [](float x) { return x * -2.5f; }},

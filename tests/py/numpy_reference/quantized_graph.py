@@ -1,81 +1,229 @@
 """Integer reference for a quantized cortexm graph (the Q/DQ form cortexm.quantize returns).
 
-It walks the graph and, at every int8 quantize_per_tensor, looks for the group
-`dequantize -> op [-> relu / hardtanh / clamp / hardsigmoid] -> quantize` behind it. When op is a
-convolution (1-D / 2-D, grouped, depthwise), linear / addmm, add, mul, max / avg pool or a global
-mean, and its inputs are int8 (weights symmetric, per channel), the group is computed with integer
-semantics by the numpy references of this package: CMSIS-NN arithmetic, multipliers and shifts
-from the float scales by TFLite's quantize_multiplier rules, double-rounding requantize, int32
-accumulators and biases. This is written from the graph's qparams alone, apart from the C++ passes.
+It walks the graph and, at every int8 quantize_per_tensor, looks for a group it can compute in
+integers, written from the graph's qparams alone, apart from the C++ passes and kernels:
 
-Everything else (softmax, log_softmax, hardswish, sigmoid / tanh of the LSTM, data movement, ...) is
-evaluated as the graph says: its dequantized float inputs, the graph's own float op run as a
-one-node cortexm graph, then quantize. So the float fallback arithmetic is shared with cortexm's
-interpreter while the integer arithmetic is independent. quantize / dequantize are numpy
-(reference/quantize.py).
+- `dequantize -> op [-> relu / hardtanh / clamp / hardsigmoid] -> quantize`, where op is a
+  convolution (1-D / 2-D, grouped, depthwise, transposed), linear / addmm, add, mul, max / avg pool,
+  adaptive avg pool, mean, softmax, log_softmax, bmm / mm, maximum / minimum, or an elementwise
+  unary op (sigmoid, tanh, silu, gelu, hardswish, sqrt, abs, pow and scalar arithmetic), each with
+  its CMSIS-NN / TFLite arithmetic from this package: multipliers and shifts from the float scales
+  by TFLite's quantize_multiplier rules, double-rounding requantize, int32 accumulators and
+  biases. A unary op is a 256-entry table built here from the op's float definition in numpy.
+  A dequantized input may also reach the op through permute / view / squeeze / unsqueeze, which
+  move integers exactly. The activation tail is a clamp of the result (its quantized bounds).
+- relu / hardtanh / clamp / hardsigmoid standing alone between dequantize and quantize (a table
+  of the float op; the lowering leaves it a float op for now: UNFUSED_ACTIVATION_OPS);
+- `dequantize -> quantize` (a requantize: (x - zp) << 20, one multiplier s_in / (2^20 s_out));
+- `dequantize... -> cat -> quantize`: an int8 cat of the inputs, requantized where their qparams
+  differ from the output's.
+
+Every group knows the cortex_m ops the lowering makes of it (`integer_ops`). Everything else (data
+movement, the ops the lowering leaves float) is evaluated as the graph says: its dequantized float
+inputs, the graph's own op run as a one-node cortexm graph, then quantize. quantize / dequantize
+are numpy (reference/quantize.py).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 import cortexm
 
-from . import conv, elementwise, linear, pool
+from . import batch_matmul, conv, elementwise, linear, mean, minmax, pool, softmax
 from .common import quantize_multiplier
 from .quantize import dequantize_per_tensor, quantize_per_tensor
+from .requantize import requantize
+from .transpose_conv import transpose_conv2d
 
 Q = "quantized_decomposed.quantize_per_tensor.default"
 DQ = "quantized_decomposed.dequantize_per_tensor.default"
 DQ_CHANNEL = "quantized_decomposed.dequantize_per_channel.default"
-ACTIVATIONS = ("aten.relu.default", "aten.hardtanh.default", "aten.clamp.default",
-               "aten.hardsigmoid.default")
-INTEGER_OPS = ("aten.convolution.default", "aten.linear.default", "aten.addmm.default",
-               "aten.add.Tensor", "aten.mul.Tensor", "aten.max_pool2d.default",
-               "aten.avg_pool2d.default", "aten.mean.dim", "aten.adaptive_avg_pool2d.default")
+CLAMPS = ("aten.relu.default", "aten.hardtanh.default", "aten.clamp.default")
+HARDSIGMOID = "aten.hardsigmoid.default"
+# Data movement a dequantize moves behind (PropagateQParams): the op reads integers moved.
+MOVES = ("aten.permute_copy.default", "aten.view_copy.default", "aten.squeeze_copy.dims",
+         "aten.unsqueeze_copy.default")
+CM = "cortex_m.{}.default"
+REQUANTIZE = CM.format("requantize")
+LINEAR_LIKE = ("aten.convolution.default", "aten.linear.default", "aten.addmm.default")
 
 
 class NotInteger(Exception):
     """The group has no integer lowering; it is evaluated in float."""
 
 
+def _f32(v):
+    return np.float32(v)
+
+
+def _d(x):
+    return np.asarray(x, np.float64)
+
+
+def _gelu(x, approximate):
+    x = _d(x)
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return x * 0.5 * (1.0 + np.vectorize(math.erf)(x * math.sqrt(0.5)))
+
+
+def _pow(x, exponent):
+    e = _f32(exponent)
+    return x * x if e == 2 else np.power(_d(x), float(e))
+
+
+def _scalar(attrs):
+    """other * alpha in float32, as torch's scalar add / sub."""
+    return _f32(attrs.get("alpha", 1.0)) * _f32(attrs["other"])
+
+
+# The float definition of each op lowered to a lookup table, on float32 inputs: transcendental
+# functions in double, rounded once to float32 (what cortexm's float kernels compute, so that
+# host and target agree); arithmetic in float32.
+UNARY = {
+    "aten.sigmoid.default": lambda x, a: 1.0 / (1.0 + np.exp(-_d(x))),
+    "aten.tanh.default": lambda x, a: np.tanh(_d(x)),
+    "aten.silu.default": lambda x, a: _d(x) / (1.0 + np.exp(-_d(x))),
+    "aten.gelu.default": lambda x, a: _gelu(x, a.get("approximate", "none")),
+    "aten.hardswish.default": lambda x, a: x * np.clip(x + _f32(3), _f32(0), _f32(6)) / _f32(6),
+    "aten.sqrt.default": lambda x, a: np.sqrt(x),
+    "aten.abs.default": lambda x, a: np.abs(x),
+    "aten.pow.Tensor_Scalar": lambda x, a: _pow(x, a["exponent"]),
+    "aten.add.Scalar": lambda x, a: x + _scalar(a),
+    "aten.sub.Scalar": lambda x, a: x - _scalar(a),
+    "aten.mul.Scalar": lambda x, a: x * _f32(a["other"]),
+    "aten.div.Scalar": lambda x, a: x / _f32(a["other"]),
+}
+
+# relu / hardtanh / clamp / hardsigmoid (float32, as torch defines them) when they stand alone on a
+# dequantized value: an integer group too (a table of them is exact), lowered to
+# UNFUSED_ACTIVATION_OPS.
+ACTIVATIONS = {
+    "aten.relu.default": lambda x, a: np.maximum(x, _f32(0)),
+    "aten.hardtanh.default": lambda x, a: np.clip(x, _f32(a.get("min_val", -1.0)),
+                                                  _f32(a.get("max_val", 1.0))),
+    "aten.clamp.default": lambda x, a: np.clip(x, _f32(-np.inf if a.get("min") is None
+                                                       else a["min"]),
+                                               _f32(np.inf if a.get("max") is None else a["max"])),
+    "aten.hardsigmoid.default": lambda x, a: np.clip(x + _f32(3), _f32(0), _f32(6)) / _f32(6),
+}
+# What the lowering makes of a relu / hardtanh / clamp / hardsigmoid it cannot fold into a
+# producer's activation range: today nothing (it stays a float op between dequantize and quantize;
+# its values are the table's all the same).
+UNFUSED_ACTIVATION_OPS = ()
+# The cortex_m ops with an activation range (ActivationFusion folds a clamp tail into them).
+FUSES_ACTIVATION = tuple(CM.format(k) for k in (
+    "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_linear", "quantized_add",
+    "quantized_mul", "quantized_max_pool2d", "quantized_avg_pool2d"))
+
+
+def activation_table(op, attrs, in_q, out_q):
+    """The 256 outputs of DQ(in_q) -> op -> Q(out_q) for the int8 inputs -128..127."""
+    x = dequantize_per_tensor(np.arange(-128, 128).astype(np.int8), in_q.scale, in_q.zp)
+    with np.errstate(all="ignore"):
+        y = np.asarray({**UNARY, **ACTIVATIONS}[op](x, attrs), np.float32)
+    return quantize_per_tensor(y, out_q.scale, out_q.zp, out_q.qmin, out_q.qmax, np.int8)
+
+
+class QParams:
+    """Per-tensor int8 qparams of a quantize / dequantize node."""
+
+    def __init__(self, node):
+        a = node.attrs
+        if a.get("dtype", "int8") != "int8":
+            raise NotInteger("not int8")
+        self.scale, self.zp = float(a["scale"]), int(a["zero_point"])
+        self.qmin, self.qmax = int(a["quant_min"]), int(a["quant_max"])
+        if not (math.isfinite(self.scale) and self.scale > 0 and -128 <= self.zp <= 127 and
+                -128 <= self.qmin <= self.qmax <= 127):
+            raise NotInteger("qparams outside int8's")
+
+    def key(self):
+        return self.scale, self.zp, self.qmin, self.qmax
+
+
+class Source:
+    """The int8 integers an op reads: an int8 value behind a dequantize, or a dequantized value
+    moved by permute / view / squeeze / unsqueeze (its integers are recovered exactly by
+    quantizing it back with the dequantize's qparams)."""
+
+    def __init__(self, value, q, moved):
+        self.value, self.q, self.moved = value, q, moved
+        self.shape = list(value.shape)
+
+    def get(self, env):
+        x = env[self.value.id]
+        if not self.moved:
+            return x
+        return quantize_per_tensor(x, self.q.scale, self.q.zp, -128, 127, np.int8)
+
+
+class Out:
+    """The int8 output of a group: qparams, activation range, the tail's affine part."""
+
+    def __init__(self, q, tail):
+        self.q = q
+        self.scale, self.zp = q.scale, q.zp
+        self.tail_scale, self.tail_offset = 1.0, 0.0
+        self.act_min, self.act_max = q.qmin, q.qmax
+        if tail is None:
+            return
+        a = tail.attrs
+        lo, hi = -np.inf, np.inf
+        if tail.op == "aten.relu.default":
+            lo = 0.0
+        elif tail.op == "aten.hardtanh.default":
+            lo, hi = a.get("min_val", -1.0), a.get("max_val", 1.0)
+        elif tail.op == "aten.clamp.default":
+            lo = -np.inf if a.get("min") is None else a["min"]
+            hi = np.inf if a.get("max") is None else a["max"]
+        else:  # hardsigmoid = clamp(x / 6 + 1 / 2, 0, 1)
+            self.tail_scale, self.tail_offset, lo, hi = 1.0 / 6.0, 0.5, 0.0, 1.0
+        if math.isnan(lo) or math.isnan(hi):
+            raise NotInteger("NaN bound")
+        self.act_min = max(q.qmin, self._quantize(lo))
+        self.act_max = min(q.qmax, self._quantize(hi))
+        if self.act_min > self.act_max:
+            raise NotInteger("empty activation range")
+
+    def _quantize(self, v):
+        return int(quantize_per_tensor(np.array([v], np.float32), self.scale, self.zp, self.q.qmin,
+                                       self.q.qmax, np.int64)[0])
+
+    def clamp(self, y):
+        return np.clip(y, self.act_min, self.act_max).astype(np.int8)
+
+
+class Group:
+    """fn(env) -> the int8 value; sources: what it reads; ops: the cortex_m ops it lowers to."""
+
+    def __init__(self, fn, sources, ops):
+        self.fn, self.sources, self.ops = fn, sources, ops
+
+
 def _users(value):
     return list(value.users)
 
 
-def _activation(node):
-    """(scale, offset, lo, hi): out = clamp(scale * x + offset, lo, hi) in float32 bounds."""
-    a = node.attrs
-    if node.op == "aten.relu.default":
-        return 1.0, 0.0, np.float32(0), np.float32(np.inf)
-    if node.op == "aten.hardtanh.default":
-        return 1.0, 0.0, np.float32(a.get("min_val", -1.0)), np.float32(a.get("max_val", 1.0))
-    if node.op == "aten.clamp.default":
-        lo, hi = a.get("min"), a.get("max")
-        return (1.0, 0.0, np.float32(-np.inf if lo is None else lo),
-                np.float32(np.inf if hi is None else hi))
-    return 1.0 / 6.0, 0.5, np.float32(0), np.float32(1)  # hardsigmoid = relu6(x + 3) / 6
+def _pair(v, fill=None):
+    v = list(v) if v is not None else []
+    if not v:
+        return [fill, fill]
+    return v * 2 if len(v) == 1 else v
 
 
-class _Out:
-    """The int8 output of a group: qparams, activation range, the tail's affine part."""
+def _multipliers(real_scales):
+    if any(not (0 < r < 2.0**30) for r in real_scales):
+        raise NotInteger("requantize scale out of range")
+    pairs = [quantize_multiplier(float(r)) for r in real_scales]
+    return [m for m, _ in pairs], [s for _, s in pairs]
 
-    def __init__(self, qnode, tail):
-        a = qnode.attrs
-        self.scale, self.zp = float(a["scale"]), int(a["zero_point"])
-        self.qmin, self.qmax = int(a["quant_min"]), int(a["quant_max"])
-        self.tail_scale, self.tail_offset = 1.0, 0.0
-        self.act_min, self.act_max = self.qmin, self.qmax
-        if tail is not None:
-            self.tail_scale, self.tail_offset, lo, hi = _activation(tail)
-            self.act_min = max(self.qmin, int(self._q(lo)))
-            self.act_max = min(self.qmax, int(self._q(hi)))
-            if self.act_min > self.act_max:
-                raise NotInteger("empty activation range")
 
-    def _q(self, v):
-        return quantize_per_tensor(np.array([v], np.float32), self.scale, self.zp, self.qmin,
-                                   self.qmax, np.int64)[0]
+def _nchw(fn, x):
+    return np.transpose(fn(np.transpose(x, (0, 2, 3, 1))), (0, 3, 1, 2))
 
 
 class QuantizedGraphReference:
@@ -84,54 +232,92 @@ class QuantizedGraphReference:
     def __init__(self, qgraph):
         self.graph = qgraph
         self.nodes = qgraph.nodes
-        self.groups = {}   # quantize node id -> (core node, tail node or None)
-        self.members = set()  # node ids computed inside an integer group
+        self.graph_outputs = {v.id for v in qgraph.outputs}
+        self.groups = {}  # quantize node id -> Group (the quantizes of one value share it)
         for node in self.nodes:
-            if node.op == Q and node.attrs["dtype"] == "int8":
-                group = self._match(node)
-                if group is not None:
-                    self.groups[node.id] = group
-                    self.members.update(n.id for n in group if n is not None)
-        self.integer_ops = sorted(g[0].op for g in self.groups.values())
+            if node.op == Q and node.id not in self.groups:
+                self._match(node)
+        unique = {id(g): g for g in self.groups.values()}.values()
+        self.integer_ops = sorted(op for g in unique for op in g.ops)
         self.needed = self._needed()
-        self.plans = {}
 
     # --- matching -------------------------------------------------------------------------------
 
+    def _quantizes(self, value):
+        """The quantize nodes reading value when they are all its readers, share their attributes,
+        and neither value nor their outputs are graph outputs; else NotInteger."""
+        readers = _users(value)
+        if not readers or value.id in self.graph_outputs:
+            raise NotInteger("not read by quantizes alone")
+        for r in readers:
+            if r.op != Q or r.attrs != readers[0].attrs or r.outputs[0].id in self.graph_outputs:
+                raise NotInteger("not read by quantizes alone")
+        return readers
+
     def _match(self, qnode):
         v = qnode.inputs[0]
-        producer = v.producer
-        if producer is None:
-            return None
-        tail = None
-        if producer.op in ACTIVATIONS and len(_users(v)) == 1:
-            inner = producer.inputs[0]
-            if inner.producer is not None and inner.producer.op in INTEGER_OPS and \
-                    len(_users(inner)) == 1:
-                tail, producer = producer, inner.producer
-        if producer.op not in INTEGER_OPS or len(_users(producer.outputs[0])) != 1:
-            return None
-        if tail is not None and tail.op == "aten.hardsigmoid.default" and \
-                producer.op not in ("aten.convolution.default", "aten.linear.default",
-                                    "aten.addmm.default"):
-            return None
-        if tail is not None and producer.op in ("aten.avg_pool2d.default", "aten.mean.dim",
-                                                "aten.adaptive_avg_pool2d.default", "aten.mul.Tensor"):
-            return None
+        p = v.producer
+        if p is None:
+            return
         try:
-            self._plan(producer, tail, qnode)
+            if p.op == DQ:
+                quantizes, group = self._requantize_group(qnode)
+            elif p.op == "aten.cat.default":
+                quantizes = self._quantizes(v)
+                group = self._cat(p, QParams(qnode))
+            else:
+                quantizes, group = self._compute_group(qnode)
         except NotInteger:
-            return None
-        return producer, tail
+            return
+        for q in quantizes:
+            self.groups[q.id] = group
 
-    @staticmethod
-    def _int8_source(value):
-        """(int8 value, scale, zero point) behind a per-tensor dequantize, else NotInteger."""
-        p = value.producer if value is not None else None
+    def _compute_group(self, qnode):
+        v = qnode.inputs[0]
+        producer = v.producer
+        quantizes = self._quantizes(v)
+        q = QParams(qnode)
+        if producer.op in CLAMPS + (HARDSIGMOID,) and producer.inputs:
+            inner = producer.inputs[0]
+            core = inner.producer
+            if core is not None and len(core.outputs) == 1 and _users(inner) == [producer] and \
+                    inner.id not in self.graph_outputs and \
+                    (producer.op != HARDSIGMOID or core.op in LINEAR_LIKE):
+                try:
+                    return quantizes, self._core_group(core, Out(q, producer), producer)
+                except NotInteger:
+                    pass  # maybe an activation standing alone on a dequantized value
+        return quantizes, self._core_group(producer, Out(q, None), None)
+
+    def _core_group(self, node, out, tail):
+        op = node.op
+        if op in UNARY or op in ACTIVATIONS:  # the latter standing alone
+            group = self._unary(node, out)
+            if op in ACTIVATIONS:
+                group.ops = list(UNFUSED_ACTIVATION_OPS)
+        else:
+            plan = getattr(self, "_plan_" + op.split(".")[1], None)
+            if plan is None or not op.startswith("aten."):
+                raise NotInteger(op)
+            group = plan(node, out)
+        # A clamp tail the producer has no activation range for stays a node of its own.
+        if tail is not None and tail.op in CLAMPS and \
+                not (group.ops and group.ops[-1] in FUSES_ACTIVATION):
+            group.ops = group.ops + list(UNFUSED_ACTIVATION_OPS)
+        return group
+
+    def _source(self, value):
+        """The Source of an input value: a per-tensor int8 dequantize, maybe behind moves."""
+        v, moved = value, False
+        while v is not None and v.producer is not None and v.producer.op in MOVES:
+            if v.id in self.graph_outputs:
+                raise NotInteger("a moved input is a graph output")
+            v, moved = v.producer.inputs[0], True
+        p = v.producer if v is not None else None
         if p is None or p.op != DQ or p.inputs[0].dtype != "int8":
             raise NotInteger("input is not a dequantized int8 value")
-        a = p.attrs
-        return p.inputs[0], float(a["scale"]), int(a["zero_point"])
+        q = QParams(p)
+        return Source(value, q, True) if moved else Source(p.inputs[0], q, False)
 
     @staticmethod
     def _constant_channels(value, axis, channels):
@@ -170,89 +356,105 @@ class QuantizedGraphReference:
         return out.astype(np.int64)
 
     @staticmethod
-    def _multipliers(real_scales):
-        pairs = [quantize_multiplier(float(r)) for r in real_scales]
-        if any(not (0 < r < 2.0**30) for r in real_scales):
-            raise NotInteger("requantize scale out of range")
-        return [m for m, _ in pairs], [s for _, s in pairs]
-
-    def _tail_bias(self, out, bias, bias_scales):
+    def _tail_bias(out, bias, bias_scales):
         if out.tail_offset == 0.0:
             return bias
         return bias + np.rint(out.tail_offset / (out.tail_scale * np.asarray(bias_scales))).astype(
             np.int64)
 
-    # --- integer plans: each returns fn(env) -> int8 array, or raises NotInteger -----------------
+    def _per_channel(self, x, s_w, bias_value, out):
+        bias_scales = [x.q.scale * s for s in s_w]
+        bias = self._tail_bias(out, self._bias(bias_value, bias_scales), bias_scales)
+        mult, shift = _multipliers([b * out.tail_scale / out.scale for b in bias_scales])
+        return bias, mult, shift
 
-    def _plan(self, node, tail, qnode):
-        out = _Out(qnode, tail)
-        if out.qmin < -128 or out.qmax > 127:
-            raise NotInteger("output range is not int8")
-        return getattr(self, "_plan_" + node.op.split(".")[1])(node, out)
+    # --- integer plans: each returns a Group, or raises NotInteger --------------------------------
 
     def _plan_convolution(self, node, out):
         a = node.attrs
+        x = self._source(node.inputs[0])
         if a.get("transposed", False):
-            raise NotInteger("transposed")
-        x, s_in, zp_in = self._int8_source(node.inputs[0])
+            return self._transposed_convolution(node, x, out)
         rank = len(x.shape)
         if rank not in (3, 4):
             raise NotInteger("rank")
-        w_value = node.inputs[1]
-        c_out = w_value.shape[0]
-        w, s_w, zp_w = self._constant_channels(w_value, 0, c_out)
+        c_out = node.inputs[1].shape[0]
+        w, s_w, zp_w = self._constant_channels(node.inputs[1], 0, c_out)
         if any(zp_w) or w.dtype != np.int8:
             raise NotInteger("asymmetric or non-int8 weights")
-        bias_scales = [s_in * s for s in s_w]
-        bias = self._tail_bias(out, self._bias(node.inputs[2] if len(node.inputs) > 2 else None,
-                                               bias_scales), bias_scales)
-        mult, shift = self._multipliers([b * out.tail_scale / out.scale for b in bias_scales])
+        bias, mult, shift = self._per_channel(x, s_w, node.inputs[2] if len(node.inputs) > 2
+                                              else None, out)
 
-        def two(v, fill):
+        def spatial(v, fill):
             v = list(v)
-            return [fill] + v if rank == 3 else (v * 2 if len(v) == 1 else v)
+            if rank == 3:
+                if len(v) != 1:
+                    raise NotInteger("1-D attribute")
+                return [fill] + v
+            return _pair(v)
 
-        stride, padding = two(a["stride"], 1), two(a["padding"], 0)
-        dilation = two(a["dilation"], 1)
+        stride, padding = spatial(a["stride"], 1), spatial(a["padding"], 0)
+        dilation = spatial(a["dilation"], 1)
         groups = int(a.get("groups", 1))
         c_in = x.shape[1]
         w4 = w if rank == 4 else w[:, :, None, :]  # OIHW
         depthwise = groups == c_in and c_out % c_in == 0
 
         def run(env):
-            xi = env[x.id]
+            xi = x.get(env)
             x4 = xi if rank == 4 else xi[:, :, None, :]
             nhwc = np.transpose(x4, (0, 2, 3, 1))
             if depthwise:
                 weight = np.transpose(w4, (1, 2, 3, 0))  # [1, KH, KW, C_out]
                 y = conv.depthwise_conv2d(nhwc, weight, bias, stride, padding, dilation,
-                                          c_out // c_in, -zp_in, out.zp, mult, shift,
+                                          c_out // c_in, -x.q.zp, out.zp, mult, shift,
                                           out.act_min, out.act_max)
             else:
                 weight = np.transpose(w4, (0, 2, 3, 1))  # OHWI
-                y = conv.conv2d(nhwc, weight, bias, stride, padding, dilation, -zp_in, out.zp,
+                y = conv.conv2d(nhwc, weight, bias, stride, padding, dilation, -x.q.zp, out.zp,
                                 mult, shift, out.act_min, out.act_max)
             y = np.transpose(y, (0, 3, 1, 2))
             return y if rank == 4 else y[:, :, 0, :]
 
-        return run
+        kind = "quantized_depthwise_conv2d" if depthwise else "quantized_conv2d"
+        return Group(run, [x], [CM.format(kind)])
 
-    def _linear_plan(self, x_value, w_nk, s_w, zp_w, bias_value, out):
-        x, s_in, zp_in = self._int8_source(x_value)
+    def _transposed_convolution(self, node, x, out):
+        a = node.attrs
+        if len(x.shape) != 4 or int(a.get("groups", 1)) != 1 or \
+                any(d != 1 for d in _pair(a["dilation"])):
+            raise NotInteger("transposed convolution: 2-D, groups 1, dilation 1 only")
+        c_out = node.inputs[1].shape[1]
+        w, s_w, zp_w = self._constant_channels(node.inputs[1], 1, c_out)  # [C_in, C_out, KH, KW]
+        if any(zp_w) or w.dtype != np.int8:
+            raise NotInteger("asymmetric or non-int8 weights")
+        bias, mult, shift = self._per_channel(x, s_w, node.inputs[2] if len(node.inputs) > 2
+                                              else None, out)
+        stride, (ph, pw) = _pair(a["stride"]), _pair(a["padding"])
+        output_padding = _pair(a.get("output_padding", [0]))
+        ohwi = np.transpose(w, (1, 2, 3, 0))
+
+        def run(env):
+            return _nchw(lambda t: transpose_conv2d(t, ohwi, bias, stride, (ph, pw, ph, pw),
+                                                    output_padding, -x.q.zp, out.zp, mult, shift,
+                                                    out.act_min, out.act_max), x.get(env))
+
+        return Group(run, [x], [CM.format("quantized_transpose_conv2d")])
+
+    def _linear(self, x_value, w_nk, s_w, zp_w, bias_value, out):
+        x = self._source(x_value)
         if len(set(zp_w)) != 1 or w_nk.dtype != np.int8:
             raise NotInteger("weight zero points differ")
-        bias_scales = [s_in * s for s in s_w]
-        bias = self._tail_bias(out, self._bias(bias_value, bias_scales), bias_scales)
-        mult, shift = self._multipliers([b * out.tail_scale / out.scale for b in bias_scales])
-        return lambda env: linear.linear(env[x.id], w_nk, bias, -zp_in, -zp_w[0], out.zp, mult,
-                                         shift, out.act_min, out.act_max)
+        bias, mult, shift = self._per_channel(x, s_w, bias_value, out)
+        return Group(lambda env: linear.linear(x.get(env), w_nk, bias, -x.q.zp, -zp_w[0], out.zp,
+                                               mult, shift, out.act_min, out.act_max),
+                     [x], [CM.format("quantized_linear")])
 
     def _plan_linear(self, node, out):
-        w_value = node.inputs[1]
-        n = w_value.shape[0]
-        w, s_w, zp_w = self._constant_channels(w_value, 0, n)
-        return self._linear_plan(node.inputs[0], w, s_w, zp_w,
-                                 node.inputs[2] if len(node.inputs) > 2 else None, out)
+        n = node.inputs[1].shape[0]
+        w, s_w, zp_w = self._constant_channels(node.inputs[1], 0, n)
+        return self._linear(node.inputs[0], w, s_w, zp_w,
+                            node.inputs[2] if len(node.inputs) > 2 else None, out)
 
     def _plan_addmm(self, node, out):
         a = node.attrs
@@ -270,27 +472,70 @@ class QuantizedGraphReference:
         bias = node.inputs[0] if a.get("beta", 1.0) == 1.0 else None
         if bias is not None and tuple(bias.shape) not in ((n,), (1, n)):
             raise NotInteger("addmm self is not a bias")
-        return self._linear_plan(node.inputs[1], w, s_w, zp_w, bias, out)
+        return self._linear(node.inputs[1], w, s_w, zp_w, bias, out)
+
+    def _binary_sources(self, node):
+        return self._source(node.inputs[0]), self._source(node.inputs[1])
 
     def _plan_add(self, node, out):
-        if node.attrs.get("alpha", 1.0) != 1.0:
+        if node.op != "aten.add.Tensor" or node.attrs.get("alpha", 1.0) != 1.0:
             raise NotInteger("alpha")
-        (a, sa, za), (b, sb, zb) = (self._int8_source(v) for v in node.inputs[:2])
-        (ma, sha), (mb, shb), (mo, sho) = elementwise.add_params(sa, sb, out.scale)
-        if not 0 < 2.0 * max(sa, sb) / ((1 << 20) * out.scale) < 2.0**30:
-            raise NotInteger("scale")
-        return lambda env: elementwise.add(env[a.id], za, ma, sha, env[b.id], zb, mb, shb, out.zp,
-                                           mo, sho, out.act_min, out.act_max)
+        a, b = self._binary_sources(node)
+        (ma, sha), (mb, shb), (mo, sho) = elementwise.add_params(a.q.scale, b.q.scale, out.scale)
+        _multipliers([2.0 * max(a.q.scale, b.q.scale) / ((1 << 20) * out.scale)])
+        return Group(lambda env: elementwise.add(a.get(env), a.q.zp, ma, sha, b.get(env), b.q.zp,
+                                                 mb, shb, out.zp, mo, sho, out.act_min,
+                                                 out.act_max),
+                     [a, b], [CM.format("quantized_add")])
 
     def _plan_mul(self, node, out):
-        (a, sa, za), (b, sb, zb) = (self._int8_source(v) for v in node.inputs[:2])
-        mo, sho = self._multipliers([sa * sb / out.scale])
-        return lambda env: elementwise.mul(env[a.id], za, env[b.id], zb, out.zp, mo[0], sho[0],
-                                           out.act_min, out.act_max)
+        if node.op != "aten.mul.Tensor":
+            raise NotInteger(node.op)
+        a, b = self._binary_sources(node)
+        mo, sho = _multipliers([a.q.scale * b.q.scale / out.scale])
+        return Group(lambda env: elementwise.mul(a.get(env), a.q.zp, b.get(env), b.q.zp, out.zp,
+                                                 mo[0], sho[0], out.act_min, out.act_max),
+                     [a, b], [CM.format("quantized_mul")])
+
+    def _minmax(self, node, out, pick, kind):
+        a, b = self._binary_sources(node)
+        twice_max = 2.0 * max(a.q.scale, b.q.scale)
+        (ma, mb, mo), (sa, sb, so) = _multipliers([a.q.scale / twice_max, b.q.scale / twice_max,
+                                                   twice_max / ((1 << 20) * out.scale)])
+        return Group(lambda env: out.clamp(minmax.minmax(pick, a.get(env), a.q.zp, ma, sa,
+                                                         b.get(env), b.q.zp, mb, sb, out.zp, mo,
+                                                         so, out.q.qmin, out.q.qmax)),
+                     [a, b], [CM.format(kind)])
+
+    def _plan_maximum(self, node, out):
+        return self._minmax(node, out, np.maximum, "quantized_maximum")
+
+    def _plan_minimum(self, node, out):
+        return self._minmax(node, out, np.minimum, "quantized_minimum")
+
+    def _matmul(self, node, out, batched):
+        a, b = self._binary_sources(node)
+        mult, shift = _multipliers([a.q.scale * b.q.scale / out.scale])
+
+        def run(env):
+            lhs, rhs = a.get(env), b.get(env)
+            if not batched:
+                lhs, rhs = lhs[None], rhs[None]
+            y = batch_matmul.batch_matmul(lhs, np.swapaxes(rhs, 1, 2), -a.q.zp, -b.q.zp, out.zp,
+                                          mult[0], shift[0], out.q.qmin, out.q.qmax)
+            return out.clamp(y if batched else y[0])
+
+        return Group(run, [a, b], [CM.format("quantized_batch_matmul")])
+
+    def _plan_bmm(self, node, out):
+        return self._matmul(node, out, True)
+
+    def _plan_mm(self, node, out):
+        return self._matmul(node, out, False)
 
     def _pool_input(self, node, out):
-        x, s, zp = self._int8_source(node.inputs[0])
-        if (s, zp) != (out.scale, out.zp) or len(x.shape) != 4:
+        x = self._source(node.inputs[0])
+        if x.q.key() != out.q.key() or len(x.shape) != 4:
             raise NotInteger("pools do not rescale")
         return x
 
@@ -299,14 +544,9 @@ class QuantizedGraphReference:
         """kernel, stride, (top, left, bottom, right): the bottom / right padding reproduces
         torch's output extent (ceil_mode's partial windows)."""
         a = node.attrs
-
-        def pair(v):
-            v = list(v)
-            return v * 2 if len(v) == 1 else v
-
-        kernel = pair(a["kernel_size"])
-        stride = pair(a["stride"]) if a.get("stride") else kernel
-        padding = pair(a.get("padding", [0]))
+        kernel = _pair(a["kernel_size"])
+        stride = _pair(a["stride"]) if a.get("stride") else kernel
+        padding = _pair(a.get("padding", [0]), 0)
         after = []
         for size, k, s, p, o in zip(in_hw, kernel, stride, padding, out_hw):
             extra = max(0, (o - 1) * s + k - size - p)
@@ -317,12 +557,13 @@ class QuantizedGraphReference:
 
     def _plan_max_pool2d(self, node, out):
         x = self._pool_input(node, out)
-        if any(d != 1 for d in node.attrs.get("dilation", [1])):
+        if any(d != 1 for d in _pair(node.attrs.get("dilation", [1]), 1)):
             raise NotInteger("dilation")
         kernel, stride, pads = self._pool_geometry(node, x.shape[2:], node.outputs[0].shape[2:])
-        return lambda env: np.transpose(pool.max_pool2d(
-            np.transpose(env[x.id], (0, 2, 3, 1)), kernel, stride, pads, out.act_min,
-            out.act_max), (0, 3, 1, 2))
+        return Group(lambda env: _nchw(lambda t: pool.max_pool2d(t, kernel, stride, pads,
+                                                                 out.act_min, out.act_max),
+                                       x.get(env)),
+                     [x], [CM.format("quantized_max_pool2d")])
 
     def _plan_avg_pool2d(self, node, out):
         x = self._pool_input(node, out)
@@ -330,23 +571,15 @@ class QuantizedGraphReference:
         if a.get("divisor_override") is not None:
             raise NotInteger("divisor_override")
         kernel, stride, pads = self._pool_geometry(node, x.shape[2:], node.outputs[0].shape[2:])
-        if any(pads) and a.get("count_include_pad", True):
+        if any(_pair(a.get("padding", [0]), 0)) and a.get("count_include_pad", True):
             raise NotInteger("count_include_pad with padding")
         return self._avg(x, kernel, stride, pads, out, node.outputs[0].shape)
 
     def _avg(self, x, kernel, stride, pads, out, out_shape):
-        def run(env):
-            y = pool.avg_pool2d(np.transpose(env[x.id], (0, 2, 3, 1)), kernel, stride, pads,
-                                out.act_min, out.act_max)
-            return np.transpose(y, (0, 3, 1, 2)).reshape(out_shape)
-        return run
-
-    def _plan_mean(self, node, out):
-        x = self._pool_input(node, out)
-        dims = sorted(d % 4 for d in node.attrs["dim"])
-        if dims != [2, 3]:
-            raise NotInteger("mean over dims other than H and W")
-        return self._avg(x, list(x.shape[2:]), [1, 1], (0, 0, 0, 0), out, node.outputs[0].shape)
+        return Group(lambda env: _nchw(lambda t: pool.avg_pool2d(t, kernel, stride, pads,
+                                                                 out.act_min, out.act_max),
+                                       x.get(env)).reshape(out_shape),
+                     [x], [CM.format("quantized_avg_pool2d")])
 
     def _plan_adaptive_avg_pool2d(self, node, out):
         x = self._pool_input(node, out)
@@ -355,6 +588,103 @@ class QuantizedGraphReference:
             raise NotInteger("extents do not divide")
         kernel = [i // o for i, o in zip(in_hw, out_hw)]
         return self._avg(x, kernel, kernel, (0, 0, 0, 0), out, node.outputs[0].shape)
+
+    def _plan_mean(self, node, out):
+        if node.op != "aten.mean.dim":
+            raise NotInteger(node.op)
+        x = self._source(node.inputs[0])
+        rank = len(x.shape)
+        dims = sorted({d % rank for d in (node.attrs.get("dim") or range(rank))})
+        if rank == 4 and dims == [2, 3] and x.q.key() == out.q.key():  # a global average pool
+            return self._avg(x, list(x.shape[2:]), [1, 1], (0, 0, 0, 0), out,
+                             node.outputs[0].shape)
+        order = list(x.value.dim_order or range(rank))
+        at = sorted(order.index(d) for d in dims)
+        if at[-1] - at[0] + 1 != len(dims):
+            raise NotInteger("the reduced dims are not one block in memory")
+        count = int(np.prod([x.shape[d] for d in dims]))
+        mult, shift = _multipliers([x.q.scale / (count * out.scale)])
+        keepdim = bool(node.attrs.get("keepdim", False))
+        return Group(lambda env: out.clamp(mean.mean(x.get(env), dims, keepdim, -x.q.zp, out.zp,
+                                                     mult[0], shift[0], out.q.qmin, out.q.qmax)),
+                     [x], [CM.format("quantized_mean")])
+
+    def _softmax(self, node, out, log):
+        if node.attrs.get("half_to_float", False):
+            raise NotInteger("half_to_float")
+        want = (16.0 / 256.0, 127) if log else (1.0 / 256.0, -128)
+        if (out.q.scale, out.q.zp, out.q.qmin, out.q.qmax) != want + (-128, 127):
+            raise NotInteger("output qparams are not the kernel's")
+        x = self._source(node.inputs[0])
+        rank = len(x.shape)
+        if rank < 1 or not 1 <= x.shape[node.attrs["dim"] % rank] <= 4096:
+            raise NotInteger("rank or row size")
+        dim = node.attrs["dim"] % rank
+        if not x.q.scale * 2.0**26 > 1.0:
+            raise NotInteger("input scale <= 2^-26")
+        params = softmax.softmax_scaling(x.q.scale, log)
+        mult, shift, diff_min = params[:3]
+        if not 0 <= shift <= 31 or max(diff_min, -255) * 2**shift < -2**31:
+            raise NotInteger("input scale out of the kernel's range")
+        if log:
+            _, rshift = math.frexp(2.0 ** (31 - shift) / mult)
+            if rshift > 0:
+                raise NotInteger("reverse scaling >= 1")
+            fn, kind = softmax.log_softmax, "quantized_log_softmax"
+        else:
+            fn, kind = softmax.softmax, "quantized_softmax"
+        return Group(lambda env: out.clamp(fn(x.get(env), *params, dim=dim)), [x],
+                     [CM.format(kind)])
+
+    def _plan__softmax(self, node, out):
+        return self._softmax(node, out, False)
+
+    def _plan__log_softmax(self, node, out):
+        return self._softmax(node, out, True)
+
+    def _unary(self, node, out):
+        x = self._source(node.inputs[0])
+        table = activation_table(node.op, node.attrs, x.q, out.q).astype(np.int64)
+        return Group(lambda env: out.clamp(table[x.get(env).astype(np.int64) + 128]), [x],
+                     [CM.format("quantized_activation")])
+
+    # --- int8 -> int8 rescaling outside the op groups -------------------------------------------
+
+    def _requantize_group(self, qnode):
+        """quantize(dequantize(x)): the lowering's requantize, (x - zp) << 20 rescaled once."""
+        dq = qnode.inputs[0].producer
+        if dq.inputs[0].dtype != "int8":
+            raise NotInteger("not int8")
+        source = Source(dq.inputs[0], QParams(dq), False)
+        return [qnode], self._requantized(source, QParams(qnode))
+
+    @staticmethod
+    def _requantized(source, q_out):
+        mult, shift = _multipliers([source.q.scale / (q_out.scale * (1 << 20))])
+        return Group(lambda env: requantize(source.get(env), source.q.zp, q_out.zp, mult[0],
+                                            shift[0], q_out.qmin, q_out.qmax),
+                     [source], [REQUANTIZE])
+
+    def _cat(self, node, q_out):
+        """cat of dequantized int8 inputs, quantized: an int8 cat, inputs whose qparams differ
+        from the output's (or that might lie outside its range) requantized to it."""
+        sources = [self._source(v) for v in node.inputs]
+        full_range = q_out.qmin <= -128 and q_out.qmax >= 127
+        parts, ops = [], []
+        for s in sources:
+            if s.q.key() == q_out.key() and (full_range or s.moved or s.value.kind == "node_output"):
+                parts.append(s)
+            else:
+                group = self._requantized(s, q_out)
+                parts.append(group)
+                ops += group.ops
+        dim = node.attrs.get("dim", 0) % len(node.outputs[0].shape)
+
+        def run(env):
+            return np.concatenate([p.fn(env) if isinstance(p, Group) else p.get(env)
+                                   for p in parts], axis=dim).astype(np.int8)
+
+        return Group(run, sources, ops)
 
     # --- evaluation -----------------------------------------------------------------------------
 
@@ -376,42 +706,60 @@ class QuantizedGraphReference:
         return list(result) if isinstance(result, tuple) else [result]
 
     def _needed(self):
-        """Ids of the nodes the outputs depend on; a group reads its int8 sources, not its float
+        """Ids of the nodes the outputs depend on; a group reads its sources, not its float
         intermediates or its dequantized constants."""
-        needed_values = {v.id for v in self.graph.outputs}
+        needed_values = set(self.graph_outputs)
         needed = set()
         for node in reversed(self.nodes):
-            if node.id in self.members or not any(v.id in needed_values for v in node.outputs):
+            if not any(v.id in needed_values for v in node.outputs):
                 continue
             needed.add(node.id)
             if node.id in self.groups:
-                core = self.groups[node.id][0]
-                sources = [v.producer.inputs[0] for v in core.inputs
-                           if v is not None and v.producer is not None and v.producer.op == DQ]
+                sources = [s.value for s in self.groups[node.id].sources]
             else:
                 sources = [v for v in node.inputs if v is not None]
             needed_values.update(v.id for v in sources)
         return needed
 
     def run(self, *inputs):
-        env = {}
+        return self._evaluate(inputs, self.needed)
+
+    def group_deviation(self, *inputs):
+        """Per integer group (by its quantize node's name): (cortex_m ops, max, mean) of
+        |integer result - the graph's float op quantized| in LSB, both from the same int8
+        inputs; the float ops of the whole graph run, so this is as slow as the fake-quant graph."""
+        deviation = {}
+
+        def compare(node, integer, float_result):
+            diff = np.abs(integer.astype(np.int64) - float_result.astype(np.int64))
+            ops = self.groups[node.id].ops
+            deviation[node.name] = (ops, int(diff.max(initial=0)), float(diff.mean()))
+
+        self._evaluate(inputs, {n.id for n in self.nodes}, compare)
+        return deviation
+
+    def _evaluate(self, inputs, needed, compare=None):
+        env, done = {}, {}
         for v, x in zip(self.graph.inputs, inputs):
             env[v.id] = np.asarray(x)
         for v in self.graph.constants:
             env[v.id] = np.asarray(v.data)
         for node in self.nodes:
-            if node.id not in self.needed:
+            if node.id not in needed:
                 continue
-            if node.id in self.groups:
-                if node.id not in self.plans:
-                    core, tail = self.groups[node.id]
-                    self.plans[node.id] = self._plan(core, tail, node)
-                env[node.outputs[0].id] = self.plans[node.id](env).astype(np.int8)
-            elif node.op == Q:
+            if node.op == Q:
                 a = node.attrs
-                env[node.outputs[0].id] = quantize_per_tensor(
-                    env[node.inputs[0].id], a["scale"], a["zero_point"], a["quant_min"],
-                    a["quant_max"], np.dtype(a["dtype"]))
+                if node.id not in self.groups or compare is not None:
+                    env[node.outputs[0].id] = quantize_per_tensor(
+                        env[node.inputs[0].id], a["scale"], a["zero_point"], a["quant_min"],
+                        a["quant_max"], np.dtype(a["dtype"]))
+                if node.id in self.groups:
+                    group = self.groups[node.id]
+                    if id(group) not in done:
+                        done[id(group)] = np.asarray(group.fn(env)).astype(np.int8)
+                    if compare is not None:
+                        compare(node, done[id(group)], env[node.outputs[0].id])
+                    env[node.outputs[0].id] = done[id(group)]
             elif node.op == DQ:
                 a = node.attrs
                 env[node.outputs[0].id] = dequantize_per_tensor(env[node.inputs[0].id], a["scale"],

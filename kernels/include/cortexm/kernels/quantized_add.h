@@ -27,6 +27,7 @@ struct AddParams {
 
 Error quantized_add_prepare(const AddParams& params);
 
+// The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE.
 void quantized_add(const AddParams& params, const int8_t* lhs, const int8_t* rhs, int8_t* output);
 
 void quantized_add_reference(const AddParams& params, const int8_t* lhs, const int8_t* rhs,

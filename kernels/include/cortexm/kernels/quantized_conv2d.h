@@ -22,11 +22,12 @@ Dims4 quantized_conv2d_output_dims(const Conv2dParams& params);
 Error quantized_conv2d_prepare(const Conv2dParams& params);
 
 // Bytes of scratch the kernel for `isa` needs; the caller passes at least this much, 4-byte
-// aligned. It holds the im2col columns of 4 output pixels: 4 * KH * KW * (C_in / groups) int16
-// values, input + input_offset with padded taps 0 (the same for every isa today).
+// aligned. The scalar and DSP variants hold the im2col columns of 4 output pixels there:
+// 4 * KH * KW * (C_in / groups) int16 values; the MVE variant needs half of that (int8 columns).
+// Every isa gets the scalar size, so a program lowered for any isa runs on any build.
 size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
 
-// Fastest variant built for this target. bias may be null (treated as zeros). Accumulates in 32
+// The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE. bias may be null (treated as zeros). Accumulates in 32
 // bits as the target does: bias + the sum of taps wraps modulo 2^32.
 void quantized_conv2d(const Conv2dParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, void* scratch);

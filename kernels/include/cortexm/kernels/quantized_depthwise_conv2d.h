@@ -20,10 +20,11 @@ Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& params
 Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& params);
 
 // Bytes of scratch the kernel for `isa` needs, 4-byte aligned: one int32 accumulator per output
-// channel (C_in * depth_multiplier), the same for every isa today.
+// channel (C_in * depth_multiplier) for the scalar variant; the DSP and MVE variants keep theirs in
+// registers. Every isa gets the scalar size, so a program lowered for any isa runs on any build.
 size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& params, Isa isa);
 
-// Fastest variant built for this target. bias may be null (treated as zeros). Accumulates in 32
+// The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE. bias may be null (treated as zeros). Accumulates in 32
 // bits as the target does: bias + the sum of taps wraps modulo 2^32.
 void quantized_depthwise_conv2d(const DepthwiseConv2dParams& params, const int8_t* input,
                                 const int8_t* filter, const int32_t* bias, int8_t* output,

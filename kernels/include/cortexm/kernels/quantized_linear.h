@@ -26,11 +26,12 @@ struct LinearParams {
 
 Error quantized_linear_prepare(const LinearParams& params);
 
-// Bytes of scratch quantized_linear needs, for every isa: one input row widened to int16 with
-// input_offset added (input_features * 2 bytes), 2-byte aligned.
+// Bytes of scratch quantized_linear needs: one input row widened to int16 with input_offset added
+// (input_features * 2 bytes, 2-byte aligned) for the scalar and DSP variants; the MVE variant reads
+// the int8 row in place. Every isa gets this size, so a program lowered for any isa runs on any build.
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
 
-// bias may be null (zeros). The 32-bit accumulator wraps as on the target.
+// The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h). bias may be null (zeros). The 32-bit accumulator wraps as on the target.
 void quantized_linear(const LinearParams& params, const int8_t* input, const int8_t* weights,
                       const int32_t* bias, int8_t* output, void* scratch);
 

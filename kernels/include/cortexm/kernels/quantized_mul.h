@@ -21,6 +21,7 @@ struct MulParams {
 
 Error quantized_mul_prepare(const MulParams& params);
 
+// The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE.
 void quantized_mul(const MulParams& params, const int8_t* lhs, const int8_t* rhs, int8_t* output);
 
 void quantized_mul_reference(const MulParams& params, const int8_t* lhs, const int8_t* rhs,

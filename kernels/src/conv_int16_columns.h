@@ -1,0 +1,85 @@
+// The convolution driver of the scalar and DSP variants: im2col of 4 output pixels into int16
+// columns (input + input_offset, padded taps 0), then per output channel the dot products of its
+// filter row with the columns, requantized. `Dots` supplies the arithmetic:
+//   Dots::prepare(column, length)  rearranges a gathered column for the dot products;
+//   Dots::dot4(weights, c0, c1, c2, c3, length, sums) and Dots::dot1(weights, column, length).
+// Sums wrap modulo 2^32 like the target's adds; the bias is added modulo 2^32 after them.
+#pragma once
+
+#include "conv_window.h"
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+// Output pixels whose columns share one load of each filter row.
+constexpr int32_t kConvBlockPixels = 4;
+
+inline int32_t conv_column_length(const Conv2dParams& p) {
+  return p.filter.h * p.filter.w * p.filter.c;
+}
+
+template <typename Dots>
+void conv2d_int16_columns(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                          const int32_t* bias, int8_t* output, void* scratch) {
+  const bool pointwise = is_pointwise(p);
+  const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
+  const int16_t offset = static_cast<int16_t>(q.input_offset);
+  const int32_t groups = p.groups();
+  const int32_t out_c = p.filter.n;
+  const int32_t out_per_group = out_c / groups;
+  const int32_t length = conv_column_length(p);
+  const int32_t out_w = p.output.w;
+  const int32_t pixels = p.output.h * out_w;
+  int16_t* columns = static_cast<int16_t*>(scratch);
+  int16_t* const column[kConvBlockPixels] = {columns, columns + length, columns + 2 * length,
+                                             columns + 3 * length};
+  const auto fill = [](int16_t* dst, int32_t count) {
+    for (int32_t i = 0; i < count; ++i) dst[i] = 0;
+  };
+  const auto copy = [offset](const int8_t* __restrict src, int32_t count, int16_t* __restrict dst) {
+    for (int32_t i = 0; i < count; ++i) dst[i] = static_cast<int16_t>(src[i] + offset);
+  };
+
+  for (int32_t n = 0; n < p.input.n; ++n) {
+    const int8_t* image = input + int64_t{n} * p.input.h * p.input.w * p.input.c;
+    int8_t* out_image = output + int64_t{n} * pixels * out_c;
+    for (int32_t group = 0; group < groups; ++group) {
+      for (int32_t first = 0; first < pixels; first += kConvBlockPixels) {
+        const int32_t count = pixels - first < kConvBlockPixels ? pixels - first : kConvBlockPixels;
+        for (int32_t j = 0; j < count; ++j) {
+          const int32_t oy = (first + j) / out_w, ox = (first + j) % out_w;
+          if (pointwise) {
+            const int64_t iy = int64_t{oy} * p.geometry.stride_h;
+            const int64_t ix = int64_t{ox} * p.geometry.stride_w;
+            const int8_t* row = image + (iy * p.input.w + ix) * p.input.c;
+            copy(row + int64_t{group} * length, length, column[j]);
+          } else {
+            gather_column(p, image, group, oy, ox, column[j], fill, copy);
+          }
+          Dots::prepare(column[j], length);
+        }
+        for (int32_t oc = group * out_per_group; oc < (group + 1) * out_per_group; ++oc) {
+          const int8_t* weights = filter + int64_t{oc} * length;
+          int32_t sums[kConvBlockPixels];
+          if (count == kConvBlockPixels) {
+            Dots::dot4(weights, column[0], column[1], column[2], column[3], length, sums);
+          } else {
+            for (int32_t j = 0; j < count; ++j) sums[j] = Dots::dot1(weights, column[j], length);
+          }
+          const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
+          const int32_t multiplier = q.multipliers[oc], shift = q.shifts[oc];
+          for (int32_t j = 0; j < count; ++j) {
+            const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(sums[j]) + b);
+            const int32_t scaled = static_cast<int32_t>(
+                static_cast<uint32_t>(requantize(acc, multiplier, shift)) +
+                static_cast<uint32_t>(q.output_offset));
+            out_image[int64_t{first + j} * out_c + oc] =
+                static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cortexm

@@ -1,0 +1,73 @@
+// Window arithmetic shared by the convolution kernels and their DSP / MVE variants: which taps of
+// a dilated window land inside the input, and the im2col gather of one output pixel's taps.
+#pragma once
+
+#include <cstdint>
+
+#include "cortexm/kernels/quantized_conv2d.h"
+
+namespace cortexm {
+
+// Taps [first, last) of a dilated window starting at `origin` that land inside [0, extent).
+struct TapRange {
+  int32_t first, last;
+};
+
+inline TapRange valid_taps(int64_t origin, int32_t extent, int32_t taps, int32_t dilation) {
+  const int64_t span = int64_t{taps - 1} * dilation;
+  if (origin >= 0 && origin + span < extent) return {0, taps};  // inside: no division
+  int64_t first = origin >= 0 ? 0 : (-origin + dilation - 1) / dilation;
+  int64_t last = origin >= extent ? 0 : (extent - origin + dilation - 1) / dilation;
+  if (first > taps) first = taps;
+  if (last > taps) last = taps;
+  if (last < first) last = first;
+  return {static_cast<int32_t>(first), static_cast<int32_t>(last)};
+}
+
+// A 1x1 window without padding reads one input row per output pixel: the row is the column.
+inline bool is_pointwise(const Conv2dParams& p) {
+  const Padding2d& pad = p.geometry.padding;
+  return p.filter.h == 1 && p.filter.w == 1 && pad.top == 0 && pad.left == 0 &&
+         pad.bottom == 0 && pad.right == 0;
+}
+
+// Writes the receptive field of output pixel (oy, ox) for `group` in the (kh, kw, c) order of a
+// filter row: fill(dst, count) writes padded taps, copy(src, count, dst) copies input taps.
+template <typename T, typename Fill, typename Copy>
+void gather_column(const Conv2dParams& p, const int8_t* image, int32_t group, int32_t oy,
+                   int32_t ox, T* column, Fill fill, Copy copy) {
+  const ConvGeometry& g = p.geometry;
+  const int32_t in_w = p.input.w, in_c = p.input.c;
+  const int32_t kernel_w = p.filter.w, group_c = p.filter.c;
+  const int64_t y0 = int64_t{oy} * g.stride_h - g.padding.top;
+  const int64_t x0 = int64_t{ox} * g.stride_w - g.padding.left;
+  const TapRange rows = valid_taps(y0, p.input.h, p.filter.h, g.dilation_h);
+  const TapRange cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
+  const int32_t row_length = kernel_w * group_c;
+  // With unit dilation and all channels in one group, the valid taps of a row are contiguous.
+  const bool contiguous = g.dilation_w == 1 && group_c == in_c;
+
+  fill(column, rows.first * row_length);
+  column += rows.first * row_length;
+  for (int32_t kh = rows.first; kh < rows.last; ++kh) {
+    const int64_t iy = y0 + int64_t{kh} * g.dilation_h;
+    const int8_t* row = image + iy * in_w * in_c + int64_t{group} * group_c;
+    fill(column, cols.first * group_c);
+    column += cols.first * group_c;
+    if (contiguous) {
+      const int32_t count = (cols.last - cols.first) * group_c;
+      copy(row + (x0 + cols.first) * in_c, count, column);
+      column += count;
+    } else {
+      for (int32_t kw = cols.first; kw < cols.last; ++kw) {
+        copy(row + (x0 + int64_t{kw} * g.dilation_w) * in_c, group_c, column);
+        column += group_c;
+      }
+    }
+    fill(column, (kernel_w - cols.last) * group_c);
+    column += (kernel_w - cols.last) * group_c;
+  }
+  fill(column, (p.filter.h - rows.last) * row_length);
+}
+
+}  // namespace cortexm

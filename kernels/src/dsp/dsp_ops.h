@@ -1,0 +1,99 @@
+// The few Armv7E-M DSP instructions the DSP kernel variants use, on packed pairs of int16 lanes
+// (bottom = bits 0..15, top = bits 16..31). On the target they are the ACLE intrinsics; with
+// CORTEXM_EMULATE_DSP (host test builds) portable C with the same results, wrapping as the
+// instructions do, so the variants' logic can be tested on the host too.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if !defined(CORTEXM_EMULATE_DSP)
+#include <arm_acle.h>
+#endif
+
+namespace cortexm::dsp {
+
+inline uint32_t load_u32(const void* p) {  // unaligned loads are allowed on Armv7E-M
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline void store_u32(void* p, uint32_t v) { std::memcpy(p, &v, sizeof(v)); }
+
+// The int16 lanes of a pair, and a pair of them.
+inline int32_t bottom(uint32_t x) { return static_cast<int16_t>(x & 0xFFFFu); }
+inline int32_t top(uint32_t x) { return static_cast<int16_t>(x >> 16); }
+inline uint32_t pack(int32_t bottom_lane, int32_t top_lane) {
+  return (static_cast<uint32_t>(bottom_lane) & 0xFFFFu) | (static_cast<uint32_t>(top_lane) << 16);
+}
+
+// 4 bytes as one little-endian word.
+inline uint32_t pack_bytes(int8_t b0, int8_t b1, int8_t b2, int8_t b3) {
+  return static_cast<uint8_t>(b0) | static_cast<uint32_t>(static_cast<uint8_t>(b1)) << 8 |
+         static_cast<uint32_t>(static_cast<uint8_t>(b2)) << 16 |
+         static_cast<uint32_t>(static_cast<uint8_t>(b3)) << 24;
+}
+
+#if defined(CORTEXM_EMULATE_DSP)
+
+// Bytes 0 and 2 sign-extended to int16 lanes.
+inline uint32_t sxtb16(uint32_t x) {
+  return pack(static_cast<int8_t>(x & 0xFFu), static_cast<int8_t>((x >> 16) & 0xFFu));
+}
+// Bytes 1 and 3 sign-extended to int16 lanes (SXTB16 with ROR #8).
+inline uint32_t sxtb16_ror8(uint32_t x) { return sxtb16((x >> 8) | (x << 24)); }
+inline uint32_t sadd16(uint32_t a, uint32_t b) {
+  return pack(bottom(a) + bottom(b), top(a) + top(b));
+}
+inline int32_t smlad(uint32_t a, uint32_t b, int32_t acc) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) +
+                              static_cast<uint32_t>(bottom(a) * bottom(b)) +
+                              static_cast<uint32_t>(top(a) * top(b)));
+}
+inline int32_t smlabb(uint32_t a, uint32_t b, int32_t acc) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(bottom(a) * bottom(b)));
+}
+inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(top(a) * top(b)));
+}
+inline int32_t smulbb(uint32_t a, uint32_t b) { return bottom(a) * bottom(b); }
+inline int32_t smultt(uint32_t a, uint32_t b) { return top(a) * top(b); }
+
+#else
+
+inline uint32_t sxtb16(uint32_t x) { return static_cast<uint32_t>(__sxtb16(static_cast<int32_t>(x))); }
+inline uint32_t sxtb16_ror8(uint32_t x) {
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
+}
+inline uint32_t sadd16(uint32_t a, uint32_t b) {
+  return static_cast<uint32_t>(__sadd16(static_cast<int32_t>(a), static_cast<int32_t>(b)));
+}
+inline int32_t smlad(uint32_t a, uint32_t b, int32_t acc) {
+  return __smlad(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
+}
+inline int32_t smlabb(uint32_t a, uint32_t b, int32_t acc) {
+  return __smlabb(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
+}
+inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
+  return __smlatt(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
+}
+// No ACLE intrinsics; GCC emits SMULBB / SMULTT for these.
+inline int32_t smulbb(uint32_t a, uint32_t b) {
+  return static_cast<int16_t>(a & 0xFFFFu) * static_cast<int16_t>(b & 0xFFFFu);
+}
+inline int32_t smultt(uint32_t a, uint32_t b) {
+  return static_cast<int16_t>(a >> 16) * static_cast<int16_t>(b >> 16);
+}
+
+#endif
+
+// Both int16 lanes set to v.
+inline uint32_t splat16(int32_t v) {
+  const uint32_t lane = static_cast<uint32_t>(v) & 0xFFFFu;
+  return lane | (lane << 16);
+}
+
+}  // namespace cortexm::dsp

@@ -1,0 +1,40 @@
+// DSP variant of quantized_add: contiguous runs read 4 elements of each side as one word, split
+// them into int16 pairs (SXTB16, SXTB16 ROR #8) and add the offsets to both lanes at once
+// (SADD16); the three requantizations stay per element. Broadcast runs go element by element.
+#include "variants.h"
+
+#if CORTEXM_BUILT_ISA == 1
+
+#include "dsp/dsp_ops.h"
+#include "elementwise.h"
+
+namespace cortexm::dsp {
+
+void quantized_add(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+  const uint32_t lhs_offsets = splat16(p.lhs_offset), rhs_offsets = splat16(p.rhs_offset);
+  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
+    const int8_t* a = lhs + li;
+    const int8_t* b = rhs + ri;
+    int8_t* out = output;
+    output += count;
+    if (ls != 1 || rs != 1) {
+      for (int32_t i = 0; i < count; ++i) out[i] = add_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      return;
+    }
+    int32_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+      const uint32_t x = load_u32(a + i), y = load_u32(b + i);
+      const uint32_t x02 = sadd16(sxtb16(x), lhs_offsets), x13 = sadd16(sxtb16_ror8(x), lhs_offsets);
+      const uint32_t y02 = sadd16(sxtb16(y), rhs_offsets), y13 = sadd16(sxtb16_ror8(y), rhs_offsets);
+      store_u32(out + i, pack_bytes(add_offset_inputs(p, bottom(x02), bottom(y02)),
+                                    add_offset_inputs(p, bottom(x13), bottom(y13)),
+                                    add_offset_inputs(p, top(x02), top(y02)),
+                                    add_offset_inputs(p, top(x13), top(y13))));
+    }
+    for (; i < count; ++i) out[i] = add_one(p, a[i], b[i]);
+  });
+}
+
+}  // namespace cortexm::dsp
+
+#endif  // CORTEXM_BUILT_ISA == 1

@@ -1,0 +1,38 @@
+// MVE variant of quantized_mul: 4 elements per vector of int32 lanes (widening loads, or one value
+// repeated for a broadcast side), offsets, product and requantization on vectors, narrowing
+// predicated stores. Runs with other strides go element by element.
+#include "variants.h"
+
+#if CORTEXM_BUILT_ISA == 2
+
+#include "elementwise.h"
+#include "mve/mve_ops.h"
+
+namespace cortexm::mve {
+
+void quantized_mul(const MulParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
+    const int8_t* a = lhs + li;
+    const int8_t* b = rhs + ri;
+    int8_t* out = output;
+    output += count;
+    if (ls > 1 || rs > 1) {
+      for (int32_t i = 0; i < count; ++i)
+        out[i] = mul_one(p, a[int64_t{i} * ls] + p.lhs_offset, b[int64_t{i} * rs] + p.rhs_offset);
+      return;
+    }
+    for (int32_t i = 0; i < count; i += 4) {
+      const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(count - i));
+      const int32x4_t x = ls ? vldrbq_z_s32(a + i, lanes) : vdupq_n_s32(a[0]);
+      const int32x4_t y = rs ? vldrbq_z_s32(b + i, lanes) : vdupq_n_s32(b[0]);
+      const int32x4_t product = vmulq_s32(vaddq_n_s32(x, p.lhs_offset), vaddq_n_s32(y, p.rhs_offset));
+      const int32x4_t scaled = requantize(product, p.output_multiplier, p.output_shift);
+      vstrbq_p_s32(out + i, offset_and_clamp(scaled, p.output_offset, p.activation_min, p.activation_max),
+                   lanes);
+    }
+  });
+}
+
+}  // namespace cortexm::mve
+
+#endif  // CORTEXM_BUILT_ISA == 2

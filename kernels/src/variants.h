@@ -1,0 +1,32 @@
+// The DSP and MVE variants of the kernels; quantized_conv2d() and the others call the one this
+// build selects (cortexm/kernels/kernel_isa.h). Same signatures and results as the scalar kernels.
+#pragma once
+
+#include "cortexm/kernels/kernel_isa.h"
+#include "cortexm/kernels/quantized_add.h"
+#include "cortexm/kernels/quantized_conv2d.h"
+#include "cortexm/kernels/quantized_depthwise_conv2d.h"
+#include "cortexm/kernels/quantized_linear.h"
+#include "cortexm/kernels/quantized_mul.h"
+
+#define CORTEXM_DECLARE_VARIANTS(ns)                                                          \
+  namespace cortexm::ns {                                                                     \
+  void quantized_conv2d(const Conv2dParams& params, const int8_t* input, const int8_t* filter, \
+                        const int32_t* bias, int8_t* output, void* scratch);                  \
+  void quantized_depthwise_conv2d(const DepthwiseConv2dParams& params, const int8_t* input,    \
+                                  const int8_t* filter, const int32_t* bias, int8_t* output,   \
+                                  void* scratch);                                              \
+  void quantized_linear(const LinearParams& params, const int8_t* input, const int8_t* weights, \
+                        const int32_t* bias, int8_t* output, void* scratch);                  \
+  void quantized_add(const AddParams& params, const int8_t* lhs, const int8_t* rhs,            \
+                     int8_t* output);                                                          \
+  void quantized_mul(const MulParams& params, const int8_t* lhs, const int8_t* rhs,            \
+                     int8_t* output);                                                          \
+  }
+
+#if CORTEXM_BUILT_ISA == 1
+CORTEXM_DECLARE_VARIANTS(dsp)
+#elif CORTEXM_BUILT_ISA == 2
+CORTEXM_DECLARE_VARIANTS(mve)
+#endif
+#undef CORTEXM_DECLARE_VARIANTS

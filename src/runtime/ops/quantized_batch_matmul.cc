@@ -1,0 +1,62 @@
+// QuantizedBatchMatmul (arm_batch_matmul_s8 arithmetic): lhs [B, M, K], rhs transposed [B, N, K],
+// output [B, M, N], all contiguous int8; scratch holds one int32 sum per rhs row.
+#include "cortexm/kernels/quantized_batch_matmul.h"
+
+#include "runtime/ops/conv_decode.h"
+
+namespace cortexm::runtime {
+
+namespace {
+
+BatchMatmulParams decode(const OpContext& ctx) {
+  const TensorView lhs = ctx.input(0), rhs = ctx.input(1);
+  const auto* q = ctx.op.params_as_MulParams();
+  BatchMatmulParams p;
+  p.batch = static_cast<int32_t>(lhs.shape[0]);
+  p.lhs_rows = static_cast<int32_t>(lhs.shape[1]);
+  p.rhs_rows = static_cast<int32_t>(rhs.shape[1]);
+  p.cols = static_cast<int32_t>(lhs.shape[2]);
+  p.lhs_offset = q->lhs_offset();
+  p.rhs_offset = q->rhs_offset();
+  p.output_offset = q->output_offset();
+  p.multiplier = q->output_multiplier();
+  p.shift = q->output_shift();
+  p.activation_min = q->activation_min();
+  p.activation_max = q->activation_max();
+  return p;
+}
+
+Status require_matrix_batch(const OpContext& ctx, const char* field, const TensorView& t) {
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, field, t, DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_rank(ctx, field, t, 3));
+  for (int32_t d = 0; d < 3; ++d)
+    if (t.shape[d] < 1 || t.shape[d] > INT32_MAX) return ctx.fail(field, t.shape[d], "extent must be in [1, 2^31)", d);
+  if (!t.is_contiguous()) return ctx.unsupported(field, 0, "must be contiguous");
+  return kStatusOk;
+}
+
+}  // namespace
+
+Status prepare_quantized_batch_matmul(const OpContext& ctx) {
+  const TensorView lhs = ctx.input(0), rhs = ctx.input(1), out = ctx.output();
+  CORTEXM_RETURN_IF_STATUS(require_matrix_batch(ctx, "lhs", lhs));
+  CORTEXM_RETURN_IF_STATUS(require_matrix_batch(ctx, "rhs", rhs));
+  CORTEXM_RETURN_IF_STATUS(require_matrix_batch(ctx, "output", out));
+  if (rhs.shape[0] != lhs.shape[0]) return ctx.fail("rhs.shape", rhs.shape[0], "must be lhs's batch", 0);
+  if (rhs.shape[2] != lhs.shape[2]) return ctx.fail("rhs.shape", rhs.shape[2], "must be lhs's columns (K)", 2);
+  if (out.shape[0] != lhs.shape[0]) return ctx.fail("output.shape", out.shape[0], "must be lhs's batch", 0);
+  if (out.shape[1] != lhs.shape[1]) return ctx.fail("output.shape", out.shape[1], "must be lhs's rows (M)", 1);
+  if (out.shape[2] != rhs.shape[1]) return ctx.fail("output.shape", out.shape[2], "must be rhs's rows (N)", 2);
+  const BatchMatmulParams p = decode(ctx);
+  const Error error = quantized_batch_matmul_prepare(p);
+  if (!error.ok()) return ctx.fail(error);
+  return require_scratch(ctx, quantized_batch_matmul_scratch_size(p, ctx.program.isa()));
+}
+
+void run_quantized_batch_matmul(const OpContext& ctx) {
+  quantized_batch_matmul(decode(ctx), reinterpret_cast<const int8_t*>(ctx.input(0).data),
+                         reinterpret_cast<const int8_t*>(ctx.input(1).data),
+                         reinterpret_cast<int8_t*>(ctx.output().data), ctx.scratch());
+}
+
+}  // namespace cortexm::runtime

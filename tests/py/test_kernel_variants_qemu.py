@@ -1,0 +1,27 @@
+"""The conv, depthwise, linear, add and mul kernel variants on emulated cores, bit-identical with their
+references: tests/target/kernel_variants.cc built for each core (MVE on the M55, DSP on the M4 and the
+M33) by scripts/run_kernel_variants.sh and run under qemu-system-arm. The first run of a core builds it.
+"""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+
+
+@pytest.mark.parametrize("cpu,variant", [("cortex-m55", "MVE"), ("cortex-m4", "DSP"), ("cortex-m33", "DSP")])
+def test_kernel_variants_match_the_references_on_the_target(cpu, variant):
+    proc = subprocess.run([str(ROOT / "scripts" / "run_kernel_variants.sh"), cpu, "3", "60"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    assert proc.stdout.startswith(f"kernel variants: {variant},"), proc.stdout
+    assert proc.returncode == 0, proc.stdout
+    for kernel in ("quantized_conv2d", "quantized_depthwise_conv2d", "quantized_linear", "quantized_add",
+                   "quantized_mul"):
+        assert f"ok     {kernel}: 60 cases, 0 failures" in proc.stdout, proc.stdout

@@ -1,0 +1,427 @@
+#include "kernel_variants.h"
+
+#include <cstring>
+
+#include "cortexm/kernels/kernel_isa.h"
+#include "cortexm/kernels/quantized_add.h"
+#include "cortexm/kernels/quantized_conv2d.h"
+#include "cortexm/kernels/quantized_depthwise_conv2d.h"
+#include "cortexm/kernels/quantized_linear.h"
+#include "cortexm/kernels/quantized_mul.h"
+
+namespace cortexm::variant_tests {
+
+namespace {
+
+constexpr int32_t kMaxInput = 8192, kMaxFilter = 16384, kMaxOutput = 8192, kMaxChannels = 512;
+constexpr int32_t kMaxScratch = 32768, kGuard = 64;
+constexpr uint8_t kCanary = 0xA5;
+
+int8_t g_lhs[kMaxInput], g_rhs[kMaxInput], g_filter[kMaxFilter];
+int8_t g_out[kMaxOutput + kGuard], g_expected[kMaxOutput];
+int32_t g_bias[kMaxChannels], g_multipliers[kMaxChannels], g_shifts[kMaxChannels];
+alignas(16) uint8_t g_scratch[kMaxScratch + kGuard];
+
+class Rng {
+ public:
+  explicit Rng(uint32_t seed) : state_(seed ? seed : 1u) {}
+  uint32_t next() {
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 17;
+    state_ ^= state_ << 5;
+    return state_;
+  }
+  int32_t uniform(int32_t lo, int32_t hi) {  // inclusive
+    const uint64_t span = static_cast<uint64_t>(int64_t{hi} - lo) + 1u;
+    return static_cast<int32_t>(lo + static_cast<int64_t>(next() % span));
+  }
+  bool chance(int32_t percent) { return uniform(0, 99) < percent; }
+
+ private:
+  uint32_t state_;
+};
+
+// Multipliers as quantize_multiplier makes them, plus the extremes.
+int32_t multiplier(Rng& r) {
+  switch (r.uniform(0, 9)) {
+    case 0: return INT32_MAX;
+    case 1: return 1 << 30;
+    case 2: return r.uniform(0, 1 << 30);
+    default: return r.uniform(1 << 30, INT32_MAX);
+  }
+}
+
+// Mostly right shifts as real layers have, some extreme ones and left shifts (which may wrap).
+int32_t shift(Rng& r) {
+  switch (r.uniform(0, 9)) {
+    case 0: return r.uniform(-31, -20);
+    case 1: return r.uniform(1, 30);
+    case 2: return r.uniform(-31, 30);
+    default: return r.uniform(-12, 0);
+  }
+}
+
+void fill(Rng& r, int8_t* data, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<int8_t>(r.uniform(-128, 127));
+}
+
+const int32_t* make_bias(Rng& r, int32_t n) {
+  if (r.chance(15)) return nullptr;
+  const bool wide = r.chance(20);  // sums that wrap modulo 2^32
+  for (int32_t i = 0; i < n; ++i)
+    g_bias[i] = wide ? static_cast<int32_t>(r.next()) : r.uniform(-20000, 20000);
+  return g_bias;
+}
+
+void requantize_params(Rng& r, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    g_multipliers[i] = multiplier(r);
+    g_shifts[i] = shift(r);
+  }
+}
+
+void activation(Rng& r, int32_t* lo, int32_t* hi) {
+  *lo = -128;
+  *hi = 127;
+  if (r.chance(40)) {
+    const int32_t a = r.uniform(-128, 127), b = r.uniform(-128, 127);
+    *lo = a < b ? a : b;
+    *hi = a < b ? b : a;
+  }
+}
+
+int32_t input_offset(Rng& r) { return r.chance(10) ? (r.chance(50) ? -127 : 128) : r.uniform(-127, 128); }
+int32_t output_offset(Rng& r) { return r.chance(10) ? (r.chance(50) ? -128 : 127) : r.uniform(-128, 127); }
+
+// Text output without stdio.
+class Line {
+ public:
+  Line& operator<<(const char* s) {
+    while (*s && n_ + 1 < sizeof(buf_)) buf_[n_++] = *s++;
+    buf_[n_] = '\0';
+    return *this;
+  }
+  Line& operator<<(int64_t v) {
+    char digits[24];
+    int k = 0;
+    uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    do {
+      digits[k++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u);
+    if (v < 0) digits[k++] = '-';
+    char text[24];
+    for (int i = 0; i < k; ++i) text[i] = digits[k - 1 - i];
+    text[k] = '\0';
+    return *this << text;
+  }
+  Line& operator<<(int32_t v) { return *this << int64_t{v}; }
+  const char* str() const { return buf_; }
+
+ private:
+  char buf_[512] = {};
+  size_t n_ = 0;
+};
+
+struct Tally {
+  const char* kernel;
+  Print print;
+  int32_t cases = 0, failures = 0;
+};
+
+void prepare_buffers(size_t scratch_bytes, int64_t outputs) {
+  std::memset(g_scratch, kCanary, sizeof(g_scratch));
+  std::memset(g_out, kCanary, sizeof(g_out));
+  (void)scratch_bytes;
+  (void)outputs;
+}
+
+// Compares g_out with g_expected and checks the guard bytes after the output and the scratch.
+bool check(Tally& t, int32_t index, const Line& params, size_t scratch_bytes, int64_t outputs) {
+  ++t.cases;
+  const char* problem = nullptr;
+  int64_t at = -1;
+  for (int64_t i = 0; i < outputs; ++i)
+    if (g_out[i] != g_expected[i]) {
+      at = i;
+      problem = "output differs";
+      break;
+    }
+  for (int32_t i = 0; !problem && i < kGuard; ++i)
+    if (static_cast<uint8_t>(g_out[outputs + i]) != kCanary) problem = "wrote past the output";
+  for (int32_t i = 0; !problem && i < kGuard; ++i)
+    if (g_scratch[scratch_bytes + i] != kCanary) problem = "wrote past its scratch";
+  if (!problem) return true;
+  ++t.failures;
+  if (t.failures <= 5) {
+    Line line;
+    line << "FAIL " << t.kernel << " case " << index << ": " << problem;
+    if (at >= 0) line << " at " << at << " (" << int32_t{g_out[at]} << " != " << int32_t{g_expected[at]} << ")";
+    t.print(line.str());
+    t.print(params.str());
+  }
+  return false;
+}
+
+void report(const Tally& t) {
+  Line line;
+  line << (t.failures ? "FAILED " : "ok     ") << t.kernel << ": " << t.cases << " cases, " << t.failures
+       << " failures";
+  t.print(line.str());
+}
+
+void geometry(Rng& r, ConvGeometry* g, bool pointwise) {
+  g->stride_h = r.chance(60) ? 1 : r.uniform(2, 3);
+  g->stride_w = r.chance(60) ? 1 : r.uniform(2, 3);
+  g->dilation_h = pointwise || r.chance(75) ? 1 : 2;
+  g->dilation_w = pointwise || r.chance(75) ? 1 : 2;
+  if (pointwise) {
+    g->padding = Padding2d{};
+  } else {
+    g->padding.top = r.uniform(0, 2);
+    g->padding.left = r.uniform(0, 2);
+    g->padding.bottom = r.uniform(0, 2);
+    g->padding.right = r.uniform(0, 2);
+  }
+}
+
+void describe(Line& line, const Dims4& in, const Dims4& filter, const ConvGeometry& g,
+              const ConvQuantParams& q) {
+  line << "  input " << in.n << "x" << in.h << "x" << in.w << "x" << in.c << " filter " << filter.n << "x"
+       << filter.h << "x" << filter.w << "x" << filter.c << " stride " << g.stride_h << "," << g.stride_w
+       << " dilation " << g.dilation_h << "," << g.dilation_w << " pad " << g.padding.top << ","
+       << g.padding.left << "," << g.padding.bottom << "," << g.padding.right << " offsets "
+       << q.input_offset << "," << q.output_offset << " act " << q.activation_min << ","
+       << q.activation_max;
+}
+
+ConvQuantParams conv_quant(Rng& r, int32_t channels) {
+  ConvQuantParams q;
+  q.input_offset = input_offset(r);
+  q.output_offset = output_offset(r);
+  activation(r, &q.activation_min, &q.activation_max);
+  requantize_params(r, channels);
+  q.multipliers = g_multipliers;
+  q.shifts = g_shifts;
+  return q;
+}
+
+Tally test_conv2d(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_conv2d", print};
+  for (int32_t i = 0; i < cases;) {
+    Conv2dParams p;
+    const bool pointwise = r.chance(35);
+    const int32_t groups = r.chance(80) ? 1 : r.uniform(2, 3);
+    const bool wide = r.chance(25);  // channel counts of real layers
+    const int32_t group_c = wide ? r.uniform(8, 48) : r.uniform(1, 20);
+    const int32_t out_per_group = wide ? r.uniform(8, 40) : r.uniform(1, 9);
+    p.input = Dims4{r.uniform(1, 2), r.uniform(1, 9), r.uniform(1, 9), groups * group_c};
+    const int32_t sizes[] = {1, 2, 3, 3, 4, 5};
+    p.filter = Dims4{groups * out_per_group, pointwise ? 1 : sizes[r.uniform(0, 5)],
+                     pointwise ? 1 : sizes[r.uniform(0, 5)], group_c};
+    geometry(r, &p.geometry, pointwise);
+    p.output = quantized_conv2d_output_dims(p);
+    if (p.output.h < 1 || p.output.w < 1) continue;
+    if (p.input.elements() > kMaxInput || p.filter.elements() > kMaxFilter ||
+        p.output.elements() > kMaxOutput || p.filter.n > kMaxChannels)
+      continue;
+    p.quant = conv_quant(r, p.filter.n);
+    const size_t scratch = quantized_conv2d_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !quantized_conv2d_prepare(p).ok()) continue;
+    fill(r, g_lhs, p.input.elements());
+    fill(r, g_filter, p.filter.elements());
+    const int32_t* bias = make_bias(r, p.filter.n);
+    quantized_conv2d_reference(p, g_lhs, g_filter, bias, g_expected);
+    prepare_buffers(scratch, p.output.elements());
+    quantized_conv2d(p, g_lhs, g_filter, bias, g_out, g_scratch);
+    Line line;
+    describe(line, p.input, p.filter, p.geometry, p.quant);
+    check(t, i, line, scratch, p.output.elements());
+    ++i;
+  }
+  return t;
+}
+
+Tally test_depthwise(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_depthwise_conv2d", print};
+  for (int32_t i = 0; i < cases;) {
+    DepthwiseConv2dParams p;
+    p.depth_multiplier = r.chance(75) ? 1 : r.uniform(2, 3);
+    const int32_t in_c = r.chance(25) ? r.uniform(16, 100) : r.uniform(1, 21);
+    p.input = Dims4{r.uniform(1, 2), r.uniform(1, 10), r.uniform(1, 10), in_c};
+    const int32_t sizes[] = {3, 3, 3, 1, 2, 5};
+    const bool square3 = r.chance(50);
+    p.filter = Dims4{1, square3 ? 3 : sizes[r.uniform(0, 5)], square3 ? 3 : sizes[r.uniform(0, 5)],
+                     in_c * p.depth_multiplier};
+    geometry(r, &p.geometry, false);
+    if (r.chance(30)) p.geometry.padding = Padding2d{};
+    p.output = quantized_depthwise_conv2d_output_dims(p);
+    if (p.output.h < 1 || p.output.w < 1) continue;
+    if (p.input.elements() > kMaxInput || p.filter.elements() > kMaxFilter ||
+        p.output.elements() > kMaxOutput || p.filter.c > kMaxChannels)
+      continue;
+    p.quant = conv_quant(r, p.filter.c);
+    const size_t scratch = quantized_depthwise_conv2d_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !quantized_depthwise_conv2d_prepare(p).ok()) continue;
+    fill(r, g_lhs, p.input.elements());
+    fill(r, g_filter, p.filter.elements());
+    const int32_t* bias = make_bias(r, p.filter.c);
+    quantized_depthwise_conv2d_reference(p, g_lhs, g_filter, bias, g_expected);
+    prepare_buffers(scratch, p.output.elements());
+    quantized_depthwise_conv2d(p, g_lhs, g_filter, bias, g_out, g_scratch);
+    Line line;
+    describe(line, p.input, p.filter, p.geometry, p.quant);
+    line << " multiplier " << p.depth_multiplier;
+    check(t, i, line, scratch, p.output.elements());
+    ++i;
+  }
+  return t;
+}
+
+Tally test_linear(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_linear", print};
+  for (int32_t i = 0; i < cases;) {
+    LinearParams p;
+    p.batches = r.uniform(1, 3);
+    p.input_features = r.chance(20) ? r.uniform(64, 1000) : r.uniform(1, 40);
+    p.output_features = r.chance(20) ? r.uniform(16, 70) : r.uniform(1, 13);
+    if (int64_t{p.batches} * p.input_features > kMaxInput ||
+        int64_t{p.input_features} * p.output_features > kMaxFilter ||
+        int64_t{p.batches} * p.output_features > kMaxOutput)
+      continue;
+    p.input_offset = input_offset(r);
+    p.filter_offset = r.chance(70) ? 0 : input_offset(r);
+    p.output_offset = output_offset(r);
+    activation(r, &p.activation_min, &p.activation_max);
+    p.num_multipliers = r.chance(50) ? 1 : p.output_features;
+    requantize_params(r, p.num_multipliers);
+    p.multipliers = g_multipliers;
+    p.shifts = g_shifts;
+    const size_t scratch = quantized_linear_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !quantized_linear_prepare(p).ok()) continue;
+    fill(r, g_lhs, int64_t{p.batches} * p.input_features);
+    fill(r, g_filter, int64_t{p.input_features} * p.output_features);
+    const int32_t* bias = make_bias(r, p.output_features);
+    quantized_linear_reference(p, g_lhs, g_filter, bias, g_expected);
+    const int64_t outputs = int64_t{p.batches} * p.output_features;
+    prepare_buffers(scratch, outputs);
+    quantized_linear(p, g_lhs, g_filter, bias, g_out, g_scratch);
+    Line line;
+    line << "  batches " << p.batches << " in " << p.input_features << " out " << p.output_features
+         << " offsets " << p.input_offset << "," << p.filter_offset << "," << p.output_offset
+         << " multipliers " << p.num_multipliers << " act " << p.activation_min << "," << p.activation_max;
+    check(t, i, line, scratch, outputs);
+    ++i;
+  }
+  return t;
+}
+
+// Two shapes that broadcast: same shape, a scalar side, or size-1 dims on either side.
+bool broadcast_shape(Rng& r, BroadcastShape* shape, int64_t* lhs_n, int64_t* rhs_n, Line& line) {
+  const int rank = r.uniform(1, 4);
+  int64_t out[4], lhs[4], rhs[4];
+  for (int d = 0; d < rank; ++d) out[d] = r.chance(20) ? r.uniform(1, 2) : r.uniform(1, 9);
+  if (rank == 1 && r.chance(50)) out[0] = r.uniform(1, 300);
+  const int kind = r.uniform(0, 3);
+  int lhs_rank = rank, rhs_rank = rank;
+  for (int d = 0; d < rank; ++d) {
+    lhs[d] = out[d];
+    rhs[d] = out[d];
+    if (kind == 1 && r.chance(50)) rhs[d] = 1;
+    if (kind == 2 && r.chance(50)) lhs[d] = 1;
+  }
+  if (kind == 3) rhs_rank = 0;  // a scalar side
+  if (make_broadcast_shape(lhs, lhs_rank, rhs, rhs_rank, shape).ok() == false) return false;
+  *lhs_n = 1;
+  *rhs_n = 1;
+  for (int d = 0; d < lhs_rank; ++d) *lhs_n *= lhs[d];
+  for (int d = 0; d < rhs_rank; ++d) *rhs_n *= rhs[d];
+  line << "  lhs";
+  for (int d = 0; d < lhs_rank; ++d) line << " " << lhs[d];
+  line << " rhs";
+  for (int d = 0; d < rhs_rank; ++d) line << " " << rhs[d];
+  return shape->elements() <= kMaxOutput && *lhs_n <= kMaxInput && *rhs_n <= kMaxInput;
+}
+
+Tally test_add(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_add", print};
+  for (int32_t i = 0; i < cases;) {
+    AddParams p;
+    int64_t lhs_n, rhs_n;
+    Line line;
+    if (!broadcast_shape(r, &p.shape, &lhs_n, &rhs_n, line)) continue;
+    p.lhs_offset = input_offset(r);
+    p.rhs_offset = input_offset(r);
+    p.output_offset = output_offset(r);
+    // Input scales as TFLite derives them (shift <= 0 after << 20) and, sometimes, anything.
+    const bool wild = r.chance(20);
+    p.lhs_multiplier = multiplier(r);
+    p.lhs_shift = wild ? shift(r) : r.uniform(-12, 0);
+    p.rhs_multiplier = multiplier(r);
+    p.rhs_shift = wild ? shift(r) : r.uniform(-12, 0);
+    p.output_multiplier = multiplier(r);
+    p.output_shift = wild ? shift(r) : r.uniform(-24, -10);
+    activation(r, &p.activation_min, &p.activation_max);
+    if (!quantized_add_prepare(p).ok()) continue;
+    fill(r, g_lhs, lhs_n);
+    fill(r, g_rhs, rhs_n);
+    quantized_add_reference(p, g_lhs, g_rhs, g_expected);
+    prepare_buffers(0, p.shape.elements());
+    quantized_add(p, g_lhs, g_rhs, g_out);
+    line << " offsets " << p.lhs_offset << "," << p.rhs_offset << "," << p.output_offset << " shifts "
+         << p.lhs_shift << "," << p.rhs_shift << "," << p.output_shift << " multipliers " << p.lhs_multiplier
+         << "," << p.rhs_multiplier << "," << p.output_multiplier;
+    check(t, i, line, 0, p.shape.elements());
+    ++i;
+  }
+  return t;
+}
+
+Tally test_mul(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_mul", print};
+  for (int32_t i = 0; i < cases;) {
+    MulParams p;
+    int64_t lhs_n, rhs_n;
+    Line line;
+    if (!broadcast_shape(r, &p.shape, &lhs_n, &rhs_n, line)) continue;
+    p.lhs_offset = input_offset(r);
+    p.rhs_offset = input_offset(r);
+    p.output_offset = output_offset(r);
+    p.output_multiplier = multiplier(r);
+    p.output_shift = r.chance(30) ? shift(r) : r.uniform(-16, -4);
+    activation(r, &p.activation_min, &p.activation_max);
+    if (!quantized_mul_prepare(p).ok()) continue;
+    fill(r, g_lhs, lhs_n);
+    fill(r, g_rhs, rhs_n);
+    quantized_mul_reference(p, g_lhs, g_rhs, g_expected);
+    prepare_buffers(0, p.shape.elements());
+    quantized_mul(p, g_lhs, g_rhs, g_out);
+    line << " offsets " << p.lhs_offset << "," << p.rhs_offset << "," << p.output_offset << " shift "
+         << p.output_shift << " multiplier " << p.output_multiplier;
+    check(t, i, line, 0, p.shape.elements());
+    ++i;
+  }
+  return t;
+}
+
+}  // namespace
+
+int run_all(uint32_t seed, int32_t cases, Print print) {
+  Line header;
+  const char* names[] = {"scalar", "DSP", "MVE"};
+  header << "kernel variants: " << names[static_cast<int>(kKernelIsa)] << ", seed " << int64_t{seed} << ", "
+         << cases << " cases per kernel";
+  print(header.str());
+  Rng r(seed);
+  const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print),
+                           test_linear(r, cases, print), test_add(r, cases, print),
+                           test_mul(r, cases, print)};
+  int failures = 0;
+  for (const Tally& t : tallies) {
+    report(t);
+    failures += t.failures;
+  }
+  return failures;
+}
+
+}  // namespace cortexm::variant_tests
