@@ -234,6 +234,14 @@ def test_clamp_tails(op, fn):
     check(Fn(fn), [(1, 3, 6, 7), (1, 3, 6, 7)], {op: 1})
 
 
+@pytest.mark.parametrize("fn,op,count", [
+    (lambda y: F.relu6(torch.tanh(y) * 4.0), "quantized_activation", 2),  # tanh, * 4.0
+    (lambda y: torch.relu(torch.softmax(y, 1)), "quantized_softmax", 1),
+    (lambda y: F.hardtanh(y.mean(1), -0.2, 0.2), "quantized_mean", 1)])
+def test_clamp_tails_without_an_activation_range(fn, op, count):
+    check(nn.Sequential(nn.Conv2d(3, 6, 1), Fn(fn)), [(1, 3, 5, 4)], {op: count})
+
+
 # --- hand-built graphs: qparams no quantizer picks ----------------------------------------------
 
 Q = "quantized_decomposed.quantize_per_tensor.default"

@@ -253,14 +253,15 @@ TEST(Program, LoaderRejectsTruncatedAndMisalignedBuffers) {
 
 TEST(Program, WriterRefusesUnsupportedOpsNamingTheNode) {
   Graph g;
-  const ValueId x = g.add_input("x", info(DType::kFloat32, {2, 3}));
-  g.set_outputs({g.call("aten.gelu.default", {x}, {}, kNoNode, "my_gelu")[0]});
+  const ValueId a = g.add_input("a", info(DType::kFloat32, {2, 3, 4}));
+  const ValueId b = g.add_input("b", info(DType::kFloat32, {2, 4, 5}));
+  g.set_outputs({g.call("aten.bmm.default", {a, b}, {}, kNoNode, "my_bmm")[0]});  // float bmm
   try {
     program::write_program(g, program::sequential_layout(g, Isa::kScalar), {});
     FAIL() << "expected UnsupportedError";
   } catch (const UnsupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("my_gelu"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("aten.gelu.default"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("my_bmm"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("aten.bmm.default"), std::string::npos);
   }
 }
 
