@@ -10,10 +10,11 @@
 
 namespace cortexm::bindings {
 
-// A rank-4 int8 array whose extents fit int32, as Dims4.
-inline Dims4 require_nhwc(const char* op, const char* name, const py::handle& obj,
-                          py::array_t<int8_t, py::array::c_style>* array) {
-  *array = require_array<int8_t>(op, name, obj, 4, 4);
+// A rank-4 array of T (int8, or int16 for the 16x8 kernels) whose extents fit int32, as Dims4.
+template <typename T>
+Dims4 require_nhwc(const char* op, const char* name, const py::handle& obj,
+                   py::array_t<T, py::array::c_style>* array) {
+  *array = require_array<T>(op, name, obj, 4, 4);
   for (int d = 0; d < 4; ++d) {
     if (array->shape(d) > INT32_MAX)
       raise_value_error(op, std::string(name) + " shape " + shape_string(*array) +

@@ -38,3 +38,17 @@ def quantize_multiplier(scale):
     if exponent > 30:
         return (1 << 31) - 1, 30
     return q, int(exponent)
+
+
+def reduce_multiplier(multiplier):
+    """CMSIS-NN's REDUCE_MULTIPLIER: the 16-bit multiplier of the 16x8 kernels."""
+    multiplier = np.asarray(multiplier, dtype=np.int64)
+    return np.where(multiplier < 0x7FFF0000, (multiplier + (1 << 15)) >> 16, 0x7FFF)
+
+
+def requantize_s64(acc, reduced_multiplier, shift):
+    """arm_nn_requantize_s64: (acc * reduced) >> (14 - shift) truncated to 32 bits, then (+1) >> 1."""
+    acc = np.asarray(acc, dtype=np.int64)
+    shift = np.asarray(shift, dtype=np.int64)
+    doubled = wrap_int32((acc * np.asarray(reduced_multiplier, np.int64)) >> (14 - shift))
+    return (doubled + 1) >> 1

@@ -7,7 +7,7 @@ the image (padded taps add 0); the 32-bit target's wrap-around is applied when r
 
 import numpy as np
 
-from .common import requantize, wrap_int32
+from .common import reduce_multiplier, requantize, requantize_s64, wrap_int32
 
 
 def padding4(padding):
@@ -81,3 +81,14 @@ def depthwise_conv2d(x, weight, bias, stride, padding, dilation, depth_multiplie
     acc = depthwise_conv2d_accumulator(x, weight, stride, padding, dilation, depth_multiplier,
                                        input_offset)
     return finish(acc, bias, output_offset, multipliers, shifts, act_min, act_max)
+
+
+def conv2d_s16(x, weight, bias, stride, padding, dilation, multipliers, shifts, act_min=-32768,
+               act_max=32767):
+    """arm_convolve_s16: int16 x (zero point 0), int64 sums and bias, arm_nn_requantize_s64 with
+    the reduced multiplier, int16 clamp."""
+    acc = conv2d_accumulator(x, weight, stride, padding, dilation, 0)
+    if bias is not None:
+        acc = acc + np.asarray(bias, np.int64)
+    scaled = requantize_s64(acc, reduce_multiplier(multipliers), np.asarray(shifts, np.int64))
+    return np.clip(scaled, act_min, act_max).astype(np.int16)

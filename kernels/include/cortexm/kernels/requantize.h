@@ -45,6 +45,25 @@ inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
 #endif
 }
 
+// The 16-bit multiplier of CMSIS-NN's 64-bit requantize (REDUCE_MULTIPLIER): multiplier / 2^16
+// rounded half up, saturated to 2^15 - 1. multiplier in [0, 2^31).
+inline int32_t reduce_multiplier(int32_t multiplier) {
+  return multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+}
+
+constexpr int32_t kMaxShiftS64 = 7;
+
+// acc * reduced_multiplier * 2^(shift - 15), rounded half up, as CMSIS-NN's arm_nn_requantize_s64
+// (the 16x8 kernels): (acc * reduced_multiplier) >> (14 - shift) in 64 bits, truncated to 32 bits,
+// then (+1) >> 1. shift in [kMinShift, kMaxShiftS64]; acc within +-2^47 keeps the product exact
+// (outside it the product and the truncation wrap, as on the target).
+inline int32_t requantize_s64(int64_t acc, int32_t reduced_multiplier, int32_t shift) {
+  const int64_t product =
+      static_cast<int64_t>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(int64_t{reduced_multiplier}));
+  const int32_t result = static_cast<int32_t>(product >> (14 - shift));
+  return static_cast<int32_t>(static_cast<uint32_t>(result) + 1u) >> 1;
+}
+
 inline int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 struct QuantizedMultiplier {

@@ -1,0 +1,139 @@
+#include "cortexm/kernels/quantized_conv2d_s16.h"
+
+#include "conv_window.h"
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+namespace {
+
+// |int16 * int8| <= 2^22, so 256 taps sum exactly in int32 (|sum| <= 2^30); longer dot products
+// add such blocks into 64 bits.
+constexpr int32_t kInt32Taps = 256;
+
+int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length) {
+  int64_t total = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
+    int32_t sum = 0;
+    for (int32_t i = start; i < end; ++i) sum += column[i] * static_cast<int16_t>(weights[i]);
+    total += sum;
+  }
+  return total;
+}
+
+// The receptive field of output pixel (oy, ox) for `group` in the filter row's (kh, kw, c) order;
+// padded taps are 0 (the input zero point).
+void gather_column(const Conv2dS16Params& p, const int16_t* image, int32_t group, int32_t oy,
+                   int32_t ox, int16_t* column) {
+  const ConvGeometry& g = p.geometry;
+  const int32_t in_w = p.input.w, in_c = p.input.c;
+  const int32_t kernel_w = p.filter.w, group_c = p.filter.c;
+  const int64_t y0 = int64_t{oy} * g.stride_h - g.padding.top;
+  const int64_t x0 = int64_t{ox} * g.stride_w - g.padding.left;
+  const TapRange rows = valid_taps(y0, p.input.h, p.filter.h, g.dilation_h);
+  const TapRange cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
+  const int32_t row_length = kernel_w * group_c;
+  const auto fill = [&column](int32_t count) {
+    for (int32_t i = 0; i < count; ++i) *column++ = 0;
+  };
+  fill(rows.first * row_length);
+  for (int32_t kh = rows.first; kh < rows.last; ++kh) {
+    const int64_t iy = y0 + int64_t{kh} * g.dilation_h;
+    const int16_t* row = image + iy * in_w * in_c + int64_t{group} * group_c;
+    fill(cols.first * group_c);
+    for (int32_t kw = cols.first; kw < cols.last; ++kw) {
+      const int16_t* src = row + (x0 + int64_t{kw} * g.dilation_w) * in_c;
+      for (int32_t c = 0; c < group_c; ++c) *column++ = src[c];
+    }
+    fill((kernel_w - cols.last) * group_c);
+  }
+  fill((p.filter.h - rows.last) * row_length);
+}
+
+}  // namespace
+
+Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& p) {
+  const ConvGeometry& g = p.geometry;
+  Dims4 out;
+  out.n = p.input.n;
+  out.h = window_output_size(p.input.h, p.filter.h, g.stride_h, g.dilation_h, g.padding.top,
+                             g.padding.bottom);
+  out.w = window_output_size(p.input.w, p.filter.w, g.stride_w, g.dilation_w, g.padding.left,
+                             g.padding.right);
+  out.c = p.filter.n;
+  return out;
+}
+
+Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
+  if (p.filter.n < 1) return invalid("weight.shape[0]", p.filter.n, "must be >= 1");
+  if (p.filter.c < 1) return invalid("weight.shape[3]", p.filter.c, "must be >= 1");
+  if (int64_t{p.input.h} + p.geometry.padding.top + p.geometry.padding.bottom > INT32_MAX)
+    return invalid("padding", p.geometry.padding.top, "makes the padded input height 2^31 or more", 0);
+  if (int64_t{p.input.w} + p.geometry.padding.left + p.geometry.padding.right > INT32_MAX)
+    return invalid("padding", p.geometry.padding.left, "makes the padded input width 2^31 or more", 1);
+  if (p.multipliers == nullptr || p.shifts == nullptr)
+    return invalid("requantize_multipliers", 0, "must be given per output channel");
+  for (int32_t c = 0; c < p.filter.n; ++c) {
+    if (p.shifts[c] < kMinShift || p.shifts[c] > kMaxShiftS64)
+      return invalid("requantize_shifts", p.shifts[c], "must be in [-31, 7]", c);
+  }
+  // The shared checks with int8-neutral offsets and range; the int16 range is checked below.
+  ConvQuantParams common;
+  common.multipliers = p.multipliers;
+  common.shifts = p.shifts;
+  CORTEXM_RETURN_IF_ERROR(validate_conv_common(common, p.geometry, p.input, p.filter.h,
+                                               p.filter.w, p.output, p.filter.n));
+  if (p.input.c % p.filter.c != 0)
+    return invalid("weight.shape[3]", p.filter.c, "must divide input.shape[3]");
+  if (p.filter.n % p.groups() != 0)
+    return invalid("weight.shape[0]", p.filter.n,
+                   "must be a multiple of groups = input.shape[3] / weight.shape[3]");
+  if (p.activation_min < -32768 || p.activation_min > 32767)
+    return invalid("activation_min", p.activation_min, "must be in [-32768, 32767]");
+  if (p.activation_max < -32768 || p.activation_max > 32767)
+    return invalid("activation_max", p.activation_max, "must be in [-32768, 32767]");
+  if (p.activation_min > p.activation_max)
+    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  return kOk;
+}
+
+size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p) {
+  if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
+  const size_t bytes = sizeof(int16_t) * static_cast<size_t>(p.filter.h) * p.filter.w * p.filter.c;
+  return (bytes + 3) & ~size_t{3};
+}
+
+// One im2col column per output pixel and group, then the dot products of its filter rows.
+void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const int8_t* filter,
+                          const int64_t* bias, int16_t* output, void* scratch) {
+  const int32_t groups = p.groups();
+  const int32_t out_c = p.filter.n;
+  const int32_t out_per_group = out_c / groups;
+  const int32_t length = p.filter.h * p.filter.w * p.filter.c;
+  const int32_t pixels = p.output.h * p.output.w;
+  const int32_t act_min = p.activation_min, act_max = p.activation_max;
+  int16_t* column = static_cast<int16_t*>(scratch);
+  for (int32_t n = 0; n < p.input.n; ++n) {
+    const int16_t* image = input + int64_t{n} * p.input.h * p.input.w * p.input.c;
+    int16_t* out_image = output + int64_t{n} * pixels * out_c;
+    for (int32_t pixel = 0; pixel < pixels; ++pixel) {
+      const int32_t oy = pixel / p.output.w, ox = pixel % p.output.w;
+      int16_t* out = out_image + int64_t{pixel} * out_c;
+      for (int32_t group = 0; group < groups; ++group) {
+        gather_column(p, image, group, oy, ox, column);
+        for (int32_t j = 0; j < out_per_group; ++j) {
+          const int32_t oc = group * out_per_group + j;
+          const int64_t sum = dot(filter + int64_t{oc} * length, column, length);
+          const int64_t acc = static_cast<int64_t>(static_cast<uint64_t>(sum) +
+                                                   static_cast<uint64_t>(bias ? bias[oc] : 0));
+          int32_t value = requantize_s64(acc, reduce_multiplier(p.multipliers[oc]), p.shifts[oc]);
+          value = value < act_min ? act_min : (value > act_max ? act_max : value);
+          out[oc] = static_cast<int16_t>(value);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cortexm
