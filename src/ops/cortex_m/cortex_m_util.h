@@ -79,6 +79,33 @@ inline Dims4 dims4(const std::vector<int64_t>& s) {
 void require_int8_nchw(const InferContext& ctx, size_t i);
 
 std::vector<int8_t> nchw_to_nhwc(const Tensor& t);
+
+// The same staging for any element type (the int16 kernels).
+template <typename T>
+std::vector<T> nchw_to_nhwc_as(const Tensor& t) {
+  const auto& s = t.shape();
+  const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+  std::vector<T> out(static_cast<size_t>(t.numel()));
+  const T* in = t.data<T>();
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x)
+          out[((b * h + y) * w + x) * c + ch] = in[((b * c + ch) * h + y) * w + x];
+  return out;
+}
+
+template <typename T>
+void nhwc_to_nchw_as(const std::vector<T>& nhwc, Tensor& out) {
+  const auto& s = out.shape();
+  const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+  T* o = out.data<T>();
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x)
+          o[((b * c + ch) * h + y) * w + x] = nhwc[((b * h + y) * w + x) * c + ch];
+}
 void nhwc_to_nchw(const std::vector<int8_t>& nhwc, Tensor& out);
 
 }  // namespace cortexm::ops

@@ -1,0 +1,107 @@
+"""The int16 cortex_m ops inside a graph (quantized_conv2d_s16, quantized_magnitude_s16,
+requantize_s16): the interpreter runs the same kernels as cortexm.ops."""
+
+import numpy as np
+import pytest
+
+import cortexm
+
+rng = np.random.default_rng(16)
+
+
+def int16(*shape):
+    return rng.integers(-32768, 32768, size=shape, dtype=np.int16)
+
+
+def nhwc(x):
+    return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+
+
+def nchw(x):
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def conv_attrs(c_out):
+    return dict(stride=[1, 128], padding=[0, 1, 0, 2], dilation=[1, 1],
+                requantize_multipliers=[int(m) for m in rng.integers(1 << 30, 1 << 31, c_out)],
+                requantize_shifts=[int(s) for s in rng.integers(-12, -8, c_out)],
+                activation_min=-32768, activation_max=32767)
+
+
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_conv2d_s16_matches_direct_kernel(with_bias):
+    x = int16(2, 1, 1, 640)  # Silero's STFT as a 1-row conv2d
+    w = rng.integers(-128, 128, size=(10, 1, 256, 1), dtype=np.int8)
+    b = rng.integers(-(1 << 30), 1 << 30, 10).astype(np.int64) if with_bias else None
+    attrs = conv_attrs(10)
+    g = cortexm.Graph()
+    xv = g.add_input("x", list(x.shape), "int16")
+    out = g.call("cortex_m.quantized_conv2d_s16.default",
+                 [xv, g.add_constant("w", w), g.add_constant("b", b) if with_bias else None], attrs)
+    g.outputs = [out]
+    g.verify()
+    got = g.run(x)
+    want = cortexm.ops.quantized_conv2d_s16(nhwc(x), w, b, **attrs)
+    assert got.dtype == np.int16
+    assert np.array_equal(got, nchw(want))
+    assert out.dim_order == (0, 2, 3, 1)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+def test_magnitude_s16_matches_direct_kernel(dtype):
+    re_, im = int16(1, 129, 4), int16(1, 129, 4)
+    lo, hi = (-128, 127) if dtype == "int8" else (-32768, 32767)
+    attrs = dict(output_multiplier=1 << 30, output_shift=-14 if dtype == "int16" else -22,
+                 output_zero_point=lo + 1 if dtype == "int8" else 0, output_dtype=dtype,
+                 activation_min=lo, activation_max=hi)
+    g = cortexm.Graph()
+    out = g.call("cortex_m.quantized_magnitude_s16.default",
+                 [g.add_input("re", [1, 129, 4], "int16"), g.add_input("im", [1, 129, 4], "int16")],
+                 attrs)
+    g.outputs = [out]
+    got = g.run(re_, im)
+    want = cortexm.ops.quantized_magnitude_s16(re_, im, **attrs)
+    assert got.dtype == np.dtype(dtype) and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("in_dtype,out_dtype", [("int16", "int8"), ("int8", "int16"),
+                                                ("int16", "int16")])
+def test_requantize_s16_matches_direct_kernel(in_dtype, out_dtype):
+    info = np.iinfo(in_dtype)
+    x = rng.integers(info.min, info.max + 1, size=(2, 3, 5)).astype(in_dtype)
+    lo, hi = (-128, 127) if out_dtype == "int8" else (-32768, 32767)
+    attrs = dict(input_zero_point=0 if in_dtype == "int16" else -7, output_zero_point=lo // 2,
+                 output_multiplier=(1 << 30) + 12345, output_shift=-6,
+                 output_dtype=out_dtype, activation_min=lo, activation_max=hi)
+    g = cortexm.Graph()
+    out = g.call("cortex_m.requantize_s16.default", [g.add_input("x", list(x.shape), in_dtype)],
+                 attrs)
+    g.outputs = [out]
+    got = g.run(x)
+    want = cortexm.ops.requantize_s16(x, **attrs)
+    assert got.dtype == np.dtype(out_dtype) and np.array_equal(got, want)
+
+
+def test_errors_name_node_and_argument():
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 1, 1, 640], "int16")
+    w = g.add_constant("w", np.zeros((4, 1, 256, 1), np.int8))
+    attrs = conv_attrs(4)
+    attrs["requantize_shifts"] = [0, 8, 0, 0]
+    with pytest.raises(ValueError, match=r"node 'stft'.*requantize_shifts\[1\] = 8 must be in \[-31, 7\]"):
+        g.call("cortex_m.quantized_conv2d_s16.default", [x, w, None], attrs, name="stft")
+    with pytest.raises(ValueError, match="expected int16"):
+        g.call("cortex_m.quantized_conv2d_s16.default",
+               [g.add_input("i8", [1, 1, 1, 640], "int8"), w, None], conv_attrs(4))
+    with pytest.raises(ValueError, match="int64"):
+        g.call("cortex_m.quantized_conv2d_s16.default",
+               [x, w, g.add_constant("b", np.zeros(4, np.int32))], conv_attrs(4))
+    re_ = g.add_input("re", [1, 129, 4], "int16")
+    with pytest.raises(ValueError, match="must have the shape and dim order of real"):
+        g.call("cortex_m.quantized_magnitude_s16.default", [re_, g.add_input("im", [1, 128, 4], "int16")],
+               dict(output_multiplier=1 << 30, output_shift=-14, output_zero_point=0,
+                    output_dtype="int16", activation_min=-32768, activation_max=32767))
+    with pytest.raises(ValueError, match="input_zero_point' = 3 must be in \\[0, 0\\]"):
+        g.call("cortex_m.requantize_s16.default", [re_],
+               dict(input_zero_point=3, output_zero_point=0, output_multiplier=1 << 30,
+                    output_shift=-6, output_dtype="int8", activation_min=-128, activation_max=127))
