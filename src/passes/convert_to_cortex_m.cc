@@ -298,6 +298,7 @@ Converter converter_for(const std::string& op) {
     return convert::convert_pool;
   if (op == "aten._softmax.default" || op == "aten._log_softmax.default")
     return convert::convert_softmax;
+  if (op == "aten.sqrt.default") return convert::convert_sqrt;
   if (convert::is_table_activation(op)) return convert::convert_activation;
   if (op == "aten.mean.dim") return convert::convert_mean;
   if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;

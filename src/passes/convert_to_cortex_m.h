@@ -20,6 +20,8 @@ struct NotLowered {
 
 // Per-tensor int8 qparams of value v (what: "input", "output", ...), else NotLowered.
 QuantParams int8_per_tensor(const Graph& graph, ValueId v, const std::string& what);
+// Per-tensor symmetric int16 qparams of value v (convert_conv_s16.cc), else NotLowered.
+QuantParams int16_per_tensor(const Graph& graph, ValueId v, const std::string& what);
 
 // An int8 value quantized per tensor or per channel along `axis` with `channels` channels: per
 // channel, its scale and zero point; for a constant, its data.
@@ -126,6 +128,9 @@ void convert_minmax(Graph& graph, NodeId node, const TargetConfig& target);  // 
 void convert_mean(Graph& graph, NodeId node, const TargetConfig& target);    // convert_mean.cc
 void convert_transpose_conv(Graph& graph, NodeId node, const TargetConfig& target);
 void convert_convolution(Graph& graph, NodeId node, const TargetConfig& target);  // transposed or not
+void convert_conv_s16(Graph& graph, NodeId node, const TargetConfig& target);  // int16 input
+// sqrt(a * a + b * b) of int16 a, b as the magnitude kernel, other sqrt as a table.
+void convert_sqrt(Graph& graph, NodeId node, const TargetConfig& target);  // convert_magnitude.cc
 void convert_requantize(Graph& graph, NodeId node, const TargetConfig& target);  // Q of DQ
 void convert_cat(Graph& graph, NodeId node, const TargetConfig& target);  // cat of DQs
 

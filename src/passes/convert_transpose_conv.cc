@@ -97,6 +97,7 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& target_
 void convert_convolution(Graph& graph, NodeId id, const TargetConfig& target) {
   const Node& node = graph.node(id);
   if (OpArgs(node.op, node.name, node.attrs).b("transposed")) return convert_transpose_conv(graph, id, target);
+  if (graph.value(node.inputs[0]).info.dtype == DType::kInt16) return convert_conv_s16(graph, id, target);
   convert_conv(graph, id, target);
 }
 

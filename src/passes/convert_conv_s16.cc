@@ -1,0 +1,195 @@
+// ConvertToCortexM, 16x8 convolutions: aten.convolution.default (2-D, or 1-D through view_copy to
+// (N, C, 1, W)) reading a symmetric int16 value -> _clone_dim_order to channels-last,
+// cortex_m.quantized_conv2d_s16 (OHWI weight, grouped too, int64 bias), _clone_dim_order back.
+// An int16 output is the kernel's; an int8 output (or a clamp activation's, output_target) gets
+// an int16 value at the scale spanning the int8 range, then cortex_m.requantize_s16 to int8 with
+// the activation's bounds.
+#include <cmath>
+#include <limits>
+
+#include "cortexm/kernels/quantized_conv2d_s16.h"
+#include "cortexm/kernels/requantize.h"
+#include "cortexm/kernels/requantize_s16.h"
+#include "graph/quantized_form.h"
+#include "passes/convert_to_cortex_m.h"
+
+namespace cortexm::convert {
+
+QuantParams int16_per_tensor(const Graph& graph, ValueId v, const std::string& what) {
+  if (v == kNoValue) not_lowered(what + " is absent");
+  const Value& value = graph.value(v);
+  const TensorInfo& info = value.info;
+  if (info.dtype != DType::kInt16 || !info.qparams || info.qparams->per_channel())
+    not_lowered(what + " '" + value.name + "' is not an int16 per-tensor quantized value");
+  const QuantParams& q = *info.qparams;
+  if (!(std::isfinite(q.scales[0]) && q.scales[0] > 0.0))
+    not_lowered(what + " '" + value.name + "' has a scale that is not finite and > 0");
+  if (q.zero_points[0] != 0 || q.quant_min < -32768 || q.quant_max > 32767 ||
+      q.quant_min > q.quant_max)
+    not_lowered(what + " '" + value.name + "' is not symmetric int16 (zero point 0)");
+  return q;
+}
+
+namespace {
+
+std::vector<int64_t> spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h) {
+  const std::vector<int64_t>& v = args.ints(attr);
+  if (one_d) {
+    if (v.size() != 1) not_lowered(std::string("attribute '") + attr + "' of a 1-D conv has " +
+                                   std::to_string(v.size()) + " values");
+    return {one_d_h, v[0]};
+  }
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() == 2) return v;
+  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
+}
+
+// int64 bias at scales[c]: zeros when absent; a quantized or float bias is rounded there.
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales) {
+  TensorInfo info;
+  info.dtype = DType::kInt64;
+  info.shape = {static_cast<int64_t>(scales.size())};
+  QuantParams q;
+  q.scales = scales;
+  q.zero_points.assign(scales.size(), 0);
+  q.axis = 0;
+  q.quant_min = std::numeric_limits<int64_t>::min();
+  q.quant_max = std::numeric_limits<int64_t>::max();
+  info.qparams = q;
+  Tensor t(info);
+  int64_t* out = t.data<int64_t>();
+  for (size_t c = 0; c < scales.size(); ++c) out[c] = 0;
+  if (bias == kNoValue) return t;
+  const Value& b = graph.value(bias);
+  if (b.kind != ValueKind::kConstant) not_lowered("bias '" + b.name + "' is not a constant");
+  if (b.info.numel() != static_cast<int64_t>(scales.size()))
+    not_lowered("bias '" + b.name + "' does not have one element per output channel");
+  const Tensor real = b.info.qparams ? dequantize_tensor(b.data) : b.data;
+  if (real.dtype() != DType::kFloat32) not_lowered("bias '" + b.name + "' is not float32 or quantized");
+  for (size_t c = 0; c < scales.size(); ++c) {
+    // CMSIS-NN keeps sums within +-2^47; a bias beyond +-2^40 is not a real model's.
+    const double v = std::nearbyint(static_cast<double>(real.data<float>()[c]) / scales[c]);
+    if (!(std::fabs(v) <= std::ldexp(1.0, 40)))
+      not_lowered("bias '" + b.name + "' element " + std::to_string(c) + " exceeds 2^40 at scale " +
+                  std::to_string(scales[c]));
+    out[c] = static_cast<int64_t>(v);
+  }
+  return t;
+}
+
+}  // namespace
+
+void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
+  Rewrite rw(graph, id);
+  const Node& node = rw.old();
+  const OpArgs args(node.op, node.name, node.attrs);
+  const ValueId x = node.inputs[0];
+  const ValueId w = node.inputs[1];
+  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  const TensorInfo in = graph.value(x).info;
+  const bool one_d = in.rank() == 3;
+  if (!one_d && in.rank() != 4)
+    not_lowered("input rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  const QuantParams q_in = int16_per_tensor(graph, x, "input");
+
+  // The kernel's int16 output: the node's own, or a value spanning the int8 output's range.
+  const TensorInfo& node_out = graph.value(node.outputs[0]).info;
+  const bool int16_output = node_out.dtype == DType::kInt16;
+  OutputTarget target;
+  QuantParams q_conv;
+  if (int16_output) {
+    q_conv = int16_per_tensor(graph, node.outputs[0], "output");
+    target.value = node.outputs[0];
+  } else {
+    target = output_target(graph, node);
+    const QuantParams& q = target.q;
+    const double span = std::max(std::fabs(double(q.quant_min - q.zero_points[0])),
+                                 std::fabs(double(q.quant_max - q.zero_points[0])));
+    q_conv.scales = {span * q.scales[0] / 32767.0 / target.scale};
+    q_conv.zero_points = {0};
+    q_conv.quant_min = -32768;
+    q_conv.quant_max = 32767;
+  }
+  const TensorInfo out = graph.value(target.value).info;
+
+  const std::vector<int64_t> ws = graph.value(w).info.shape;
+  const int64_t c_out = ws[0], c_per_group = ws[1];
+  const int64_t kh = one_d ? 1 : ws[2], kw = ws.back();
+  const int64_t c_in = in.shape[1];
+  const QuantizedConstant weight = int8_constant(graph, w, 0, c_out, "weight");
+  for (int64_t zp : weight.zero_points)
+    if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (symmetric only)");
+  const std::vector<int64_t> stride = spatial(args, "stride", one_d, 1);
+  const std::vector<int64_t> padding = spatial(args, "padding", one_d, 0);
+  const std::vector<int64_t> dilation = spatial(args, "dilation", one_d, 1);
+
+  std::vector<double> bias_scales, real_scales;
+  for (int64_t c = 0; c < c_out; ++c) {
+    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
+    real_scales.push_back(bias_scales.back() / q_conv.scales[0]);
+  }
+  std::vector<int64_t> multipliers, shifts;
+  requantize_attrs(real_scales, &multipliers, &shifts);
+  for (int64_t s : shifts)
+    if (s > kMaxShiftS64) not_lowered("requantize shift " + std::to_string(s) + " exceeds 7");
+  Tensor bias = int64_bias(graph, b, bias_scales);
+  if (target.offset != 0.0) {  // the tail's offset in accumulator units
+    for (int64_t c = 0; c < c_out; ++c)
+      bias.data<int64_t>()[c] += static_cast<int64_t>(
+          std::nearbyint(target.offset / (target.scale * bias_scales[c])));
+  }
+
+  TensorInfo w_info;
+  w_info.dtype = DType::kInt8;
+  w_info.shape = {c_out, kh, kw, c_per_group};
+  w_info.qparams = graph.value(w).info.qparams;
+  if (w_info.qparams->per_channel()) w_info.qparams->axis = 0;
+  Tensor packed(w_info);
+  const int8_t* src = weight.data.data<int8_t>();
+  int8_t* dst = packed.data<int8_t>();
+  for (int64_t o = 0; o < c_out; ++o)
+    for (int64_t i = 0; i < c_per_group; ++i)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x0 = 0; x0 < kw; ++x0)
+          dst[((o * kh + y) * kw + x0) * c_per_group + i] =
+              src[((o * c_per_group + i) * kh + y) * kw + x0];
+
+  Conv2dS16Params sizes;
+  sizes.filter = {static_cast<int32_t>(c_out), static_cast<int32_t>(kh), static_cast<int32_t>(kw),
+                  static_cast<int32_t>(c_per_group)};
+  Attrs attrs = {{"stride", stride},
+                 {"padding", padding},
+                 {"dilation", dilation},
+                 {"requantize_multipliers", multipliers},
+                 {"requantize_shifts", shifts},
+                 {"activation_min", int16_output ? q_conv.quant_min : int64_t{-32768}},
+                 {"activation_max", int16_output ? q_conv.quant_max : int64_t{32767}},
+                 {"scratch_bytes", scratch_bytes(quantized_conv2d_s16_scratch_size(sizes))}};
+
+  ValueId v = x;
+  if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
+  v = rw.clone_dim_order(v, channels_last_dim_order(4));
+  const ValueId w_packed = rw.constant("ohwi", packed);
+  const ValueId b_packed = rw.constant("bias", bias);
+  ValueId y = rw.call("cortex_m.quantized_conv2d_s16.default", {v, w_packed, b_packed}, attrs, true);
+  rw.set_qparams(y, q_conv);
+  if (!int16_output) {
+    const QuantParams& q = target.q;
+    const QuantizedMultiplier m = quantize_multiplier(
+        q_conv.scales[0] * target.scale / (q.scales[0] * (1 << kRequantizeS16LeftShift)));
+    y = rw.call("cortex_m.requantize_s16.default", {y},
+                {{"input_zero_point", int64_t{0}},
+                 {"output_zero_point", q.zero_points[0]},
+                 {"output_multiplier", int64_t{m.multiplier}},
+                 {"output_shift", int64_t{m.shift}},
+                 {"output_dtype", DType::kInt8},
+                 {"activation_min", target.activation_min},
+                 {"activation_max", target.activation_max}});
+    rw.set_qparams(y, q);
+  }
+  v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
+  if (one_d) v = rw.view(v, out.shape);
+  rw.commit(v, &target);
+}
+
+}  // namespace cortexm::convert
