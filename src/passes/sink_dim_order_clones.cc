@@ -3,11 +3,15 @@
 // after it (FoldInverseDimOrderClone then removes the pair), or disappears in a view whose output
 // is contiguous anyway. The consumer then reads the clone's input and runs in its order:
 // - cortex_m.quantized_activation and cortex_m.requantize (bytes in, bytes out, same layout);
-// - cortex_m.quantized_add / quantized_mul with two same-shape inputs, both such clones from the
-//   same order (the kernel runs over the bytes as one flat run);
+// - constant_pad_nd (the runtime pads in any layout; its output keeps the input's order);
+// - cortex_m.quantized_add / quantized_mul with two inputs of one rank, both such clones from the
+//   same order (same shapes run over the bytes as one flat run; broadcasting ones, a squeeze-and-
+//   excite scale [N, C, 1, 1] say, over the physical shapes);
 // - view_copy / squeeze / unsqueeze that only insert or remove size-1 dims (graph/layout.h).
 // A dequantize is not passed: the copy would move to the four times larger float side. A clone
-// moves only when one of the clones it replaces goes, so the number of clones never grows.
+// moves only when one of the clones it replaces goes, so the number of clones never grows; a
+// reader of the consumer that clones back to the consumer's new order goes at once (the pair that
+// FoldInverseDimOrderClone would remove), so the consumers after it see their real readers.
 #include <algorithm>
 
 #include "graph/errors.h"
@@ -29,10 +33,10 @@ bool is_view(const std::string& op) {
 // the pass moves clones past.
 std::vector<size_t> layout_inputs(const Graph& graph, const Node& node) {
   if (node.op == "cortex_m.quantized_activation.default" || node.op == "cortex_m.requantize.default" ||
-      is_view(node.op))
+      node.op == "aten.constant_pad_nd.default" || is_view(node.op))
     return {0};
   if (node.op == "cortex_m.quantized_add.default" || node.op == "cortex_m.quantized_mul.default") {
-    if (graph.value(node.inputs[0]).info.shape != graph.value(node.inputs[1]).info.shape) return {};
+    if (graph.value(node.inputs[0]).info.rank() != graph.value(node.inputs[1]).info.rank()) return {};
     return {0, 1};
   }
   return {};
@@ -79,7 +83,8 @@ bool sink_past(Graph& graph, NodeId id) {
     if (!kept) return false;
     order = *kept;
   }
-  const std::vector<NodeId> readers = graph.users(out);
+  std::vector<NodeId> readers = graph.users(out);
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());  // users are in order
   for (size_t k = 0; k < inputs.size(); ++k)
     graph.replace_input(id, inputs[k], graph.node(clones[k]).inputs[0]);
   graph.reinfer(id);
@@ -100,9 +105,18 @@ bool sink_past(Graph& graph, NodeId id) {
   graph.mutable_node(graph.producer(back)).meta["lowering"] = "cortex_m";
   for (NodeId r : readers) {
     const Node& reader = graph.node(r);
+    // A clone back to the order the consumer now has meets its inverse here: it goes at once,
+    // so later consumers see the readers that remain.
+    if (reader.op == kClone && !graph.is_graph_output(reader.outputs[0]) &&
+        graph.value(reader.outputs[0]).info.effective_dim_order() == order) {
+      graph.replace_all_uses(reader.outputs[0], out);
+      graph.erase_node(r);
+      continue;
+    }
     for (size_t i = 0; i < reader.inputs.size(); ++i)
       if (reader.inputs[i] == out) graph.replace_input(r, i, back);
   }
+  if (graph.users(back).empty()) graph.erase_node(graph.producer(back));
   return true;
 }
 
