@@ -245,8 +245,11 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print) {
   Tally t{"quantized_depthwise_conv2d", print};
   for (int32_t i = 0; i < cases;) {
     DepthwiseConv2dParams p;
-    p.depth_multiplier = r.chance(75) ? 1 : r.uniform(2, 3);
-    const int32_t in_c = r.chance(25) ? r.uniform(16, 100) : r.uniform(1, 21);
+    // Multiplier 1 mostly; 2-3; 4-9 (groups of 4 outputs of one input); one input channel with
+    // many outputs (DS-CNN's first layer lowered as depthwise).
+    const int32_t shape = r.uniform(0, 9);
+    p.depth_multiplier = shape < 6 ? 1 : shape == 6 ? r.uniform(2, 3) : shape < 9 ? r.uniform(4, 9) : r.uniform(8, 64);
+    const int32_t in_c = shape == 9 ? 1 : r.chance(25) ? r.uniform(16, 100) : r.uniform(1, 21);
     p.input = Dims4{r.uniform(1, 2), r.uniform(1, 10), r.uniform(1, 10), in_c};
     const int32_t sizes[] = {3, 3, 3, 1, 2, 5};
     const bool square3 = r.chance(50);
