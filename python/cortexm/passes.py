@@ -46,6 +46,8 @@ class CortexMPassManager:
         "FuseViewCopy",
         "RemoveNoopViewCopy",
         "FoldInverseDimOrderClone",
+        "SinkDimOrderClones",
+        "FoldInverseDimOrderClone",
         "DeadCodeElimination",
     )
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/errors.h"
+#include "graph/layout.h"
 #include "graph/op_schema.h"
 
 namespace cortexm::ops {
@@ -63,6 +64,16 @@ inline void register_binary_float(OpRegistry& registry, const std::string& name,
 inline std::optional<QuantParams> passthrough_qparams(const TensorInfo& info) {
   if (info.qparams && !info.qparams->per_channel()) return info.qparams;
   return std::nullopt;
+}
+
+// A view's output info: input 0's dtype and per-tensor qparams, `shape`, and the dim order that
+// keeps the bytes in place when there is one (graph/layout.h), else contiguous. The order is always
+// explicit, so re-inference after the input's order changed cannot keep a stale one.
+inline TensorInfo view_info(const TensorInfo& in, std::vector<int64_t> shape) {
+  TensorInfo out = make_info(in.dtype, std::move(shape));
+  out.qparams = passthrough_qparams(in);
+  out.dim_order = view_dim_order(in, out.shape).value_or(contiguous_dim_order(out.shape.size()));
+  return out;
 }
 
 // Output info equal to input 0's dtype and shape (no qparams, contiguous).

@@ -1,7 +1,8 @@
 // ActivationFusion: a folded relu / hardtanh / clamp (int8 in and out, same qparams) reading a
-// cortex_m op with an activation range, directly or through view_copy / _clone_dim_order nodes
-// (which commute with an elementwise clamp), each output read once, becomes the intersection of
-// that range with its bounds quantized as the folded node quantizes them; the node goes.
+// cortex_m op with an activation range, directly or through view_copy / squeeze / unsqueeze /
+// _clone_dim_order nodes (which commute with an elementwise clamp), each output read once,
+// becomes the intersection of that range with its bounds quantized as the folded node quantizes
+// them; the node goes.
 // hardsigmoid is a rescale, not a clamp: ConvertToCortexM lowers it with a float-output conv.
 #include <cmath>
 
@@ -16,6 +17,7 @@ namespace {
 bool has_activation_range(const std::string& op) {
   return op == "cortex_m.quantized_conv2d.default" ||
          op == "cortex_m.quantized_depthwise_conv2d.default" ||
+         op == "cortex_m.quantized_transpose_conv2d.default" ||
          op == "cortex_m.quantized_linear.default" || op == "cortex_m.quantized_add.default" ||
          op == "cortex_m.quantized_mul.default" || op == "cortex_m.quantized_max_pool2d.default" ||
          op == "cortex_m.quantized_avg_pool2d.default";
@@ -57,7 +59,9 @@ std::string fuse(Graph& graph, NodeId id) {
     producer = graph.producer(v);
     if (producer == kNoNode) return "its input is not computed by a cortex_m op";
     const std::string& op = graph.node(producer).op;
-    if (op != "aten.view_copy.default" && op != "dim_order_ops._clone_dim_order.default") break;
+    if (op != "aten.view_copy.default" && op != "aten.squeeze_copy.dims" &&
+        op != "aten.unsqueeze_copy.default" && op != "dim_order_ops._clone_dim_order.default")
+      break;
     v = graph.node(producer).inputs[0];
   }
   const Node& p = graph.node(producer);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "graph/errors.h"
+#include "graph/layout.h"
 #include "planner/placement.h"
 
 namespace cortexm {
@@ -115,8 +116,7 @@ bool is_aliasing_view(const Graph& graph, const Node& node) {
   if (node.inputs.empty() || node.inputs[0] == kNoValue || node.outputs.size() != 1) return false;
   const Value& in = graph.value(node.inputs[0]);
   const Value& out = graph.value(node.outputs[0]);
-  return in.kind != ValueKind::kConstant && in.info.nbytes() == out.info.nbytes() &&
-         in.info.contiguous() && out.info.contiguous();
+  return in.kind != ValueKind::kConstant && same_bytes(in.info, out.info);
 }
 
 MemoryPlan plan_memory(const Graph& lowered, int64_t alignment) {

@@ -4,8 +4,9 @@
 // Steps are positions in graph.order() (the execution order; it must be topological). A value
 // lives from the step that produces it (0 for graph inputs) to its last reader (the last step for
 // graph outputs). A node's scratch buffer (int attr "scratch_bytes" > 0) lives only during its step.
-// view_copy / squeeze_copy / unsqueeze_copy whose output has as many bytes as its (non-constant)
-// input, both in contiguous dim order, alias the input: no buffer of their own; the root buffer's
+// view_copy / squeeze_copy / unsqueeze_copy whose output keeps every element of its (non-constant)
+// input at its byte offset (graph/layout.h same_bytes: both contiguous, or a non-contiguous order
+// with only size-1 dims inserted or removed) alias the input: no buffer of their own; the root buffer's
 // lifetime covers the alias's readers. Constants take no arena memory and have no slot.
 #pragma once
 

@@ -15,6 +15,7 @@
 #include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
+#include "graph/layout.h"
 #include "program/program_generated.h"
 #include "planner/memory_plan.h"
 #include "program/status_message.h"
@@ -513,8 +514,7 @@ ArenaLayout sequential_layout(const Graph& graph, Isa isa) {
       cursor = align16(cursor + scratch);
     }
     const bool alias = is_view_op(n.op) && graph.value(n.inputs[0]).kind != ValueKind::kConstant &&
-                       graph.value(n.inputs[0]).info.contiguous() &&
-                       graph.value(n.outputs[0]).info.contiguous();
+                       same_bytes(graph.value(n.inputs[0]).info, graph.value(n.outputs[0]).info);
     if (alias) {
       layout.value_offsets[n.outputs[0]] = layout.value_offsets.at(n.inputs[0]);
       continue;

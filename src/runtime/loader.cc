@@ -141,10 +141,9 @@ Status check_op(const Program& program, int32_t index) {
       if (op->scratch_size() && src.overlaps(scratch))
         return fail("scratch_offset", static_cast<int64_t>(op->scratch_offset()), "scratch overlaps an input");
       if (!out.overlaps(src) || src.end == src.begin) continue;
-      // Only a view of contiguous bytes may run in place (the planner's alias).
+      // Only a view that leaves every element where it is may run in place (the planner's alias).
       const bool alias = op->kernel() == fb::KernelId_View && src.begin == out.begin &&
-                         program.tensor(in, nullptr).is_contiguous() &&
-                         program.tensor(t, nullptr).is_contiguous();
+                         same_bytes(program.tensor(in, nullptr), program.tensor(t, nullptr));
       if (!alias) return fail("outputs", t, "output overlaps an input in the arena", o);
     }
   }

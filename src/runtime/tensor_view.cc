@@ -53,6 +53,38 @@ bool TensorView::same_layout(const TensorView& other) const {
   return true;
 }
 
+namespace {
+
+// (extent, stride) runs of the extent > 1 dims in logical order, adjacent dims merged where the
+// outer one steps over the inner one exactly (graph/layout.cc does the same); returns the count.
+int32_t element_runs(const TensorView& v, int64_t* extents, int64_t* strides) {
+  int32_t n = 0;
+  for (int32_t d = 0; d < v.rank; ++d) {
+    if (v.shape[d] == 1) continue;
+    if (n > 0 && strides[n - 1] == v.strides[d] * v.shape[d]) {
+      extents[n - 1] *= v.shape[d];
+      strides[n - 1] = v.strides[d];
+    } else {
+      extents[n] = v.shape[d];
+      strides[n] = v.strides[d];
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+bool same_bytes(const TensorView& a, const TensorView& b) {
+  if (a.element_size() != b.element_size() || a.numel() != b.numel()) return false;
+  int64_t a_extents[kMaxRank], a_strides[kMaxRank], b_extents[kMaxRank], b_strides[kMaxRank];
+  const int32_t na = element_runs(a, a_extents, a_strides), nb = element_runs(b, b_extents, b_strides);
+  if (na != nb) return false;
+  for (int32_t k = 0; k < na; ++k)
+    if (a_extents[k] != b_extents[k] || a_strides[k] != b_strides[k]) return false;
+  return true;
+}
+
 void strides_for(const int64_t* shape, int32_t rank, const uint8_t* dim_order, int64_t* strides) {
   int64_t stride = 1;
   for (int32_t k = rank - 1; k >= 0; --k) {

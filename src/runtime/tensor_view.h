@@ -33,6 +33,12 @@ struct TensorView {
   bool same_layout(const TensorView& other) const;
 };
 
+// Whether a and b put the n-th element (in logical row-major order) at the same offset: same
+// element size and numel, and the same (extent, stride) runs over their extent > 1 dims once
+// adjacent dims that step over each other exactly are merged (every contiguous view is one run;
+// a view that inserts or removes size-1 dims keeps the runs). Such a view may run in place.
+bool same_bytes(const TensorView& a, const TensorView& b);
+
 // Strides of `shape` laid out in `dim_order` (nullptr: contiguous).
 void strides_for(const int64_t* shape, int32_t rank, const uint8_t* dim_order, int64_t* strides);
 

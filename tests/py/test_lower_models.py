@@ -88,17 +88,29 @@ def test_wav2letter_layout_changes_only_at_the_boundaries():
     assert (clone_in.op, view_in.op) == (CLONE, VIEW)
     assert view_in.inputs[0].producer.op == "cortex_m.quantize_per_tensor.default"
     assert view_in.inputs[0].producer.inputs[0] == low.inputs[0]
-    # Output side: last conv -> clone -> view (N, C, W) -> dequantize -> log_softmax (output).
-    clone_out = convs[-1].outputs[0].users[0]
-    view_out = clone_out.outputs[0].users[0]
-    assert (clone_out.op, view_out.op) == (CLONE, VIEW)
-    assert len(view_out.outputs[0].shape) == 3
-    assert low.outputs[0].producer.op == "aten._log_softmax.default"
+    # Output side: last conv (channels-last) -> view (N, C, W), the same bytes in order [0, 2, 1]
+    # with the class dim innermost -> log_softmax -> clone to contiguous -> dequantize (output).
+    view_out = convs[-1].outputs[0].users[0]
+    assert view_out.op == VIEW and len(view_out.outputs[0].users) == 1
+    assert tuple(convs[-1].outputs[0].dim_order) == (0, 2, 3, 1)
+    assert len(view_out.outputs[0].shape) == 3 and tuple(view_out.outputs[0].dim_order) == (0, 2, 1)
+    log_softmax = view_out.outputs[0].users[0]
+    assert log_softmax.op == "cortex_m.quantized_log_softmax.default"
+    clone_out = log_softmax.outputs[0].users[0]
+    assert clone_out.op == CLONE and tuple(clone_out.outputs[0].dim_order) == (0, 1, 2)
+    assert clone_out.outputs[0].users[0].op == "cortex_m.dequantize_per_tensor.default"
+    assert low.outputs[0].producer == clone_out.outputs[0].users[0]
 
 
-def test_wav2letter_log_softmax_is_the_only_aten_compute_op():
+def test_wav2letter_no_aten_compute_op_is_left_and_log_softmax_is_int8():
     _, low = lowered("wav2letter", samples=1)
-    assert aten_compute_ops(low) == {"aten._log_softmax.default"}
+    assert aten_compute_ops(low) == set()
+    assert "aten._log_softmax.default" not in low.op_counts()
+    assert low.op_counts()["cortex_m.quantized_log_softmax.default"] == 1
+    log_softmax = next(n for n in low.nodes if n.op == "cortex_m.quantized_log_softmax.default")
+    # Over the class dim (4096 classes), the input the last conv's int8 output.
+    assert log_softmax.attrs["dim"] == 1
+    assert log_softmax.inputs[0].shape == (10, 4096, 3) and log_softmax.inputs[0].dtype == "int8"
 
 
 # --- silero_vad ----------------------------------------------------------------------------------

@@ -17,6 +17,18 @@ SLOW_MODELS = {"mobilenet_v2"}
 ALIAS_OPS = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}
 
 
+def element_offsets(value):
+    """Byte-order offset of each element, in logical row-major order, from shape and dim order."""
+    shape, order = list(value.shape), list(value.dim_order)
+    strides = [0] * len(shape)
+    stride = 1
+    for d in reversed(order):
+        strides[d] = stride
+        stride *= shape[d]
+    index = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), dtype=np.int64)
+    return (np.array(strides, dtype=np.int64)[:, None] * index).sum(axis=0)
+
+
 def relu(g, x):
     return g.call("aten.relu.default", [x])
 
@@ -153,14 +165,16 @@ def test_zoo_model_plan(zoo_lowered):
                 "bool" if out.dtype == "bool" else out.dtype).itemsize
     for c in lowered.constants:
         assert c.name not in rows
-    # Aliases: exactly the contiguous same-size views of non-constant values, at their root.
+    # Aliases: exactly the views of non-constant values that leave every element at its byte
+    # offset (contiguous views, and size-1 dims inserted or removed in another dim order), at
+    # their root.
     for node in nodes:
         if node.op not in ALIAS_OPS:
             continue
         src, out = node.inputs[0], node.outputs[0]
-        identity = lambda v: tuple(v.dim_order) == tuple(range(len(v.shape)))
-        expect_alias = src.kind != "constant" and identity(src) and identity(out) and \
-            rows[out.name].size == rows.get(src.name, rows[out.name]).size
+        expect_alias = src.kind != "constant" and \
+            rows[out.name].size == rows.get(src.name, rows[out.name]).size and \
+            np.array_equal(element_offsets(src), element_offsets(out))
         assert (rows[out.name].alias_of is not None) == expect_alias, node.name
         if expect_alias:
             root = rows[out.name].alias_of

@@ -25,9 +25,7 @@ void register_aten_squeeze_copy(OpRegistry& registry) {
     std::vector<int64_t> shape;
     for (int64_t d = 0; d < rank; ++d)
       if (!(listed[d] && in.shape[d] == 1)) shape.push_back(in.shape[d]);
-    TensorInfo out = make_info(in.dtype, shape);
-    out.qparams = passthrough_qparams(in);
-    return std::vector<TensorInfo>{out};
+    return std::vector<TensorInfo>{view_info(in, shape)};
   };
   s.kernel = [](const KernelContext& ctx) {
     ctx.output() = ctx.input(0).reshaped(ctx.output().shape());

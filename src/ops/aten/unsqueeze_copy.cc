@@ -16,9 +16,7 @@ void register_aten_unsqueeze_copy(OpRegistry& registry) {
     const int64_t d = normalize_dim(ctx, "dim", ctx.i("dim"), in.rank() + 1);
     std::vector<int64_t> shape = in.shape;
     shape.insert(shape.begin() + d, 1);
-    TensorInfo out = make_info(in.dtype, shape);
-    out.qparams = passthrough_qparams(in);
-    return std::vector<TensorInfo>{out};
+    return std::vector<TensorInfo>{view_info(in, shape)};
   };
   s.kernel = [](const KernelContext& ctx) {
     ctx.output() = ctx.input(0).reshaped(ctx.output().shape());

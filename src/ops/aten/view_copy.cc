@@ -39,9 +39,7 @@ void register_aten_view_copy(OpRegistry& registry) {
   s.is_view = true;
   s.is_data_movement = true;
   s.infer = [](const InferContext& ctx) {
-    TensorInfo out = make_info(ctx.input(0).dtype, resolve_size(ctx, ctx.input(0)));
-    out.qparams = passthrough_qparams(ctx.input(0));
-    return std::vector<TensorInfo>{out};
+    return std::vector<TensorInfo>{view_info(ctx.input(0), resolve_size(ctx, ctx.input(0)))};
   };
   s.kernel = [](const KernelContext& ctx) {
     ctx.output() = ctx.input(0).reshaped(ctx.output().shape());

@@ -1,5 +1,6 @@
 // View (view_copy, squeeze_copy, unsqueeze_copy): the same logical elements in a new shape. Both
-// contiguous: the portable copy (nothing moves when the planner aliased them); else a strided copy.
+// contiguous: the portable copy (nothing moves when the planner aliased them); in place on the
+// same bytes (an aliased view of another dim order): nothing; else a strided copy.
 #include "cortexm/portable/copy.h"
 
 #include "runtime/op_context.h"
@@ -20,7 +21,7 @@ void run_view(const OpContext& ctx) {
     p.numel = in.numel();
     p.element_size = static_cast<int32_t>(in.element_size());
     portable::copy(p, in.data, out.data);
-  } else {
+  } else if (in.data != out.data || !same_bytes(in, out)) {
     copy_logical(in, out);
   }
 }

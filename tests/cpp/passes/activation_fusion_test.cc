@@ -70,6 +70,19 @@ TEST(ActivationFusion, Conv1dReluThroughCloneAndView) {
   EXPECT_EQ(output_producer(g).op, kView);
 }
 
+// Silero's decoder shape: the relu reads an unsqueeze (and a squeeze) of the conv1d's output.
+TEST(ActivationFusion, Conv1dReluThroughSqueezeAndUnsqueeze) {
+  Graph g;
+  const ValueId x = q_input(g, "x", {1, 4, 30}, 0.05, -2);
+  const ValueId c = folded_conv(g, x, 6, 5, kOut);
+  const ValueId u = g.call("aten.unsqueeze_copy.default", {c}, {{"dim", int64_t{3}}})[0];
+  const ValueId sq = g.call("aten.squeeze_copy.dims", {u}, {{"dim", std::vector<int64_t>{0}}})[0];
+  g.set_outputs({folded(g, kRelu, sq)});
+  const Node& conv = lower_and_fuse(g, kQConv);
+  EXPECT_EQ(attr_i(conv, "activation_min"), -9);
+  EXPECT_EQ(conv.meta.at("fused_activation"), kRelu);
+}
+
 TEST(ActivationFusion, Relu6AsHardtanh) {
   Graph g;
   const ValueId x = q_input(g, "x", {1, 2, 6, 6}, 0.05, 0);

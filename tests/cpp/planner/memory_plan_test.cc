@@ -231,6 +231,24 @@ TEST(MemoryPlan, ViewOfChannelsLastDataIsACopy) {
   EXPECT_EQ(slot(plan, r).last, 1);
 }
 
+TEST(MemoryPlan, SizeOneViewsOfChannelsLastDataAlias) {
+  // [2, 4, 1, 3] channels-last -> squeeze H -> [2, 4, 3] in order [0, 2, 1]: the same bytes.
+  Graph g;
+  const ValueId x = g.add_input("x", f32({2, 4, 1, 3}));
+  const ValueId r = relu(g, x);
+  g.mutable_value(r).info.dim_order = {0, 2, 3, 1};
+  const ValueId v = view(g, r, {2, 4, 3});
+  ASSERT_EQ(g.value(v).info.dim_order, (std::vector<int64_t>{0, 2, 1}));
+  const ValueId o = relu(g, v);
+  g.set_outputs({o});
+  EXPECT_TRUE(is_aliasing_view(g, g.node(g.producer(v))));
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_EQ(slot(plan, v).alias_of, r);
+  EXPECT_EQ(slot(plan, v).offset, slot(plan, r).offset);
+  EXPECT_EQ(slot(plan, r).last, 2);  // the root lives as long as the alias's reader
+}
+
 TEST(MemoryPlan, ViewOfAConstantIsACopy) {
   Graph g;
   const ValueId x = g.add_input("x", f32({4}));

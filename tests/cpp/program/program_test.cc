@@ -152,6 +152,52 @@ TEST(Program, SequentialLayoutAliasesContiguousViews) {
   for (const auto& [value, offset] : layout.value_offsets) EXPECT_EQ(offset % 16, 0) << value;
 }
 
+// int8 [2, 5, 1, 3] -> channels-last clone -> squeeze H ([2, 5, 3], order [0, 2, 1]) -> table
+// activation -> unsqueeze back to [2, 5, 1, 3] (channels-last) -> contiguous clone.
+Graph channels_last_size_one_views_graph(testing::RandomData& rng) {
+  Graph g;
+  const ValueId x = g.add_input("x", info(DType::kInt8, {2, 5, 1, 3}));
+  const ValueId cl = g.call("dim_order_ops._clone_dim_order.default", {x},
+                            {{"dim_order", std::vector<int64_t>{0, 2, 3, 1}}})[0];
+  const ValueId squeezed = g.call("aten.squeeze_copy.dims", {cl}, {{"dim", std::vector<int64_t>{2}}})[0];
+  const ValueId table = g.add_constant("table", random_tensor(info(DType::kInt8, {256}), rng));
+  const ValueId act = g.call("cortex_m.quantized_activation.default", {squeezed, table}, {})[0];
+  const ValueId back = g.call("aten.unsqueeze_copy.default", {act}, {{"dim", int64_t{2}}})[0];
+  g.set_outputs({g.call("dim_order_ops._clone_dim_order.default", {back}, {})[0]});
+  return g;
+}
+
+TEST(Program, SizeOneViewsOfChannelsLastDataRunInPlace) {
+  testing::RandomData rng(5);
+  const Graph g = channels_last_size_one_views_graph(rng);
+  for (NodeId id : g.order()) {
+    const Node& n = g.node(id);
+    if (n.op == "aten.squeeze_copy.dims")
+      EXPECT_EQ(g.value(n.outputs[0]).info.dim_order, (std::vector<int64_t>{0, 2, 1}));
+    if (n.op == "aten.unsqueeze_copy.default")
+      EXPECT_EQ(g.value(n.outputs[0]).info.dim_order, (std::vector<int64_t>{0, 2, 3, 1}));
+  }
+  for (const bool planned : {false, true}) {
+    const program::ArenaLayout layout = planned ? program::planned_layout(g, Isa::kScalar, nullptr)
+                                                : program::sequential_layout(g, Isa::kScalar);
+    for (NodeId id : g.order()) {
+      const Node& n = g.node(id);
+      if (n.op == "aten.squeeze_copy.dims" || n.op == "aten.unsqueeze_copy.default")
+        EXPECT_EQ(layout.value_offsets.at(n.outputs[0]), layout.value_offsets.at(n.inputs[0])) << n.name;
+    }
+    Loaded loaded(program::write_program(g, layout, {}));
+    ASSERT_TRUE(loaded.status.ok()) << program::status_message(loaded.status, loaded.buffer.data, loaded.buffer.size, "p");
+    for (int trial = 0; trial < 3; ++trial) {
+      const std::vector<Tensor> inputs = {random_tensor(g.value(g.inputs()[0]).info, rng)};
+      const std::vector<Tensor> want = run_graph(g, inputs);
+      const std::vector<Tensor> got = run_program(loaded.program, inputs);
+      ASSERT_EQ(got.size(), 1u);
+      ASSERT_EQ(got[0].nbytes(), want[0].nbytes());
+      EXPECT_EQ(std::memcmp(got[0].raw(), want[0].raw(), got[0].nbytes()), 0);
+    }
+  }
+}
+
 TEST(Program, ProfilerHookSeesEveryOpInOrder) {
   testing::RandomData rng(5);
   const Graph g = conv_linear_graph(rng);
@@ -226,6 +272,28 @@ TEST(Program, WriterRefusesTooLittleScratch) {
   ASSERT_FALSE(layout.scratch.empty());
   layout.scratch.begin()->second.second -= 1;
   EXPECT_THROW(program::write_program(g, layout, {}), GraphError);
+}
+
+runtime::TensorView int8_view(std::vector<int64_t> shape, const uint8_t* order) {
+  runtime::TensorView v;
+  v.dtype = runtime::DType::kInt8;
+  v.rank = static_cast<int32_t>(shape.size());
+  for (int32_t d = 0; d < v.rank; ++d) v.shape[d] = shape[static_cast<size_t>(d)];
+  runtime::strides_for(v.shape, v.rank, order, v.strides);
+  return v;
+}
+
+TEST(TensorView, SameBytesWhenOnlySizeOneDimsDiffer) {
+  const uint8_t nhwc[4] = {0, 2, 3, 1}, ncw_cl[3] = {0, 2, 1}, nchw[4] = {0, 1, 2, 3};
+  // Contiguous reshapes, and channels-last with H = 1 dropped: same bytes.
+  EXPECT_TRUE(same_bytes(int8_view({2, 6}, nullptr), int8_view({3, 4}, nullptr)));
+  EXPECT_TRUE(same_bytes(int8_view({2, 5, 1, 3}, nhwc), int8_view({2, 5, 3}, ncw_cl)));
+  EXPECT_TRUE(same_bytes(int8_view({1, 7, 1, 1}, nhwc), int8_view({1, 7}, nullptr)));
+  EXPECT_TRUE(same_bytes(int8_view({1, 30, 1, 1}, nhwc), int8_view({2, 15}, nullptr)));
+  // Channels-last against contiguous, a merge of non-adjacent dims, other numels: copies.
+  EXPECT_FALSE(same_bytes(int8_view({2, 5, 1, 3}, nhwc), int8_view({2, 5, 1, 3}, nchw)));
+  EXPECT_FALSE(same_bytes(int8_view({2, 5, 1, 3}, nhwc), int8_view({2, 15}, nullptr)));
+  EXPECT_FALSE(same_bytes(int8_view({2, 5, 1, 3}, nhwc), int8_view({2, 5, 2}, ncw_cl)));
 }
 
 TEST(TensorView, CopyLogicalMatchesPlainLoopsAcrossDimOrders) {

@@ -1,0 +1,121 @@
+// SinkDimOrderClones: a _clone_dim_order from another dim order (channels-last, say) to contiguous
+// moves past a consumer that works in any layout, so that it meets the clone back to that order
+// after it (FoldInverseDimOrderClone then removes the pair), or disappears in a view whose output
+// is contiguous anyway. The consumer then reads the clone's input and runs in its order:
+// - cortex_m.quantized_activation and cortex_m.requantize (bytes in, bytes out, same layout);
+// - cortex_m.quantized_add / quantized_mul with two same-shape inputs, both such clones from the
+//   same order (the kernel runs over the bytes as one flat run);
+// - view_copy / squeeze / unsqueeze that only insert or remove size-1 dims (graph/layout.h).
+// A dequantize is not passed: the copy would move to the four times larger float side. A clone
+// moves only when one of the clones it replaces goes, so the number of clones never grows.
+#include <algorithm>
+
+#include "graph/errors.h"
+#include "graph/layout.h"
+#include "passes/pass.h"
+
+namespace cortexm {
+
+namespace {
+
+constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
+
+bool is_view(const std::string& op) {
+  return op == "aten.view_copy.default" || op == "aten.squeeze_copy.dims" ||
+         op == "aten.unsqueeze_copy.default";
+}
+
+// Indices of the inputs that follow the layout of the consumer's output; empty: not a consumer
+// the pass moves clones past.
+std::vector<size_t> layout_inputs(const Graph& graph, const Node& node) {
+  if (node.op == "cortex_m.quantized_activation.default" || node.op == "cortex_m.requantize.default" ||
+      is_view(node.op))
+    return {0};
+  if (node.op == "cortex_m.quantized_add.default" || node.op == "cortex_m.quantized_mul.default") {
+    if (graph.value(node.inputs[0]).info.shape != graph.value(node.inputs[1]).info.shape) return {};
+    return {0, 1};
+  }
+  return {};
+}
+
+// The clone producing v when it turns a non-contiguous value contiguous, else kNoNode.
+NodeId to_contiguous_clone(const Graph& graph, ValueId v) {
+  const NodeId p = v == kNoValue ? kNoNode : graph.producer(v);
+  if (p == kNoNode || graph.node(p).op != kClone) return kNoNode;
+  const TensorInfo& in = graph.value(graph.node(p).inputs[0]).info;
+  const TensorInfo& out = graph.value(v).info;
+  return !in.contiguous() && out.contiguous() ? p : kNoNode;
+}
+
+bool only_read_by(const Graph& graph, ValueId v, NodeId reader) {
+  if (graph.is_graph_output(v)) return false;
+  const std::vector<NodeId> users = graph.users(v);
+  return std::all_of(users.begin(), users.end(), [&](NodeId u) { return u == reader; });
+}
+
+bool sink_past(Graph& graph, NodeId id) {
+  const Node& node = graph.node(id);
+  const std::vector<size_t> inputs = layout_inputs(graph, node);
+  if (inputs.empty()) return false;
+  const ValueId out = node.outputs[0];
+  if (graph.is_graph_output(out)) return false;
+  std::vector<NodeId> clones;
+  bool one_goes = false;
+  for (size_t i : inputs) {
+    const NodeId c = to_contiguous_clone(graph, node.inputs[i]);
+    if (c == kNoNode) return false;
+    clones.push_back(c);
+    one_goes = one_goes || only_read_by(graph, node.inputs[i], id);
+  }
+  const TensorInfo& source = graph.value(graph.node(clones[0]).inputs[0]).info;
+  for (NodeId c : clones)
+    if (graph.value(graph.node(c).inputs[0]).info.effective_dim_order() != source.effective_dim_order())
+      return false;
+  if (!one_goes) return false;
+  // The order the consumer's output takes.
+  std::vector<int64_t> order = source.effective_dim_order();
+  if (is_view(node.op)) {
+    const auto kept = view_dim_order(source, graph.value(out).info.shape);
+    if (!kept) return false;
+    order = *kept;
+  }
+  const std::vector<NodeId> readers = graph.users(out);
+  for (size_t k = 0; k < inputs.size(); ++k)
+    graph.replace_input(id, inputs[k], graph.node(clones[k]).inputs[0]);
+  graph.reinfer(id);
+  if (graph.value(out).info.effective_dim_order() != order)
+    throw GraphError("node '" + node.name + "' (" + node.op + "): SinkDimOrderClones expected " +
+                     "its output in dim order " + shape_to_string(order) + ", inference gives " +
+                     shape_to_string(graph.value(out).info.effective_dim_order()));
+  for (NodeId c : clones)
+    if (graph.users(graph.node(c).outputs[0]).empty()) graph.erase_node(c);
+  if (graph.value(out).info.contiguous()) return true;
+  // Back to contiguous after the consumer, for its readers.
+  const auto& order_now = graph.order();
+  const auto next = std::find(order_now.begin(), order_now.end(), id) + 1;
+  const NodeId before = next == order_now.end() ? kNoNode : *next;
+  const ValueId back = graph.call(kClone, {out},
+                                  {{"dim_order", contiguous_dim_order(graph.value(out).info.shape.size())}},
+                                  before)[0];
+  graph.mutable_node(graph.producer(back)).meta["lowering"] = "cortex_m";
+  for (NodeId r : readers) {
+    const Node& reader = graph.node(r);
+    for (size_t i = 0; i < reader.inputs.size(); ++i)
+      if (reader.inputs[i] == out) graph.replace_input(r, i, back);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool sink_dim_order_clones(Graph& graph, const TargetConfig&) {
+  bool changed = false;
+  const std::vector<NodeId> order = graph.order();
+  for (NodeId id : order) {
+    if (std::find(graph.order().begin(), graph.order().end(), id) == graph.order().end()) continue;
+    changed = sink_past(graph, id) || changed;
+  }
+  return changed;
+}
+
+}  // namespace cortexm
