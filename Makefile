@@ -3,7 +3,7 @@ PY := .venv/bin/python
 JOBS ?= $(shell nproc)
 CROSS_PRESETS := cortex-m55 cortex-m4 cortex-m0plus
 
-.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-zoo bench clean
+.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench clean
 
 setup:
 	@bash scripts/setup.sh
@@ -39,12 +39,12 @@ cross:
 	done
 
 # QEMU (docs/qemu.md): pytest above already runs tests/py/test_qemu.py, which builds the runners and
-# the on-target kernel tests for the M55 and the M4; these targets run it alone, or with every zoo model.
+# the on-target kernel tests for the M55 and the M4; these targets run it alone, or with every zoo model and the portable suite.
 qemu: setup
 	$(PY) -m pytest -q tests/py/test_qemu.py
 
-qemu-zoo: setup
-	CORTEXM_QEMU_ZOO=1 $(PY) -m pytest -q -s tests/py/test_qemu.py
+qemu-all: setup
+	CORTEXM_QEMU_ALL=1 $(PY) -m pytest -q -s tests/py/test_qemu.py
 
 bench: setup
 	cmake --preset host

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Executed-instruction counts (QEMU TCG, an instruction count, not cycles) of the conv, depthwise and
-linear kernels on layer shapes from bench/shapes/, for each kernel variant on emulated Cortex-M cores.
+"""Executed-instruction counts (QEMU TCG, an instruction count, not cycles) of the conv, depthwise,
+linear, add and mul kernels on layer shapes from bench/shapes/ (conv, depthwise, linear) or
+bench/target/elementwise_shapes.txt (add, mul: per element instead of per MAC), for each kernel
+variant on emulated Cortex-M cores.
 
     bench/qemu_layer_counts.py bench/shapes/ds_cnn.txt --run cortex-m55:scalar,dsp,mve --run cortex-m4:scalar,dsp
 
@@ -24,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MACHINES = {"cortex-m3": "mps2-an385", "cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500",
             "cortex-m33": "mps2-an505", "cortex-m55": "mps3-an547"}
 ISAS = {"scalar": 0, "dsp": 1, "mve": 2}
-KINDS = {"conv": 0, "depthwise": 1, "linear": 2}
+KINDS = {"conv": 0, "depthwise": 1, "linear": 2, "add": 3, "mul": 4}
 
 
 def read_shapes(path: Path):
@@ -50,6 +52,9 @@ def out_size(i, k, s, d, before, after):
 
 
 def macs(layer) -> int:
+    """Multiply-accumulates; for add and mul, elements."""
+    if layer["kind"] in ("add", "mul"):
+        return layer["N"] * layer["H"] * layer["W"] * layer["C_in"]
     if layer["kind"] == "linear":
         return layer["N"] * layer["C_in"] * layer["C_out"]
     d = layer["dilation_h"]
@@ -144,20 +149,20 @@ def main() -> None:
     results = {run: count(*run, layers) for run in runs}
     names = [f"{cpu.removeprefix('cortex-')} {isa}" for cpu, isa in runs]
     print(f"# {args.shapes.name}: executed instructions per kernel call under QEMU (instruction count, not cycles)")
-    print(f"{'layer':<18} {'kind':<9} {'MACs':>10} " + " ".join(f"{n:>22}" for n in names))
+    print(f"{'layer':<20} {'kind':<9} {'MACs|elems':>10} " + " ".join(f"{n:>23}" for n in names))
     totals = [0] * len(runs)
     total_macs = 0
     for i, layer in enumerate(layers):
         m = macs(layer)
         total_macs += m
+        unit = "elem" if layer["kind"] in ("add", "mul") else "MAC"
         cells = []
         for j, run in enumerate(runs):
             n = results[run][i]
             totals[j] += n
-            cells.append(f"{n:>13} ({n / m:5.2f}/MAC)")
-        print(f"{layer['name']:<18} {layer['kind']:<9} {m:>10} " + " ".join(cells))
-    print(f"{'total':<18} {'':<9} {total_macs:>10} " +
-          " ".join(f"{t:>13} ({t / total_macs:5.2f}/MAC)" for t in totals))
+            cells.append(f"{n:>11} ({n / m:5.2f}/{unit:<4})")
+        print(f"{layer['name']:<20} {layer['kind']:<9} {m:>10} " + " ".join(cells))
+    print(f"{'total':<20} {'':<9} {total_macs:>10} " + " ".join(f"{t:>11} {'':<12}" for t in totals))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 //   command line (-semihosting-config arg=...): layer_counts LAYERS
 //
 // LAYERS holds one record of 16 little-endian int32 per layer: kind (0 conv, 1 depthwise,
-// 2 linear), N, H, W, C_in, C_out, KH, KW, stride_h, stride_w, pad_top, pad_left, pad_bottom,
+// 2 linear, 3 add, 4 mul of two N x H x W x C_in tensors), N, H, W, C_in, C_out, KH, KW, stride_h, stride_w, pad_top, pad_left, pad_bottom,
 // pad_right, groups, dilation (both axes). Data are pseudo-random; outputs are not checked here
 // (tests/target checks the variants). Exit code 0, or 1 for a bad file or a rejected layer.
 #include <cstdint>
@@ -14,7 +14,9 @@
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
+#include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_linear.h"
+#include "cortexm/kernels/quantized_mul.h"
 #include "semihosting.h"
 
 extern "C" uint8_t __bulk_start[], __bulk_end[];
@@ -141,6 +143,44 @@ int run_layer(const int32_t* f, int64_t index) {
     cortexm_insn_marker();
     quantized_linear(p, x, w, b, y, scratch);
     cortexm_insn_marker();
+  } else if (kind == 3 || kind == 4) {
+    const int64_t dims[4] = {f[1], f[2], f[3], f[4]};
+    const int64_t n = input.elements();
+    auto* a = static_cast<int8_t*>(take(n));
+    auto* b = static_cast<int8_t*>(take(n));
+    auto* y = static_cast<int8_t*>(take(n));
+    if (!a || !b || !y) return fail("out of memory at layer ", index);
+    fill(a, n);
+    fill(b, n);
+    if (kind == 3) {
+      AddParams p;
+      if (!make_broadcast_shape(dims, 4, dims, 4, &p.shape).ok()) return fail("invalid add layer ", index);
+      p.lhs_offset = 5;
+      p.rhs_offset = -9;
+      p.lhs_multiplier = 1431655765;
+      p.lhs_shift = -1;
+      p.rhs_multiplier = 1073741824;
+      p.rhs_shift = -1;
+      p.output_multiplier = 1717986918;
+      p.output_shift = -19;
+      p.output_offset = 3;
+      if (!quantized_add_prepare(p).ok()) return fail("invalid add layer ", index);
+      cortexm_insn_marker();
+      quantized_add(p, a, b, y);
+      cortexm_insn_marker();
+    } else {
+      MulParams p;
+      if (!make_broadcast_shape(dims, 4, dims, 4, &p.shape).ok()) return fail("invalid mul layer ", index);
+      p.lhs_offset = 5;
+      p.rhs_offset = -9;
+      p.output_multiplier = 1288490189;
+      p.output_shift = -8;
+      p.output_offset = 3;
+      if (!quantized_mul_prepare(p).ok()) return fail("invalid mul layer ", index);
+      cortexm_insn_marker();
+      quantized_mul(p, a, b, y);
+      cortexm_insn_marker();
+    }
   } else {
     return fail("unknown kind in layer ", index);
   }

@@ -58,23 +58,24 @@ void conv2d_int16_columns(const Conv2dParams& p, const int8_t* input, const int8
           }
           Dots::prepare(column[j], length);
         }
-        for (int32_t oc = group * out_per_group; oc < (group + 1) * out_per_group; ++oc) {
-          const int8_t* weights = filter + int64_t{oc} * length;
-          int32_t sums[kConvBlockPixels];
-          if (count == kConvBlockPixels) {
-            Dots::dot4(weights, column[0], column[1], column[2], column[3], length, sums);
-          } else {
-            for (int32_t j = 0; j < count; ++j) sums[j] = Dots::dot1(weights, column[j], length);
-          }
-          const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
-          const int32_t multiplier = q.multipliers[oc], shift = q.shifts[oc];
-          for (int32_t j = 0; j < count; ++j) {
-            const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(sums[j]) + b);
-            const int32_t scaled = static_cast<int32_t>(
-                static_cast<uint32_t>(requantize(acc, multiplier, shift)) +
-                static_cast<uint32_t>(q.output_offset));
-            out_image[int64_t{first + j} * out_c + oc] =
-                static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+        const int32_t last_oc = (group + 1) * out_per_group;
+        for (int32_t oc = group * out_per_group; oc < last_oc; oc += 2) {
+          const int32_t rows = last_oc - oc >= 2 ? 2 : 1;
+          const int8_t* const weights[2] = {filter + int64_t{oc} * length,
+                                            filter + int64_t{oc + rows - 1} * length};
+          int32_t sums[2][kConvBlockPixels];
+          Dots::dots(weights, rows, column, count, length, sums);
+          for (int32_t r = 0; r < rows; ++r) {
+            const uint32_t b = bias ? static_cast<uint32_t>(bias[oc + r]) : 0u;
+            const int32_t multiplier = q.multipliers[oc + r], shift = q.shifts[oc + r];
+            for (int32_t j = 0; j < count; ++j) {
+              const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(sums[r][j]) + b);
+              const int32_t scaled = static_cast<int32_t>(
+                  static_cast<uint32_t>(requantize(acc, multiplier, shift)) +
+                  static_cast<uint32_t>(q.output_offset));
+              out_image[int64_t{first + j} * out_c + oc + r] =
+                  static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+            }
           }
         }
       }

@@ -13,6 +13,17 @@ namespace {
 struct ScalarDots {
   static void prepare(int16_t*, int32_t) {}
 
+  static void dots(const int8_t* const* weights, int32_t rows, const int16_t* const* columns,
+                   int32_t count, int32_t length, int32_t (*sums)[kConvBlockPixels]) {
+    for (int32_t r = 0; r < rows; ++r) {
+      if (count == kConvBlockPixels) {
+        dot4(weights[r], columns[0], columns[1], columns[2], columns[3], length, sums[r]);
+      } else {
+        for (int32_t j = 0; j < count; ++j) sums[r][j] = dot1(weights[r], columns[j], length);
+      }
+    }
+  }
+
   static void dot4(const int8_t* __restrict weights, const int16_t* __restrict c0,
                    const int16_t* __restrict c1, const int16_t* __restrict c2,
                    const int16_t* __restrict c3, int32_t length, int32_t* __restrict sums) {

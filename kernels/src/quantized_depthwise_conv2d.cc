@@ -118,7 +118,6 @@ void requantize_channels(const int32_t* __restrict acc, const int32_t* __restric
   }
 }
 
-
 void depthwise_scalar(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, void* scratch) {
   const ConvGeometry& g = p.geometry;

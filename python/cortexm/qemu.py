@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_kernel_tests",
+__all__ = ["ISAS", "MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_kernel_tests",
            "run_on_qemu"]
 
 #: the QEMU machine that has each core (firmware/ld/<machine>.ld holds its memory map)
@@ -47,6 +47,7 @@ class QemuRun:
     machine: str
     instructions: int | None = None  # from just before the first op to just after the last one
     op_instructions: list = field(default_factory=list)  # [(op name, kernel, instructions)]
+    isa: str | None = None  # the forced kernel variant, None: the core's best
     log: str = ""
 
 
@@ -101,26 +102,45 @@ def _tool(name: str) -> str:
     return path
 
 
-def build_runner(cpu: str = "cortex-m55", jobs: int = 2) -> Path:
+#: kernel variants (CORTEXM_KERNEL_ISA, cortexm/kernels/kernel_isa.h) and the cores that have them
+ISAS = {"scalar": 0, "dsp": 1, "mve": 2}
+_CORES_WITH = {"dsp": {"cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55"}, "mve": {"cortex-m55"}}
+
+
+def _check_isa(cpu: str, isa: str | None) -> None:
+    if isa is None:
+        return
+    if isa not in ISAS:
+        raise ValueError(f"isa {isa!r}: choose one of {', '.join(ISAS)} (or None: the core's best)")
+    if isa in _CORES_WITH and cpu not in _CORES_WITH[isa]:
+        raise ValueError(f"isa {isa!r} needs a core with it ({', '.join(sorted(_CORES_WITH[isa]))}), not {cpu}")
+
+
+def build_runner(cpu: str = "cortex-m55", jobs: int = 2, isa: str | None = None) -> Path:
     """Configures (once) and builds the runner for cpu in build/qemu-<cpu>; ninja rebuilds only
-    what changed. Returns the ELF file."""
-    return build_firmware(cpu, "cortexm_runner", jobs)
+    what changed. isa forces a kernel variant (build/qemu-<cpu>-<isa>). Returns the ELF file."""
+    return build_firmware(cpu, "cortexm_runner", jobs, isa)
 
 
-def build_firmware(cpu: str, target: str, jobs: int = 2) -> Path:
+def build_firmware(cpu: str, target: str, jobs: int = 2, isa: str | None = None) -> Path:
     """Builds a firmware target of firmware/CMakeLists.txt (cortexm_runner, cortexm_kernel_tests)
-    for cpu in build/qemu-<cpu>. Returns its ELF file."""
+    for cpu in build/qemu-<cpu> (build/qemu-<cpu>-<isa> when isa forces a kernel variant).
+    Returns its ELF file."""
     _check_cpu(cpu)
+    _check_isa(cpu, isa)
     root = source_dir()
-    build = root / "build" / f"qemu-{cpu}"
+    name = f"qemu-{cpu}" + (f"-{isa}" if isa else "")
+    build = root / "build" / name
     for tool in ("cmake", "ninja", "arm-none-eabi-g++"):
         _tool(tool)
-    with _locked(root / "build" / f".qemu-{cpu}.lock"):
+    with _locked(root / "build" / f".{name}.lock"):
         if not (build / "build.ninja").is_file():
             configure = ["cmake", "-S", str(root), "-B", str(build), "-G", "Ninja",
                          f"-DCMAKE_TOOLCHAIN_FILE={root / 'cmake' / 'arm-none-eabi.cmake'}",
                          f"-DCORTEXM_CPU={cpu}", "-DCORTEXM_KERNELS_ONLY=ON", "-DCORTEXM_BUILD_FIRMWARE=ON",
                          "-DCMAKE_BUILD_TYPE=Release"]
+            if isa:
+                configure.append(f"-DCORTEXM_KERNEL_ISA={ISAS[isa]}")
             if shutil.which("ccache"):
                 configure += ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
             _check_call(configure, f"configuring the {cpu} runner")
@@ -197,12 +217,14 @@ def _align(n: int) -> int:
 
 
 def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bool = False,
-        per_op: bool = False, timeout: float = 600.0) -> QemuRun:
+        per_op: bool = False, isa: str | None = None, timeout: float = 600.0) -> QemuRun:
     """Runs program (a cortexm.Program, its bytes or a .cmpte path) on inputs (None: its first
     bundled case) under QEMU. count_instructions adds the model's executed instructions; per_op
-    also each op's (the runner then calls a marker around every op). Raises ValueError for a bad
-    cpu, bad inputs, or a program that does not fit the machine's memory."""
+    also each op's (the runner then calls a marker around every op). isa forces the kernel
+    variant ("scalar", "dsp", "mve"; None: the core's best). Raises ValueError for a bad cpu or isa,
+    bad inputs, or a program that does not fit the machine's memory."""
     machine = _check_cpu(cpu)
+    _check_isa(cpu, isa)
     program = _as_program(program)
     arrays = _input_arrays(program, inputs)
     input_bytes = sum(a.nbytes for a in arrays)
@@ -215,7 +237,7 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
             f"the program does not fit {cpu} ({machine}): program file {len(program.data)} B + arena "
             f"{program.arena_size} B + inputs {input_bytes} B + outputs {output_bytes} B = {needed} B, the "
             f"machine's RAM for them holds {available} B (BULK in firmware/ld/{machine}.ld)")
-    elf = build_runner(cpu)
+    elf = build_runner(cpu, isa=isa)
     plugin = _build_plugin() if count_instructions or per_op else None
     with tempfile.TemporaryDirectory(prefix="cortexm-qemu-") as tmp:
         tmp = Path(tmp)
@@ -245,7 +267,7 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
         offset += n
     if offset != len(data):
         raise RuntimeError(f"the runner wrote {len(data)} output bytes, the program's outputs take {offset}")
-    result = QemuRun(outputs, cpu, machine, log=log)
+    result = QemuRun(outputs, cpu, machine, isa=isa, log=log)
     if counts is not None:
         result.instructions, result.op_instructions = _attribute(counts, program, per_op)
     return result
@@ -257,19 +279,25 @@ def _qemu_command(machine: str, elf: Path, args: list) -> list:
             "-kernel", str(elf)]
 
 
-def run_kernel_tests(cpu: str = "cortex-m55", gtest_args=(), timeout: float = 900.0):
-    """Builds the kernel gtests (tests/cpp/kernels) for cpu and runs them under QEMU. Returns
-    (exit code, log): 0 when every test passed."""
+# tests/cpp/<suite> as built for the target by firmware/CMakeLists.txt
+TEST_SUITES = {"kernels": "cortexm_kernel_tests", "portable": "cortexm_portable_tests"}
+
+
+def run_kernel_tests(cpu: str = "cortex-m55", gtest_args=(), suite: str = "kernels", timeout: float = 900.0):
+    """Builds a gtest suite (tests/cpp/kernels or tests/cpp/portable) for cpu and runs it under
+    QEMU. Returns (exit code, log): 0 when every test passed."""
     machine = _check_cpu(cpu)
-    elf = build_firmware(cpu, "cortexm_kernel_tests")
+    if suite not in TEST_SUITES:
+        raise ValueError(f"suite {suite!r}: choose one of {', '.join(TEST_SUITES)}")
     for a in gtest_args:
         if not a.startswith("--gtest_") or " " in a or "," in a:
             raise ValueError(f"gtest argument {a!r}: only --gtest_* options without spaces or commas")
+    elf = build_firmware(cpu, TEST_SUITES[suite])
     try:
         proc = subprocess.run(_qemu_command(machine, elf, ["tests", *gtest_args]), stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
-        raise TimeoutError(f"the kernel tests on {cpu} did not finish within {timeout} s") from e
+        raise TimeoutError(f"the {suite} tests on {cpu} did not finish within {timeout} s") from e
     return proc.returncode, proc.stdout
 
 
@@ -295,8 +323,8 @@ def _attribute(counts: list, program, per_op: bool):
     return total, ops
 
 
-def run_on_qemu(program, inputs=None, cpu: str = "cortex-m55", *, timeout: float = 600.0):
+def run_on_qemu(program, inputs=None, cpu: str = "cortex-m55", *, isa: str | None = None, timeout: float = 600.0):
     """Runs program on inputs (None: its first bundled case) on an emulated cpu and returns the
     outputs like Program.run: one array, or a tuple for several outputs."""
-    outs = run(program, inputs, cpu, timeout=timeout).outputs
+    outs = run(program, inputs, cpu, isa=isa, timeout=timeout).outputs
     return outs[0] if len(outs) == 1 else tuple(outs)

@@ -45,6 +45,8 @@ def main(argv=None) -> int:
     p.add_argument("--profile", action="store_true",
                    help="print host time per op (with --qemu: executed instructions per op)")
     p.add_argument("--qemu", metavar="CPU", help="run on this Cortex-M under QEMU (cortex-m55, cortex-m4, ...)")
+    p.add_argument("--isa", choices=["scalar", "dsp", "mve"],
+                   help="with --qemu: force this kernel variant (default: the core's best)")
     args = p.parse_args(argv)
     import cortexm
 
@@ -68,7 +70,7 @@ def main(argv=None) -> int:
         print("error: the program has no bundled inputs; pass --inputs file.npz", file=sys.stderr)
         return 1
     if args.qemu:
-        return run_qemu(program, inputs, args.qemu, args.profile)
+        return run_qemu(program, inputs, args.qemu, args.profile, args.isa)
     try:
         outs = program.run(*inputs)
     except ValueError as e:
@@ -90,17 +92,17 @@ def main(argv=None) -> int:
     return 0
 
 
-def run_qemu(program, inputs, cpu, per_op) -> int:
+def run_qemu(program, inputs, cpu, per_op, isa=None) -> int:
     from . import qemu
 
     try:
-        result = qemu.run(program, inputs, cpu, count_instructions=True, per_op=per_op)
+        result = qemu.run(program, inputs, cpu, count_instructions=True, per_op=per_op, isa=isa)
         host = program.run(*inputs)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     host = host if isinstance(host, tuple) else (host,)
-    print(f"ran on {cpu} under QEMU ({result.machine})")
+    print(f"ran on {cpu} under QEMU ({result.machine}), kernels: {isa or 'the core default'}")
     for k, out in enumerate(result.outputs):
         print(describe(k, out))
     print(f"executed instructions (QEMU instruction count, not cycles): {result.instructions}")

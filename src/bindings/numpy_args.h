@@ -96,6 +96,16 @@ inline int32_t require_int(const char* op, const char* name, const IntArg& value
   return require_int(op, name, require_int64(op, name, value), lo, hi);
 }
 
+// A bool or numpy bool; pybind's own bool conversion would take 2, 0.5 or None as well.
+inline bool require_bool(const char* op, const char* name, const py::handle& value) {
+  if (!PyBool_Check(value.ptr()) &&
+      !py::isinstance(value, py::module_::import("numpy").attr("bool_")))
+    raise_value_error(op, std::string(name) + " = " + std::string(py::repr(value)) +
+                              " must be a bool, got " +
+                              std::string(py::str(py::type::of(value).attr("__name__"))));
+  return value.cast<bool>();
+}
+
 // A sequence of ints (list, tuple or 1-D integer array) of one of the allowed lengths.
 inline std::vector<int64_t> require_int_list(const char* op, const char* name, const py::handle& obj,
                                              std::initializer_list<size_t> lengths) {

@@ -32,14 +32,27 @@ AlignedBytes aligned_bytes(size_t size) {
   return AlignedBytes(p);
 }
 
+// A layout of the wrong shape or with non-int entries is a ValueError naming the layout, not
+// pybind's cast error.
 program::ArenaLayout layout_from_python(const GraphPtr& g, const py::object& obj) {
-  auto d = py::reinterpret_borrow<py::dict>(obj);
   program::ArenaLayout layout;
-  for (auto item : d["values"].cast<py::dict>())
-    layout.value_offsets[item.first.cast<ValueId>()] = item.second.cast<int64_t>();
-  for (auto item : d["scratch"].cast<py::dict>())
-    layout.scratch[item.first.cast<int32_t>()] = item.second.cast<std::pair<int64_t, int64_t>>();
-  layout.arena_size = d["arena_size"].cast<int64_t>();
+  try {
+    if (!py::isinstance<py::dict>(obj)) throw py::cast_error();
+    auto d = py::reinterpret_borrow<py::dict>(obj);
+    for (auto item : d["values"].cast<py::dict>())
+      layout.value_offsets[item.first.cast<ValueId>()] = item.second.cast<int64_t>();
+    for (auto item : d["scratch"].cast<py::dict>())
+      layout.scratch[item.first.cast<int32_t>()] = item.second.cast<std::pair<int64_t, int64_t>>();
+    layout.arena_size = d["arena_size"].cast<int64_t>();
+  } catch (const py::cast_error&) {
+    throw py::value_error("write_program: layout = " + std::string(py::repr(obj)) +
+                          " must be None, 'sequential' or {'values': {value id: offset}, 'scratch': "
+                          "{node index: (offset, size)}, 'arena_size': n} with int entries");
+  } catch (const py::error_already_set&) {
+    throw py::value_error("write_program: layout = " + std::string(py::repr(obj)) +
+                          " must be None, 'sequential' or {'values': {value id: offset}, 'scratch': "
+                          "{node index: (offset, size)}, 'arena_size': n} with int entries");
+  }
   return layout;
 }
 

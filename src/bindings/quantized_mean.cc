@@ -9,12 +9,13 @@ namespace cortexm::bindings {
 void bind_quantized_mean(py::module_& ops) {
   ops.def(
       "quantized_mean",
-      [](py::handle input, py::handle dim, bool keepdim, IntArg input_offset,
+      [](py::handle input, py::handle dim, py::handle keepdim_arg, IntArg input_offset,
          IntArg output_offset, IntArg output_multiplier, IntArg output_shift,
          IntArg activation_min, IntArg activation_max) {
         constexpr const char* op = "quantized_mean";
         auto x = require_array<int8_t>(op, "input", input, 1, 32);
         const int64_t rank = x.ndim();
+        const bool keepdim = require_bool(op, "keepdim", keepdim_arg);
         std::vector<int64_t> dims = require_int_list(op, "dim", dim, {});
         if (dims.empty()) raise_value_error(op, "dim must name at least one dim");
         for (int64_t& d : dims) {

@@ -17,6 +17,7 @@ namespace {
 bool has_activation_range(const std::string& op) {
   return op == "cortex_m.quantized_conv2d.default" ||
          op == "cortex_m.quantized_depthwise_conv2d.default" ||
+         op == "cortex_m.quantized_transpose_conv2d.default" ||
          op == "cortex_m.quantized_linear.default" || op == "cortex_m.quantized_add.default" ||
          op == "cortex_m.quantized_mul.default" || op == "cortex_m.quantized_max_pool2d.default" ||
          op == "cortex_m.quantized_avg_pool2d.default";

@@ -201,7 +201,8 @@ def test_mm():
 ])
 def test_transpose_conv2d(kwargs, tail):
     layers = [nn.ConvTranspose2d(5, 3, **kwargs)] + ([tail] if tail is not None else [])
-    check(nn.Sequential(*layers), [(1, 5, 4, 6)], {"quantized_transpose_conv2d": 1})
+    lowered = check(nn.Sequential(*layers), [(1, 5, 4, 6)], {"quantized_transpose_conv2d": 1})
+    assert "aten.relu.default" not in lowered.op_counts()  # a ReLU tail folds into the kernel's range
 
 
 # --- avg pool: count and rounding ----------------------------------------------------------------
@@ -234,8 +235,23 @@ def test_clamp_tails(op, fn):
     check(Fn(fn), [(1, 3, 6, 7), (1, 3, 6, 7)], {op: 1})
 
 
+# --- clamps no op takes as its tail: fused by ActivationFusion, else a table ---------------------
+
+@pytest.mark.parametrize("fn,expected", [
+    # The product is read twice (silero's h): the relu cannot fold into the mul.
+    (lambda a, b: (lambda p: (p, torch.relu(p)))(a * b), {"quantized_mul": 1, "quantized_activation": 1}),
+    # ActivationFusion walks back through a view to the add ...
+    (lambda a, b: torch.relu((a + b).view(1, 3, 42)), {"quantized_add": 1, "quantized_activation": 0}),
+    # ... but not through an unsqueeze, nor into an op without an activation range.
+    (lambda a, b: F.hardtanh((a + b).unsqueeze(1), -0.3, 0.8), {"quantized_add": 1, "quantized_activation": 1}),
+    (lambda a, b: torch.clamp(torch.cat([a, b], 1), -0.5), {"quantized_activation": 1}),
+])
+def test_unfused_clamps(fn, expected):
+    check(Fn(fn), [(1, 3, 6, 7), (1, 3, 6, 7)], expected)
+
+
 @pytest.mark.parametrize("fn,op,count", [
-    (lambda y: F.relu6(torch.tanh(y) * 4.0), "quantized_activation", 2),  # tanh, * 4.0
+    (lambda y: F.relu6(torch.tanh(y) * 4.0), "quantized_activation", 3),  # tanh, * 4.0, relu6
     (lambda y: torch.relu(torch.softmax(y, 1)), "quantized_softmax", 1),
     (lambda y: F.hardtanh(y.mean(1), -0.2, 0.2), "quantized_mean", 1)])
 def test_clamp_tails_without_an_activation_range(fn, op, count):

@@ -320,6 +320,16 @@ def test_writer_refuses_a_layout_with_too_little_scratch_or_arena():
         cortexm.to_program(g, layout={"values": {x.id: 0, out.id: 16}, "scratch": {}, "arena_size": 64})
     with pytest.raises(ValueError, match="no offset for value"):
         cortexm.to_program(g, layout={"values": {x.id: 0}, "scratch": {}, "arena_size": 64})
+    # Not ints, or not the layout's shape: ValueError naming the layout, not pybind's cast error.
+    for bad in ({"values": {x.id: 0, out.id: 32.5}, "scratch": {}, "arena_size": 64},
+                {"values": {x.id: 0, out.id: 32}, "scratch": {}, "arena_size": "64"},
+                {"values": {x.id: 0, out.id: 32}, "scratch": {0: (0, 2**70)}, "arena_size": 64},
+                {"values": {x.id: 0, out.id: 32}, "scratch": {}},
+                [x.id, out.id]):
+        with pytest.raises(ValueError, match=r"^write_program: layout = .* must be None, 'sequential' or"):
+            cortexm.to_program(g, layout=bad)
+    with pytest.raises(ValueError, match=r"offset = -32: tensor must lie within the arena"):
+        cortexm.to_program(g, layout={"values": {x.id: 0, out.id: -32}, "scratch": {}, "arena_size": 64})
 
 
 def test_verify_detects_a_wrong_expected_output():

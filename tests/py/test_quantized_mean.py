@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -40,3 +42,11 @@ def test_bad_arguments_raise_value_error():
         ops.quantized_mean(x, [3], False, 0, 0, 1 << 30, 0)
     with pytest.raises(ValueError, match="input_offset = -128"):
         ops.quantized_mean(x, [1], False, -128, 0, 1 << 30, 0)
+
+
+@pytest.mark.parametrize("bad", [1, 0.0, None, "yes"])
+def test_keepdim_must_be_a_bool(bad):
+    x = np.zeros((1, 3, 3, 2), np.int8)
+    with pytest.raises(ValueError, match=rf"^quantized_mean: keepdim = {re.escape(repr(bad))} must be a bool"):
+        ops.quantized_mean(x, [1, 2], bad, 0, 0, 1 << 30, 0)
+    ops.quantized_mean(x, [1, 2], np.bool_(True), 0, 0, 1 << 30, 0)

@@ -10,9 +10,12 @@
 
 namespace cortexm::dsp {
 
-void quantized_add(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+void quantized_add(const AddParams& params, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+  // A local copy captured by value: the int8 output stores could alias the caller's params, and
+  // every element would reload them.
+  const AddParams p = params;
   const uint32_t lhs_offsets = splat16(p.lhs_offset), rhs_offsets = splat16(p.rhs_offset);
-  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
+  for_each_broadcast_run(p.shape, [=, &output](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
     const int8_t* a = lhs + li;
     const int8_t* b = rhs + ri;
     int8_t* out = output;

@@ -21,15 +21,55 @@ struct DspDots {
     }
   }
 
-  // Two passes over the filter row, two columns each: four columns at once run out of registers.
-  static void dot4(const int8_t* __restrict weights, const int16_t* __restrict c0,
-                   const int16_t* __restrict c1, const int16_t* __restrict c2,
-                   const int16_t* __restrict c3, int32_t length, int32_t* __restrict sums) {
-    dot2(weights, c0, c1, length, sums);
-    dot2(weights, c2, c3, length, sums + 2);
+  // Two filter rows by two columns per pass: each weight word and column word feeds two SMLADs.
+  static void dots(const int8_t* const* weights, int32_t rows, const int16_t* const* columns,
+                   int32_t count, int32_t length, int32_t (*sums)[kConvBlockPixels]) {
+    int32_t j = 0;
+    for (; j + 2 <= count; j += 2) {
+      if (rows == 2) {
+        dot_2x2(weights[0], weights[1], columns[j], columns[j + 1], length, sums, j);
+      } else {
+        dot2(weights[0], columns[j], columns[j + 1], length, sums[0] + j);
+      }
+    }
+    for (; j < count; ++j)
+      for (int32_t r = 0; r < rows; ++r) sums[r][j] = dot1(weights[r], columns[j], length);
   }
 
-  static void dot2(const int8_t* __restrict weights, const int16_t* __restrict c0,
+  __attribute__((noinline)) static void dot_2x2(const int8_t* __restrict w0, const int8_t* __restrict w1,
+                      const int16_t* __restrict c0, const int16_t* __restrict c1, int32_t length,
+                      int32_t (*sums)[kConvBlockPixels], int32_t j) {
+    int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+    int32_t k = 0;
+    for (; k + 4 <= length; k += 4) {
+      const uint32_t x0 = load_u32(c0 + k), x1 = load_u32(c1 + k);
+      const uint32_t a = load_u32(w0 + k), b = load_u32(w1 + k);
+      const uint32_t a02 = sxtb16(a), b02 = sxtb16(b);
+      s00 = smlad(a02, x0, s00);
+      s01 = smlad(a02, x1, s01);
+      s10 = smlad(b02, x0, s10);
+      s11 = smlad(b02, x1, s11);
+      const uint32_t y0 = load_u32(c0 + k + 2), y1 = load_u32(c1 + k + 2);
+      const uint32_t a13 = sxtb16_ror8(a), b13 = sxtb16_ror8(b);
+      s00 = smlad(a13, y0, s00);
+      s01 = smlad(a13, y1, s01);
+      s10 = smlad(b13, y0, s10);
+      s11 = smlad(b13, y1, s11);
+    }
+    for (; k < length; ++k) {
+      const int32_t a = w0[k], b = w1[k];
+      s00 = static_cast<int32_t>(static_cast<uint32_t>(s00) + static_cast<uint32_t>(c0[k] * a));
+      s01 = static_cast<int32_t>(static_cast<uint32_t>(s01) + static_cast<uint32_t>(c1[k] * a));
+      s10 = static_cast<int32_t>(static_cast<uint32_t>(s10) + static_cast<uint32_t>(c0[k] * b));
+      s11 = static_cast<int32_t>(static_cast<uint32_t>(s11) + static_cast<uint32_t>(c1[k] * b));
+    }
+    sums[0][j] = s00;
+    sums[0][j + 1] = s01;
+    sums[1][j] = s10;
+    sums[1][j + 1] = s11;
+  }
+
+  __attribute__((noinline)) static void dot2(const int8_t* __restrict weights, const int16_t* __restrict c0,
                    const int16_t* __restrict c1, int32_t length, int32_t* __restrict sums) {
     int32_t s0 = 0, s1 = 0;
     int32_t k = 0;

@@ -17,20 +17,30 @@
 
 namespace cortexm::mve {
 
-// One multiplier and shift for all lanes.
-inline int32x4_t requantize(int32x4_t acc, int32_t multiplier, int32_t shift) {
+// One multiplier and shift for all lanes, split once for a loop (requantize(acc, Requantizer)).
+struct Requantizer {
+  int32_t multiplier, shift, left, neg_right;
+};
+
+inline Requantizer make_requantizer(int32_t multiplier, int32_t shift) {
+  return {multiplier, shift, shift > 0 ? shift : 0, shift > 0 ? 0 : shift};
+}
+
+inline int32x4_t requantize(int32x4_t acc, Requantizer r) {
 #if defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING
   int32_t lanes[4];
   vst1q_s32(lanes, acc);
-  for (int32_t& lane : lanes) lane = cortexm::requantize(lane, multiplier, shift);
+  for (int32_t& lane : lanes) lane = cortexm::requantize(lane, r.multiplier, r.shift);
   return vld1q_s32(lanes);
 #else
-  const int32_t left = shift > 0 ? shift : 0;
-  const int32_t neg_right = shift > 0 ? 0 : shift;  // -(right shift), <= 0
-  const int32x4_t high = vqrdmulhq_n_s32(vshlq_r_s32(acc, left), multiplier);
-  const int32x4_t fixup = vshrq_n_s32(vandq_s32(high, vdupq_n_s32(neg_right)), 31);
-  return vrshlq_n_s32(vqaddq_s32(high, fixup), neg_right);
+  const int32x4_t high = vqrdmulhq_n_s32(vshlq_r_s32(acc, r.left), r.multiplier);
+  const int32x4_t fixup = vshrq_n_s32(vandq_s32(high, vdupq_n_s32(r.neg_right)), 31);
+  return vrshlq_n_s32(vqaddq_s32(high, fixup), r.neg_right);
 #endif
+}
+
+inline int32x4_t requantize(int32x4_t acc, int32_t multiplier, int32_t shift) {
+  return requantize(acc, make_requantizer(multiplier, shift));
 }
 
 // Per-lane multipliers and shifts (per-channel requantization).

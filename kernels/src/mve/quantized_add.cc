@@ -11,26 +11,32 @@
 namespace cortexm::mve {
 
 void quantized_add(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
-  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
+  // Locals captured by value: the int8 output stores could alias the params otherwise, and every
+  // iteration would reload them.
+  const AddParams params = p;
+  const Requantizer lhs_scale = make_requantizer(p.lhs_multiplier, p.lhs_shift);
+  const Requantizer rhs_scale = make_requantizer(p.rhs_multiplier, p.rhs_shift);
+  const Requantizer out_scale = make_requantizer(p.output_multiplier, p.output_shift);
+  const int32_t lhs_offset = p.lhs_offset, rhs_offset = p.rhs_offset;
+  const int32_t out_offset = p.output_offset, lo = p.activation_min, hi = p.activation_max;
+  for_each_broadcast_run(p.shape, [=, &output](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
     const int8_t* a = lhs + li;
     const int8_t* b = rhs + ri;
     int8_t* out = output;
     output += count;
     if (ls > 1 || rs > 1) {
-      for (int32_t i = 0; i < count; ++i) out[i] = add_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      for (int32_t i = 0; i < count; ++i) out[i] = add_one(params, a[int64_t{i} * ls], b[int64_t{i} * rs]);
       return;
     }
+    const int32x4_t a_fixed = vdupq_n_s32(a[0]), b_fixed = vdupq_n_s32(b[0]);
     for (int32_t i = 0; i < count; i += 4) {
       const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(count - i));
-      const int32x4_t x = ls ? vldrbq_z_s32(a + i, lanes) : vdupq_n_s32(a[0]);
-      const int32x4_t y = rs ? vldrbq_z_s32(b + i, lanes) : vdupq_n_s32(b[0]);
-      const int32x4_t x_scaled = requantize(vshlq_n_s32(vaddq_n_s32(x, p.lhs_offset), kAddLeftShift),
-                                            p.lhs_multiplier, p.lhs_shift);
-      const int32x4_t y_scaled = requantize(vshlq_n_s32(vaddq_n_s32(y, p.rhs_offset), kAddLeftShift),
-                                            p.rhs_multiplier, p.rhs_shift);
-      const int32x4_t sum = requantize(vaddq_s32(x_scaled, y_scaled), p.output_multiplier, p.output_shift);
-      vstrbq_p_s32(out + i, offset_and_clamp(sum, p.output_offset, p.activation_min, p.activation_max),
-                   lanes);
+      const int32x4_t x = ls ? vldrbq_z_s32(a + i, lanes) : a_fixed;
+      const int32x4_t y = rs ? vldrbq_z_s32(b + i, lanes) : b_fixed;
+      const int32x4_t x_scaled = requantize(vshlq_n_s32(vaddq_n_s32(x, lhs_offset), kAddLeftShift), lhs_scale);
+      const int32x4_t y_scaled = requantize(vshlq_n_s32(vaddq_n_s32(y, rhs_offset), kAddLeftShift), rhs_scale);
+      const int32x4_t sum = requantize(vaddq_s32(x_scaled, y_scaled), out_scale);
+      vstrbq_p_s32(out + i, offset_and_clamp(sum, out_offset, lo, hi), lanes);
     }
   });
 }

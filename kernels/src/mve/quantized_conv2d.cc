@@ -26,14 +26,19 @@ inline void dot4(const int8_t* weights, const int8_t* const* columns, int32_t le
   const int8_t* c2 = columns[2];
   const int8_t* c3 = columns[3];
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, ws = 0;
-  for (int32_t k = 0; k < length; k += 16) {
-    const mve_pred16_t lanes = vctp8q(static_cast<uint32_t>(length - k));
-    const int8x16_t w = vldrbq_z_s8(weights + k, lanes);
-    s0 = vmladavaq_s8(s0, vldrbq_z_s8(c0 + k, lanes), w);
-    s1 = vmladavaq_s8(s1, vldrbq_z_s8(c1 + k, lanes), w);
-    s2 = vmladavaq_s8(s2, vldrbq_z_s8(c2 + k, lanes), w);
-    s3 = vmladavaq_s8(s3, vldrbq_z_s8(c3 + k, lanes), w);
+  for (int32_t left = length; left > 0; left -= 16) {
+    const mve_pred16_t lanes = vctp8q(static_cast<uint32_t>(left));
+    const int8x16_t w = vldrbq_z_s8(weights, lanes);
+    s0 = vmladavaq_s8(s0, vldrbq_z_s8(c0, lanes), w);
+    s1 = vmladavaq_s8(s1, vldrbq_z_s8(c1, lanes), w);
+    s2 = vmladavaq_s8(s2, vldrbq_z_s8(c2, lanes), w);
+    s3 = vmladavaq_s8(s3, vldrbq_z_s8(c3, lanes), w);
     ws = vaddvaq_s8(ws, w);
+    weights += 16;
+    c0 += 16;
+    c1 += 16;
+    c2 += 16;
+    c3 += 16;
   }
   sums[0] = s0;
   sums[1] = s1;

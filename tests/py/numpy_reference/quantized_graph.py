@@ -13,7 +13,8 @@ integers, written from the graph's qparams alone, apart from the C++ passes and 
   A dequantized input may also reach the op through permute / view / squeeze / unsqueeze, which
   move integers exactly. The activation tail is a clamp of the result (its quantized bounds).
 - relu / hardtanh / clamp / hardsigmoid standing alone between dequantize and quantize (a table
-  of the float op; the lowering leaves it a float op for now: UNFUSED_ACTIVATION_OPS);
+  of the float op, what ConvertUnfusedClamps lowers it to: UNFUSED_ACTIVATION_OPS), unless
+  ActivationFusion's rule folds it into its producer's activation range (no op of its own);
 - `dequantize -> quantize` (a requantize: (x - zp) << 20, one multiplier s_in / (2^20 s_out));
 - `dequantize... -> cat -> quantize`: an int8 cat of the inputs, requantized where their qparams
   differ from the output's.
@@ -111,13 +112,15 @@ ACTIVATIONS = {
     "aten.hardsigmoid.default": lambda x, a: np.clip(x + _f32(3), _f32(0), _f32(6)) / _f32(6),
 }
 # What the lowering makes of a relu / hardtanh / clamp / hardsigmoid it cannot fold into a
-# producer's activation range: today nothing (it stays a float op between dequantize and quantize;
-# its values are the table's all the same).
-UNFUSED_ACTIVATION_OPS = ()
+# producer's activation range (ConvertUnfusedClamps): a table.
+UNFUSED_ACTIVATION_OPS = (CM.format("quantized_activation"),)
 # The cortex_m ops with an activation range (ActivationFusion folds a clamp tail into them).
 FUSES_ACTIVATION = tuple(CM.format(k) for k in (
-    "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_linear", "quantized_add",
-    "quantized_mul", "quantized_max_pool2d", "quantized_avg_pool2d"))
+    "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_transpose_conv2d",
+    "quantized_linear", "quantized_add", "quantized_mul", "quantized_max_pool2d",
+    "quantized_avg_pool2d"))
+# ActivationFusion walks back through these (single readers) to the producer it folds into.
+FUSION_MOVES = ("aten.view_copy.default", "dim_order_ops._clone_dim_order.default")
 
 
 def activation_table(op, attrs, in_q, out_q):
@@ -202,6 +205,7 @@ class Group:
 
     def __init__(self, fn, sources, ops):
         self.fn, self.sources, self.ops = fn, sources, ops
+        self.out = None  # an op group's Out (its activation range)
 
 
 def _users(value):
@@ -294,7 +298,8 @@ class QuantizedGraphReference:
         if op in UNARY or op in ACTIVATIONS:  # the latter standing alone
             group = self._unary(node, out)
             if op in ACTIVATIONS:
-                group.ops = list(UNFUSED_ACTIVATION_OPS)
+                fuses = tail is None and self._fuses_into_producer(node, out)
+                group.ops = [] if fuses else list(UNFUSED_ACTIVATION_OPS)
         else:
             plan = getattr(self, "_plan_" + op.split(".")[1], None)
             if plan is None or not op.startswith("aten."):
@@ -304,7 +309,40 @@ class QuantizedGraphReference:
         if tail is not None and tail.op in CLAMPS and \
                 not (group.ops and group.ops[-1] in FUSES_ACTIVATION):
             group.ops = group.ops + list(UNFUSED_ACTIVATION_OPS)
+        group.out = out
         return group
+
+    def _fuses_into_producer(self, clamp, out):
+        """ActivationFusion's rule on the quantized graph, for a clamp standing alone: a pure clamp
+        whose input and output qparams agree, reading through view_copy / clones (and their Q/DQ
+        pairs at the same qparams), each value read once, the int8 output of an integer group whose
+        cortex_m op has an activation range that meets the clamp's."""
+        if clamp.op == HARDSIGMOID:
+            return False
+        v, last_q = clamp.inputs[0], None
+        while True:
+            if len(_users(v)) != 1 or v.id in self.graph_outputs or v.producer is None:
+                return False
+            p = v.producer
+            if p.op == DQ:
+                q = p.inputs[0].producer
+                if q is None or q.op != Q or len(_users(p.inputs[0])) != 1 or \
+                        p.inputs[0].id in self.graph_outputs or QParams(q).key() != out.q.key() or \
+                        QParams(p).key() != out.q.key():
+                    return False
+                last_q, v = q, q.inputs[0]
+            elif p.op in FUSION_MOVES:
+                last_q, v = None, p.inputs[0]
+            else:
+                break
+        group = self.groups.get(last_q.id) if last_q is not None else None
+        if group is None or group.out is None or not group.ops or group.ops[-1] not in FUSES_ACTIVATION:
+            return False
+        try:
+            bounds = Out(out.q, clamp)  # the clamp's bounds, quantized
+        except NotInteger:  # a NaN bound, or none of the int8 range left
+            return False
+        return max(group.out.act_min, bounds.act_min) <= min(group.out.act_max, bounds.act_max)
 
     def _source(self, value):
         """The Source of an input value: a per-tensor int8 dequantize, maybe behind moves."""
