@@ -167,6 +167,32 @@ TEST(SinkDimOrderClones, StopsWhereLayoutMattersOrNothingIsGained) {
   EXPECT_EQ(clones(g), before);
 }
 
+TEST(SinkDimOrderClones, LeavesAMoveThatMeetsNothing) {
+  // conv1d's output side: channels-last -> contiguous -> view [N, C, W] -> dequantize. Moving the
+  // clone after the view would only trade places.
+  Graph g;
+  const ValueId x = g.add_input("x", int8_info({2, 5, 1, 3}));
+  const ValueId cl = act(g, clone(g, x, kChannelsLast), 1);
+  const ValueId flat =
+      g.call("aten.view_copy.default", {contiguous(g, cl)}, {{"size", std::vector<int64_t>{2, 5, 3}}})[0];
+  g.set_outputs({g.call("cortex_m.dequantize_per_tensor.default", {flat},
+                        {{"scale", 0.05}, {"zero_point", int64_t{-3}}, {"quant_min", int64_t{-128}},
+                         {"quant_max", int64_t{127}}, {"dtype", DType::kInt8}})[0]});
+  EXPECT_FALSE(run_and_compare(g, sink_dim_order_clones));
+  EXPECT_TRUE(g.value(flat).info.contiguous());
+}
+
+TEST(SinkDimOrderClones, SquareOfOneCloneMovesIt) {
+  // x * x (silero's magnitude) with x behind one clone: the clone goes once.
+  Graph g;
+  const ValueId x = g.add_input("x", int8_info({1, 3, 4, 4}));
+  const ValueId back = contiguous(g, clone(g, x, kChannelsLast));
+  const ValueId sq = add(g, back, back);
+  g.set_outputs({act(g, clone(g, sq, kChannelsLast), 1)});
+  sink_and_fold(g);
+  EXPECT_EQ(clones(g), 1);
+}
+
 TEST(SinkDimOrderClones, KeepsAddsOfDifferentOrders) {
   Graph g;
   const ValueId x = g.add_input("x", int8_info({2, 3, 4, 4}));
