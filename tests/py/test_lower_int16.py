@@ -1,0 +1,92 @@
+"""The int16 front end (CortexMQuantizer(int16_activations=..., fuse_magnitude=True)) lowered: the
+STFT-style conv1d on an int16 input -> cortex_m.quantized_conv2d_s16, sqrt(re^2 + im^2) ->
+cortex_m.quantized_magnitude_s16, a conv on the int16 magnitude with an int8 output ->
+quantized_conv2d_s16 + requantize_s16; no float compute op left, and the lowered output within
+1 int8 LSB of the fake-quantized graph."""
+
+import numpy as np
+import pytest
+
+import cortexm
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+FRONT_END = ("x", "convolution", "sqrt")
+FLOAT_COMPUTE = ("aten.convolution.default", "aten.mul.Tensor", "aten.add.Tensor",
+                 "aten.sqrt.default")
+
+
+class FrontEnd(nn.Module):
+    """Silero's front end in small: learned-basis STFT, magnitude, conv + relu."""
+
+    def __init__(self, bins=9, window=16, hop=8):
+        super().__init__()
+        self.bins = bins
+        self.stft = nn.Conv1d(1, 2 * bins, window, stride=hop, bias=False)
+        self.enc = nn.Conv1d(bins, 6, 3, padding=1)
+        self.tail = nn.Conv1d(6, 4, 1)
+
+    def forward(self, x):
+        y = self.stft(x.unsqueeze(1))
+        re, im = y[:, :self.bins], y[:, self.bins:]
+        h = torch.relu(self.enc(torch.sqrt(re * re + im * im)))
+        return self.tail(h)
+
+
+def samples(n, seed, amplitude):
+    g = torch.Generator().manual_seed(seed)
+    return [(torch.randn(2, 80, generator=g) * amplitude,) for _ in range(n)]
+
+
+def lower(module, amplitude=0.1):
+    torch.manual_seed(0)
+    module = module.eval()
+    graph = cortexm.export(module, samples(1, 1, amplitude)[0])
+    quantizer = cortexm.CortexMQuantizer(int16_activations=FRONT_END, fuse_magnitude=True)
+    qgraph = cortexm.quantize(graph, samples(6, 2, amplitude), quantizer, progress=False)
+    return qgraph, cortexm.lower(qgraph, "cortex-m55+int8")
+
+
+@pytest.mark.parametrize("amplitude", [0.1, 0.003])
+def test_front_end_lowers_to_int16_kernels_within_one_lsb(amplitude):
+    qgraph, lowered = lower(FrontEnd(), amplitude)
+    counts = lowered.op_counts()
+    assert counts.get("cortex_m.quantized_conv2d_s16.default") == 2, counts
+    assert counts.get("cortex_m.quantized_magnitude_s16.default") == 1, counts
+    assert counts.get("cortex_m.requantize_s16.default") == 1, counts
+    assert not [op for op in FLOAT_COMPUTE if op in counts], counts
+
+    stft = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_conv2d_s16.default")
+    assert stft.inputs[0].dtype == "int16" and stft.outputs[0].dtype == "int16"
+    magnitude = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_magnitude_s16.default")
+    assert magnitude.outputs[0].dtype == "int16"
+    assert magnitude.inputs[0].qparams["scales"] == magnitude.inputs[1].qparams["scales"]
+
+    # The graph output is float (dequantized); compare in LSB of its int8 quantization.
+    dq = next(n for n in lowered.nodes if n.op == "cortex_m.dequantize_per_tensor.default")
+    scale = dq.inputs[0].qparams["scales"][0]
+    off, total, worst = 0, 0, 0.0
+    for (x,) in samples(8, 3, amplitude):
+        fake = np.asarray(qgraph.run(x.numpy())[0])
+        got = np.asarray(lowered.run(x.numpy())[0])
+        lsb = np.abs(fake - got) / scale
+        worst = max(worst, float(lsb.max()))
+        off += int(np.count_nonzero(lsb > 0.5))
+        total += lsb.size
+    assert worst <= 1.0 + 1e-3
+    assert off <= 0.05 * total, (off, total)
+
+
+def test_a_sqrt_that_is_not_a_magnitude_stays_a_table():
+    class Sqrt(nn.Module):
+        def forward(self, x):
+            return torch.sqrt(torch.relu(x) * 2.0 + 0.5)
+
+    graph = cortexm.export(Sqrt().eval(), samples(1, 1, 1.0)[0])
+    qgraph = cortexm.quantize(graph, samples(4, 2, 1.0), progress=False)
+    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
+    counts = lowered.op_counts()
+    assert "aten.sqrt.default" not in counts
+    assert "cortex_m.quantized_magnitude_s16.default" not in counts
+
