@@ -90,3 +90,23 @@ def test_a_sqrt_that_is_not_a_magnitude_stays_a_table():
     assert "aten.sqrt.default" not in counts
     assert "cortex_m.quantized_magnitude_s16.default" not in counts
 
+
+
+def test_silero_front_end_lowers_with_no_float_compute_op():
+    import zoo
+
+    _, _, calibration, graph = zoo.exported("silero_vad")
+    quantizer = cortexm.CortexMQuantizer(int16_activations=FRONT_END, fuse_magnitude=True)
+    qgraph = cortexm.quantize(graph, calibration(2), quantizer, progress=False)
+    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
+    counts = lowered.op_counts()
+    assert counts.get("cortex_m.quantized_conv2d_s16.default") == 2, counts  # STFT, encoder 0
+    assert counts.get("cortex_m.quantized_magnitude_s16.default") == 1, counts
+    assert counts.get("cortex_m.requantize_s16.default") == 1, counts
+    data_movement = ("aten.cat.default", "aten.reflection_pad1d.default")
+    floats = [op for op in counts if op.startswith("aten.") and "copy" not in op
+              and op not in data_movement]
+    assert not floats, counts
+    stft = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_conv2d_s16.default")
+    assert tuple(stft.inputs[1].shape) == (258, 1, 256, 1)
+    assert all(s <= 7 for s in stft.attrs["requantize_shifts"])
