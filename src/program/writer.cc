@@ -10,6 +10,7 @@
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_batch_matmul.h"
 #include "cortexm/kernels/quantized_conv2d.h"
+#include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_mean.h"
@@ -363,6 +364,41 @@ const std::map<std::string, Emitter>& emitters() {
              i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
          return Emitted{fb::KernelId_Requantize, fb::OpParams_RequantizeParams, p.Union()};
        }},
+      {"cortex_m.quantized_conv2d_s16.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const auto stride = pair(a, "stride"), dilation = pair(a, "dilation");
+         const auto pad = padding4(a);
+         const auto multipliers = b.CreateVector(i32s(a, "requantize_multipliers"));
+         const auto shifts = b.CreateVector(i32s(a, "requantize_shifts"));
+         fb::Conv2dParamsBuilder p(b);
+         p.add_stride_h(stride.first);
+         p.add_stride_w(stride.second);
+         p.add_dilation_h(dilation.first);
+         p.add_dilation_w(dilation.second);
+         p.add_pad_top(pad[0]);
+         p.add_pad_left(pad[1]);
+         p.add_pad_bottom(pad[2]);
+         p.add_pad_right(pad[3]);
+         p.add_activation_min(i32(a, "activation_min"));
+         p.add_activation_max(i32(a, "activation_max"));
+         p.add_multipliers(multipliers);
+         p.add_shifts(shifts);
+         return Emitted{fb::KernelId_QuantizedConv2dS16, fb::OpParams_Conv2dParams, p.Finish().Union()};
+       }},
+      {"cortex_m.quantized_magnitude_s16.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const auto p = fb::CreateRequantizeParams(
+             b, 0, i32(a, "output_zero_point"), i32(a, "output_multiplier"), i32(a, "output_shift"),
+             i32(a, "activation_min"), i32(a, "activation_max"));
+         return Emitted{fb::KernelId_QuantizedMagnitudeS16, fb::OpParams_RequantizeParams, p.Union()};
+       }},
+      {"cortex_m.requantize_s16.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const auto p = fb::CreateRequantizeParams(
+             b, -i32(a, "input_zero_point"), i32(a, "output_zero_point"), i32(a, "output_multiplier"),
+             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
+         return Emitted{fb::KernelId_RequantizeS16, fb::OpParams_RequantizeParams, p.Union()};
+       }},
       {"cortex_m.quantized_mean.default",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
          const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
@@ -446,6 +482,11 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     p.filter = dims(in_info(graph, n, 1));
     p.output = nhwc(out_info(graph, n));
     return static_cast<int64_t>(quantized_conv2d_scratch_size(p, isa));
+  }
+  if (n.op == "cortex_m.quantized_conv2d_s16.default") {
+    Conv2dS16Params p;
+    p.filter = dims(in_info(graph, n, 1));
+    return static_cast<int64_t>(quantized_conv2d_s16_scratch_size(p));
   }
   if (n.op == "cortex_m.quantized_depthwise_conv2d.default") {
     DepthwiseConv2dParams p;
@@ -594,9 +635,13 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
     Offset<fb::QParams> qparams = 0;
     if (info.qparams) {
       const QuantParams& q = *info.qparams;
+      // The program's range is int32: an int64 tensor's (the 16x8 conv bias) saturates.
+      const auto int32_range = [](int64_t v) {
+        return static_cast<int32_t>(std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, v)));
+      };
       qparams = fb::CreateQParams(b, b.CreateVector(q.scales), b.CreateVector(q.zero_points),
-                                  static_cast<int32_t>(q.axis), static_cast<int32_t>(q.quant_min),
-                                  static_cast<int32_t>(q.quant_max));
+                                  static_cast<int32_t>(q.axis), int32_range(q.quant_min),
+                                  int32_range(q.quant_max));
     }
     const bool constant = value.kind == ValueKind::kConstant;
     std::vector<uint8_t> dim_order;

@@ -110,3 +110,34 @@ def test_silero_front_end_lowers_with_no_float_compute_op():
     stft = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_conv2d_s16.default")
     assert tuple(stft.inputs[1].shape) == (258, 1, 256, 1)
     assert all(s <= 7 for s in stft.attrs["requantize_shifts"])
+
+
+@pytest.mark.parametrize("amplitude", [0.1, 0.003])
+def test_program_runs_the_int16_kernels_bit_exact_with_the_lowered_graph(amplitude):
+    _, lowered = lower(FrontEnd(), amplitude)
+    x = samples(1, 4, amplitude)[0][0].numpy()
+    program = cortexm.to_program(lowered, bundle_inputs=(x,))
+    assert program.float_ops == 0
+    assert "+ 0 B scratch the graph does not declare" in program.layout
+    assert program.memory_plan().arena_size == program.arena_size
+    for (sample,) in samples(4, 5, amplitude):
+        got, want = program.run(sample.numpy()), lowered.run(sample.numpy())
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(got, want))
+    assert program.verify() == 1
+
+
+def test_silero_int16_front_end_program_matches_the_lowered_graph():
+    import zoo
+
+    _, example, calibration, graph = zoo.exported("silero_vad")
+    quantizer = cortexm.CortexMQuantizer(int16_activations=FRONT_END, fuse_magnitude=True)
+    lowered = cortexm.lower(cortexm.quantize(graph, calibration(2), quantizer, progress=False),
+                            "cortex-m55+int8")
+    inputs = [t.numpy() for t in example]
+    program = cortexm.to_program(lowered, bundle_inputs=tuple(inputs))
+    assert program.float_ops == 0
+    for sample in calibration(3, seed=7):
+        got, want = program.run(*[t.numpy() for t in sample]), lowered.run(*[t.numpy() for t in sample])
+        assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(got, want))
