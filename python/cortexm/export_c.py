@@ -21,9 +21,10 @@ import re
 
 import numpy as np
 
-__all__ = ["export_c", "default_name"]
+__all__ = ["IDENTIFIER", "default_name", "export_c"]
 
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+#: a valid program name (a C identifier without a leading underscore)
+IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _BYTES_PER_LINE = 16
 _BYTE_TEXT = [f"0x{b:02x}," for b in range(256)]
 
@@ -32,11 +33,11 @@ def default_name(stem: str) -> str:
     """A program name from a file stem ("ds-cnn.v2" -> "ds_cnn_v2"): characters that cannot be in a
     C identifier become '_'; "model_" goes in front when it does not start with a letter."""
     name = re.sub(r"[^A-Za-z0-9_]", "_", stem)
-    return name if _IDENTIFIER.match(name) else "model_" + name.lstrip("_") if name.strip("_") else "model"
+    return name if IDENTIFIER.match(name) else "model_" + name.lstrip("_") if name.strip("_") else "model"
 
 
 def _check_name(name) -> str:
-    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+    if not isinstance(name, str) or not IDENTIFIER.match(name):
         raise ValueError(f"export_c: name {name!r} must be a C identifier: a letter, then letters, digits or '_'")
     return name
 
