@@ -321,8 +321,12 @@ if(CORTEXM_QEMU_MACHINE)
                         "(-DCMAKE_TOOLCHAIN_FILE=${{CORTEXM_ROOT}}/cmake/arm-none-eabi.cmake)")
   endif()
   set(_firmware ${{CORTEXM_ROOT}}/firmware)
-  if(NOT EXISTS ${{_firmware}}/ld/${{CORTEXM_QEMU_MACHINE}}.ld)
-    message(FATAL_ERROR "CORTEXM_QEMU_MACHINE=${{CORTEXM_QEMU_MACHINE}} has no linker script ${{_firmware}}/ld/")
+  # Programs larger than the machine's code memory: the -large script where there is one (code and
+  # constants in DDR: ${{_firmware}}/ld/mps3-an547-large.ld).
+  set(CORTEXM_LINKER_SCRIPT ${{_firmware}}/ld/${{CORTEXM_QEMU_MACHINE}}.ld CACHE FILEPATH
+      "Linker script for CORTEXM_QEMU_MACHINE")
+  if(NOT EXISTS ${{CORTEXM_LINKER_SCRIPT}})
+    message(FATAL_ERROR "CORTEXM_QEMU_MACHINE=${{CORTEXM_QEMU_MACHINE}}: no linker script ${{CORTEXM_LINKER_SCRIPT}}")
   endif()
   # Objects, not an archive: the C library's printf needs syscalls.c's _write after libc is scanned.
   add_library({name}_qemu_startup OBJECT ${{_firmware}}/startup/startup.c ${{_firmware}}/startup/semihosting.c
@@ -330,8 +334,8 @@ if(CORTEXM_QEMU_MACHINE)
   target_include_directories({name}_qemu_startup PUBLIC ${{_firmware}}/startup)
   set_target_properties({name}_main PROPERTIES SUFFIX .elf)
   target_link_libraries({name}_main PRIVATE {name}_qemu_startup)
-  target_link_options({name}_main PRIVATE -nostartfiles -T${{_firmware}}/ld/${{CORTEXM_QEMU_MACHINE}}.ld
-                      -L${{_firmware}}/ld)
+  set_target_properties({name}_main PROPERTIES LINK_DEPENDS ${{CORTEXM_LINKER_SCRIPT}})
+  target_link_options({name}_main PRIVATE -nostartfiles -T${{CORTEXM_LINKER_SCRIPT}} -L${{_firmware}}/ld)
 endif()
 """
 
