@@ -1,8 +1,9 @@
 """Program.export_c: the generated C source, header, main.cc and CMake files, built for real.
 
-The exported directories are built as subprojects of one CMake project per target (the host's C/C++
-compiler, and arm-none-eabi for the Cortex-M55 on QEMU's mps3-an547), in build/export-c/<target> of
-the source tree: the runtime and kernels are built once, later runs rebuild only what changed.
+The exported directories are built as subprojects of one CMake project per target (the host's
+C/C++ compiler; arm-none-eabi for the Cortex-M55 and M4 on QEMU's mps3-an547 and mps2-an386), in
+build/export-c/<target> of the source tree: the runtime and kernels are built once, later runs
+rebuild only what changed.
 main.cc prints each output's FNV-1a checksum, compared here with the host runtime's outputs.
 """
 
@@ -55,14 +56,18 @@ def small():
     return graph, inputs, cortexm.to_program(graph, bundle_inputs=tuple(inputs))
 
 
-@pytest.fixture(scope="module")
-def ds_cnn():
+def zoo_program(name, target="cortex-m55+int8"):
     pytest.importorskip("torch")
     import zoo
 
-    _, example, _, _ = zoo.exported("ds_cnn")
+    _, example, _, _ = zoo.exported(name)
     inputs = [x.numpy() for x in example]
-    return cortexm.to_program(zoo.lowered("ds_cnn"), bundle_inputs=tuple(inputs)), inputs
+    return cortexm.to_program(zoo.lowered(name, target), target=target, bundle_inputs=tuple(inputs)), inputs
+
+
+@pytest.fixture(scope="module")
+def ds_cnn():
+    return zoo_program("ds_cnn")
 
 
 def fnv1a(data: bytes) -> int:
@@ -266,19 +271,24 @@ def test_host_build_of_ds_cnn_passes(ds_cnn, tmp_path):
     assert printed_checksums(log) == checksums(program.run(*inputs))
 
 
+# the code memory of each machine's linker script (firmware/ld): the program array must sit in it
+CODE = {"cortex-m55": (0x10000000, 512 << 10), "cortex-m4": (0x00000000, 4 << 20)}
+
+
 @needs_qemu
-def test_cortex_m55_build_passes_on_qemu(small, ds_cnn, tmp_path):
-    program, inputs = ds_cnn
-    out = build("cortex-m55", {"small": small[2], "small_wrong": wrong_expected_program(small), "ds_cnn": program},
-                tmp_path)
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_target_build_passes_on_qemu(small, cpu, tmp_path):
+    program, inputs = zoo_program("ds_cnn", f"{cpu}+int8")
+    out = build(cpu, {"small": small[2], "small_wrong": wrong_expected_program(small), "ds_cnn": program}, tmp_path)
     for name, prog, ins in [("small", small[2], small[1]), ("ds_cnn", program, inputs)]:
         elf = out / name / f"{name}_main.elf"
-        code, log = qemu.run_elf(elf, "cortex-m55", timeout=300)
+        code, log = qemu.run_elf(elf, cpu, timeout=300)
         assert code == 0 and log.rstrip().endswith("PASS"), log
         assert printed_checksums(log) == checksums(prog.run(*ins))
-        # the program sits in the code region (ITCM at 0x10000000), 16-byte aligned
+        # the program sits in the code memory, 16-byte aligned
         symbols = subprocess.run(["arm-none-eabi-nm", str(elf)], stdout=subprocess.PIPE, text=True, check=True).stdout
         address = int(re.search(rf"^([0-9a-f]+) [RrTt] {name}_program$", symbols, re.M).group(1), 16)
-        assert address % 16 == 0 and 0x10000000 <= address < 0x10080000
-    code, log = qemu.run_elf(out / "small_wrong" / "small_wrong_main.elf", "cortex-m55", timeout=300)
+        start, size = CODE[cpu]
+        assert address % 16 == 0 and start <= address < start + size
+    code, log = qemu.run_elf(out / "small_wrong" / "small_wrong_main.elf", cpu, timeout=300)
     assert code == 1 and log.rstrip().endswith("FAIL"), log
