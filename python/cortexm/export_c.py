@@ -161,9 +161,9 @@ __attribute__((aligned(16))) const uint8_t {name}_program[{name.upper()}_PROGRAM
 def _main(program, name: str) -> str:
     prefix = name.upper()
     return f"""// A minimal main for the cortexm program {name!r}, written by cortexm's Program.export_c: loads
-// the program, fills its inputs (the first bundled case, or zeros when it bundles none), runs it
-// once, prints each output's size and FNV-1a checksum and, when the program bundles expected
-// outputs, compares them bit for bit: prints PASS and returns 0, or prints FAIL and returns 1.
+// the program and runs it on each bundled case (once on zero inputs when it bundles none), printing
+// each output's size and FNV-1a checksum. With bundled cases it compares every output with the
+// expected one bit for bit: prints PASS and returns 0, or prints FAIL and returns 1.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -211,41 +211,44 @@ int main() {{
   const Status loaded = Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program);
   if (!loaded.ok()) return fail("loading {name}", loaded);
   const auto* cases = program.fb().bundled();
-  const cortexm::fb::BundledCase* bundled = cases && cases->size() > 0 ? cases->Get(0) : nullptr;
-
-  std::memset(arena, 0, sizeof arena);  // zero inputs when no case is bundled
-  for (int32_t i = 0; i < program.num_inputs(); ++i) {{
-    const TensorView input = program.tensor(program.input_tensor(i), arena);
-    // Firmware writes its own input here: copy_logical(contiguous(input, bytes), input).
-    if (bundled) cortexm::runtime::copy_logical(contiguous(input, bundled->inputs()->Get(i)->data()->data()), input);
-  }}
-
-  cortexm::runtime::RunStats stats;
-  const Status ran = cortexm::runtime::execute(program, arena, sizeof arena, nullptr, &stats);
-  if (!ran.ok()) return fail("running {name}", ran);
-  std::printf("{name}: %ld ops run\\n", static_cast<long>(stats.ops));
+  const long num_cases = cases ? static_cast<long>(cases->size()) : 0;
 
   int differing = 0;
-  uint8_t* out = outputs;
-  for (int32_t i = 0; i < program.num_outputs(); ++i) {{
-    const TensorView output = program.tensor(program.output_tensor(i), arena);
-    cortexm::runtime::copy_logical(output, contiguous(output, out));
-    const size_t size = output.nbytes();
-    std::printf("output %ld: %lu bytes, fnv1a 0x%08lx\\n", static_cast<long>(i), static_cast<unsigned long>(size),
-                static_cast<unsigned long>(fnv1a(out, size)));
-    if (bundled) {{
-      const uint8_t* expected = bundled->expected_outputs()->Get(i)->data()->data();
-      size_t first = 0;
-      while (first < size && out[first] == expected[first]) ++first;
-      if (first < size) {{
-        std::printf("output %ld differs from the expected output from byte %lu\\n", static_cast<long>(i),
-                    static_cast<unsigned long>(first));
-        ++differing;
-      }}
+  for (long c = 0; c < (num_cases > 0 ? num_cases : 1); ++c) {{
+    const cortexm::fb::BundledCase* bundled = num_cases > 0 ? cases->Get(static_cast<uint32_t>(c)) : nullptr;
+    std::memset(arena, 0, sizeof arena);  // zero inputs when no case is bundled
+    for (int32_t i = 0; i < program.num_inputs(); ++i) {{
+      const TensorView input = program.tensor(program.input_tensor(i), arena);
+      // Firmware writes its own input here: copy_logical(contiguous(input, bytes), input).
+      if (bundled) cortexm::runtime::copy_logical(contiguous(input, bundled->inputs()->Get(i)->data()->data()), input);
     }}
-    out += size;
+
+    cortexm::runtime::RunStats stats;
+    const Status ran = cortexm::runtime::execute(program, arena, sizeof arena, nullptr, &stats);
+    if (!ran.ok()) return fail("running {name}", ran);
+    std::printf("{name} case %ld: %ld ops run\\n", c, static_cast<long>(stats.ops));
+
+    uint8_t* out = outputs;
+    for (int32_t i = 0; i < program.num_outputs(); ++i) {{
+      const TensorView output = program.tensor(program.output_tensor(i), arena);
+      cortexm::runtime::copy_logical(output, contiguous(output, out));
+      const size_t size = output.nbytes();
+      std::printf("case %ld output %ld: %lu bytes, fnv1a 0x%08lx\\n", c, static_cast<long>(i),
+                  static_cast<unsigned long>(size), static_cast<unsigned long>(fnv1a(out, size)));
+      if (bundled) {{
+        const uint8_t* expected = bundled->expected_outputs()->Get(i)->data()->data();
+        size_t first = 0;
+        while (first < size && out[first] == expected[first]) ++first;
+        if (first < size) {{
+          std::printf("case %ld output %ld differs from the expected output from byte %lu\\n", c,
+                      static_cast<long>(i), static_cast<unsigned long>(first));
+          ++differing;
+        }}
+      }}
+      out += size;
+    }}
   }}
-  if (!bundled) {{
+  if (num_cases == 0) {{
     std::printf("DONE: no expected outputs bundled to compare\\n");
     return 0;
   }}

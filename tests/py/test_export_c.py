@@ -34,7 +34,7 @@ needs_qemu = pytest.mark.skipif(
 
 
 def small_graph():
-    """Three inputs (int8 cat through channels-last, a float permute), two outputs."""
+    """Three inputs (int8 cat through channels-last, a float permute), two outputs; two input cases."""
     g = cortexm.Graph()
     a = g.add_input("a", [1, 3, 4, 5], "int8", qparams=Q)
     b = g.add_input("b", [1, 2, 4, 5], "int8", qparams=Q)
@@ -44,16 +44,16 @@ def small_graph():
     cat = g.call("aten.cat.default", [a_cl, b_cl], {"dim": 1})
     perm = g.call("aten.permute_copy.default", [x], {"dims": [2, 0, 1]})
     g.outputs = [cat, g.call("aten.relu.default", [perm], {})]
-    inputs = [RNG.integers(-128, 128, (1, 3, 4, 5)).astype(np.int8),
+    cases = [[RNG.integers(-128, 128, (1, 3, 4, 5)).astype(np.int8),
               RNG.integers(-128, 128, (1, 2, 4, 5)).astype(np.int8),
-              (RNG.standard_normal((2, 3, 4)) * 3).astype(np.float32)]
-    return g, inputs
+              (RNG.standard_normal((2, 3, 4)) * 3).astype(np.float32)] for _ in range(2)]
+    return g, cases
 
 
 @pytest.fixture(scope="module")
 def small():
-    graph, inputs = small_graph()
-    return graph, inputs, cortexm.to_program(graph, bundle_inputs=tuple(inputs))
+    graph, cases = small_graph()
+    return graph, cases, cortexm.to_program(graph, bundle_inputs=[tuple(c) for c in cases])
 
 
 def zoo_program(name, target="cortex-m55+int8"):
@@ -83,7 +83,15 @@ def checksums(outputs) -> list:
 
 
 def printed_checksums(log: str) -> list:
-    return [(int(n), int(h, 16)) for n, h in re.findall(r"^output \d+: (\d+) bytes, fnv1a 0x([0-9a-f]{8})$", log, re.M)]
+    """[[(bytes, checksum) per output] per case] as main.cc prints them."""
+    cases = {}
+    for c, n, h in re.findall(r"^case (\d+) output \d+: (\d+) bytes, fnv1a 0x([0-9a-f]{8})$", log, re.M):
+        cases.setdefault(int(c), []).append((int(n), int(h, 16)))
+    return [cases[c] for c in sorted(cases)]
+
+
+def host_checksums(program, cases) -> list:
+    return [checksums(program.run(*inputs)) for inputs in cases]
 
 
 # --- the files ---------------------------------------------------------------------------------
@@ -94,7 +102,8 @@ def macros(header: str) -> dict:
 
 
 def test_files_hold_the_program_and_its_sizes(small, tmp_path):
-    graph, inputs, program = small
+    graph, cases, program = small
+    inputs = cases[0]
     written = program.export_c(tmp_path / "out" / "nested", name="tiny")
     assert sorted(os.listdir(tmp_path / "out" / "nested")) == \
         ["CMakeLists.txt", "cortexm.cmake", "main.cc", "tiny_program.c", "tiny_program.h"]
@@ -108,7 +117,7 @@ def test_files_hold_the_program_and_its_sizes(small, tmp_path):
     m = macros(Path(written["header"]).read_text())
     assert m["TINY_PROGRAM_SIZE"] == f"{len(program.data)}u"
     assert m["TINY_ARENA_SIZE"] == f"{program.arena_size}u"
-    assert (m["TINY_NUM_INPUTS"], m["TINY_NUM_OUTPUTS"], m["TINY_NUM_BUNDLED_CASES"]) == ("3", "2", "1")
+    assert (m["TINY_NUM_INPUTS"], m["TINY_NUM_OUTPUTS"], m["TINY_NUM_BUNDLED_CASES"]) == ("3", "2", "2")
     assert m["TINY_INPUT0_SHAPE"] == "{1, 3, 4, 5}" and m["TINY_INPUT0_DTYPE"] == '"int8"'
     assert m["TINY_INPUT2_NAME"] == '"x"' and m["TINY_INPUT2_BYTES"] == f"{2 * 3 * 4 * 4}u"
     assert m["TINY_INPUT2_ELEMENT_SIZE"] == "4u" and m["TINY_INPUT2_RANK"] == "3"
@@ -227,34 +236,37 @@ def run_host(out: Path, name: str):
 
 
 def wrong_expected_program(small):
-    graph, inputs, program = small
-    ins, outs = program.bundled()[0]
-    outs[1][3, 1, 2] += 1.0
-    return cortexm.Program(_core.write_program(graph, "cortex-m55+int8", None, [(ins, outs)]))
+    """The small program with one wrong element in case 1's output 1."""
+    graph, _, program = small
+    bundled = program.bundled()
+    bundled[1][1][1][3, 1, 2] += 1.0
+    return cortexm.Program(_core.write_program(graph, "cortex-m55+int8", None, bundled))
 
 
 @needs_host_tools
 def test_host_build_passes_zero_inputs_and_catches_a_wrong_output(small, tmp_path):
-    graph, inputs, program = small
+    graph, cases, program = small
     unbundled = cortexm.to_program(graph)
     out = build("host", {"small": program, "small_unbundled": unbundled,
                          "small_wrong": wrong_expected_program(small)}, tmp_path)
 
     code, log = run_host(out, "small")
     assert code == 0 and log.rstrip().endswith("PASS"), log
-    assert f"small: {program.num_ops} ops run" in log
-    assert printed_checksums(log) == checksums(program.run(*inputs))
+    assert f"small case 1: {program.num_ops} ops run" in log
+    assert printed_checksums(log) == host_checksums(program, cases)
 
     code, log = run_host(out, "small_unbundled")
     assert code == 0 and "DONE: no expected outputs bundled" in log, log
-    zeros = [np.zeros_like(x) for x in inputs]
-    assert printed_checksums(log) == checksums(unbundled.run(*zeros))
-    assert printed_checksums(log) != checksums(unbundled.run(*inputs))
+    zeros = [np.zeros_like(x) for x in cases[0]]
+    assert printed_checksums(log) == host_checksums(unbundled, [zeros])
+    assert printed_checksums(log) != host_checksums(unbundled, cases[:1])
 
     code, log = run_host(out, "small_wrong")
     assert code == 1 and log.rstrip().endswith("FAIL"), log
-    assert "output 1 differs from the expected output from byte" in log
-    assert "output 0 differs" not in log
+    assert "case 1 output 1 differs from the expected output from byte" in log and log.count("differs") == 1
+    assert "case 1 output 1 differs from the expected output from byte" in log
+    assert log.count("differs") == 1
+    assert printed_checksums(log) == host_checksums(program, cases)
 
     # the program bytes: 16-byte aligned, in their own section
     obj = next((out / "small" / "CMakeFiles").glob("small_main.dir/**/small_program.c.o"))
@@ -268,7 +280,7 @@ def test_host_build_of_ds_cnn_passes(ds_cnn, tmp_path):
     out = build("host", {"ds_cnn": program}, tmp_path)
     code, log = run_host(out, "ds_cnn")
     assert code == 0 and log.rstrip().endswith("PASS"), log
-    assert printed_checksums(log) == checksums(program.run(*inputs))
+    assert printed_checksums(log) == host_checksums(program, [inputs])
 
 
 # the code memory of each machine's linker script (firmware/ld): the program array must sit in it
@@ -280,11 +292,11 @@ CODE = {"cortex-m55": (0x10000000, 512 << 10), "cortex-m4": (0x00000000, 4 << 20
 def test_target_build_passes_on_qemu(small, cpu, tmp_path):
     program, inputs = zoo_program("ds_cnn", f"{cpu}+int8")
     out = build(cpu, {"small": small[2], "small_wrong": wrong_expected_program(small), "ds_cnn": program}, tmp_path)
-    for name, prog, ins in [("small", small[2], small[1]), ("ds_cnn", program, inputs)]:
+    for name, prog, cases in [("small", small[2], small[1]), ("ds_cnn", program, [inputs])]:
         elf = out / name / f"{name}_main.elf"
         code, log = qemu.run_elf(elf, cpu, timeout=300)
         assert code == 0 and log.rstrip().endswith("PASS"), log
-        assert printed_checksums(log) == checksums(prog.run(*ins))
+        assert printed_checksums(log) == host_checksums(prog, cases)
         # the program sits in the code memory, 16-byte aligned
         symbols = subprocess.run(["arm-none-eabi-nm", str(elf)], stdout=subprocess.PIPE, text=True, check=True).stdout
         address = int(re.search(rf"^([0-9a-f]+) [RrTt] {name}_program$", symbols, re.M).group(1), 16)
@@ -292,3 +304,4 @@ def test_target_build_passes_on_qemu(small, cpu, tmp_path):
         assert address % 16 == 0 and start <= address < start + size
     code, log = qemu.run_elf(out / "small_wrong" / "small_wrong_main.elf", cpu, timeout=300)
     assert code == 1 and log.rstrip().endswith("FAIL"), log
+    assert "case 1 output 1 differs from the expected output from byte" in log and log.count("differs") == 1
