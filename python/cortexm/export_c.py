@@ -6,8 +6,8 @@
   section ``.rodata.cortexm_program`` (define CORTEXM_PROGRAM_SECTION to map it elsewhere);
 - ``<name>_program.h``: its declaration and the sizes: program bytes, arena bytes, the inputs' and
   outputs' count, names, dtypes, shapes and bytes, the number of bundled cases;
-- ``main.cc``: a minimal main that loads the program, fills the inputs (the first bundled case,
-  else zeros), runs it and compares the bundled expected outputs (PASS / FAIL, nonzero on failure);
+- ``main.cc``: a minimal main that loads the program, runs it on each bundled case (once on zero
+  inputs when there is none) and compares the expected outputs (PASS / FAIL, nonzero on failure);
 - ``cortexm.cmake``: ``cortexm_add_<name>(target)`` adds the program to a target and links the
   cortexm runtime and kernels, built from CORTEXM_ROOT (the cortexm source tree);
 - ``CMakeLists.txt``: a project that builds main.cc on the host, or for a QEMU machine with

@@ -141,6 +141,13 @@ def test_default_name_and_names_from_file_stems(small, tmp_path):
     assert default_name("__") == "model"
 
 
+def test_tensor_names_become_c_string_literals():
+    from cortexm.export_c import _c_string
+
+    assert _c_string("conv_1") == '"conv_1"'
+    assert _c_string('a"b\\c??=\n\u00e9') == '"a\\"b\\\\c\\077\\077=\\012\\303\\251"'
+
+
 @pytest.mark.parametrize("name", ["", "9lives", "_hidden", "a-b", "x y", "ünï", 7])
 def test_bad_names_are_refused(small, tmp_path, name):
     with pytest.raises(ValueError, match="must be a C identifier"):
