@@ -23,12 +23,21 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+# Build output only when the build fails, so stdout is the checks' report.
+quiet() {
+  local log
+  if ! log=$("$@" 2>&1); then
+    echo "$log" >&2
+    exit 1
+  fi
+}
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
+  quiet cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
     -DCORTEXM_CPU="$cpu" -DCORTEXM_KERNELS_ONLY=ON -DCORTEXM_BUILD_FIRMWARE=ON \
-    -DCMAKE_BUILD_TYPE=Release -DCORTEXM_KERNEL_ISA="$isa" "${launcher[@]}" >/dev/null
+    -DCMAKE_BUILD_TYPE=Release -DCORTEXM_KERNEL_ISA="$isa" "${launcher[@]}"
 fi
-cmake --build "$build" --target kernel_variants -- -j2 >/dev/null
+quiet cmake --build "$build" --target kernel_variants -- -j2
+# QEMU writes the semihosting console to stderr; the report goes to stdout.
 exec qemu-system-arm -M "$machine" -nographic -monitor none -serial none \
   -semihosting-config "enable=on,target=native,arg=kernel_variants,arg=$seed,arg=$cases" \
-  -kernel "$build/tests/target/kernel_variants.elf"
+  -kernel "$build/tests/target/kernel_variants.elf" 2>&1

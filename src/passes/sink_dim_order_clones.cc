@@ -3,11 +3,17 @@
 // after it (FoldInverseDimOrderClone then removes the pair), or disappears in a view whose output
 // is contiguous anyway. The consumer then reads the clone's input and runs in its order:
 // - cortex_m.quantized_activation and cortex_m.requantize (bytes in, bytes out, same layout);
-// - cortex_m.quantized_add / quantized_mul with two same-shape inputs, both such clones from the
-//   same order (the kernel runs over the bytes as one flat run);
+// - constant_pad_nd (the runtime pads in any layout; its output keeps the input's order);
+// - cortex_m.quantized_add / quantized_mul with two inputs of one rank, both such clones from the
+//   same order (same shapes run over the bytes as one flat run; broadcasting ones, a squeeze-and-
+//   excite scale [N, C, 1, 1] say, over the physical shapes);
 // - view_copy / squeeze / unsqueeze that only insert or remove size-1 dims (graph/layout.h).
 // A dequantize is not passed: the copy would move to the four times larger float side. A clone
-// moves only when one of the clones it replaces goes, so the number of clones never grows.
+// moves only when one of the clones it replaces goes, so the number of clones never grows, and
+// only when that gains something (it vanishes, two become one, or a reader folds it or takes it
+// further): a clone that would just trade places with a view before a dequantize stays; a
+// reader of the consumer that clones back to the consumer's new order goes at once (the pair that
+// FoldInverseDimOrderClone would remove), so the consumers after it see their real readers.
 #include <algorithm>
 
 #include "graph/errors.h"
@@ -29,10 +35,10 @@ bool is_view(const std::string& op) {
 // the pass moves clones past.
 std::vector<size_t> layout_inputs(const Graph& graph, const Node& node) {
   if (node.op == "cortex_m.quantized_activation.default" || node.op == "cortex_m.requantize.default" ||
-      is_view(node.op))
+      node.op == "aten.constant_pad_nd.default" || is_view(node.op))
     return {0};
   if (node.op == "cortex_m.quantized_add.default" || node.op == "cortex_m.quantized_mul.default") {
-    if (graph.value(node.inputs[0]).info.shape != graph.value(node.inputs[1]).info.shape) return {};
+    if (graph.value(node.inputs[0]).info.rank() != graph.value(node.inputs[1]).info.rank()) return {};
     return {0, 1};
   }
   return {};
@@ -53,6 +59,20 @@ bool only_read_by(const Graph& graph, ValueId v, NodeId reader) {
   return std::all_of(users.begin(), users.end(), [&](NodeId u) { return u == reader; });
 }
 
+// Whether moving one clone per input past the consumer of `out` gains something: the clone
+// vanishes (`out` comes out contiguous), fewer clones remain (two inputs' clones become one), or a
+// reader of `out` folds with the moved clone (a clone back to `order`) or lets it move on.
+bool worth_moving(const Graph& graph, ValueId out, const std::vector<int64_t>& order, int going) {
+  if (order == contiguous_dim_order(order.size()) || going > 1) return true;
+  for (NodeId r : graph.users(out)) {
+    const Node& reader = graph.node(r);
+    if (reader.op == kClone && graph.value(reader.outputs[0]).info.effective_dim_order() == order)
+      return true;
+    if (!layout_inputs(graph, reader).empty()) return true;
+  }
+  return false;
+}
+
 bool sink_past(Graph& graph, NodeId id) {
   const Node& node = graph.node(id);
   const std::vector<size_t> inputs = layout_inputs(graph, node);
@@ -60,18 +80,19 @@ bool sink_past(Graph& graph, NodeId id) {
   const ValueId out = node.outputs[0];
   if (graph.is_graph_output(out)) return false;
   std::vector<NodeId> clones;
-  bool one_goes = false;
+  int going = 0;
   for (size_t i : inputs) {
     const NodeId c = to_contiguous_clone(graph, node.inputs[i]);
     if (c == kNoNode) return false;
+    if (std::find(clones.begin(), clones.end(), c) == clones.end() && only_read_by(graph, node.inputs[i], id))
+      ++going;
     clones.push_back(c);
-    one_goes = one_goes || only_read_by(graph, node.inputs[i], id);
   }
   const TensorInfo& source = graph.value(graph.node(clones[0]).inputs[0]).info;
   for (NodeId c : clones)
     if (graph.value(graph.node(c).inputs[0]).info.effective_dim_order() != source.effective_dim_order())
       return false;
-  if (!one_goes) return false;
+  if (going == 0) return false;
   // The order the consumer's output takes.
   std::vector<int64_t> order = source.effective_dim_order();
   if (is_view(node.op)) {
@@ -79,7 +100,9 @@ bool sink_past(Graph& graph, NodeId id) {
     if (!kept) return false;
     order = *kept;
   }
-  const std::vector<NodeId> readers = graph.users(out);
+  if (!worth_moving(graph, out, order, going)) return false;
+  std::vector<NodeId> readers = graph.users(out);
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());  // users are in order
   for (size_t k = 0; k < inputs.size(); ++k)
     graph.replace_input(id, inputs[k], graph.node(clones[k]).inputs[0]);
   graph.reinfer(id);
@@ -87,8 +110,10 @@ bool sink_past(Graph& graph, NodeId id) {
     throw GraphError("node '" + node.name + "' (" + node.op + "): SinkDimOrderClones expected " +
                      "its output in dim order " + shape_to_string(order) + ", inference gives " +
                      shape_to_string(graph.value(out).info.effective_dim_order()));
-  for (NodeId c : clones)
-    if (graph.users(graph.node(c).outputs[0]).empty()) graph.erase_node(c);
+  for (size_t k = 0; k < clones.size(); ++k) {
+    const bool seen = std::find(clones.begin(), clones.begin() + k, clones[k]) != clones.begin() + k;
+    if (!seen && graph.users(graph.node(clones[k]).outputs[0]).empty()) graph.erase_node(clones[k]);
+  }
   if (graph.value(out).info.contiguous()) return true;
   // Back to contiguous after the consumer, for its readers.
   const auto& order_now = graph.order();
@@ -100,9 +125,18 @@ bool sink_past(Graph& graph, NodeId id) {
   graph.mutable_node(graph.producer(back)).meta["lowering"] = "cortex_m";
   for (NodeId r : readers) {
     const Node& reader = graph.node(r);
+    // A clone back to the order the consumer now has meets its inverse here: it goes at once,
+    // so later consumers see the readers that remain.
+    if (reader.op == kClone && !graph.is_graph_output(reader.outputs[0]) &&
+        graph.value(reader.outputs[0]).info.effective_dim_order() == order) {
+      graph.replace_all_uses(reader.outputs[0], out);
+      graph.erase_node(r);
+      continue;
+    }
     for (size_t i = 0; i < reader.inputs.size(); ++i)
       if (reader.inputs[i] == out) graph.replace_input(r, i, back);
   }
+  if (graph.users(back).empty()) graph.erase_node(graph.producer(back));
   return true;
 }
 

@@ -1,7 +1,8 @@
-// DSP variant of quantized_depthwise_conv2d (depth multiplier 1): 4 channels per step; one word
+// DSP variant of quantized_depthwise_conv2d. Depth multiplier 1: 4 channels per step; one word
 // load each of input and filter, SXTB16 / SXTB16 ROR #8 split them into int16 pairs, SADD16 adds
-// the input offset to both lanes and SMLABB / SMLATT accumulate each channel on its own. Channels
-// past the last group of 4, and depth multipliers above 1, take one channel at a time.
+// the input offset to both lanes and SMLABB / SMLATT accumulate each channel on its own. With depth
+// multipliers of 4 or more, groups of 4 outputs of one input channel share its byte per tap; other
+// channels go one at a time.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
@@ -48,6 +49,30 @@ inline void sum4(const int8_t* x, const int8_t* w, int32_t rows, int32_t cols, i
     }
     x += row_step;
     w += w_row_step;
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+// sum4 for 4 output channels of one input channel (depth multiplier >= 4): one input byte per tap,
+// in both lanes.
+inline void sum4_one_input(const int8_t* x, const int8_t* w, int32_t rows, int32_t cols,
+                           int32_t row_step, int32_t tap_step, int32_t w_row_step, int32_t out_c,
+                           int32_t offset, int32_t* acc) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (int32_t r = 0; r < rows; ++r, x += row_step, w += w_row_step) {
+    const int8_t* xr = x;
+    const int8_t* wr = w;
+    for (int32_t k = 0; k < cols; ++k, xr += tap_step, wr += out_c) {
+      const uint32_t xx = splat16(*xr + offset), wv = load_u32(wr);
+      const uint32_t w02 = sxtb16(wv), w13 = sxtb16_ror8(wv);
+      a0 = smlabb(xx, w02, a0);
+      a2 = smlatt(xx, w02, a2);
+      a1 = smlabb(xx, w13, a1);
+      a3 = smlatt(xx, w13, a3);
+    }
   }
   acc[0] = a0;
   acc[1] = a1;
@@ -104,8 +129,19 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
             out[c + l] = output_value(static_cast<int32_t>(wrap(sums[l]) + b), q, c + l);
           }
         }
-        for (int32_t c = paired; c < out_c; ++c) {
+        for (int32_t c = paired; c < out_c;) {
           const int32_t in_channel = c / multiplier;
+          if (any && c % multiplier + 4 <= multiplier) {  // 4 outputs of one input channel
+            int32_t sums[4];
+            sum4_one_input(x_first + in_channel, w_first + c, n_rows, n_cols, row_step, tap_step,
+                           w_row_step, out_c, offset, sums);
+            for (int32_t l = 0; l < 4; ++l) {
+              const uint32_t b = bias ? wrap(bias[c + l]) : 0u;
+              out[c + l] = output_value(static_cast<int32_t>(wrap(sums[l]) + b), q, c + l);
+            }
+            c += 4;
+            continue;
+          }
           uint32_t acc = bias ? wrap(bias[c]) : 0u;
           for (int32_t kh = rows.first; kh < rows.last; ++kh) {
             const int64_t iy = y0 + int64_t{kh} * g.dilation_h;
@@ -116,6 +152,7 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
             }
           }
           out[c] = output_value(static_cast<int32_t>(acc), q, c);
+          ++c;
         }
       }
     }

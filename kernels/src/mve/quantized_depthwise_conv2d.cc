@@ -2,7 +2,8 @@
 // lanes (VLDRB.S16 widening loads, x + input_offset fits int16), each valid tap multiplied into
 // int32 sums of the even and the odd channels (VMULLB / VMULLT); interior 3x3 windows run the nine
 // taps unrolled, full groups of 8 channels without predication. Other depth multipliers: 4 output
-// channels per vector of int32 lanes, input channels gathered. Each group of channels is
+// channels per vector of int32 lanes: 4 outputs of one input channel multiply its byte by 4 filter
+// values (VMLA by scalar); otherwise the input channels are gathered. Each group of channels is
 // requantized as vectors with its own multipliers and shifts.
 #include "variants.h"
 
@@ -132,6 +133,16 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
         for (int32_t c = 0; c < out_c; c += 4) {
           const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(out_c - c));
           int32x4_t acc = bias ? vldrwq_z_s32(bias + c, lanes) : vdupq_n_s32(0);
+          if (c % multiplier + 4 <= multiplier) {
+            // 4 outputs of one input channel: its byte times 4 filter values per tap (VMLA by scalar).
+            const int8_t* x = x_first + c / multiplier;
+            const int8_t* w = w_first + c;
+            for (int32_t r = 0; r < n_rows; ++r, x += row_step, w += w_row_step)
+              for (int32_t k = 0; k < n_cols; ++k)
+                acc = vmlaq_n_s32(acc, vldrbq_s32(w + k * out_c), x[k * tap_step] + offset);
+            finish(acc, q, c, lanes, out);
+            continue;
+          }
           // Input channel of each lane: (c + lane) / depth multiplier.
           uint32_t in_channel[4];
           for (int32_t l = 0; l < 4; ++l) in_channel[l] = static_cast<uint32_t>((c + l) / multiplier);

@@ -83,6 +83,7 @@ void register_aten_constant_pad_nd(OpRegistry& registry) {
     }
     TensorInfo out = make_info(in.dtype, shape);
     out.qparams = passthrough_qparams(in);
+    out.dim_order = in.effective_dim_order();  // the runtime pads in any layout
     return std::vector<TensorInfo>{out};
   };
   s.kernel = [](const KernelContext& ctx) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cortexm/kernels/broadcast.h"
+#include "graph/layout.h"
 #include "ops/cortex_m/cortex_m_util.h"
 
 namespace cortexm::ops {
@@ -18,8 +19,17 @@ inline std::vector<TensorInfo> infer_int8_binary(const InferContext& ctx) {
   require_dtype(ctx, 1, {DType::kInt8});
   broadcast_of(ctx, ctx.input(0), ctx.input(1));
   TensorInfo out = make_info(DType::kInt8, broadcast_shapes(ctx, ctx.input(0).shape, ctx.input(1).shape));
-  // Same-shape operands keep their memory layout; broadcasting ones are planned contiguous.
-  if (ctx.input(0).shape == ctx.input(1).shape) out.dim_order = ctx.input(0).dim_order;
+  // Same-shape operands keep their memory layout, and so do broadcasting ones of one rank in one
+  // dim order (the runtime broadcasts over their physical shapes); others are planned contiguous.
+  const TensorInfo& a = ctx.input(0);
+  const TensorInfo& b = ctx.input(1);
+  if (a.shape == b.shape) {
+    out.dim_order = a.effective_dim_order();
+  } else if (a.rank() == b.rank() && a.effective_dim_order() == b.effective_dim_order()) {
+    out.dim_order = a.effective_dim_order();
+  } else {
+    out.dim_order = contiguous_dim_order(out.shape.size());
+  }
   return {out};
 }
 

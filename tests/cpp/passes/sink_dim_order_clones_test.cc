@@ -75,6 +75,19 @@ TEST(SinkDimOrderClones, ActivationRunsChannelsLastAndThePairFolds) {
   EXPECT_EQ(g.value(a).info.effective_dim_order(), kChannelsLast);
 }
 
+TEST(SinkDimOrderClones, PadRunsChannelsLast) {
+  // resnet8's stride-2 blocks: contiguous -> pad (0, 1, 0, 1) -> channels-last -> conv.
+  Graph g;
+  const ValueId x = g.add_input("x", int8_info({1, 4, 5, 5}));
+  const ValueId cl = act(g, clone(g, x, kChannelsLast), 1);
+  const ValueId padded = g.call("aten.constant_pad_nd.default", {contiguous(g, cl)},
+                                {{"pad", std::vector<int64_t>{0, 1, 0, 1}}, {"value", -3.0}})[0];
+  g.set_outputs({act(g, clone(g, padded, kChannelsLast), 2)});
+  sink_and_fold(g);
+  EXPECT_EQ(clones(g), 1);
+  EXPECT_EQ(g.value(padded).info.effective_dim_order(), kChannelsLast);
+}
+
 TEST(SinkDimOrderClones, SameShapeAddTakesBothClonesOutAsOne) {
   Graph g;
   const ValueId x = g.add_input("x", int8_info({2, 3, 4, 4}));
@@ -86,6 +99,26 @@ TEST(SinkDimOrderClones, SameShapeAddTakesBothClonesOutAsOne) {
   sink_and_fold(g);
   EXPECT_EQ(clones(g), 2);  // only the two into channels-last
   EXPECT_EQ(g.value(sum).info.effective_dim_order(), kChannelsLast);
+}
+
+TEST(SinkDimOrderClones, BroadcastingMulOfOneRankRunsChannelsLast) {
+  // Squeeze-and-excite: [1, C, H, W] * [1, C, 1, 1], both channels-last before the clones.
+  Graph g;
+  const ValueId x = g.add_input("x", int8_info({1, 6, 4, 5}));
+  const ValueId s = g.add_input("s", int8_info({1, 6, 1, 1}));
+  const ValueId xs = act(g, clone(g, x, kChannelsLast), 1);
+  const ValueId ss = act(g, clone(g, s, kChannelsLast), 2);
+  Attrs attrs;
+  for (auto [name, v] : std::vector<std::pair<const char*, int64_t>>{
+           {"self_zero_point", 3}, {"other_zero_point", -5}, {"output_zero_point", 2},
+           {"output_multiplier", 1 << 30}, {"output_shift", -6}})
+    attrs.emplace_back(name, v);
+  const ValueId prod = g.call("cortex_m.quantized_mul.default", {contiguous(g, xs), contiguous(g, ss)}, attrs)[0];
+  g.set_outputs({act(g, clone(g, prod, kChannelsLast), 3)});
+  ASSERT_EQ(clones(g), 5);
+  sink_and_fold(g);
+  EXPECT_EQ(clones(g), 2);
+  EXPECT_EQ(g.value(prod).info.effective_dim_order(), kChannelsLast);
 }
 
 TEST(SinkDimOrderClones, SizeOneViewsKeepTheOrderAndThePairFoldsAcrossThem) {
@@ -118,20 +151,46 @@ TEST(SinkDimOrderClones, CloneVanishesInAViewToContiguousBytes) {
 TEST(SinkDimOrderClones, StopsWhereLayoutMattersOrNothingIsGained) {
   Graph g;
   const ValueId x = g.add_input("x", int8_info({1, 4, 3, 5}));
-  const ValueId small = g.add_input("s", int8_info({1, 4, 1, 1}));
+  const ValueId small = g.add_input("s", int8_info({3, 5}));
   const ValueId back = contiguous(g, clone(g, x, kChannelsLast));
-  // A dequantize (float side), a broadcasting add, a reshape that moves elements, and an
-  // activation whose input clone has another reader: the clone stays where it is.
+  // A dequantize (float side), an add broadcasting over another rank, a reshape that moves
+  // elements, and an activation whose input clone has another reader: the clone stays where it is.
   const ValueId dq = g.call("cortex_m.dequantize_per_tensor.default", {back},
                             {{"scale", 0.05}, {"zero_point", int64_t{-3}}, {"quant_min", int64_t{-128}},
                              {"quant_max", int64_t{127}}, {"dtype", DType::kInt8}})[0];
-  const ValueId broadcast = add(g, back, contiguous(g, clone(g, small, kChannelsLast)));
+  const ValueId broadcast = add(g, back, contiguous(g, clone(g, small, {1, 0})));
   const ValueId flat =
       g.call("aten.view_copy.default", {back}, {{"size", std::vector<int64_t>{1, 60}}})[0];
   g.set_outputs({dq, broadcast, flat, act(g, back, 1)});
   const int64_t before = clones(g);
   EXPECT_FALSE(run_and_compare(g, sink_dim_order_clones));
   EXPECT_EQ(clones(g), before);
+}
+
+TEST(SinkDimOrderClones, LeavesAMoveThatMeetsNothing) {
+  // conv1d's output side: channels-last -> contiguous -> view [N, C, W] -> dequantize. Moving the
+  // clone after the view would only trade places.
+  Graph g;
+  const ValueId x = g.add_input("x", int8_info({2, 5, 1, 3}));
+  const ValueId cl = act(g, clone(g, x, kChannelsLast), 1);
+  const ValueId flat =
+      g.call("aten.view_copy.default", {contiguous(g, cl)}, {{"size", std::vector<int64_t>{2, 5, 3}}})[0];
+  g.set_outputs({g.call("cortex_m.dequantize_per_tensor.default", {flat},
+                        {{"scale", 0.05}, {"zero_point", int64_t{-3}}, {"quant_min", int64_t{-128}},
+                         {"quant_max", int64_t{127}}, {"dtype", DType::kInt8}})[0]});
+  EXPECT_FALSE(run_and_compare(g, sink_dim_order_clones));
+  EXPECT_TRUE(g.value(flat).info.contiguous());
+}
+
+TEST(SinkDimOrderClones, SquareOfOneCloneMovesIt) {
+  // x * x (silero's magnitude) with x behind one clone: the clone goes once.
+  Graph g;
+  const ValueId x = g.add_input("x", int8_info({1, 3, 4, 4}));
+  const ValueId back = contiguous(g, clone(g, x, kChannelsLast));
+  const ValueId sq = add(g, back, back);
+  g.set_outputs({act(g, clone(g, sq, kChannelsLast), 1)});
+  sink_and_fold(g);
+  EXPECT_EQ(clones(g), 1);
 }
 
 TEST(SinkDimOrderClones, KeepsAddsOfDifferentOrders) {

@@ -198,6 +198,45 @@ TEST(Program, SizeOneViewsOfChannelsLastDataRunInPlace) {
   }
 }
 
+TEST(Program, BroadcastingMulRunsChannelsLast) {
+  // [2, 6, 4, 5] * [2, 6, 1, 1] (a squeeze-and-excite scale), both channels-last, and
+  // [2, 6, 4, 5] + [1, 6, 4, 1]: broadcast over the channels-last bytes, bit-exact.
+  testing::RandomData rng(6);
+  Graph g;
+  const std::vector<int64_t> nhwc = {0, 2, 3, 1};
+  const ValueId x = g.add_input("x", info(DType::kInt8, {2, 6, 4, 5}));
+  const ValueId s = g.add_input("s", info(DType::kInt8, {2, 6, 1, 1}));
+  const ValueId t = g.add_input("t", info(DType::kInt8, {1, 6, 4, 1}));
+  auto to_cl = [&](ValueId v) {
+    return g.call("dim_order_ops._clone_dim_order.default", {v}, {{"dim_order", nhwc}})[0];
+  };
+  const ValueId xc = to_cl(x);
+  const ValueId prod = g.call("cortex_m.quantized_mul.default", {xc, to_cl(s)},
+                              {{"self_zero_point", int64_t{3}}, {"other_zero_point", int64_t{-5}},
+                               {"output_zero_point", int64_t{2}}, {"output_multiplier", int64_t{1} << 30},
+                               {"output_shift", int64_t{-6}}})[0];
+  Attrs add_attrs;
+  for (auto [name, v] : std::vector<std::pair<const char*, int64_t>>{
+           {"self_zero_point", 3}, {"self_multiplier", 1 << 30}, {"self_shift", -1},
+           {"other_zero_point", -5}, {"other_multiplier", 3 << 28}, {"other_shift", -1},
+           {"output_zero_point", 2}, {"output_multiplier", 1 << 30}, {"output_shift", -19}})
+    add_attrs.emplace_back(name, v);
+  const ValueId sum = g.call("cortex_m.quantized_add.default", {prod, to_cl(t)}, add_attrs)[0];
+  ASSERT_EQ(g.value(prod).info.dim_order, nhwc);
+  ASSERT_EQ(g.value(sum).info.dim_order, nhwc);
+  g.set_outputs({g.call("dim_order_ops._clone_dim_order.default", {sum}, {})[0]});
+  Loaded loaded(program::write_program(g, program::sequential_layout(g, Isa::kScalar), {}));
+  ASSERT_TRUE(loaded.status.ok()) << program::status_message(loaded.status, loaded.buffer.data, loaded.buffer.size, "p");
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<Tensor> inputs;
+    for (ValueId in : g.inputs()) inputs.push_back(random_tensor(g.value(in).info, rng));
+    const std::vector<Tensor> want = run_graph(g, inputs);
+    const std::vector<Tensor> got = run_program(loaded.program, inputs);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(std::memcmp(got[0].raw(), want[0].raw(), got[0].nbytes()), 0);
+  }
+}
+
 TEST(Program, ProfilerHookSeesEveryOpInOrder) {
   testing::RandomData rng(5);
   const Graph g = conv_linear_graph(rng);

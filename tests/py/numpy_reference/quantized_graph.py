@@ -120,7 +120,8 @@ FUSES_ACTIVATION = tuple(CM.format(k) for k in (
     "quantized_linear", "quantized_add", "quantized_mul", "quantized_max_pool2d",
     "quantized_avg_pool2d"))
 # ActivationFusion walks back through these (single readers) to the producer it folds into.
-FUSION_MOVES = ("aten.view_copy.default", "dim_order_ops._clone_dim_order.default")
+FUSION_MOVES = ("aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default",
+                "dim_order_ops._clone_dim_order.default")
 
 
 def activation_table(op, attrs, in_q, out_q):
