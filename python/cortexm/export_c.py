@@ -261,7 +261,7 @@ int main() {{
 def _cmake_snippet(name: str) -> str:
     return f"""# The cortexm program {name!r} for your firmware, written by cortexm's Program.export_c.
 #
-#   set(CORTEXM_ROOT /path/to/cortexm)          # the cortexm source tree (has src/runtime and kernels)
+#   set(CORTEXM_ROOT /path/to/cortexm)          # the cortexm source tree (else $ENV{{CORTEXM_ROOT}})
 #   include(/path/to/this/directory/cortexm.cmake)
 #   cortexm_add_{name}(my_firmware)             # adds {name}_program.c, links cortexm_runtime
 #
@@ -270,6 +270,9 @@ def _cmake_snippet(name: str) -> str:
 # directories can be included next to this one: the runtime is added once.
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "cortexm.cmake needs CMake 3.20 or newer, this is ${{CMAKE_VERSION}}")
+endif()
+if(NOT CORTEXM_ROOT AND DEFINED ENV{{CORTEXM_ROOT}})
+  set(CORTEXM_ROOT $ENV{{CORTEXM_ROOT}})
 endif()
 if(NOT CORTEXM_ROOT OR NOT EXISTS "${{CORTEXM_ROOT}}/src/runtime/CMakeLists.txt"
    OR NOT EXISTS "${{CORTEXM_ROOT}}/kernels/CMakeLists.txt")
