@@ -29,7 +29,7 @@ ctest:
 	ctest --preset host
 
 pytest:
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 cross:
 	@for p in $(CROSS_PRESETS); do \

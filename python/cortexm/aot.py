@@ -1,11 +1,14 @@
 """Ahead-of-time compiler, after ExecuTorch's aot_arm_compiler: model -> .cmpte program file.
 
     python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
-        [--calibration-samples N] [--intermediates DIR] [--bundleio] --output ds_cnn.cmpte
+        [--calibration-samples N] [--intermediates DIR] [--bundleio] --output ds_cnn.cmpte \\
+        [--export-c DIR [--export-c-name NAME]]
 
 --model is a zoo name (cortexm.models) or path.py:factory, where factory() returns
 (model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
 tuples. The output file is written atomically: it is the whole program or it is not touched.
+--export-c also writes the program as C for firmware (Program.export_c: <name>_program.c and .h,
+main.cc, cortexm.cmake, CMakeLists.txt; the name is --export-c-name, else the output file's stem).
 """
 
 from __future__ import annotations
@@ -86,9 +89,24 @@ def parse_args(argv):
     p.add_argument("--intermediates", "-i", help="directory for the exported, quantized and per-pass graphs")
     p.add_argument("--bundleio", action="store_true", help="bundle the example inputs and expected outputs")
     p.add_argument("--output", "-o", required=True, help="program file to write (.cmpte)")
+    p.add_argument("--export-c", metavar="DIR", help="also write the program as C sources for firmware into DIR")
+    p.add_argument("--export-c-name", metavar="NAME",
+                   help="C name of the exported program (default: the output file's stem)")
     args = p.parse_args(argv)
     if args.calibration_samples < 1:
         p.error(f"--calibration-samples {args.calibration_samples} must be >= 1")
+    if args.export_c_name is not None and not args.export_c:
+        p.error("--export-c-name needs --export-c DIR")
+    if args.export_c:
+        from cortexm.export_c import IDENTIFIER, default_name
+
+        if args.export_c_name is None:
+            args.export_c_name = default_name(os.path.splitext(os.path.basename(args.output))[0])
+        if not IDENTIFIER.match(args.export_c_name):
+            p.error(f"--export-c-name {args.export_c_name!r} must be a C identifier: a letter, then letters, "
+                    f"digits or '_'")
+        if os.path.exists(args.export_c) and not os.path.isdir(args.export_c):
+            p.error(f"--export-c {args.export_c!r} exists and is not a directory")
     return args
 
 
@@ -134,6 +152,10 @@ def main(argv=None) -> int:
     if args.bundleio:
         print(f"bundled {len(program.bundled())} input case(s) with expected outputs")
     print(f"wrote {args.output} ({len(program.data)} bytes)")
+    if args.export_c:
+        written = program.export_c(args.export_c, args.export_c_name)
+        print(f"wrote {', '.join(os.path.basename(f) for f in written.values())} into {args.export_c} "
+              f"(build: docs/program.md, 'Dropping a model into your firmware')")
     return 0
 
 

@@ -254,6 +254,16 @@ class Program:
     def save(self, path: str | os.PathLike) -> None:
         write_file_atomically(path, self._data)
 
+    def export_c(self, dir: str | os.PathLike, name: str | None = None) -> dict:
+        """Writes the program as C for firmware: <name>_program.c (the bytes, 16-byte aligned, in
+        section .rodata.cortexm_program), <name>_program.h (sizes, inputs, outputs), main.cc (load,
+        run, compare the bundled outputs: PASS / FAIL), cortexm.cmake and CMakeLists.txt; each
+        atomically. name (default "model") must be a C identifier; dir is created when missing.
+        Returns {kind: path}. See cortexm.export_c and docs/program.md."""
+        from .export_c import export_c
+
+        return export_c(self, dir, name)
+
     def summary(self) -> str:
         return (f"program for {self.target}: {self.num_ops} ops ({self.float_ops} float fallback), "
                 f"arena {self.arena_size} bytes, constants {self.constant_size} bytes")

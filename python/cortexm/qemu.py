@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ISAS", "MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_kernel_tests",
-           "run_on_qemu"]
+__all__ = ["ISAS", "MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_elf",
+           "run_kernel_tests", "run_on_qemu"]
 
 #: the QEMU machine that has each core (firmware/ld/<machine>.ld holds its memory map)
 MACHINES = {
@@ -275,7 +275,7 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
 
 def _qemu_command(machine: str, elf: Path, args: list) -> list:
     return [_tool("qemu-system-arm"), "-M", machine, "-nographic", "-monitor", "none", "-serial", "none",
-            "-semihosting-config", "enable=on,target=native," + ",".join(f"arg={a}" for a in args),
+            "-semihosting-config", ",".join(["enable=on", "target=native", *(f"arg={a}" for a in args)]),
             "-kernel", str(elf)]
 
 
@@ -294,10 +294,21 @@ def run_kernel_tests(cpu: str = "cortex-m55", gtest_args=(), suite: str = "kerne
             raise ValueError(f"gtest argument {a!r}: only --gtest_* options without spaces or commas")
     elf = build_firmware(cpu, TEST_SUITES[suite])
     try:
-        proc = subprocess.run(_qemu_command(machine, elf, ["tests", *gtest_args]), stdin=subprocess.DEVNULL,
+        return run_elf(elf, cpu, ["tests", *gtest_args], timeout=timeout)
+    except TimeoutError as e:
+        raise TimeoutError(f"the {suite} tests on {cpu} did not finish within {timeout} s") from e
+
+
+def run_elf(elf, cpu: str = "cortex-m55", args=(), timeout: float = 600.0):
+    """Runs firmware linked with cortexm's startup code for cpu's QEMU machine (firmware/ld), e.g.
+    an exported program's main (Program.export_c), with semihosting arguments args. Returns
+    (exit code, console log): the exit code is main's return value, 3 after a fault."""
+    machine = _check_cpu(cpu)
+    try:
+        proc = subprocess.run(_qemu_command(machine, Path(elf), list(args)), stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
-        raise TimeoutError(f"the {suite} tests on {cpu} did not finish within {timeout} s") from e
+        raise TimeoutError(f"qemu-system-arm -M {machine} did not finish within {timeout} s") from e
     return proc.returncode, proc.stdout
 
 

@@ -125,3 +125,33 @@ def test_output_is_never_half_written(model_file, tmp_path, monkeypatch):
 def test_bad_model_spec(tmp_path, capsys):
     assert aot("--model", "no_such_model", "--output", tmp_path / "x.cmpte") == 2
     assert "neither a zoo model" in capsys.readouterr().err
+
+
+def test_export_c_writes_the_program_as_c(model_file, tmp_path, capsys):
+    out = tmp_path / "small-net.cmpte"
+    assert aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--bundleio",
+               "--output", out, "--export-c", tmp_path / "c") == 0
+    assert "wrote small_net_program.c, small_net_program.h, main.cc" in capsys.readouterr().out
+    assert sorted(os.listdir(tmp_path / "c")) == ["CMakeLists.txt", "cortexm.cmake", "main.cc",
+                                                  "small_net_program.c", "small_net_program.h"]
+    program = cortexm.load_program(out)
+    header = (tmp_path / "c" / "small_net_program.h").read_text()
+    assert f"#define SMALL_NET_PROGRAM_SIZE {len(program.data)}u" in header
+    assert "#define SMALL_NET_NUM_BUNDLED_CASES 1" in header
+    assert aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--output", out,
+               "--export-c", tmp_path / "c2", "--export-c-name", "kws") == 0
+    assert (tmp_path / "c2" / "kws_program.c").is_file()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--export-c-name", "kws"], "--export-c-name needs --export-c"),
+    (["--export-c", "DIR", "--export-c-name", "9kws"], "must be a C identifier"),
+    (["--export-c", "FILE"], "is not a directory"),
+])
+def test_export_c_arguments_are_checked_first(tmp_path, capsys, args, message):
+    (tmp_path / "FILE").write_text("x")
+    args = [str(tmp_path / a) if a in ("DIR", "FILE") else a for a in args]
+    with pytest.raises(SystemExit):
+        aot("--model", "ds_cnn", "--output", tmp_path / "x.cmpte", *args)
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "DIR").exists()

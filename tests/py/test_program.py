@@ -1,6 +1,7 @@
 """Program files: writer, loader and host runtime against the graph interpreter, bit for bit."""
 
 import os
+from pathlib import Path
 import shutil
 import subprocess
 import json
@@ -593,6 +594,26 @@ def test_hand_edited_files_name_the_field(edit, real_program, tmp_path):
     edit(doc)
     with pytest.raises(ValueError, match=EDITS[edit]):
         load_bytes(from_json(doc, tmp_path))
+
+
+CORPUS = Path(__file__).parent / "data" / "program_corpus"
+
+
+def test_stored_corpus():
+    """Files written by an earlier writer (scripts/make_program_corpus.py): the valid one loads,
+    runs and matches its bundled outputs; each corrupt one gives the error the manifest names."""
+    manifest = json.loads((CORPUS / "manifest.json").read_text())
+    assert len(manifest) > 25 and manifest.get("valid.cmpte", "missing") is None
+    for name, expect in sorted(manifest.items()):
+        data = (CORPUS / name).read_bytes()
+        if expect is None:
+            program = load_bytes(data)
+            program.verify()
+            continue
+        with pytest.raises(ValueError, match=expect):
+            load_bytes(data)
+        with pytest.raises(ValueError):
+            cortexm.load_program(CORPUS / name)
 
 
 def numpy_reference(node, args):

@@ -1,0 +1,371 @@
+"""Program.export_c: a program as C sources to drop into firmware.
+
+``program.export_c(dir, name)`` writes into dir:
+
+- ``<name>_program.c``: the program file as ``const uint8_t <name>_program[]``, 16-byte aligned, in
+  section ``.rodata.cortexm_program`` (define CORTEXM_PROGRAM_SECTION to map it elsewhere);
+- ``<name>_program.h``: its declaration and the sizes: program bytes, arena bytes, the inputs' and
+  outputs' count, names, dtypes, shapes and bytes, the number of bundled cases;
+- ``main.cc``: a minimal main that loads the program, runs it on each bundled case (once on zero
+  inputs when there is none) and compares the expected outputs (PASS / FAIL, nonzero on failure);
+- ``cortexm.cmake``: ``cortexm_add_<name>(target)`` adds the program to a target and links the
+  cortexm runtime and kernels, built from CORTEXM_ROOT (the cortexm source tree);
+- ``CMakeLists.txt``: a project that builds main.cc on the host, or for a QEMU machine with
+  cortexm's startup code and linker script (CORTEXM_QEMU_MACHINE).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+__all__ = ["IDENTIFIER", "default_name", "export_c"]
+
+#: a valid program name (a C identifier without a leading underscore)
+IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_BYTES_PER_LINE = 16
+_BYTE_TEXT = [f"0x{b:02x}," for b in range(256)]
+
+
+def default_name(stem: str) -> str:
+    """A program name from a file stem ("ds-cnn.v2" -> "ds_cnn_v2"): characters that cannot be in a
+    C identifier become '_'; "model_" goes in front when it does not start with a letter."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", stem)
+    return name if IDENTIFIER.match(name) else "model_" + name.lstrip("_") if name.strip("_") else "model"
+
+
+def _check_name(name) -> str:
+    if not isinstance(name, str) or not IDENTIFIER.match(name):
+        raise ValueError(f"export_c: name {name!r} must be a C identifier: a letter, then letters, digits or '_'")
+    return name
+
+
+def _check_dir(path) -> str:
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise ValueError(f"export_c: dir must be a path, got {type(path).__name__}") from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path:
+        raise ValueError("export_c: dir is empty")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"export_c: dir {path!r} exists and is not a directory")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _c_string(text: str) -> str:
+    out = []
+    for b in text.encode("utf-8"):
+        c = chr(b)
+        if c in "\\\"":
+            out.append("\\" + c)
+        elif 0x20 <= b < 0x7F and c != "?":  # '?' too: no trigraphs
+            out.append(c)
+        else:
+            out.append(f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def _nbytes(spec) -> int:
+    return int(np.prod(spec["shape"], dtype=np.int64)) * np.dtype(spec["dtype"]).itemsize
+
+
+def _io_macros(prefix: str, kind: str, specs) -> list[str]:
+    lines = []
+    for i, spec in enumerate(specs):
+        shape = [int(d) for d in spec["shape"]]
+        tag = f"{prefix}_{kind.upper()}{i}"
+        lines.append(f"// {kind} {i}: {spec['name']!r}, {spec['dtype']}{shape}")
+        lines.append(f"#define {tag}_NAME {_c_string(spec['name'])}")
+        lines.append(f"#define {tag}_DTYPE {_c_string(spec['dtype'])}")
+        lines.append(f"#define {tag}_ELEMENT_SIZE {np.dtype(spec['dtype']).itemsize}u")
+        lines.append(f"#define {tag}_RANK {len(shape)}")
+        if shape:  # a scalar has no shape initializer ({} is not C before C23)
+            lines.append(f"#define {tag}_SHAPE {{{', '.join(str(d) for d in shape)}}}")
+        lines.append(f"#define {tag}_BYTES {_nbytes(spec)}u")
+    return lines
+
+
+def _header(program, name: str) -> str:
+    prefix = name.upper()
+    guard = f"{prefix}_PROGRAM_H_"
+    input_bytes = sum(_nbytes(s) for s in program.inputs)
+    output_bytes = sum(_nbytes(s) for s in program.outputs)
+    lines = [
+        f"// The cortexm program {name!r} ({program.target}, {program.num_ops} ops) as C data, written by",
+        "// cortexm's Program.export_c. Load it with",
+        f"//   cortexm::runtime::Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program)",
+        f"// and run it on an arena of {prefix}_ARENA_SIZE bytes, 16-byte aligned (main.cc shows how).",
+        "// Inputs and outputs have their logical (PyTorch) shapes; *_BYTES counts contiguous bytes.",
+        f"#ifndef {guard}",
+        f"#define {guard}",
+        "",
+        "#include <stdint.h>",
+        "",
+        f"#define {prefix}_PROGRAM_SIZE {len(program.data)}u",
+        f"#define {prefix}_ARENA_SIZE {program.arena_size}u",
+        f"#define {prefix}_ALIGNMENT 16u  // of the program bytes and the arena",
+        f"#define {prefix}_NUM_OPS {program.num_ops}",
+        f"#define {prefix}_NUM_INPUTS {len(program.inputs)}",
+        f"#define {prefix}_NUM_OUTPUTS {len(program.outputs)}",
+        f"#define {prefix}_INPUT_BYTES {input_bytes}u",
+        f"#define {prefix}_OUTPUT_BYTES {output_bytes}u",
+        f"#define {prefix}_NUM_BUNDLED_CASES {len(program.bundled())}",
+        "",
+        *_io_macros(prefix, "input", program.inputs),
+        "",
+        *_io_macros(prefix, "output", program.outputs),
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+        "// The program file (section CORTEXM_PROGRAM_SECTION, by default .rodata.cortexm_program).",
+        f"extern const uint8_t {name}_program[{prefix}_PROGRAM_SIZE];",
+        "",
+        "#ifdef __cplusplus",
+        "}",
+        "#endif",
+        "",
+        f"#endif  // {guard}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _source(program, name: str) -> str:
+    data = program.data
+    rows = ["  " + "".join(_BYTE_TEXT[b] for b in data[i:i + _BYTES_PER_LINE])
+            for i in range(0, len(data), _BYTES_PER_LINE)]
+    head = f"""// The cortexm program {name!r} as C data, written by cortexm's Program.export_c (do not edit).
+#include "{name}_program.h"
+
+// The section of the program bytes: define CORTEXM_PROGRAM_SECTION (e.g. -DCORTEXM_PROGRAM_SECTION=\\".flash_models\\")
+// to map them to a region of your linker script. The runtime reads them in place, they are never written.
+#ifndef CORTEXM_PROGRAM_SECTION
+#define CORTEXM_PROGRAM_SECTION ".rodata.cortexm_program"
+#endif
+
+#if defined(__ELF__)
+__attribute__((section(CORTEXM_PROGRAM_SECTION)))
+#endif
+__attribute__((aligned(16))) const uint8_t {name}_program[{name.upper()}_PROGRAM_SIZE] = {{
+"""
+    return head + "\n".join(rows) + "\n};\n"
+
+
+def _main(program, name: str) -> str:
+    prefix = name.upper()
+    return f"""// A minimal main for the cortexm program {name!r}, written by cortexm's Program.export_c: loads
+// the program and runs it on each bundled case (once on zero inputs when it bundles none), printing
+// each output's size and FNV-1a checksum. With bundled cases it compares every output with the
+// expected one bit for bit: prints PASS and returns 0, or prints FAIL and returns 1.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "{name}_program.h"
+#include "program/program_generated.h"
+#include "runtime/program.h"
+
+namespace {{
+
+using cortexm::runtime::Program;
+using cortexm::runtime::Status;
+using cortexm::runtime::TensorView;
+
+// The program's working memory (activations and scratch), 16-byte aligned.
+alignas(16) uint8_t arena[{prefix}_ARENA_SIZE > 0 ? {prefix}_ARENA_SIZE : 1];
+// The outputs, copied out of the arena one after the other as contiguous bytes.
+alignas(16) uint8_t outputs[{prefix}_OUTPUT_BYTES > 0 ? {prefix}_OUTPUT_BYTES : 1];
+
+// A view of contiguous bytes with the shape and dtype of `like` (arena tensors may be channels-last).
+TensorView contiguous(const TensorView& like, const uint8_t* data) {{
+  TensorView view = like;
+  view.data = const_cast<uint8_t*>(data);  // only read when it is a copy's source
+  cortexm::runtime::strides_for(view.shape, view.rank, nullptr, view.strides);
+  return view;
+}}
+
+uint32_t fnv1a(const uint8_t* data, size_t size) {{
+  uint32_t hash = 2166136261u;
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 16777619u;
+  return hash;
+}}
+
+int fail(const char* what, const Status& status) {{
+  std::printf("FAIL: %s: %s %ld: %s = %ld %s\\n", what, status.section ? status.section : "?",
+              static_cast<long>(status.section_index), status.detail.argument ? status.detail.argument : "?",
+              static_cast<long>(status.detail.value), status.detail.requirement ? status.detail.requirement : "");
+  return 1;
+}}
+
+}}  // namespace
+
+int main() {{
+  Program program;
+  const Status loaded = Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program);
+  if (!loaded.ok()) return fail("loading {name}", loaded);
+  const auto* cases = program.fb().bundled();
+  const long num_cases = cases ? static_cast<long>(cases->size()) : 0;
+
+  int differing = 0;
+  for (long c = 0; c < (num_cases > 0 ? num_cases : 1); ++c) {{
+    const cortexm::fb::BundledCase* bundled = num_cases > 0 ? cases->Get(static_cast<uint32_t>(c)) : nullptr;
+    std::memset(arena, 0, sizeof arena);  // zero inputs when no case is bundled
+    for (int32_t i = 0; i < program.num_inputs(); ++i) {{
+      const TensorView input = program.tensor(program.input_tensor(i), arena);
+      // Firmware writes its own input here: copy_logical(contiguous(input, bytes), input).
+      if (bundled) cortexm::runtime::copy_logical(contiguous(input, bundled->inputs()->Get(i)->data()->data()), input);
+    }}
+
+    cortexm::runtime::RunStats stats;
+    const Status ran = cortexm::runtime::execute(program, arena, sizeof arena, nullptr, &stats);
+    if (!ran.ok()) return fail("running {name}", ran);
+    std::printf("{name} case %ld: %ld ops run\\n", c, static_cast<long>(stats.ops));
+
+    uint8_t* out = outputs;
+    for (int32_t i = 0; i < program.num_outputs(); ++i) {{
+      const TensorView output = program.tensor(program.output_tensor(i), arena);
+      cortexm::runtime::copy_logical(output, contiguous(output, out));
+      const size_t size = output.nbytes();
+      std::printf("case %ld output %ld: %lu bytes, fnv1a 0x%08lx\\n", c, static_cast<long>(i),
+                  static_cast<unsigned long>(size), static_cast<unsigned long>(fnv1a(out, size)));
+      if (bundled) {{
+        const uint8_t* expected = bundled->expected_outputs()->Get(i)->data()->data();
+        size_t first = 0;
+        while (first < size && out[first] == expected[first]) ++first;
+        if (first < size) {{
+          std::printf("case %ld output %ld differs from the expected output from byte %lu\\n", c,
+                      static_cast<long>(i), static_cast<unsigned long>(first));
+          ++differing;
+        }}
+      }}
+      out += size;
+    }}
+  }}
+  if (num_cases == 0) {{
+    std::printf("DONE: no expected outputs bundled to compare\\n");
+    return 0;
+  }}
+  std::printf(differing ? "FAIL\\n" : "PASS\\n");
+  return differing ? 1 : 0;
+}}
+"""
+
+
+def _cmake_snippet(name: str) -> str:
+    return f"""# The cortexm program {name!r} for your firmware, written by cortexm's Program.export_c.
+#
+#   set(CORTEXM_ROOT /path/to/cortexm)          # the cortexm source tree (else $ENV{{CORTEXM_ROOT}})
+#   include(/path/to/this/directory/cortexm.cmake)
+#   cortexm_add_{name}(my_firmware)             # adds {name}_program.c, links cortexm_runtime
+#
+# The runtime and the kernels are built from CORTEXM_ROOT with your toolchain (C++17, no heap, no
+# exceptions); building them needs flatc and the flatbuffers headers. Programs exported into other
+# directories can be included next to this one: the runtime is added once.
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "cortexm.cmake needs CMake 3.20 or newer, this is ${{CMAKE_VERSION}}")
+endif()
+if(NOT CORTEXM_ROOT AND DEFINED ENV{{CORTEXM_ROOT}})
+  set(CORTEXM_ROOT $ENV{{CORTEXM_ROOT}})
+endif()
+if(NOT CORTEXM_ROOT OR NOT EXISTS "${{CORTEXM_ROOT}}/src/runtime/CMakeLists.txt"
+   OR NOT EXISTS "${{CORTEXM_ROOT}}/kernels/CMakeLists.txt")
+  message(FATAL_ERROR "cortexm.cmake: set CORTEXM_ROOT to the cortexm source tree (with src/runtime and "
+                      "kernels), got '${{CORTEXM_ROOT}}'")
+endif()
+if(NOT TARGET cortexm_runtime)
+  add_subdirectory(${{CORTEXM_ROOT}}/kernels ${{CMAKE_BINARY_DIR}}/cortexm/kernels EXCLUDE_FROM_ALL)
+  add_subdirectory(${{CORTEXM_ROOT}}/src/runtime ${{CMAKE_BINARY_DIR}}/cortexm/runtime EXCLUDE_FROM_ALL)
+  target_compile_features(cortexm_kernels PUBLIC cxx_std_17)
+endif()
+
+function(cortexm_add_{name} target)
+  target_sources(${{target}} PRIVATE ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}}/{name}_program.c)
+  target_include_directories(${{target}} PRIVATE ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}})
+  target_link_libraries(${{target}} PRIVATE cortexm_runtime)
+endfunction()
+"""
+
+
+def _cmakelists(name: str) -> str:
+    return f"""# Builds {name}_main from main.cc, the program {name!r} and the cortexm runtime (cortexm.cmake).
+# Written by cortexm's Program.export_c.
+#
+# Host:
+#   cmake -S . -B build -G Ninja -DCORTEXM_ROOT=/path/to/cortexm
+#   cmake --build build && build/{name}_main
+# Cortex-M55 on QEMU's mps3-an547, with cortexm's startup code, semihosting and linker script:
+#   cmake -S . -B build-m55 -G Ninja -DCORTEXM_ROOT=/path/to/cortexm \\
+#     -DCMAKE_TOOLCHAIN_FILE=/path/to/cortexm/cmake/arm-none-eabi.cmake -DCORTEXM_CPU=cortex-m55 \\
+#     -DCORTEXM_QEMU_MACHINE=mps3-an547
+#   cmake --build build-m55
+#   qemu-system-arm -M mps3-an547 -nographic -monitor none -serial none \\
+#     -semihosting-config enable=on,target=native -kernel build-m55/{name}_main.elf
+cmake_minimum_required(VERSION 3.24)
+project({name}_cortexm LANGUAGES C CXX)
+
+set(CORTEXM_ROOT "" CACHE PATH "The cortexm source tree")
+set(CORTEXM_QEMU_MACHINE "" CACHE STRING
+    "Link for this QEMU machine with cortexm's firmware (mps2-an385, mps2-an386, mps2-an500, mps2-an505, mps3-an547)")
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release)
+endif()
+include(${{CMAKE_CURRENT_SOURCE_DIR}}/cortexm.cmake)
+
+add_executable({name}_main main.cc)
+cortexm_add_{name}({name}_main)
+
+if(CORTEXM_QEMU_MACHINE)
+  if(NOT CMAKE_CROSSCOMPILING)
+    message(FATAL_ERROR "CORTEXM_QEMU_MACHINE needs the arm-none-eabi toolchain "
+                        "(-DCMAKE_TOOLCHAIN_FILE=${{CORTEXM_ROOT}}/cmake/arm-none-eabi.cmake)")
+  endif()
+  set(_firmware ${{CORTEXM_ROOT}}/firmware)
+  # Programs larger than the machine's code memory: the -large script where there is one (code and
+  # constants in DDR: ${{_firmware}}/ld/mps3-an547-large.ld).
+  set(CORTEXM_LINKER_SCRIPT ${{_firmware}}/ld/${{CORTEXM_QEMU_MACHINE}}.ld CACHE FILEPATH
+      "Linker script for CORTEXM_QEMU_MACHINE")
+  if(NOT EXISTS ${{CORTEXM_LINKER_SCRIPT}})
+    message(FATAL_ERROR "CORTEXM_QEMU_MACHINE=${{CORTEXM_QEMU_MACHINE}}: no linker script ${{CORTEXM_LINKER_SCRIPT}}")
+  endif()
+  # Objects, not an archive: the C library's printf needs syscalls.c's _write after libc is scanned.
+  add_library({name}_qemu_startup OBJECT ${{_firmware}}/startup/startup.c ${{_firmware}}/startup/semihosting.c
+              ${{_firmware}}/startup/syscalls.c)
+  target_include_directories({name}_qemu_startup PUBLIC ${{_firmware}}/startup)
+  set_target_properties({name}_main PROPERTIES SUFFIX .elf)
+  target_link_libraries({name}_main PRIVATE {name}_qemu_startup)
+  set_target_properties({name}_main PROPERTIES LINK_DEPENDS ${{CORTEXM_LINKER_SCRIPT}})
+  target_link_options({name}_main PRIVATE -nostartfiles -T${{CORTEXM_LINKER_SCRIPT}} -L${{_firmware}}/ld)
+endif()
+"""
+
+
+def export_c(program, directory, name: str | None = None) -> dict:
+    """Writes the program's C source, header, main.cc, cortexm.cmake and CMakeLists.txt into
+    directory (created when missing), each atomically. name (default "model") prefixes every
+    symbol, macro and file. Returns {kind: path} for "source", "header", "main", "cmake",
+    "cmakelists". Raises ValueError for a name that is not a C identifier or a path that is not a
+    directory."""
+    from .program import write_file_atomically
+
+    name = _check_name("model" if name is None else name)
+    directory = _check_dir(directory)
+    files = {
+        "source": (f"{name}_program.c", _source(program, name)),
+        "header": (f"{name}_program.h", _header(program, name)),
+        "main": ("main.cc", _main(program, name)),
+        "cmake": ("cortexm.cmake", _cmake_snippet(name)),
+        "cmakelists": ("CMakeLists.txt", _cmakelists(name)),
+    }
+    written = {}
+    for kind, (filename, text) in files.items():
+        path = os.path.join(directory, filename)
+        write_file_atomically(path, text.encode("utf-8"))
+        written[kind] = path
+    return written

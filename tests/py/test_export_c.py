@@ -1,0 +1,314 @@
+"""Program.export_c: the generated C source, header, main.cc and CMake files, built for real.
+
+The exported directories are built as subprojects of one CMake project per target (the host's
+C/C++ compiler; arm-none-eabi for the Cortex-M55 and M4 on QEMU's mps3-an547 and mps2-an386), in
+build/export-c/<target> of the source tree: the runtime and kernels are built once, later runs
+rebuild only what changed.
+main.cc prints each output's FNV-1a checksum, compared here with the host runtime's outputs.
+"""
+
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cortexm
+from cortexm import _core, qemu
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build" / "export-c"
+RNG = np.random.default_rng(11)
+Q = {"scales": [0.05], "zero_points": [3]}
+
+needs_host_tools = pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("c++")),
+                                      reason="needs cmake, ninja and a C++ compiler")
+needs_qemu = pytest.mark.skipif(
+    not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++") and shutil.which("ninja")),
+    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+
+
+def small_graph():
+    """Three inputs (int8 cat through channels-last, a float permute), two outputs; two input cases."""
+    g = cortexm.Graph()
+    a = g.add_input("a", [1, 3, 4, 5], "int8", qparams=Q)
+    b = g.add_input("b", [1, 2, 4, 5], "int8", qparams=Q)
+    x = g.add_input("x", [2, 3, 4], "float32")
+    a_cl = g.call("dim_order_ops._clone_dim_order.default", [a], {"dim_order": [0, 2, 3, 1]})
+    b_cl = g.call("dim_order_ops._clone_dim_order.default", [b], {"dim_order": [0, 2, 3, 1]})
+    cat = g.call("aten.cat.default", [a_cl, b_cl], {"dim": 1})
+    perm = g.call("aten.permute_copy.default", [x], {"dims": [2, 0, 1]})
+    g.outputs = [cat, g.call("aten.relu.default", [perm], {})]
+    cases = [[RNG.integers(-128, 128, (1, 3, 4, 5)).astype(np.int8),
+              RNG.integers(-128, 128, (1, 2, 4, 5)).astype(np.int8),
+              (RNG.standard_normal((2, 3, 4)) * 3).astype(np.float32)] for _ in range(2)]
+    return g, cases
+
+
+@pytest.fixture(scope="module")
+def small():
+    graph, cases = small_graph()
+    return graph, cases, cortexm.to_program(graph, bundle_inputs=[tuple(c) for c in cases])
+
+
+def zoo_program(name, target="cortex-m55+int8"):
+    pytest.importorskip("torch")
+    import zoo
+
+    _, example, _, _ = zoo.exported(name)
+    inputs = [x.numpy() for x in example]
+    return cortexm.to_program(zoo.lowered(name, target), target=target, bundle_inputs=tuple(inputs)), inputs
+
+
+@pytest.fixture(scope="module")
+def ds_cnn():
+    return zoo_program("ds_cnn")
+
+
+def fnv1a(data: bytes) -> int:
+    h = 2166136261
+    for byte in data:
+        h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def checksums(outputs) -> list:
+    outputs = list(outputs) if isinstance(outputs, tuple) else [outputs]
+    return [(o.nbytes, fnv1a(np.ascontiguousarray(o).tobytes())) for o in outputs]
+
+
+def printed_checksums(log: str) -> list:
+    """[[(bytes, checksum) per output] per case] as main.cc prints them."""
+    cases = {}
+    for c, n, h in re.findall(r"^case (\d+) output \d+: (\d+) bytes, fnv1a 0x([0-9a-f]{8})$", log, re.M):
+        cases.setdefault(int(c), []).append((int(n), int(h, 16)))
+    return [cases[c] for c in sorted(cases)]
+
+
+def host_checksums(program, cases) -> list:
+    return [checksums(program.run(*inputs)) for inputs in cases]
+
+
+# --- the files ---------------------------------------------------------------------------------
+
+
+def macros(header: str) -> dict:
+    return dict(re.findall(r"^#define (\w+) (.+?)(?:\s+//.*)?$", header, re.M))
+
+
+def test_files_hold_the_program_and_its_sizes(small, tmp_path):
+    graph, cases, program = small
+    inputs = cases[0]
+    written = program.export_c(tmp_path / "out" / "nested", name="tiny")
+    assert sorted(os.listdir(tmp_path / "out" / "nested")) == \
+        ["CMakeLists.txt", "cortexm.cmake", "main.cc", "tiny_program.c", "tiny_program.h"]
+    assert written["source"] == str(tmp_path / "out" / "nested" / "tiny_program.c")
+    source = Path(written["source"]).read_text()
+    assert '__attribute__((aligned(16))) const uint8_t tiny_program[TINY_PROGRAM_SIZE]' in source
+    assert '#define CORTEXM_PROGRAM_SECTION ".rodata.cortexm_program"' in source
+    body = source[source.index("= {") + 3:source.rindex("};")]
+    assert bytes(int(t, 16) for t in re.findall(r"0x([0-9a-f]{2}),", body)) == program.data
+
+    m = macros(Path(written["header"]).read_text())
+    assert m["TINY_PROGRAM_SIZE"] == f"{len(program.data)}u"
+    assert m["TINY_ARENA_SIZE"] == f"{program.arena_size}u"
+    assert (m["TINY_NUM_INPUTS"], m["TINY_NUM_OUTPUTS"], m["TINY_NUM_BUNDLED_CASES"]) == ("3", "2", "2")
+    assert m["TINY_INPUT0_SHAPE"] == "{1, 3, 4, 5}" and m["TINY_INPUT0_DTYPE"] == '"int8"'
+    assert m["TINY_INPUT2_NAME"] == '"x"' and m["TINY_INPUT2_BYTES"] == f"{2 * 3 * 4 * 4}u"
+    assert m["TINY_INPUT2_ELEMENT_SIZE"] == "4u" and m["TINY_INPUT2_RANK"] == "3"
+    outs = graph.run(*inputs)
+    assert m["TINY_OUTPUT0_SHAPE"] == "{1, 5, 4, 5}" and m["TINY_OUTPUT0_BYTES"] == f"{outs[0].nbytes}u"
+    assert m["TINY_OUTPUT1_SHAPE"] == "{4, 2, 3}" and m["TINY_OUTPUT1_DTYPE"] == '"float32"'
+    assert m["TINY_OUTPUT_BYTES"] == f"{outs[0].nbytes + outs[1].nbytes}u"
+    assert "cortexm_add_tiny" in Path(written["cmake"]).read_text()
+    assert "add_executable(tiny_main main.cc)" in Path(written["cmakelists"]).read_text()
+
+
+def test_default_name_and_names_from_file_stems(small, tmp_path):
+    program = small[2]
+    program.export_c(tmp_path)
+    assert (tmp_path / "model_program.h").is_file()
+    from cortexm.export_c import default_name
+
+    assert default_name("ds_cnn") == "ds_cnn"
+    assert default_name("ds-cnn.v2") == "ds_cnn_v2"
+    assert default_name("8bit") == "model_8bit"
+    assert default_name("__") == "model"
+
+
+def test_tensor_names_become_c_string_literals():
+    from cortexm.export_c import _c_string
+
+    assert _c_string("conv_1") == '"conv_1"'
+    assert _c_string('a"b\\c??=\n\u00e9') == '"a\\"b\\\\c\\077\\077=\\012\\303\\251"'
+
+
+@pytest.mark.parametrize("name", ["", "9lives", "_hidden", "a-b", "x y", "ünï", 7])
+def test_bad_names_are_refused(small, tmp_path, name):
+    with pytest.raises(ValueError, match="must be a C identifier"):
+        small[2].export_c(tmp_path, name=name)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_path_that_is_not_a_directory_is_refused(small, tmp_path):
+    path = tmp_path / "file.txt"
+    path.write_text("keep")
+    with pytest.raises(ValueError, match="is not a directory"):
+        small[2].export_c(path)
+    with pytest.raises(ValueError, match="dir must be a path"):
+        small[2].export_c(42)
+    assert path.read_text() == "keep"
+
+
+def test_files_are_written_atomically(small, tmp_path, monkeypatch):
+    program = small[2]
+    (tmp_path / "main.cc").write_text("old main")
+    import cortexm.program as program_module
+
+    def failing_fsync(fd):
+        os.write(fd, b"partial garbage")
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr(program_module.os, "fsync", failing_fsync)
+    with pytest.raises(OSError, match="disk full"):
+        program.export_c(tmp_path, "tiny")
+    assert os.listdir(tmp_path) == ["main.cc"]  # no partial or temporary file
+    assert (tmp_path / "main.cc").read_text() == "old main"
+
+
+# --- built and run ---------------------------------------------------------------------------
+
+
+@contextmanager
+def locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def sync(src: Path, dst: Path):
+    """Copies the files of src that differ into dst (unchanged files keep their time stamps)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        target = dst / f.name
+        if not target.is_file() or target.read_bytes() != f.read_bytes():
+            shutil.copyfile(f, target)
+
+
+def build(kind: str, programs: dict, tmp_path: Path) -> Path:
+    """Exports programs ({name: Program}) and builds their <name>_main in the project of kind
+    ("host" or a cpu); returns the build directory."""
+    top = BUILD / kind
+    with locked(BUILD / f".{kind}.lock"):
+        for name, program in programs.items():
+            program.export_c(tmp_path / name, name)
+            sync(tmp_path / name, top / "src" / name)
+        subdirs = sorted(d.name for d in (top / "src").iterdir() if (d / "CMakeLists.txt").is_file())
+        text = ("cmake_minimum_required(VERSION 3.24)\nproject(cortexm_export_c_test LANGUAGES C CXX)\n"
+                + "".join(f"add_subdirectory({d})\n" for d in subdirs))
+        parent = top / "src" / "CMakeLists.txt"
+        if not parent.is_file() or parent.read_text() != text:
+            parent.write_text(text)
+        out = top / "build"
+        if not (out / "build.ninja").is_file():
+            cmd = ["cmake", "-S", str(top / "src"), "-B", str(out), "-G", "Ninja", f"-DCORTEXM_ROOT={ROOT}"]
+            if kind != "host":
+                cmd += [f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'cmake' / 'arm-none-eabi.cmake'}", f"-DCORTEXM_CPU={kind}",
+                        f"-DCORTEXM_QEMU_MACHINE={qemu.MACHINES[kind]}"]
+            if shutil.which("ccache"):
+                cmd += ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+            run_checked(cmd)
+        run_checked(["cmake", "--build", str(out), "--target", *(f"{n}_main" for n in programs), "--", "-j2"])
+    return out
+
+
+def run_checked(cmd):
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.returncode == 0, f"{' '.join(cmd)}:\n{proc.stdout[-4000:]}"
+
+
+def run_host(out: Path, name: str):
+    proc = subprocess.run([str(out / name / f"{name}_main")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=300)
+    return proc.returncode, proc.stdout
+
+
+def wrong_expected_program(small):
+    """The small program with one wrong element in case 1's output 1."""
+    graph, _, program = small
+    bundled = program.bundled()
+    bundled[1][1][1][3, 1, 2] += 1.0
+    return cortexm.Program(_core.write_program(graph, "cortex-m55+int8", None, bundled))
+
+
+@needs_host_tools
+def test_host_build_passes_zero_inputs_and_catches_a_wrong_output(small, tmp_path):
+    graph, cases, program = small
+    unbundled = cortexm.to_program(graph)
+    out = build("host", {"small": program, "small_unbundled": unbundled,
+                         "small_wrong": wrong_expected_program(small)}, tmp_path)
+
+    code, log = run_host(out, "small")
+    assert code == 0 and log.rstrip().endswith("PASS"), log
+    assert f"small case 1: {program.num_ops} ops run" in log
+    assert printed_checksums(log) == host_checksums(program, cases)
+
+    code, log = run_host(out, "small_unbundled")
+    assert code == 0 and "DONE: no expected outputs bundled" in log, log
+    zeros = [np.zeros_like(x) for x in cases[0]]
+    assert printed_checksums(log) == host_checksums(unbundled, [zeros])
+    assert printed_checksums(log) != host_checksums(unbundled, cases[:1])
+
+    code, log = run_host(out, "small_wrong")
+    assert code == 1 and log.rstrip().endswith("FAIL"), log
+    assert "case 1 output 1 differs from the expected output from byte" in log and log.count("differs") == 1
+    assert "case 1 output 1 differs from the expected output from byte" in log
+    assert log.count("differs") == 1
+    assert printed_checksums(log) == host_checksums(program, cases)
+
+    # the program bytes: 16-byte aligned, in their own section
+    obj = next((out / "small" / "CMakeFiles").glob("small_main.dir/**/small_program.c.o"))
+    sections = subprocess.run(["objdump", "-h", str(obj)], stdout=subprocess.PIPE, text=True, check=True).stdout
+    assert re.search(r"\.rodata\.cortexm_program\s+\S+\s+\S+\s+\S+\s+\S+\s+2\*\*4", sections), sections
+
+
+@needs_host_tools
+def test_host_build_of_ds_cnn_passes(ds_cnn, tmp_path):
+    program, inputs = ds_cnn
+    out = build("host", {"ds_cnn": program}, tmp_path)
+    code, log = run_host(out, "ds_cnn")
+    assert code == 0 and log.rstrip().endswith("PASS"), log
+    assert printed_checksums(log) == host_checksums(program, [inputs])
+
+
+# the code memory of each machine's linker script (firmware/ld): the program array must sit in it
+CODE = {"cortex-m55": (0x10000000, 512 << 10), "cortex-m4": (0x00000000, 4 << 20)}
+
+
+@needs_qemu
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_target_build_passes_on_qemu(small, cpu, tmp_path):
+    program, inputs = zoo_program("ds_cnn", f"{cpu}+int8")
+    out = build(cpu, {"small": small[2], "small_wrong": wrong_expected_program(small), "ds_cnn": program}, tmp_path)
+    for name, prog, cases in [("small", small[2], small[1]), ("ds_cnn", program, [inputs])]:
+        elf = out / name / f"{name}_main.elf"
+        code, log = qemu.run_elf(elf, cpu, timeout=300)
+        assert code == 0 and log.rstrip().endswith("PASS"), log
+        assert printed_checksums(log) == host_checksums(prog, cases)
+        # the program sits in the code memory, 16-byte aligned
+        symbols = subprocess.run(["arm-none-eabi-nm", str(elf)], stdout=subprocess.PIPE, text=True, check=True).stdout
+        address = int(re.search(rf"^([0-9a-f]+) [RrTt] {name}_program$", symbols, re.M).group(1), 16)
+        start, size = CODE[cpu]
+        assert address % 16 == 0 and start <= address < start + size
+    code, log = qemu.run_elf(out / "small_wrong" / "small_wrong_main.elf", cpu, timeout=300)
+    assert code == 1 and log.rstrip().endswith("FAIL"), log
+    assert "case 1 output 1 differs from the expected output from byte" in log and log.count("differs") == 1
