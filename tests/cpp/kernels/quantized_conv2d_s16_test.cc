@@ -17,22 +17,23 @@ namespace {
 constexpr size_t kGuardBytes = 64;
 constexpr uint8_t kGuardByte = 0xA5;
 
-// round(acc * reduced * 2^(shift - 15)), halves up, in 128 bits: arm_nn_requantize_s64 written
-// as one rounding (floor((floor(x / 2^k) + 1) / 2) == floor((x + 2^k) / 2^(k + 1))).
-int32_t requantize_s64_exact(int64_t acc, int32_t multiplier, int32_t shift) {
-  const int32_t reduced =
-      multiplier >= 0x7FFF0000 ? 0x7FFF : static_cast<int32_t>((int64_t{multiplier} + 32768) / 65536);
-  const __int128 product = static_cast<__int128>(acc) * reduced;
+// round(acc * reduced * 2^(shift - 15)), halves up: arm_nn_requantize_s64 written as one rounding
+// (floor((floor(x / 2^k) + 1) / 2) == floor((x + 2^k) / 2^(k + 1))). |acc| < 2^47 keeps the
+// product within int64 (no 128-bit type on 32-bit targets). Returns int64: it may leave int32.
+int64_t requantize_s64_exact(int64_t acc, int32_t multiplier, int32_t shift) {
+  const int64_t reduced =
+      multiplier >= 0x7FFF0000 ? 0x7FFF : (int64_t{multiplier} + 32768) / 65536;
+  const int64_t product = acc * reduced;
   const int32_t k = 14 - shift;
-  return static_cast<int32_t>((product + (static_cast<__int128>(1) << k)) >> (k + 1));
+  return (product + (int64_t{1} << k)) >> (k + 1);
 }
 
 // The same with the target's truncation of (acc * reduced) >> (14 - shift) to 32 bits, for sums
 // whose doubled result leaves int32.
 int32_t requantize_s64_wrapped(int64_t acc, int32_t multiplier, int32_t shift) {
-  const int32_t reduced =
-      multiplier >= 0x7FFF0000 ? 0x7FFF : static_cast<int32_t>((int64_t{multiplier} + 32768) / 65536);
-  const __int128 product = static_cast<__int128>(acc) * reduced;
+  const int64_t reduced =
+      multiplier >= 0x7FFF0000 ? 0x7FFF : (int64_t{multiplier} + 32768) / 65536;
+  const int64_t product = acc * reduced;
   const auto doubled = static_cast<int32_t>(static_cast<uint32_t>(product >> (14 - shift)));
   const int64_t exact = requantize_s64_exact(acc, multiplier, shift);
   if (exact >= INT32_MIN / 2 && exact <= INT32_MAX / 2) return static_cast<int32_t>(exact);

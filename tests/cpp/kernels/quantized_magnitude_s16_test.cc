@@ -12,9 +12,10 @@ namespace cortexm {
 namespace {
 
 // r == round(sqrt(n)) exactly: (r - 1/2)^2 < n < (r + 1/2)^2, i.e. 4r^2 - 4r + 1 <= 4n <= 4r^2 + 4r.
+// n <= 2^61 and r < 2^31: every term fits uint64.
 bool is_rounded_sqrt(uint64_t n, uint64_t r) {
-  const unsigned __int128 four_n = static_cast<unsigned __int128>(n) * 4;
-  const unsigned __int128 r2 = static_cast<unsigned __int128>(r) * r * 4;
+  const uint64_t four_n = n * 4;
+  const uint64_t r2 = r * r * 4;
   return (r == 0 || four_n >= r2 - 4 * r + 1) && four_n <= r2 + 4 * r;
 }
 
