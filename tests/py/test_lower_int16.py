@@ -4,6 +4,8 @@ cortex_m.quantized_magnitude_s16, a conv on the int16 magnitude with an int8 out
 quantized_conv2d_s16 + requantize_s16; no float compute op left, and the lowered output within
 1 int8 LSB of the fake-quantized graph."""
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -141,3 +143,20 @@ def test_silero_int16_front_end_program_matches_the_lowered_graph():
     for sample in calibration(3, seed=7):
         got, want = program.run(*[t.numpy() for t in sample]), lowered.run(*[t.numpy() for t in sample])
         assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(got, want))
+
+
+@pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+                    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_int16_front_end_on_qemu_is_bit_identical_with_the_host(cpu):
+    from cortexm import qemu
+
+    _, lowered = lower(FrontEnd(), 0.003)
+    program = cortexm.to_program(lowered, target=f"{cpu}+int8")
+    x = samples(1, 6, 0.003)[0][0].numpy()
+    result = qemu.run(program, [x], cpu)
+    host = program.run(x)
+    host = list(host) if isinstance(host, tuple) else [host]
+    assert len(result.outputs) == len(host)
+    for got, want in zip(result.outputs, host):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
