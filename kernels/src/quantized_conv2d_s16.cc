@@ -1,7 +1,11 @@
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 
 #include "conv_window.h"
+#include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/requantize.h"
+#if CORTEXM_BUILT_ISA != 0
+#include "dsp/dsp_ops.h"
+#endif
 
 namespace cortexm {
 
@@ -10,6 +14,10 @@ namespace {
 // |int16 * int8| <= 2^22, so 256 taps sum exactly in int32 (|sum| <= 2^30); longer dot products
 // add such blocks into 64 bits.
 constexpr int32_t kInt32Taps = 256;
+
+#if CORTEXM_BUILT_ISA == 0
+
+void prepare_column(int16_t*, int32_t) {}
 
 int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length) {
   int64_t total = 0;
@@ -21,6 +29,40 @@ int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, 
   }
   return total;
 }
+
+#else
+
+// DSP (and MVE cores, which have it): each full quad of taps x0 x1 x2 x3 is stored x0 x2 x1 x3,
+// so one SMLAD pairs SXTB16 of 4 weight bytes (w0, w2) with (x0, x2) and another the ROR #8
+// form (w1, w3) with (x1, x3), as CMSIS-NN's read_and_pad_reordered. The tail stays in order.
+void prepare_column(int16_t* column, int32_t length) {
+  for (int32_t i = 0; i + 4 <= length; i += 4) {
+    const int16_t x1 = column[i + 1];
+    column[i + 1] = column[i + 2];
+    column[i + 2] = x1;
+  }
+}
+
+int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length) {
+  const int32_t quads_end = length & ~3;
+  int64_t total = 0;
+  int32_t i = 0;
+  while (i < quads_end) {
+    const int32_t block_end = quads_end - i < kInt32Taps ? quads_end : i + kInt32Taps;
+    int32_t sum = 0;
+    for (; i < block_end; i += 4) {
+      const uint32_t w = dsp::load_u32(weights + i);
+      sum = dsp::smlad(dsp::sxtb16(w), dsp::load_u32(column + i), sum);
+      sum = dsp::smlad(dsp::sxtb16_ror8(w), dsp::load_u32(column + i + 2), sum);
+    }
+    total += sum;
+  }
+  int32_t tail = 0;
+  for (; i < length; ++i) tail += column[i] * static_cast<int16_t>(weights[i]);
+  return total + tail;
+}
+
+#endif
 
 // The receptive field of output pixel (oy, ox) for `group` in the filter row's (kh, kw, c) order;
 // padded taps are 0 (the input zero point).
@@ -122,6 +164,7 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
       int16_t* out = out_image + int64_t{pixel} * out_c;
       for (int32_t group = 0; group < groups; ++group) {
         gather_column(p, image, group, oy, ox, column);
+        prepare_column(column, length);
         for (int32_t j = 0; j < out_per_group; ++j) {
           const int32_t oc = group * out_per_group + j;
           const int64_t sum = dot(filter + int64_t{oc} * length, column, length);
