@@ -5,6 +5,7 @@
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_conv2d.h"
+#include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_mul.h"
@@ -21,6 +22,8 @@ int8_t g_lhs[kMaxInput], g_rhs[kMaxInput], g_filter[kMaxFilter];
 int8_t g_out[kMaxOutput + kGuard], g_expected[kMaxOutput];
 int32_t g_bias[kMaxChannels], g_multipliers[kMaxChannels], g_shifts[kMaxChannels];
 alignas(16) uint8_t g_scratch[kMaxScratch + kGuard];
+int16_t g_in16[kMaxInput], g_out16[kMaxOutput + kGuard], g_expected16[kMaxOutput];
+alignas(8) int64_t g_bias64[kMaxChannels];
 
 class Rng {
  public:
@@ -406,6 +409,71 @@ Tally test_mul(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
+// The 16x8 conv (arm_convolve_s16 arithmetic): int16 inputs biased to the extremes, int64 bias,
+// shifts in [-31, 7], against its reference.
+Tally test_conv2d_s16(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_conv2d_s16", print};
+  for (int32_t i = 0; i < cases;) {
+    Conv2dS16Params p;
+    const int32_t groups = r.chance(80) ? 1 : r.uniform(2, 3);
+    const bool long_window = r.chance(25);  // an STFT-like window: several int32 blocks
+    const int32_t group_c = long_window ? 1 : r.uniform(1, 20);
+    const int32_t out_per_group = r.uniform(1, 12);
+    p.input = Dims4{r.uniform(1, 2), long_window ? 1 : r.uniform(1, 9),
+                    long_window ? r.uniform(600, 1200) : r.uniform(1, 9), groups * group_c};
+    const int32_t sizes[] = {1, 2, 3, 3, 4, 5};
+    p.filter = Dims4{groups * out_per_group, long_window ? 1 : sizes[r.uniform(0, 5)],
+                     long_window ? r.uniform(257, 700) : sizes[r.uniform(0, 5)], group_c};
+    geometry(r, &p.geometry, false);
+    if (long_window) p.geometry.stride_w = r.uniform(64, 200);
+    p.output = quantized_conv2d_s16_output_dims(p);
+    if (p.output.h < 1 || p.output.w < 1) continue;
+    if (p.input.elements() > kMaxInput || p.filter.elements() > kMaxFilter ||
+        p.output.elements() > kMaxOutput || p.filter.n > kMaxChannels)
+      continue;
+    requantize_params(r, p.filter.n);
+    for (int32_t c = 0; c < p.filter.n; ++c)
+      if (g_shifts[c] > 7) g_shifts[c] = r.uniform(-20, 7);
+    p.multipliers = g_multipliers;
+    p.shifts = g_shifts;
+    p.activation_min = r.chance(70) ? -32768 : r.uniform(-32768, 0);
+    p.activation_max = r.chance(70) ? 32767 : r.uniform(p.activation_min, 32767);
+    const size_t scratch = quantized_conv2d_s16_scratch_size(p);
+    if (scratch > kMaxScratch || !quantized_conv2d_s16_prepare(p).ok()) continue;
+    for (int64_t k = 0; k < p.input.elements(); ++k)
+      g_in16[k] = static_cast<int16_t>(r.chance(20) ? (r.chance(50) ? -32768 : 32767) : r.uniform(-32768, 32767));
+    fill(r, g_filter, p.filter.elements());
+    for (int32_t c = 0; c < p.filter.n; ++c) g_bias64[c] = int64_t{r.uniform(-(1 << 30), 1 << 30)} * r.uniform(1, 64);
+    const int64_t* bias = r.chance(20) ? nullptr : g_bias64;
+    quantized_conv2d_s16_reference(p, g_in16, g_filter, bias, g_expected16);
+    std::memset(g_scratch, kCanary, sizeof(g_scratch));
+    for (int32_t k = 0; k < kMaxOutput + kGuard; ++k) g_out16[k] = 0x5A5A;
+    quantized_conv2d_s16(p, g_in16, g_filter, bias, g_out16, g_scratch);
+    ++t.cases;
+    const int64_t outputs = p.output.elements();
+    const char* problem = nullptr;
+    for (int64_t k = 0; !problem && k < outputs; ++k)
+      if (g_out16[k] != g_expected16[k]) problem = "output differs";
+    for (int32_t k = 0; !problem && k < kGuard; ++k)
+      if (g_out16[outputs + k] != 0x5A5A) problem = "wrote past the output";
+    for (int32_t k = 0; !problem && k < kGuard; ++k)
+      if (g_scratch[scratch + k] != kCanary) problem = "wrote past its scratch";
+    if (problem && ++t.failures <= 5) {
+      Line line;
+      line << "FAIL " << t.kernel << " case " << i << ": " << problem;
+      print(line.str());
+      Line params;
+      ConvQuantParams q;
+      q.activation_min = p.activation_min;
+      q.activation_max = p.activation_max;
+      describe(params, p.input, p.filter, p.geometry, q);
+      print(params.str());
+    }
+    ++i;
+  }
+  return t;
+}
+
 }  // namespace
 
 int run_all(uint32_t seed, int32_t cases, Print print) {
@@ -417,7 +485,7 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   Rng r(seed);
   const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print),
                            test_linear(r, cases, print), test_add(r, cases, print),
-                           test_mul(r, cases, print)};
+                           test_mul(r, cases, print), test_conv2d_s16(r, cases, print)};
   int failures = 0;
   for (const Tally& t : tallies) {
     report(t);
