@@ -4,6 +4,32 @@
 
 namespace cortexm {
 
+Error check_padded_extent(const Dims4& input, const Padding2d& pad) {
+  if (int64_t{input.h} + pad.top + pad.bottom > INT32_MAX) {
+    const bool top = pad.top >= pad.bottom;
+    return invalid("padding", top ? pad.top : pad.bottom,
+                   "makes the padded input height 2^31 or more", top ? 0 : 2);
+  }
+  if (int64_t{input.w} + pad.left + pad.right > INT32_MAX) {
+    const bool left = pad.left >= pad.right;
+    return invalid("padding", left ? pad.left : pad.right,
+                   "makes the padded input width 2^31 or more", left ? 1 : 3);
+  }
+  return kOk;
+}
+
+Dims4 conv_output_dims(const Dims4& input, int32_t kernel_h, int32_t kernel_w,
+                       const ConvGeometry& g, int32_t output_channels) {
+  Dims4 out;
+  out.n = input.n;
+  out.h = window_output_size(input.h, kernel_h, g.stride_h, g.dilation_h, g.padding.top,
+                             g.padding.bottom);
+  out.w = window_output_size(input.w, kernel_w, g.stride_w, g.dilation_w, g.padding.left,
+                             g.padding.right);
+  out.c = output_channels;
+  return out;
+}
+
 Error validate_conv_common(const ConvQuantParams& quant, const ConvGeometry& g, const Dims4& input,
                            int32_t kernel_h, int32_t kernel_w, const Dims4& output,
                            int32_t output_channels) {

@@ -96,24 +96,13 @@ void gather_column(const Conv2dS16Params& p, const int16_t* image, int32_t group
 }  // namespace
 
 Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& p) {
-  const ConvGeometry& g = p.geometry;
-  Dims4 out;
-  out.n = p.input.n;
-  out.h = window_output_size(p.input.h, p.filter.h, g.stride_h, g.dilation_h, g.padding.top,
-                             g.padding.bottom);
-  out.w = window_output_size(p.input.w, p.filter.w, g.stride_w, g.dilation_w, g.padding.left,
-                             g.padding.right);
-  out.c = p.filter.n;
-  return out;
+  return conv_output_dims(p.input, p.filter.h, p.filter.w, p.geometry, p.filter.n);
 }
 
 Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
   if (p.filter.n < 1) return invalid("weight.shape[0]", p.filter.n, "must be >= 1");
   if (p.filter.c < 1) return invalid("weight.shape[3]", p.filter.c, "must be >= 1");
-  if (int64_t{p.input.h} + p.geometry.padding.top + p.geometry.padding.bottom > INT32_MAX)
-    return invalid("padding", p.geometry.padding.top, "makes the padded input height 2^31 or more", 0);
-  if (int64_t{p.input.w} + p.geometry.padding.left + p.geometry.padding.right > INT32_MAX)
-    return invalid("padding", p.geometry.padding.left, "makes the padded input width 2^31 or more", 1);
+  CORTEXM_RETURN_IF_ERROR(check_padded_extent(p.input, p.geometry.padding));
   if (p.multipliers == nullptr || p.shifts == nullptr)
     return invalid("requantize_multipliers", 0, "must be given per output channel");
   for (int32_t c = 0; c < p.filter.n; ++c) {

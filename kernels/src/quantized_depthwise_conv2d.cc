@@ -6,36 +6,8 @@
 
 namespace cortexm {
 
-namespace {
-
-// window_output_size returns int32: the padded input must stay below 2^31 on both axes.
-// Names the larger pad of the axis.
-Error check_padded_extent(const Dims4& input, const Padding2d& pad) {
-  if (int64_t{input.h} + pad.top + pad.bottom > INT32_MAX) {
-    const bool top = pad.top >= pad.bottom;
-    return invalid("padding", top ? pad.top : pad.bottom,
-                   "makes the padded input height 2^31 or more", top ? 0 : 2);
-  }
-  if (int64_t{input.w} + pad.left + pad.right > INT32_MAX) {
-    const bool left = pad.left >= pad.right;
-    return invalid("padding", left ? pad.left : pad.right,
-                   "makes the padded input width 2^31 or more", left ? 1 : 3);
-  }
-  return kOk;
-}
-
-}  // namespace
-
 Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& p) {
-  const ConvGeometry& g = p.geometry;
-  Dims4 out;
-  out.n = p.input.n;
-  out.h = window_output_size(p.input.h, p.filter.h, g.stride_h, g.dilation_h, g.padding.top,
-                             g.padding.bottom);
-  out.w = window_output_size(p.input.w, p.filter.w, g.stride_w, g.dilation_w, g.padding.left,
-                             g.padding.right);
-  out.c = p.filter.c;
-  return out;
+  return conv_output_dims(p.input, p.filter.h, p.filter.w, p.geometry, p.filter.c);
 }
 
 Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& p) {

@@ -27,6 +27,14 @@ struct ConvGeometry {
   Padding2d padding;
 };
 
+// window_output_size returns int32: the padded input must stay below 2^31 on both axes.
+// Names the larger pad of the axis.
+Error check_padded_extent(const Dims4& input, const Padding2d& pad);
+
+// {batch, output height, output width, output_channels} of a convolution window over `input`.
+Dims4 conv_output_dims(const Dims4& input, int32_t kernel_h, int32_t kernel_w,
+                       const ConvGeometry& geometry, int32_t output_channels);
+
 // Validates the parts every convolution shares: offsets, activation range, per-channel
 // multipliers and shifts, stride, dilation and padding, and that output == the computed output.
 Error validate_conv_common(const ConvQuantParams& quant, const ConvGeometry& geometry,
