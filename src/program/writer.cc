@@ -74,29 +74,42 @@ int64_t normalized_dim(const OpArgs& args, int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
 }
 
-Emitted conv(FlatBufferBuilder& b, const OpArgs& args, bool depthwise) {
-  const auto stride = pair(args, "stride"), dilation = pair(args, "dilation");
+// Conv2dParams for the convolution kernels; each kernel writes only the fields its op has
+// (transposed: no dilation, output padding; s16: no offsets; depthwise: depth multiplier).
+Emitted conv(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
+  const bool transposed = kernel == fb::KernelId_QuantizedTransposeConv2d;
+  const bool has_offsets = kernel != fb::KernelId_QuantizedConv2dS16;
+  const auto stride = pair(args, "stride");
   const auto pad = padding4(args);
   const auto multipliers = b.CreateVector(i32s(args, "requantize_multipliers"));
   const auto shifts = b.CreateVector(i32s(args, "requantize_shifts"));
   fb::Conv2dParamsBuilder p(b);
   p.add_stride_h(stride.first);
   p.add_stride_w(stride.second);
-  p.add_dilation_h(dilation.first);
-  p.add_dilation_w(dilation.second);
+  if (!transposed) {
+    const auto dilation = pair(args, "dilation");
+    p.add_dilation_h(dilation.first);
+    p.add_dilation_w(dilation.second);
+  }
   p.add_pad_top(pad[0]);
   p.add_pad_left(pad[1]);
   p.add_pad_bottom(pad[2]);
   p.add_pad_right(pad[3]);
-  p.add_input_offset(i32(args, "input_offset"));
-  p.add_output_offset(i32(args, "output_offset"));
+  if (has_offsets) {
+    p.add_input_offset(i32(args, "input_offset"));
+    p.add_output_offset(i32(args, "output_offset"));
+  }
   p.add_activation_min(i32(args, "activation_min"));
   p.add_activation_max(i32(args, "activation_max"));
   p.add_multipliers(multipliers);
   p.add_shifts(shifts);
-  if (depthwise) p.add_depth_multiplier(i32(args, "depth_multiplier"));
-  return {depthwise ? fb::KernelId_QuantizedDepthwiseConv2d : fb::KernelId_QuantizedConv2d,
-          fb::OpParams_Conv2dParams, p.Finish().Union()};
+  if (kernel == fb::KernelId_QuantizedDepthwiseConv2d) p.add_depth_multiplier(i32(args, "depth_multiplier"));
+  if (transposed) {
+    const auto output_padding = pair(args, "output_padding");
+    p.add_output_padding_h(output_padding.first);
+    p.add_output_padding_w(output_padding.second);
+  }
+  return {kernel, fb::OpParams_Conv2dParams, p.Finish().Union()};
 }
 
 Emitted pool(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
@@ -124,29 +137,6 @@ Emitted quantize(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) 
   const auto p = fb::CreateQuantizeParams(b, static_cast<float>(args.f("scale")), i32(args, "zero_point"),
                                           i32(args, "quant_min"), i32(args, "quant_max"));
   return {kernel, fb::OpParams_QuantizeParams, p.Union()};
-}
-
-Emitted transpose_conv(FlatBufferBuilder& b, const OpArgs& args) {
-  const auto stride = pair(args, "stride"), output_padding = pair(args, "output_padding");
-  const auto pad = padding4(args);
-  const auto multipliers = b.CreateVector(i32s(args, "requantize_multipliers"));
-  const auto shifts = b.CreateVector(i32s(args, "requantize_shifts"));
-  fb::Conv2dParamsBuilder p(b);
-  p.add_stride_h(stride.first);
-  p.add_stride_w(stride.second);
-  p.add_pad_top(pad[0]);
-  p.add_pad_left(pad[1]);
-  p.add_pad_bottom(pad[2]);
-  p.add_pad_right(pad[3]);
-  p.add_input_offset(i32(args, "input_offset"));
-  p.add_output_offset(i32(args, "output_offset"));
-  p.add_activation_min(i32(args, "activation_min"));
-  p.add_activation_max(i32(args, "activation_max"));
-  p.add_multipliers(multipliers);
-  p.add_shifts(shifts);
-  p.add_output_padding_h(output_padding.first);
-  p.add_output_padding_w(output_padding.second);
-  return {fb::KernelId_QuantizedTransposeConv2d, fb::OpParams_Conv2dParams, p.Finish().Union()};
 }
 
 Emitted minmax(FlatBufferBuilder& b, const OpArgs& a, fb::KernelId kernel) {
@@ -186,9 +176,9 @@ Emitter unary(fb::UnaryFn fn) {
 const std::map<std::string, Emitter>& emitters() {
   static const std::map<std::string, Emitter> table = {
       {"cortex_m.quantized_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, false); }},
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedConv2d); }},
       {"cortex_m.quantized_depthwise_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, true); }},
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedDepthwiseConv2d); }},
       {"cortex_m.quantized_linear.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
@@ -366,24 +356,7 @@ const std::map<std::string, Emitter>& emitters() {
        }},
       {"cortex_m.quantized_conv2d_s16.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto stride = pair(a, "stride"), dilation = pair(a, "dilation");
-         const auto pad = padding4(a);
-         const auto multipliers = b.CreateVector(i32s(a, "requantize_multipliers"));
-         const auto shifts = b.CreateVector(i32s(a, "requantize_shifts"));
-         fb::Conv2dParamsBuilder p(b);
-         p.add_stride_h(stride.first);
-         p.add_stride_w(stride.second);
-         p.add_dilation_h(dilation.first);
-         p.add_dilation_w(dilation.second);
-         p.add_pad_top(pad[0]);
-         p.add_pad_left(pad[1]);
-         p.add_pad_bottom(pad[2]);
-         p.add_pad_right(pad[3]);
-         p.add_activation_min(i32(a, "activation_min"));
-         p.add_activation_max(i32(a, "activation_max"));
-         p.add_multipliers(multipliers);
-         p.add_shifts(shifts);
-         return Emitted{fb::KernelId_QuantizedConv2dS16, fb::OpParams_Conv2dParams, p.Finish().Union()};
+         return conv(b, a, fb::KernelId_QuantizedConv2dS16);
        }},
       {"cortex_m.quantized_magnitude_s16.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
@@ -424,7 +397,7 @@ const std::map<std::string, Emitter>& emitters() {
          return Emitted{fb::KernelId_QuantizedBatchMatmul, fb::OpParams_MulParams, p.Union()};
        }},
       {"cortex_m.quantized_transpose_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return transpose_conv(b, a); }},
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedTransposeConv2d); }},
       {"aten.mean.dim",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
          const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
