@@ -4,6 +4,8 @@ relu / hardtanh / clamp after it in its activation range; the lowered output wit
 fake-quantized graph and bit-exact with a numpy reference written from the quantized graph's
 qparams; the int8 path unchanged."""
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,43 @@ def test_silero_lstm_linears_become_linear_s16():
         if node.op == LINEAR_S16:
             assert tuple(node.inputs[1].shape) == (512, 128), node.inputs[1].shape
             assert node.inputs[0].dtype == node.outputs[0].dtype == "int16"
+
+
+class TwoLayer(nn.Module):
+    """linear + relu, then a linear without bias: two int16 linears."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(20, 16)
+        self.fc2 = nn.Linear(16, 5, bias=False)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def test_program_runs_linear_s16_bit_exact_with_the_lowered_graph():
+    _, lowered = lower(TwoLayer(), (3, 20))
+    assert lowered.op_counts().get(LINEAR_S16) == 2
+    x = samples(1, 4, (3, 20))[0][0].numpy()
+    program = cortexm.to_program(lowered, bundle_inputs=(x,))
+    assert program.float_ops == 0
+    assert program.memory_plan().arena_size == program.arena_size
+    for (sample,) in samples(4, 5, (3, 20)):
+        got, want = first(program.run(sample.numpy())), first(lowered.run(sample.numpy()))
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert program.verify() == 1
+
+
+@pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+                    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_linear_s16_program_on_qemu_is_bit_identical_with_the_host(cpu):
+    from cortexm import qemu
+
+    _, lowered = lower(TwoLayer(), (3, 20))
+    program = cortexm.to_program(lowered, target=f"{cpu}+int8")
+    x = samples(1, 6, (3, 20))[0][0].numpy()
+    result = qemu.run(program, [x], cpu)
+    host = first(program.run(x))
+    assert len(result.outputs) == 1
+    assert result.outputs[0].dtype == host.dtype and result.outputs[0].tobytes() == host.tobytes()
