@@ -126,7 +126,7 @@ Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& s
 
 // The 16x8 form: symmetric int16 input and output (or a clamp activation's), symmetric int8
 // weights, int64 bias.
-void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
+void convert_linear_s16(Rewrite& rw, const LinearOperands& o, Isa isa) {
   Graph& graph = rw.graph();
   const Node& node = rw.old();
   const QuantParams q_in = int16_per_tensor(graph, o.x, "input");
@@ -158,7 +158,7 @@ void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
   params.input_features = static_cast<int32_t>(o.weights.info().shape[1]);
   params.output_features = static_cast<int32_t>(o.n);
   const int64_t scratch =
-      scratch_bytes(quantized_linear_s16_scratch_size(params, Isa::kScalar));
+      scratch_bytes(quantized_linear_s16_scratch_size(params, isa));
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
   const ValueId b_packed = rw.constant("bias", bias);
   const ValueId y = rw.call("cortex_m.quantized_linear_s16.default", {o.x, w_packed, b_packed},
@@ -178,7 +178,7 @@ void convert_linear(Graph& graph, NodeId id, const TargetConfig& target_config) 
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const LinearOperands o = linear_operands(graph, node);
-  if (graph.value(o.x).info.dtype == DType::kInt16) return convert_linear_s16(rw, o);
+  if (graph.value(o.x).info.dtype == DType::kInt16) return convert_linear_s16(rw, o, target_config.isa);
   const ValueId x = o.x, w = o.w, b = o.b;
   const QuantizedConstant& channels = o.channels;
   const int64_t n = o.n;
