@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .observers import ACTIVATION_RANGES, OBSERVERS, Observer
 
-
+WEIGHT_ROUNDINGS = ("nearest", "gptq")
 FIXED_QPARAMS = {
     ("softmax", "int8"): (1 / 256, -128), ("softmax", "int16"): (1 / 32768, 0),
     ("sigmoid", "int8"): (1 / 256, -128), ("sigmoid", "int16"): (1 / 32768, 0),
@@ -30,10 +30,16 @@ class CortexMQuantizer:
         a^2 + b^2 is not quantized (it spans twice the dynamic range of a and b). Off by default:
         cortexm.lower has no kernel for the fused magnitude yet, so such a graph lowers with a float
         region.
+    weight_rounding: 'nearest' (default) or 'gptq': conv / linear / addmm weights rounded by GPTQ
+        against the calibration inputs of each op (same scales, different integers; see gptq.py).
+        Calibration then also accumulates each op's input second moments (columns^2 floats per
+        weight), and more samples than the observers need help it: use at least as many input
+        vectors per op as the weight has columns.
     """
 
     def __init__(self, activation_observer: str = "histogram", per_channel: bool = True,
-                 activation_dtype: str = "int8", int16_activations=(), fuse_magnitude: bool = False):
+                 activation_dtype: str = "int8", int16_activations=(), fuse_magnitude: bool = False,
+                 weight_rounding: str = "nearest"):
         if activation_observer not in OBSERVERS:
             raise ValueError(f"activation_observer must be one of {sorted(OBSERVERS)}, "
                              f"got {activation_observer!r}")
@@ -50,6 +56,9 @@ class CortexMQuantizer:
             if not isinstance(name, str):
                 raise TypeError(f"int16_activations holds {name!r}, not a value name")
         self.fuse_magnitude = bool(fuse_magnitude)
+        if weight_rounding not in WEIGHT_ROUNDINGS:
+            raise ValueError(f"weight_rounding must be one of {list(WEIGHT_ROUNDINGS)}, got {weight_rounding!r}")
+        self.weight_rounding = weight_rounding
 
     def dtype_of(self, value_name: str) -> str:
         """The activation dtype of the value named value_name."""
@@ -71,5 +80,7 @@ class CortexMQuantizer:
             extra += f", int16_activations={sorted(self.int16_activations)!r}"
         if self.fuse_magnitude:
             extra += ", fuse_magnitude=True"
+        if self.weight_rounding != "nearest":
+            extra += f", weight_rounding={self.weight_rounding!r}"
         return (f"CortexMQuantizer(activation_observer={self.activation_observer!r}, "
                 f"per_channel={self.per_channel}, activation_dtype={self.activation_dtype!r}{extra})")
