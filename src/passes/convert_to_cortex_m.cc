@@ -171,12 +171,18 @@ bool clamp_activation(const Node& node, ClampActivation* a) {
   return true;
 }
 
-int32_t quantize_bound(float v, const QuantParams& q) {
+int32_t quantize_bound(float v, const QuantParams& q, DType dtype) {
   QuantizeParams p;
   p.scale = static_cast<float>(q.scales[0]);
   p.zero_point = static_cast<int32_t>(q.zero_points[0]);
   p.quant_min = static_cast<int32_t>(q.quant_min);
   p.quant_max = static_cast<int32_t>(q.quant_max);
+  if (dtype == DType::kInt16) {
+    p.dtype = QuantDtype::kInt16;
+    int16_t out = 0;
+    quantize_per_tensor(p, &v, &out, 1);
+    return out;
+  }
   int8_t out = 0;
   quantize_per_tensor(p, &v, &out, 1);
   return out;

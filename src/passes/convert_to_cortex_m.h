@@ -56,8 +56,9 @@ struct ClampActivation {
 };
 bool clamp_activation(const Node& node, ClampActivation* activation);
 
-// v quantized exactly as a folded node's output is (float32 math; infinities saturate).
-int32_t quantize_bound(float v, const QuantParams& q);
+// v quantized exactly as a folded node's output of `dtype` (int8 or int16) is (float32 math;
+// infinities saturate).
+int32_t quantize_bound(float v, const QuantParams& q, DType dtype = DType::kInt8);
 
 // What a lowered conv / linear produces: the node's int8 output; or, when that is float32 and
 // read only by a folded clamp activation with an int8 output (a quantizer's conv + hardsigmoid
