@@ -176,3 +176,20 @@ def test_silero_lstm_add_and_mul_lower_to_the_int16_ops():
     assert "aten.add.Tensor" not in ops and "aten.mul.Tensor" not in ops, ops
     # The LSTM cell: c' = f * c + i * g, h' = o * tanh(c'), and the gates' two linears' sum.
     assert ops.get(BINARY_S16[0]) == 2 and ops.get(BINARY_S16[1]) == 3, ops
+
+
+@pytest.mark.parametrize("module,shapes", [(Square(), ((2, 9), (2, 9))), (ReluAfterMul(), ((3, 11), (11,))),
+                                           (Add(), ((2, 3, 5), (3, 1)))],
+                         ids=["square-add", "mul-relu", "add-broadcast"])
+def test_program_runs_bit_exact_with_the_lowered_graph(module, shapes):
+    _, lowered = lower(module, shapes)
+    inputs = tuple(t.numpy() for t in samples(shapes, 1, 4)[0])
+    program = cortexm.to_program(lowered, bundle_inputs=inputs)
+    assert program.float_ops == 0
+    for sample in samples(shapes, 4, 5):
+        args = [t.numpy() for t in sample]
+        got, want = program.run(*args), lowered.run(*args)
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(got, want))
+    assert program.verify() == 1
