@@ -4,6 +4,8 @@ into their activation range; the lowered output within 1 LSB of the fake-quantiz
 bit-exact with the numpy reference (multipliers derived independently from the qparams); int8 mixed
 with int16 stays float and says why."""
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -49,6 +51,13 @@ class Gate(nn.Module):
         return torch.relu(x * y + y * 0.5 * x)
 
 
+class Gate16(nn.Module):
+    """relu(x * y + x * x) with y broadcast: two muls, an add, a relu."""
+
+    def forward(self, x, y):
+        return torch.relu(x * y + x * x)
+
+
 CASES = [  # module, shape of x, shape of y, expected (add_s16, mul_s16) counts
     (Add(), (2, 3, 5), (2, 3, 5), (1, 0)),
     (Mul(), (2, 3, 5), (2, 3, 5), (0, 1)),
@@ -58,6 +67,7 @@ CASES = [  # module, shape of x, shape of y, expected (add_s16, mul_s16) counts
     (Square(), (2, 9), (2, 9), (1, 1)),
     (ReluAfterAdd(), (2, 3, 5), (2, 3, 5), (1, 0)),
     (ReluAfterMul(), (3, 11), (11,), (0, 1)),
+    (Gate16(), (3, 11), (11,), (1, 2)),
 ]
 
 
@@ -193,3 +203,22 @@ def test_program_runs_bit_exact_with_the_lowered_graph(module, shapes):
         want = want if isinstance(want, tuple) else (want,)
         assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(got, want))
     assert program.verify() == 1
+
+
+@pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+                    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_int16_add_and_mul_on_qemu_are_bit_identical_with_the_host(cpu):
+    from cortexm import qemu
+
+    shapes = ((3, 11), (11,))
+    _, lowered = lower(Gate16(), shapes)
+    assert lowered.op_counts().get(BINARY_S16[1]) == 2, lowered.op_counts()
+    program = cortexm.to_program(lowered, target=f"{cpu}+int8")
+    inputs = [t.numpy() for t in samples(shapes, 1, 6)[0]]
+    result = qemu.run(program, inputs, cpu)
+    host = program.run(*inputs)
+    host = list(host) if isinstance(host, tuple) else [host]
+    assert len(result.outputs) == len(host)
+    for got, want in zip(result.outputs, host):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
