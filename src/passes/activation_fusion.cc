@@ -21,7 +21,8 @@ bool has_activation_range(const std::string& op) {
          op == "cortex_m.quantized_linear.default" ||
          op == "cortex_m.quantized_linear_s16.default" || op == "cortex_m.quantized_add.default" ||
          op == "cortex_m.quantized_mul.default" || op == "cortex_m.quantized_max_pool2d.default" ||
-         op == "cortex_m.quantized_avg_pool2d.default";
+         op == "cortex_m.quantized_avg_pool2d.default" ||
+         op == "cortex_m.quantized_add_s16.default" || op == "cortex_m.quantized_mul_s16.default";
 }
 
 bool read_once(const Graph& graph, ValueId v) {
@@ -43,7 +44,7 @@ std::string fuse(Graph& graph, NodeId id) {
   const DType dtype = out.dtype;
   if ((dtype != DType::kInt8 && dtype != DType::kInt16) || in.dtype != dtype || !in.qparams ||
       !out.qparams || in.qparams->per_channel() || *in.qparams != *out.qparams)
-    return "input and output are not int8 or int16 with the same per-tensor qparams";
+    return "input and output are not both int8 or both int16 with the same per-tensor qparams";
   const QuantParams q = *out.qparams;
   {
     QuantizeParams p;

@@ -211,6 +211,21 @@ const std::map<std::string, Emitter>& emitters() {
              i32(a, "activation_max"));
          return Emitted{fb::KernelId_QuantizedMul, fb::OpParams_MulParams, p.Union()};
        }},
+      {"cortex_m.quantized_add_s16.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const auto p = fb::CreateAddParams(
+             b, 0, i32(a, "self_multiplier"), i32(a, "self_shift"), 0, i32(a, "other_multiplier"),
+             i32(a, "other_shift"), 0, i32(a, "output_multiplier"), i32(a, "output_shift"),
+             i32(a, "activation_min"), i32(a, "activation_max"));
+         return Emitted{fb::KernelId_QuantizedAddS16, fb::OpParams_AddParams, p.Union()};
+       }},
+      {"cortex_m.quantized_mul_s16.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
+         const auto p = fb::CreateMulParams(b, 0, 0, 0, i32(a, "output_multiplier"),
+                                            i32(a, "output_shift"), i32(a, "activation_min"),
+                                            i32(a, "activation_max"));
+         return Emitted{fb::KernelId_QuantizedMulS16, fb::OpParams_MulParams, p.Union()};
+       }},
       {"cortex_m.quantized_avg_pool2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return pool(b, a, fb::KernelId_QuantizedAvgPool2d);

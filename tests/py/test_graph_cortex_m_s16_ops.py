@@ -1,5 +1,6 @@
 """The int16 cortex_m ops inside a graph (quantized_conv2d_s16, quantized_linear_s16,
-quantized_magnitude_s16, requantize_s16): the interpreter runs the same kernels as cortexm.ops."""
+quantized_magnitude_s16, requantize_s16, quantized_add_s16, quantized_mul_s16): the interpreter
+runs the same kernels as cortexm.ops."""
 
 import numpy as np
 import pytest
@@ -103,6 +104,30 @@ def test_requantize_s16_matches_direct_kernel(in_dtype, out_dtype):
     assert got.dtype == np.dtype(out_dtype) and np.array_equal(got, want)
 
 
+ADD_S16_ATTRS = dict(self_multiplier=(1 << 30) + 77, self_shift=-1, other_multiplier=1 << 30,
+                     other_shift=-3, output_multiplier=(1 << 30) + 5, output_shift=0,
+                     activation_min=-20000, activation_max=32767)
+MUL_S16_ATTRS = dict(output_multiplier=(1 << 30) + 99, output_shift=-13, activation_min=-32768,
+                     activation_max=30000)
+
+
+@pytest.mark.parametrize("op,attrs", [("quantized_add_s16", ADD_S16_ATTRS),
+                                      ("quantized_mul_s16", MUL_S16_ATTRS)])
+@pytest.mark.parametrize("shape_a,shape_b", [((2, 3, 5), (2, 3, 5)), ((2, 3, 5), (3, 1)),
+                                             ((1, 5), (2, 3, 5)), ((4,), ())])
+def test_binary_s16_matches_direct_kernel(op, attrs, shape_a, shape_b):
+    a, b = int16(*shape_a), int16(*shape_b)
+    g = cortexm.Graph()
+    out = g.call(f"cortex_m.{op}.default",
+                 [g.add_input("a", list(shape_a), "int16"), g.add_input("b", list(shape_b), "int16")],
+                 attrs)
+    g.outputs = [out]
+    got = g.run(a, b)
+    want = getattr(cortexm.ops, op)(a, other=b, **attrs)
+    assert got.dtype == np.int16 and got.shape == np.broadcast_shapes(shape_a, shape_b)
+    assert np.array_equal(got, want)
+
+
 def test_errors_name_node_and_argument():
     g = cortexm.Graph()
     x = g.add_input("x", [1, 1, 1, 640], "int16")
@@ -140,3 +165,15 @@ def test_errors_name_node_and_argument():
         g.call("cortex_m.quantized_linear_s16.default",
                [g.add_input("v2", [2, 4], "int16"), g.add_constant("lw2", np.zeros((3, 4), np.int8)),
                 g.add_constant("lb", np.zeros(3, np.int32))], lin)
+    a = g.add_input("a16", [2, 3], "int16")
+    with pytest.raises(ValueError, match=r"node 'gate'.*'activation_min' = -40000 must be in \[-32768, 32767\]"):
+        g.call("cortex_m.quantized_add_s16.default", [a, a], {**ADD_S16_ATTRS, "activation_min": -40000},
+               name="gate")
+    with pytest.raises(ValueError, match="expected int16"):
+        g.call("cortex_m.quantized_mul_s16.default", [a, g.add_input("a8", [2, 3], "int8")], MUL_S16_ATTRS)
+    with pytest.raises(ValueError, match="broadcast"):
+        g.call("cortex_m.quantized_mul_s16.default", [a, g.add_input("b16", [2, 4], "int16")],
+               MUL_S16_ATTRS)
+    with pytest.raises(ValueError, match="activation_min = 9 must be <= activation_max"):
+        g.call("cortex_m.quantized_mul_s16.default", [a, a],
+               {**MUL_S16_ATTRS, "activation_min": 9, "activation_max": 8})

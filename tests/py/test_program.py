@@ -208,6 +208,40 @@ def g_minmax():
                rand((2, 3, 4, 5), "int8")]
 
 
+def add_s16_attrs(sa, sb, so, act=(-32768, 32767)):
+    twice_max = 2.0 * max(sa, sb)
+    (ma, sha), (mb, shb), (mo, sho) = (quantize_multiplier(sa / twice_max), quantize_multiplier(sb / twice_max),
+                                       quantize_multiplier(twice_max / (32768 * so)))
+    return {"self_multiplier": ma, "self_shift": sha, "other_multiplier": mb, "other_shift": shb,
+            "output_multiplier": mo, "output_shift": sho, "activation_min": act[0], "activation_max": act[1]}
+
+
+def mul_s16_attrs(sa, sb, so, act=(-32768, 32767)):
+    m, s = quantize_multiplier(sa * sb / so)
+    return {"output_multiplier": m, "output_shift": s, "activation_min": act[0], "activation_max": act[1]}
+
+
+def g_binary_s16():
+    """quantized_add_s16 / mul_s16: broadcasting (contiguous), a square, channels-last broadcasting."""
+    g = cortexm.Graph()
+    a = g.add_input("a", [2, 3, 5], "int16")
+    b = g.add_input("b", [3, 1], "int16")
+    c = g.add_input("c", [2, 4, 3, 5], "int16")
+    d = g.add_input("d", [2, 4, 1, 1], "int16")
+    total = g.call("cortex_m.quantized_add_s16.default", [a, b], add_s16_attrs(3e-4, 7e-4, 9e-4), name="sum")
+    prod = g.call("cortex_m.quantized_mul_s16.default", [total, a], mul_s16_attrs(9e-4, 3e-4, 4e-3, (0, 32767)),
+                  name="prod")
+    square = g.call("cortex_m.quantized_mul_s16.default", [b, b], mul_s16_attrs(7e-4, 7e-4, 1.6e-2), name="square")
+    c_cl = g.call("dim_order_ops._clone_dim_order.default", [c], {"dim_order": [0, 2, 3, 1]})
+    d_cl = g.call("dim_order_ops._clone_dim_order.default", [d], {"dim_order": [0, 2, 3, 1]})
+    gated = g.call("cortex_m.quantized_mul_s16.default", [c_cl, d_cl], mul_s16_attrs(1e-3, 2e-4, 6e-3), name="gate")
+    shifted = g.call("cortex_m.quantized_add_s16.default", [gated, d_cl],
+                     add_s16_attrs(6e-3, 2e-4, 6e-3, (-1000, 32767)), name="cl")
+    g.outputs = [prod, square, shifted]
+    return g, [rand((2, 3, 5), "int16"), rand((3, 1), "int16"), rand((2, 4, 3, 5), "int16"),
+               rand((2, 4, 1, 1), "int16")]
+
+
 def mean_attrs(dims, keepdim, input_zp, output_zp, ratio):
     m, s = quantize_multiplier(ratio)
     return {"dim": dims, "keepdim": keepdim, "input_offset": -input_zp, "output_offset": output_zp,
@@ -618,7 +652,7 @@ def test_stored_corpus():
 
 def numpy_reference(node, args):
     """The numpy reference (tests/py/numpy_reference, independent of the kernels) of a new op."""
-    from numpy_reference import batch_matmul, mean, minmax, requantize, transpose_conv
+    from numpy_reference import batch_matmul, elementwise, mean, minmax, requantize, transpose_conv
 
     a = node.attrs
     act = (a.get("activation_min", -128), a.get("activation_max", 127))
@@ -633,6 +667,13 @@ def numpy_reference(node, args):
         return pick(args[0], a["self_zero_point"], a["self_multiplier"], a["self_shift"], args[1],
                     a["other_zero_point"], a["other_multiplier"], a["other_shift"], a["output_zero_point"],
                     a["output_multiplier"], a["output_shift"], *act)
+    if node.op == "cortex_m.quantized_add_s16.default":
+        return elementwise.add_s16(args[0], a["self_multiplier"], a["self_shift"], args[1], a["other_multiplier"],
+                                   a["other_shift"], a["output_multiplier"], a["output_shift"],
+                                   a["activation_min"], a["activation_max"])
+    if node.op == "cortex_m.quantized_mul_s16.default":
+        return elementwise.mul_s16(args[0], args[1], a["output_multiplier"], a["output_shift"],
+                                   a["activation_min"], a["activation_max"])
     if node.op == "cortex_m.quantized_batch_matmul.default":
         return batch_matmul.batch_matmul(args[0], args[1], a["lhs_offset"], a["rhs_offset"], a["output_offset"],
                                          a["output_multiplier"], a["output_shift"], *act)
@@ -647,8 +688,8 @@ def numpy_reference(node, args):
     return args[0]  # the same logical values in another memory order
 
 
-@pytest.mark.parametrize("build", [g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("build", [g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv,
+                                   g_binary_s16], ids=lambda f: f.__name__)
 def test_new_ops_program_matches_numpy_references(build):
     """The program's outputs (logical arrays) against the numpy references, node by node."""
     graph, inputs = build()
@@ -738,13 +779,19 @@ NEW_OP_EDITS = [
     ("g_transpose_conv", bias_as_int8, r"'up'.*bias"),
     ("g_transpose_conv", set_output_dim("up", 2, 1), r"'up'.*output.shape\[1\] = 11: must equal the computed height"),
     ("g_transpose_conv", set_op_field("no_bias", "scratch_size", 2), r"'no_bias'.*scratch_size = 2: is smaller"),
+    ("g_binary_s16", set_param("sum", "lhs_offset", 5), r"'sum', QuantizedAddS16\): lhs_offset = 5: must be 0 for int16"),
+    ("g_binary_s16", set_param("gate", "output_offset", -1), r"'gate', QuantizedMulS16\): output_offset = -1: must be 0"),
+    ("g_binary_s16", set_param("prod", "output_shift", 31), r"'prod', QuantizedMulS16\): output_shift = 31: must be in"),
+    ("g_binary_s16", set_param("cl", "rhs_multiplier", -3), r"'cl', QuantizedAddS16\): other_multiplier = -3"),
+    ("g_binary_s16", set_param("square", "activation_min", -40000), r"'square'.*activation_min = -40000: must be in"),
+    ("g_binary_s16", set_output_dim("sum", 2, -1), r"'sum'.*output.shape\[2\] = 4: must be the broadcast shape"),
 ]
 
 
 @pytest.fixture(scope="module")
 def new_op_programs():
     programs = {}
-    for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv):
+    for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv, g_binary_s16):
         graph, inputs = build()
         programs[build.__name__] = (cortexm.to_program(graph, bundle_inputs=tuple(inputs)), graph, inputs)
     return programs
@@ -762,7 +809,7 @@ def test_new_op_parameters_are_verified(builder, edit, pattern, new_op_programs,
 
 
 @pytest.mark.parametrize("builder", ["g_requantize", "g_minmax", "g_quantized_mean", "g_batch_matmul",
-                                     "g_transpose_conv"])
+                                     "g_transpose_conv", "g_binary_s16"])
 def test_new_op_flipped_bytes_never_crash(builder, new_op_programs):
     """Single-byte corruptions of the new ops' programs either load and run or raise ValueError."""
     program, _, inputs = new_op_programs[builder]

@@ -4,12 +4,14 @@
 
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/quantized_add.h"
+#include "cortexm/kernels/quantized_add_s16.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
 #include "cortexm/kernels/quantized_mul.h"
+#include "cortexm/kernels/quantized_mul_s16.h"
 
 namespace cortexm::variant_tests {
 
@@ -23,7 +25,7 @@ int8_t g_lhs[kMaxInput], g_rhs[kMaxInput], g_filter[kMaxFilter];
 int8_t g_out[kMaxOutput + kGuard], g_expected[kMaxOutput];
 int32_t g_bias[kMaxChannels], g_multipliers[kMaxChannels], g_shifts[kMaxChannels];
 alignas(16) uint8_t g_scratch[kMaxScratch + kGuard];
-int16_t g_in16[kMaxInput], g_out16[kMaxOutput + kGuard], g_expected16[kMaxOutput];
+int16_t g_in16[kMaxInput], g_rhs16[kMaxInput], g_out16[kMaxOutput + kGuard], g_expected16[kMaxOutput];
 alignas(8) int64_t g_bias64[kMaxChannels];
 
 class Rng {
@@ -530,6 +532,92 @@ Tally test_linear_s16(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
+// int16 values, a fifth of them at the extremes.
+void fill16(Rng& r, int16_t* data, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    data[i] = static_cast<int16_t>(r.chance(20) ? (r.chance(50) ? -32768 : 32767) : r.uniform(-32768, 32767));
+}
+
+void activation16(Rng& r, int32_t* lo, int32_t* hi) {
+  *lo = -32768;
+  *hi = 32767;
+  if (r.chance(40)) {
+    const int32_t a = r.uniform(-32768, 32767), b = r.uniform(-32768, 32767);
+    *lo = a < b ? a : b;
+    *hi = a < b ? b : a;
+  }
+}
+
+// Checks one int16 output against g_expected16 and the guard after it.
+void check16(Tally& t, int32_t index, const Line& params, int64_t outputs) {
+  ++t.cases;
+  const char* problem = nullptr;
+  for (int64_t k = 0; !problem && k < outputs; ++k)
+    if (g_out16[k] != g_expected16[k]) problem = "output differs";
+  for (int32_t k = 0; !problem && k < kGuard; ++k)
+    if (g_out16[outputs + k] != 0x5A5A) problem = "wrote past the output";
+  if (problem && ++t.failures <= 5) {
+    Line line;
+    line << "FAIL " << t.kernel << " case " << index << ": " << problem;
+    t.print(line.str());
+    t.print(params.str());
+  }
+}
+
+// The 16x8 add (arm_elementwise_add_s16 arithmetic): input multipliers as TFLite derives them
+// (<= 0.5 after << 15) and, sometimes, anything.
+Tally test_add_s16(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_add_s16", print};
+  for (int32_t i = 0; i < cases;) {
+    AddS16Params p;
+    int64_t lhs_n, rhs_n;
+    Line line;
+    if (!broadcast_shape(r, &p.shape, &lhs_n, &rhs_n, line)) continue;
+    const bool wild = r.chance(20);
+    p.lhs_multiplier = multiplier(r);
+    p.lhs_shift = wild ? shift(r) : r.uniform(-20, -1);
+    p.rhs_multiplier = multiplier(r);
+    p.rhs_shift = wild ? shift(r) : r.uniform(-20, -1);
+    p.output_multiplier = multiplier(r);
+    p.output_shift = wild ? shift(r) : r.uniform(-20, 0);
+    activation16(r, &p.activation_min, &p.activation_max);
+    if (!quantized_add_s16_prepare(p).ok()) continue;
+    fill16(r, g_in16, lhs_n);
+    fill16(r, g_rhs16, rhs_n);
+    quantized_add_s16_reference(p, g_in16, g_rhs16, g_expected16);
+    for (int32_t k = 0; k < kMaxOutput + kGuard; ++k) g_out16[k] = 0x5A5A;
+    quantized_add_s16(p, g_in16, g_rhs16, g_out16);
+    line << " shifts " << p.lhs_shift << "," << p.rhs_shift << "," << p.output_shift << " multipliers "
+         << p.lhs_multiplier << "," << p.rhs_multiplier << "," << p.output_multiplier;
+    check16(t, i, line, p.shape.elements());
+    ++i;
+  }
+  return t;
+}
+
+Tally test_mul_s16(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_mul_s16", print};
+  for (int32_t i = 0; i < cases;) {
+    MulS16Params p;
+    int64_t lhs_n, rhs_n;
+    Line line;
+    if (!broadcast_shape(r, &p.shape, &lhs_n, &rhs_n, line)) continue;
+    p.output_multiplier = multiplier(r);
+    p.output_shift = r.chance(30) ? shift(r) : r.uniform(-24, 0);
+    activation16(r, &p.activation_min, &p.activation_max);
+    if (!quantized_mul_s16_prepare(p).ok()) continue;
+    fill16(r, g_in16, lhs_n);
+    fill16(r, g_rhs16, rhs_n);
+    quantized_mul_s16_reference(p, g_in16, g_rhs16, g_expected16);
+    for (int32_t k = 0; k < kMaxOutput + kGuard; ++k) g_out16[k] = 0x5A5A;
+    quantized_mul_s16(p, g_in16, g_rhs16, g_out16);
+    line << " shift " << p.output_shift << " multiplier " << p.output_multiplier;
+    check16(t, i, line, p.shape.elements());
+    ++i;
+  }
+  return t;
+}
+
 }  // namespace
 
 int run_all(uint32_t seed, int32_t cases, Print print) {
@@ -542,7 +630,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print),
                            test_linear(r, cases, print), test_add(r, cases, print),
                            test_mul(r, cases, print), test_conv2d_s16(r, cases, print),
-                           test_linear_s16(r, cases, print)};
+                           test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
+                           test_mul_s16(r, cases, print)};
   int failures = 0;
   for (const Tally& t : tallies) {
     report(t);

@@ -1,6 +1,7 @@
-// Randomized checks that this build's conv, depthwise, linear, add and mul kernels (the variant
-// kKernelIsa selects) are bit-identical with their plain-loop references. Freestanding (static
-// buffers, no heap, no stdio): the same cases run on the host and on QEMU Cortex-M machines.
+// Randomized checks that this build's conv, depthwise, linear, add and mul kernels (int8, and the
+// int16 conv, add and mul; the variant kKernelIsa selects) are bit-identical with their plain-loop
+// references. Freestanding (static buffers, no heap, no stdio): the same cases run on the host and
+// on QEMU Cortex-M machines.
 #pragma once
 
 #include <cstdint>

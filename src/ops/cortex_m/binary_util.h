@@ -14,11 +14,12 @@ inline BroadcastShape broadcast_of(const OpArgs& args, const TensorInfo& a, cons
   return shape;
 }
 
-inline std::vector<TensorInfo> infer_int8_binary(const InferContext& ctx) {
-  require_dtype(ctx, 0, {DType::kInt8});
-  require_dtype(ctx, 1, {DType::kInt8});
+// Both inputs and the output of `dtype` (int8, or int16 for the _s16 ops).
+inline std::vector<TensorInfo> infer_binary(const InferContext& ctx, DType dtype) {
+  require_dtype(ctx, 0, {dtype});
+  require_dtype(ctx, 1, {dtype});
   broadcast_of(ctx, ctx.input(0), ctx.input(1));
-  TensorInfo out = make_info(DType::kInt8, broadcast_shapes(ctx, ctx.input(0).shape, ctx.input(1).shape));
+  TensorInfo out = make_info(dtype, broadcast_shapes(ctx, ctx.input(0).shape, ctx.input(1).shape));
   // Same-shape operands keep their memory layout, and so do broadcasting ones of one rank in one
   // dim order (the runtime broadcasts over their physical shapes); others are planned contiguous.
   const TensorInfo& a = ctx.input(0);
@@ -31,6 +32,10 @@ inline std::vector<TensorInfo> infer_int8_binary(const InferContext& ctx) {
     out.dim_order = contiguous_dim_order(out.shape.size());
   }
   return {out};
+}
+
+inline std::vector<TensorInfo> infer_int8_binary(const InferContext& ctx) {
+  return infer_binary(ctx, DType::kInt8);
 }
 
 }  // namespace cortexm::ops

@@ -1,4 +1,4 @@
-// Iteration space of an int8 binary op over the bytes of its operands. Same-shape operands with
+// Iteration space of an int8 (or int16) binary op over the elements of its operands. Same-shape operands with
 // one layout run as one flat run (whatever the dim order); broadcasting operands must be contiguous,
 // or all three of one rank laid out in the output's dim order (channels-last [N, C, H, W] times
 // [N, C, 1, 1], say): they then broadcast over their physical shapes, outermost first.
@@ -25,11 +25,12 @@ inline bool memory_order(const TensorView& t, int64_t* order) {
   return t.has_layout(order);
 }
 
-inline Status binary_shape(const OpContext& ctx, BroadcastShape* shape) {
+// Both inputs and the output must be of `dtype`.
+inline Status binary_shape(const OpContext& ctx, BroadcastShape* shape, DType dtype = DType::kInt8) {
   const TensorView lhs = ctx.input(0), rhs = ctx.input(1), out = ctx.output();
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "self", lhs, DType::kInt8));
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "other", rhs, DType::kInt8));
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "self", lhs, dtype));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "other", rhs, dtype));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, dtype));
   if (lhs.same_layout(rhs) && lhs.same_layout(out)) {
     const int64_t n = lhs.numel();
     const Error e = make_broadcast_shape(&n, 1, &n, 1, shape);

@@ -1,5 +1,6 @@
 // ActivationFusion: exact (run_and_compare) on graphs ConvertToCortexM lowered first.
 #include "convert_test_util.h"
+#include "int16_test_util.h"
 
 namespace cortexm {
 namespace {
@@ -132,6 +133,40 @@ TEST(ActivationFusion, AddAndMaxPoolRelu) {
   const Node& pool = only(g, "cortex_m.quantized_max_pool2d.default");
   EXPECT_EQ(attr_i(pool, "activation_min"), q(-0.2f));
   EXPECT_EQ(attr_i(pool, "activation_max"), q(0.25f));
+}
+
+TEST(ActivationFusion, Int16AddReluAndMulClamp) {
+  Graph g;
+  const ValueId a = g.add_input("a", int16_info({2, 3, 7}, qp16(3e-4)));
+  const ValueId b = g.add_input("b", int16_info({7}, qp16(5e-4)));
+  const QuantParams q_sum = qp16(6e-4);
+  const ValueId sum = quantized_as(g, g.call("aten.add.Tensor", {a, b}, {})[0], DType::kInt16, q_sum);
+  const ValueId r = quantized_as(g, g.call(kRelu, {sum}, {})[0], DType::kInt16, q_sum);
+  const QuantParams q_prod = qp16(4e-4);
+  const ValueId prod = quantized_as(g, g.call("aten.mul.Tensor", {r, a}, {})[0], DType::kInt16, q_prod);
+  g.set_outputs({quantized_as(g, g.call(kClamp, {prod}, {{"min", -1.5}, {"max", 2.0}})[0],
+                              DType::kInt16, q_prod)});
+  convert_to_cortex_m(g, TargetConfig{});
+  EXPECT_TRUE(run_and_compare(g, activation_fusion));
+  EXPECT_EQ(count(g, kRelu) + count(g, kClamp), 0);
+  const Node& add = only(g, "cortex_m.quantized_add_s16.default");
+  EXPECT_EQ(attr_i(add, "activation_min"), 0);
+  EXPECT_EQ(attr_i(add, "activation_max"), 32767);
+  const Node& mul = only(g, "cortex_m.quantized_mul_s16.default");
+  EXPECT_EQ(attr_i(mul, "activation_min"), std::lrint(-1.5f / 4e-4f));
+  EXPECT_EQ(attr_i(mul, "activation_max"), std::lrint(2.0f / 4e-4f));
+  EXPECT_EQ(mul.meta.at("fused_activation"), kClamp);
+}
+
+// An int8 relu does not fold into an int16 producer: the dtypes must match.
+TEST(ActivationFusion, RequantizingInt16ReluStays) {
+  Graph g;
+  const ValueId a = g.add_input("a", int16_info({2, 7}, qp16(3e-4)));
+  const ValueId sum = quantized_as(g, g.call("aten.add.Tensor", {a, a}, {})[0], DType::kInt16, qp16(6e-4));
+  g.set_outputs({quantized_as(g, g.call(kRelu, {sum}, {})[0], DType::kInt8, qp(0.05, -128))});
+  convert_to_cortex_m(g, TargetConfig{});
+  EXPECT_FALSE(run_and_compare(g, activation_fusion));
+  EXPECT_NE(only(g, kRelu).meta.at("lowering").find("not both int8 or both int16"), std::string::npos);
 }
 
 void expect_not_fused(Graph& g, const char* op, const std::string& reason_part) {

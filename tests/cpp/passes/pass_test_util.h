@@ -21,6 +21,8 @@ inline Tensor ramp(const TensorInfo& info) {
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (info.dtype == DType::kFloat32) t.data<float>()[i] = static_cast<float>((i * 37) % 101) / 25.0f - 2.0f;
     if (info.dtype == DType::kInt8) t.data<int8_t>()[i] = static_cast<int8_t>((i * 37) % 256 - 128);
+    if (info.dtype == DType::kInt16)
+      t.data<int16_t>()[i] = static_cast<int16_t>((i * 9973) % 65536 - 32768);
   }
   return t;
 }

@@ -1,0 +1,46 @@
+#include "cortexm/kernels/quantized_mul_s16.h"
+
+#include "cortexm/kernels/requantize.h"
+
+namespace cortexm {
+
+Error quantized_mul_s16_prepare(const MulS16Params& p) {
+  if (p.output_multiplier < 0)
+    return invalid("output_multiplier", p.output_multiplier, "must be in [0, 2^31)");
+  if (p.output_shift < kMinShift || p.output_shift > kMaxShift)
+    return invalid("output_shift", p.output_shift, "must be in [-31, 30]");
+  if (p.activation_min < -32768 || p.activation_min > 32767)
+    return invalid("activation_min", p.activation_min, "must be in [-32768, 32767]");
+  if (p.activation_max < -32768 || p.activation_max > 32767)
+    return invalid("activation_max", p.activation_max, "must be in [-32768, 32767]");
+  if (p.activation_min > p.activation_max)
+    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  return kOk;
+}
+
+namespace {
+
+inline int16_t mul_one(const MulS16Params& p, int32_t a, int32_t b) {
+  return static_cast<int16_t>(clamp(requantize(a * b, p.output_multiplier, p.output_shift),
+                                    p.activation_min, p.activation_max));
+}
+
+}  // namespace
+
+void quantized_mul_s16(const MulS16Params& params, const int16_t* lhs, const int16_t* rhs,
+                       int16_t* output) {
+  const MulS16Params p = params;
+  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
+    const int16_t* __restrict a = lhs + li;
+    const int16_t* __restrict b = rhs + ri;
+    int16_t* __restrict out = output;
+    output += count;
+    if (ls == 1 && rs == 1) {
+      for (int32_t i = 0; i < count; ++i) out[i] = mul_one(p, a[i], b[i]);
+    } else {
+      for (int32_t i = 0; i < count; ++i) out[i] = mul_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+    }
+  });
+}
+
+}  // namespace cortexm

@@ -1,0 +1,36 @@
+#include "bindings/broadcast_args.h"
+#include "cortexm/kernels/quantized_mul_s16.h"
+
+namespace cortexm::bindings {
+
+void bind_quantized_mul_s16(py::module_& ops) {
+  ops.def(
+      "quantized_mul_s16",
+      [](py::handle self, py::handle other, IntArg output_multiplier, IntArg output_shift,
+         IntArg activation_min, IntArg activation_max) {
+        constexpr const char* op = "quantized_mul_s16";
+        auto a = require_array<int16_t>(op, "self", self, 0, kMaxBroadcastRank);
+        auto b = require_array<int16_t>(op, "other", other, 0, kMaxBroadcastRank);
+        MulS16Params p;
+        p.output_multiplier = require_int(op, "output_multiplier", output_multiplier, 0, INT32_MAX);
+        p.output_shift = require_int(op, "output_shift", output_shift, -31, 30);
+        p.activation_min = require_int(op, "activation_min", activation_min, -32768, 32767);
+        p.activation_max = require_int(op, "activation_max", activation_max, -32768, 32767);
+        auto operands = broadcast_operands(op, a, b);
+        p.shape = operands.shape;
+        check(op, quantized_mul_s16_prepare(p));
+        py::array_t<int16_t> out(operands.output_shape);
+        int16_t* out_data = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          quantized_mul_s16(p, a.data(), b.data(), out_data);
+        }
+        return out;
+      },
+      py::arg("self"), py::arg("other"), py::arg("output_multiplier"), py::arg("output_shift"),
+      py::arg("activation_min") = -32768, py::arg("activation_max") = 32767,
+      "int16 * int16 -> int16, symmetric (zero point 0), with numpy broadcasting "
+      "(arm_elementwise_mul_s16 arithmetic: the product requantized).");
+}
+
+}  // namespace cortexm::bindings

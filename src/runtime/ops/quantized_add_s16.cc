@@ -1,0 +1,45 @@
+// QuantizedAddS16: arm_elementwise_add_s16 with broadcasting (AddParams; offsets must be 0).
+#include "cortexm/kernels/quantized_add_s16.h"
+
+#include "runtime/ops/binary_layout.h"
+
+namespace cortexm::runtime {
+
+namespace {
+
+Status decode(const OpContext& ctx, AddS16Params* p) {
+  const auto* params = ctx.op.params_as_AddParams();
+  CORTEXM_RETURN_IF_STATUS(binary_shape(ctx, &p->shape, DType::kInt16));
+  if (params->lhs_offset() != 0) return ctx.fail("lhs_offset", params->lhs_offset(), "must be 0 for int16");
+  if (params->rhs_offset() != 0) return ctx.fail("rhs_offset", params->rhs_offset(), "must be 0 for int16");
+  if (params->output_offset() != 0)
+    return ctx.fail("output_offset", params->output_offset(), "must be 0 for int16");
+  p->lhs_multiplier = params->lhs_multiplier();
+  p->lhs_shift = params->lhs_shift();
+  p->rhs_multiplier = params->rhs_multiplier();
+  p->rhs_shift = params->rhs_shift();
+  p->output_multiplier = params->output_multiplier();
+  p->output_shift = params->output_shift();
+  p->activation_min = params->activation_min();
+  p->activation_max = params->activation_max();
+  return kStatusOk;
+}
+
+}  // namespace
+
+Status prepare_quantized_add_s16(const OpContext& ctx) {
+  AddS16Params p;
+  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
+  const Error error = quantized_add_s16_prepare(p);
+  return error.ok() ? kStatusOk : ctx.fail(error);
+}
+
+void run_quantized_add_s16(const OpContext& ctx) {
+  AddS16Params p;
+  decode(ctx, &p);
+  quantized_add_s16(p, reinterpret_cast<const int16_t*>(ctx.input(0).data),
+                    reinterpret_cast<const int16_t*>(ctx.input(1).data),
+                    reinterpret_cast<int16_t*>(ctx.output().data));
+}
+
+}  // namespace cortexm::runtime
