@@ -1,8 +1,10 @@
 #include "cortexm/kernels/quantized_linear_s16.h"
 
 #include "cortexm/kernels/requantize.h"
-#if CORTEXM_BUILT_ISA != 0
+#if CORTEXM_BUILT_ISA == 1
 #include "dsp/dsp_ops.h"
+#elif CORTEXM_BUILT_ISA == 2
+#include <arm_mve.h>
 #endif
 
 namespace cortexm {
@@ -79,13 +81,51 @@ int64_t dot1(const int16_t* __restrict x, const int8_t* __restrict w, int32_t le
   return total;
 }
 
+#elif CORTEXM_BUILT_ISA == 2
+
+// MVE: the input row read in place, 8 taps per step: VLDRH of x, VLDRB.S16 widening each weight
+// row, VMLADAVA into int32 block sums (the tail lanes predicated off load as 0).
+const int16_t* prepare_row(const int16_t* row, int32_t, int16_t*) { return row; }
+
+void dot2(const int16_t* __restrict x, const int8_t* __restrict w0, const int8_t* __restrict w1,
+          int32_t length, int64_t* sums) {
+  int64_t total0 = 0, total1 = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
+    int32_t s0 = 0, s1 = 0;
+    for (int32_t k = start; k < end; k += 8) {
+      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
+      const int16x8_t xv = vldrhq_z_s16(x + k, lanes);
+      s0 = vmladavaq_s16(s0, xv, vldrbq_z_s16(w0 + k, lanes));
+      s1 = vmladavaq_s16(s1, xv, vldrbq_z_s16(w1 + k, lanes));
+    }
+    total0 += s0;
+    total1 += s1;
+  }
+  sums[0] = total0;
+  sums[1] = total1;
+}
+
+int64_t dot1(const int16_t* __restrict x, const int8_t* __restrict w, int32_t length) {
+  int64_t total = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
+    int32_t s = 0;
+    for (int32_t k = start; k < end; k += 8) {
+      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
+      s = vmladavaq_s16(s, vldrhq_z_s16(x + k, lanes), vldrbq_z_s16(w + k, lanes));
+    }
+    total += s;
+  }
+  return total;
+}
+
 #else
 
-// DSP (and MVE cores, which have it): the row is copied to scratch with each full quad
-// x0 x1 x2 x3 stored x0 x2 x1 x3, so one SMLAD pairs SXTB16 of 4 weight bytes (w0, w2) with
-// (x0, x2) and another the ROR #8 form (w1, w3) with (x1, x3): the weights are widened in
-// registers, as CMSIS-NN's read_and_pad does with two more PKH instructions. The tail stays in
-// order.
+// DSP: the row is copied to scratch with each full quad x0 x1 x2 x3 stored x0 x2 x1 x3, so one
+// SMLAD pairs SXTB16 of 4 weight bytes (w0, w2) with (x0, x2) and another the ROR #8 form
+// (w1, w3) with (x1, x3): the weights are widened in registers, as CMSIS-NN's read_and_pad does
+// with two more PKH instructions. The tail stays in order.
 const int16_t* prepare_row(const int16_t* row, int32_t length, int16_t* scratch) {
   int32_t i = 0;
   for (; i + 4 <= length; i += 4) {
