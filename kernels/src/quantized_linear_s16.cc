@@ -84,7 +84,7 @@ int64_t dot1(const int16_t* __restrict x, const int8_t* __restrict w, int32_t le
 #elif CORTEXM_BUILT_ISA == 2
 
 // MVE: the input row read in place, 8 taps per step: VLDRH of x, VLDRB.S16 widening each weight
-// row, VMLADAVA into int32 block sums (the tail lanes predicated off load as 0).
+// row, VMLADAVA into int32 block sums; the last partial step predicated (its off lanes load 0).
 const int16_t* prepare_row(const int16_t* row, int32_t, int16_t*) { return row; }
 
 void dot2(const int16_t* __restrict x, const int8_t* __restrict w0, const int8_t* __restrict w1,
@@ -92,8 +92,13 @@ void dot2(const int16_t* __restrict x, const int8_t* __restrict w0, const int8_t
   int64_t total0 = 0, total1 = 0;
   for (int32_t start = 0; start < length; start += kInt32Taps) {
     const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
-    int32_t s0 = 0, s1 = 0;
-    for (int32_t k = start; k < end; k += 8) {
+    int32_t s0 = 0, s1 = 0, k = start;
+    for (; k + 8 <= end; k += 8) {
+      const int16x8_t xv = vldrhq_s16(x + k);
+      s0 = vmladavaq_s16(s0, xv, vldrbq_s16(w0 + k));
+      s1 = vmladavaq_s16(s1, xv, vldrbq_s16(w1 + k));
+    }
+    if (k < end) {
       const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
       const int16x8_t xv = vldrhq_z_s16(x + k, lanes);
       s0 = vmladavaq_s16(s0, xv, vldrbq_z_s16(w0 + k, lanes));
@@ -110,8 +115,9 @@ int64_t dot1(const int16_t* __restrict x, const int8_t* __restrict w, int32_t le
   int64_t total = 0;
   for (int32_t start = 0; start < length; start += kInt32Taps) {
     const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
-    int32_t s = 0;
-    for (int32_t k = start; k < end; k += 8) {
+    int32_t s = 0, k = start;
+    for (; k + 8 <= end; k += 8) s = vmladavaq_s16(s, vldrhq_s16(x + k), vldrbq_s16(w + k));
+    if (k < end) {
       const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
       s = vmladavaq_s16(s, vldrhq_z_s16(x + k, lanes), vldrbq_z_s16(w + k, lanes));
     }
