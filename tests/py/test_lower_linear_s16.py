@@ -265,3 +265,28 @@ def test_linear_s16_program_on_qemu_is_bit_identical_with_the_host(cpu):
     host = first(program.run(x))
     assert len(result.outputs) == 1
     assert result.outputs[0].dtype == host.dtype and result.outputs[0].tobytes() == host.tobytes()
+
+
+class ConvRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 5, 3, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
+def test_activation_fusion_folds_an_int16_relu_into_conv2d_s16():
+    qgraph, lowered = lower(ConvRelu(), (2, 3, 10))
+    counts = lowered.op_counts()
+    assert "aten.relu.default" not in counts, counts
+    node = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_conv2d_s16.default")
+    assert node.attrs["activation_min"] == 0 and node.attrs["activation_max"] == 32767
+    assert "aten.relu.default" in node.meta.get("fused_activation", "")
+    scale = next(n for n in lowered.nodes
+                 if n.op == "cortex_m.dequantize_per_tensor.default").inputs[0].qparams["scales"][0]
+    for (x,) in samples(4, 5, (2, 3, 10)):
+        fake, got = first(qgraph.run(x.numpy())), first(lowered.run(x.numpy()))
+        assert got.min() == 0 and got.max() > 0
+        assert np.max(np.abs(np.rint(fake.astype(np.float64) / scale) -
+                             np.rint(got.astype(np.float64) / scale))) <= 1
