@@ -290,3 +290,19 @@ def test_activation_fusion_folds_an_int16_relu_into_conv2d_s16():
         assert got.min() == 0 and got.max() > 0
         assert np.max(np.abs(np.rint(fake.astype(np.float64) / scale) -
                              np.rint(got.astype(np.float64) / scale))) <= 1
+
+
+@pytest.mark.parametrize("int16_value,reason", [
+    ("input", "output 'linear' is not an int16 per-tensor quantized value"),
+    ("linear", "output 'linear' (int16[2, 5] q("),
+])
+def test_mixed_int8_int16_linears_stay_float_with_the_reason(int16_value, reason):
+    torch.manual_seed(0)
+    graph = cortexm.export(nn.Sequential(nn.Linear(12, 5)).eval(), samples(1, 1, (2, 12))[0])
+    quantizer = cortexm.CortexMQuantizer(int16_activations=(int16_value,))
+    qgraph = cortexm.quantize(graph, samples(4, 2, (2, 12)), quantizer, progress=False)
+    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
+    node = next(n for n in lowered.nodes if n.op == "aten.linear.default")
+    assert node.meta["lowering"].startswith("float: " + reason), node.meta["lowering"]
+    assert LINEAR_S16 not in lowered.op_counts()
+    assert "cortex_m.quantized_linear.default" not in lowered.op_counts()
