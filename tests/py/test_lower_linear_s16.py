@@ -52,10 +52,10 @@ def samples(n, seed, shape):
     return [(torch.randn(*shape, generator=g),) for _ in range(n)]
 
 
-def lower(module, shape):
+def lower(module, shape, per_channel=True):
     torch.manual_seed(0)
     graph = cortexm.export(module.eval(), samples(1, 1, shape)[0])
-    quantizer = cortexm.CortexMQuantizer(activation_dtype="int16")
+    quantizer = cortexm.CortexMQuantizer(activation_dtype="int16", per_channel=per_channel)
     qgraph = cortexm.quantize(graph, samples(8, 2, shape), quantizer, progress=False)
     return qgraph, cortexm.lower(qgraph, "cortex-m55+int8")
 
@@ -170,6 +170,15 @@ def test_int16_linears_lower_to_linear_s16_bit_exact(name):
     assert all(s <= 7 for s in node.attrs["requantize_shifts"])
     if name in ("linear_relu", "linear_hardtanh"):
         assert node.attrs["activation_min"] > -32768 or node.attrs["activation_max"] < 32767
+    check_against_references(qgraph, lowered, shape)
+
+
+@pytest.mark.parametrize("name", ["linear_bias_batch4", "linear_relu", "addmm_transposed_weight"])
+def test_per_tensor_weights_give_one_multiplier(name):
+    make, shape = MODULES[name]
+    qgraph, lowered = lower(make(), shape, per_channel=False)
+    node = next(n for n in lowered.nodes if n.op == LINEAR_S16)
+    assert len(node.attrs["requantize_multipliers"]) == len(node.attrs["requantize_shifts"]) == 1
     check_against_references(qgraph, lowered, shape)
 
 
