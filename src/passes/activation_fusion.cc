@@ -1,8 +1,8 @@
-// ActivationFusion: a folded relu / hardtanh / clamp (int8, or int16 after an int16 op, in and
-// out, same qparams) reading a cortex_m op with an activation range, directly or through view_copy / squeeze / unsqueeze /
-// _clone_dim_order nodes (which commute with an elementwise clamp), each output read once,
-// becomes the intersection of that range with its bounds quantized as the folded node quantizes
-// them; the node goes.
+// ActivationFusion: a folded relu / hardtanh / clamp (int8, or int16 after an int16 conv / linear,
+// in and out, same qparams) reading a cortex_m op with an activation range, directly or through
+// view_copy / squeeze / unsqueeze / _clone_dim_order nodes (which commute with an elementwise
+// clamp), each output read once, becomes the intersection of that range with its bounds quantized
+// as the folded node quantizes them; the node goes.
 // hardsigmoid is a rescale, not a clamp: ConvertToCortexM lowers it with a float-output conv.
 #include <cmath>
 
@@ -15,7 +15,7 @@ namespace cortexm {
 namespace {
 
 bool has_activation_range(const std::string& op) {
-  return op == "cortex_m.quantized_conv2d.default" ||
+  return op == "cortex_m.quantized_conv2d.default" || op == "cortex_m.quantized_conv2d_s16.default" ||
          op == "cortex_m.quantized_depthwise_conv2d.default" ||
          op == "cortex_m.quantized_transpose_conv2d.default" ||
          op == "cortex_m.quantized_linear.default" ||

@@ -52,10 +52,10 @@ def samples(n, seed, shape):
     return [(torch.randn(*shape, generator=g),) for _ in range(n)]
 
 
-def lower(module, shape):
+def lower(module, shape, per_channel=True):
     torch.manual_seed(0)
     graph = cortexm.export(module.eval(), samples(1, 1, shape)[0])
-    quantizer = cortexm.CortexMQuantizer(activation_dtype="int16")
+    quantizer = cortexm.CortexMQuantizer(activation_dtype="int16", per_channel=per_channel)
     qgraph = cortexm.quantize(graph, samples(8, 2, shape), quantizer, progress=False)
     return qgraph, cortexm.lower(qgraph, "cortex-m55+int8")
 
@@ -173,6 +173,15 @@ def test_int16_linears_lower_to_linear_s16_bit_exact(name):
     check_against_references(qgraph, lowered, shape)
 
 
+@pytest.mark.parametrize("name", ["linear_bias_batch4", "linear_relu", "addmm_transposed_weight"])
+def test_per_tensor_weights_give_one_multiplier(name):
+    make, shape = MODULES[name]
+    qgraph, lowered = lower(make(), shape, per_channel=False)
+    node = next(n for n in lowered.nodes if n.op == LINEAR_S16)
+    assert len(node.attrs["requantize_multipliers"]) == len(node.attrs["requantize_shifts"]) == 1
+    check_against_references(qgraph, lowered, shape)
+
+
 class LinearViewRelu(nn.Module):
     """A relu the quantizer cannot pattern with the linear (a view between): ActivationFusion
     folds the int16 relu into quantized_linear_s16's range."""
@@ -265,3 +274,44 @@ def test_linear_s16_program_on_qemu_is_bit_identical_with_the_host(cpu):
     host = first(program.run(x))
     assert len(result.outputs) == 1
     assert result.outputs[0].dtype == host.dtype and result.outputs[0].tobytes() == host.tobytes()
+
+
+class ConvRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 5, 3, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
+def test_activation_fusion_folds_an_int16_relu_into_conv2d_s16():
+    qgraph, lowered = lower(ConvRelu(), (2, 3, 10))
+    counts = lowered.op_counts()
+    assert "aten.relu.default" not in counts, counts
+    node = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_conv2d_s16.default")
+    assert node.attrs["activation_min"] == 0 and node.attrs["activation_max"] == 32767
+    assert "aten.relu.default" in node.meta.get("fused_activation", "")
+    scale = next(n for n in lowered.nodes
+                 if n.op == "cortex_m.dequantize_per_tensor.default").inputs[0].qparams["scales"][0]
+    for (x,) in samples(4, 5, (2, 3, 10)):
+        fake, got = first(qgraph.run(x.numpy())), first(lowered.run(x.numpy()))
+        assert got.min() == 0 and got.max() > 0
+        assert np.max(np.abs(np.rint(fake.astype(np.float64) / scale) -
+                             np.rint(got.astype(np.float64) / scale))) <= 1
+
+
+@pytest.mark.parametrize("int16_value,reason", [
+    ("input", "output 'linear' is not an int16 per-tensor quantized value"),
+    ("linear", "output 'linear' (int16[2, 5] q("),
+])
+def test_mixed_int8_int16_linears_stay_float_with_the_reason(int16_value, reason):
+    torch.manual_seed(0)
+    graph = cortexm.export(nn.Sequential(nn.Linear(12, 5)).eval(), samples(1, 1, (2, 12))[0])
+    quantizer = cortexm.CortexMQuantizer(int16_activations=(int16_value,))
+    qgraph = cortexm.quantize(graph, samples(4, 2, (2, 12)), quantizer, progress=False)
+    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
+    node = next(n for n in lowered.nodes if n.op == "aten.linear.default")
+    assert node.meta["lowering"].startswith("float: " + reason), node.meta["lowering"]
+    assert LINEAR_S16 not in lowered.op_counts()
+    assert "cortex_m.quantized_linear.default" not in lowered.op_counts()
