@@ -7,11 +7,12 @@ quantize() annotates the graph with the patterns of patterns.py, runs the calibr
 through the interpreter to feed the observers (observers.py), and returns a new graph in
 convert_pt2e form (convert.py). The input graph is left as it was.
 
-Modules: config (CortexMQuantizer), observers, patterns, annotator, calibrate, convert, report.
+Modules: config (CortexMQuantizer), observers, patterns, annotator, calibrate, gptq, convert, report.
 """
 
 from __future__ import annotations
 
+from . import gptq
 from .annotator import annotate
 from .calibrate import calibrate
 from .config import CortexMQuantizer
@@ -47,5 +48,9 @@ def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, p
         raise ValueError("the graph is already quantized (it has quantize / dequantize ops); "
                          "lower it as it is instead of quantizing it again")
     annotation = annotate(graph, quantizer)
-    calibrate(graph, annotation, calibration, progress)
-    return convert(graph, annotation, quantizer)
+    statistics = gptq.collect(annotation) if quantizer.weight_rounding == "gptq" else {}
+    watchers = {}
+    for stats, (node, index) in statistics.values():
+        watchers.setdefault(node.inputs[index].name, []).append(stats)
+    calibrate(graph, annotation, calibration, progress, watchers)
+    return convert(graph, annotation, quantizer, {use: stats for use, (stats, _) in statistics.items()})

@@ -50,23 +50,28 @@ def _progress(iterable, enabled: bool):
     return tqdm(iterable, total=total, desc="calibrating", unit="sample", leave=False)
 
 
-def calibrate(graph, annotation: Annotation, calibration, progress: bool = True) -> int:
-    """Runs graph on every calibration sample, feeding the observed groups. Returns the sample count."""
+def calibrate(graph, annotation: Annotation, calibration, progress: bool = True, watchers=None) -> int:
+    """Runs graph on every calibration sample, feeding the observed groups and, for each value named
+    in watchers (value name -> [objects with update(array)]), its watchers. Returns the sample count."""
     observed = annotation.observed_groups()
+    watchers = watchers or {}
     inputs = graph.inputs
-    by_node = {}  # node id -> [(output index, group)]
+    by_node = {}  # node id -> [(output index, [observers and watchers])]
     for node in annotation.view.nodes:
-        hits = [(i, observed[o.name]) for i, o in enumerate(node.outputs) if o.name in observed]
+        hits = [(i, ([observed[o.name].observer] if o.name in observed else []) + watchers.get(o.name, []))
+                for i, o in enumerate(node.outputs)]
+        hits = [(i, sinks) for i, sinks in hits if sinks]
         if hits:
             by_node[node.id] = hits
 
     def observe(node, outputs):
-        for i, group in by_node.get(node.id, ()):
+        for i, sinks in by_node.get(node.id, ()):
             x = outputs[i]
             if not np.isfinite(x).all():
                 raise ValueError(f"calibration sample {count}: node '{node.name}' ({node.op}) output {i} "
                                  "has NaN or inf values")
-            group.observer.update(x)
+            for sink in sinks:
+                sink.update(x)
 
     if calibration is None or not hasattr(calibration, "__iter__"):
         raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
@@ -76,6 +81,8 @@ def calibrate(graph, annotation: Annotation, calibration, progress: bool = True)
         for v, a in zip(inputs, arrays):
             if v.name in observed:
                 observed[v.name].observer.update(a)
+            for sink in watchers.get(v.name, ()):
+                sink.update(a)
         graph.run(*arrays, observe=observe)
         count += 1
     if count == 0:

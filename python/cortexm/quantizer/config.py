@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from .observers import ACTIVATION_RANGES, OBSERVERS, Observer
 
+WEIGHT_ROUNDINGS = ("nearest", "gptq")
+FIXED_QPARAMS = {
+    ("softmax", "int8"): (1 / 256, -128), ("softmax", "int16"): (1 / 32768, 0),
+    ("sigmoid", "int8"): (1 / 256, -128), ("sigmoid", "int16"): (1 / 32768, 0),
+    ("tanh", "int8"): (1 / 128, 0), ("tanh", "int16"): (1 / 32768, 0),
+    ("log_softmax", "int8"): (16 / 256, 127), ("log_softmax", "int16"): None,
+}
+
 
 class CortexMQuantizer:
     """How cortexm.quantize quantizes a graph.
@@ -16,16 +24,22 @@ class CortexMQuantizer:
     int16_activations: names of activation values of the float graph quantized int16 whatever
         activation_dtype says, for a front end whose dynamic range int8 cannot hold (silero's
         waveform, STFT output and magnitude). The values reading them with the same qparams
-        (slices, pads) follow. Each name must be a value with its own observer: a graph input or a
+        (slices, pads) follow. Each name must be a value with its own qparams: a graph input or a
         quantized op's output that does not share another value's qparams.
     fuse_magnitude: sqrt(a * a + b * b), each intermediate read once, is one match: the power
         a^2 + b^2 is not quantized (it spans twice the dynamic range of a and b). Off by default:
         cortexm.lower has no kernel for the fused magnitude yet, so such a graph lowers with a float
         region.
+    weight_rounding: 'nearest' (default) or 'gptq': conv / linear / addmm weights rounded by GPTQ
+        against the calibration inputs of each op (same scales, different integers; see gptq.py).
+        Calibration then also accumulates each op's input second moments (columns^2 floats per
+        weight), and more samples than the observers need help it: use at least as many input
+        vectors per op as the weight has columns.
     """
 
     def __init__(self, activation_observer: str = "histogram", per_channel: bool = True,
-                 activation_dtype: str = "int8", int16_activations=(), fuse_magnitude: bool = False):
+                 activation_dtype: str = "int8", int16_activations=(), fuse_magnitude: bool = False,
+                 weight_rounding: str = "nearest"):
         if activation_observer not in OBSERVERS:
             raise ValueError(f"activation_observer must be one of {sorted(OBSERVERS)}, "
                              f"got {activation_observer!r}")
@@ -42,6 +56,9 @@ class CortexMQuantizer:
             if not isinstance(name, str):
                 raise TypeError(f"int16_activations holds {name!r}, not a value name")
         self.fuse_magnitude = bool(fuse_magnitude)
+        if weight_rounding not in WEIGHT_ROUNDINGS:
+            raise ValueError(f"weight_rounding must be one of {list(WEIGHT_ROUNDINGS)}, got {weight_rounding!r}")
+        self.weight_rounding = weight_rounding
 
     def dtype_of(self, value_name: str) -> str:
         """The activation dtype of the value named value_name."""
@@ -50,14 +67,12 @@ class CortexMQuantizer:
     def make_observer(self, dtype: str | None = None) -> Observer:
         return OBSERVERS[self.activation_observer](dtype or self.activation_dtype)
 
-    def softmax_qparams(self) -> tuple[float, int]:
-        """Fixed (scale, zero point) of a softmax output: [0, 1) over the whole range."""
-        return (1 / 256, -128) if self.activation_dtype == "int8" else (1 / 32768, 0)
-
-    def log_softmax_qparams(self) -> tuple[float, int] | None:
-        """Fixed (scale, zero point) of a log_softmax output: TFLite's int8 (16/256, 127), i.e.
-        [-16, 0]; None (observed) for int16."""
-        return (16 / 256, 127) if self.activation_dtype == "int8" else None
+    def fixed_qparams(self, kind: str, value_name: str) -> tuple[float, int] | None:
+        """TFLite's fixed (scale, zero point) of a bounded op's output in the dtype of value_name:
+        softmax and sigmoid [0, 1), tanh [-1, 1), int8 log_softmax [-16, 0]; None (observed) for
+        int16 log_softmax. An observed range would clip where calibration never reached the bound
+        (a sigmoid seen up to 0.988 reads every p above it as 0.988)."""
+        return FIXED_QPARAMS[(kind, self.dtype_of(value_name))]
 
     def __repr__(self) -> str:
         extra = ""
@@ -65,5 +80,7 @@ class CortexMQuantizer:
             extra += f", int16_activations={sorted(self.int16_activations)!r}"
         if self.fuse_magnitude:
             extra += ", fuse_magnitude=True"
+        if self.weight_rounding != "nearest":
+            extra += f", weight_rounding={self.weight_rounding!r}"
         return (f"CortexMQuantizer(activation_observer={self.activation_observer!r}, "
                 f"per_channel={self.per_channel}, activation_dtype={self.activation_dtype!r}{extra})")

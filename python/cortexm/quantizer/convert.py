@@ -3,7 +3,8 @@
 - each quantized activation v: quantize_per_tensor -> dequantize_per_tensor right after its
   producer (graph inputs: at the start); every reader of v reads the dequantize instead;
 - requantized edges (cat inputs): a second quantize -> dequantize with the reader's qparams;
-- weights: int8 constants (value qparams set) behind dequantize_per_channel / _per_tensor;
+- weights: int8 constants (value qparams set) behind dequantize_per_channel / _per_tensor,
+  rounded to nearest or by GPTQ (gptq.py);
 - biases: int32 constants, scale = input scale x weight scale, zero point 0, behind dequantize.
 Every original node gets meta 'quantization' ('quantized' | 'float'), and 'pattern' or
 'float_reason'.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import gptq
 from .annotator import Annotation
 from .observers import INT32_MAX, INT32_MIN, WEIGHT_QMAX, WEIGHT_QMIN, quantize_bias, quantize_weight
 
@@ -21,13 +23,15 @@ DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
 DEQUANTIZE_PER_CHANNEL = "quantized_decomposed.dequantize_per_channel.default"
 
 
-def convert(graph, annotation: Annotation, quantizer):
+def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = None):
+    """statistics: (weight-reading node name, input index) -> gptq.InputStatistics of the weights
+    to round by GPTQ; the others round to nearest."""
     g = graph.copy()
     nodes = {n.name: n for n in g.nodes}
     _mark(nodes, annotation)
     _insert_activation_qdq(g, nodes, annotation)
     _insert_requantize(g, nodes, annotation)
-    weight_scales = _quantize_weights(g, nodes, annotation, quantizer.per_channel)
+    weight_scales = _quantize_weights(g, nodes, annotation, quantizer.per_channel, statistics or {})
     _quantize_biases(g, nodes, annotation, weight_scales, quantizer.per_channel)
     g.dead_code_elimination()  # drops the float weights and biases the int ones replaced
     g.verify()
@@ -93,17 +97,21 @@ def _insert_requantize(g, nodes: dict, annotation: Annotation) -> None:
         node.replace_input(index, done[key])
 
 
-def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool) -> dict:
-    """Weights -> int8 constants behind a dequantize. Returns {(node, index): float32 scales}."""
+def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool, statistics: dict) -> dict:
+    """Weights -> int8 constants behind a dequantize, rounded to nearest or, for the uses in
+    statistics, by GPTQ. Returns {(node, index): float32 scales}."""
     cache, scales_of = {}, {}
     for match in annotation.matches:
         for use in match.weights:
             node = nodes[use.node.name]
             w = node.inputs[use.index]
             axis = use.axis if per_channel else None
-            key = (w.name, axis)
+            stats = statistics.get((use.node.name, use.index))
+            key = (w.name, axis, id(stats))
             if key not in cache:
                 data, scales = quantize_weight(w.data, axis)
+                if stats is not None:
+                    data = gptq.round_weight(w.data, axis, use.axis, scales, stats)
                 qparams = {"scales": scales.tolist(), "zero_points": [0] * scales.size,
                            "axis": -1 if axis is None else axis, "quant_min": WEIGHT_QMIN, "quant_max": WEIGHT_QMAX}
                 cache[key] = (g.add_constant(f"{w.name}_int8", data, qparams=qparams), scales)

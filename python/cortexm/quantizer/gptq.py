@@ -1,0 +1,112 @@
+"""GPTQ weight rounding (Frantar et al., 2022): each weight's int8 values chosen column by column,
+the rounding error of a column spread over the columns not yet rounded through the inverse of
+H = sum x x^T of the op's calibration inputs, so that W_q x stays close to W x on inputs like the
+calibration's. Scales stay those of round-to-nearest (max |w| per channel); only the integers
+change. Columns are taken in decreasing order of H's diagonal ("act order"), with H damped by 1%
+of its mean diagonal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .observers import WEIGHT_QMAX, WEIGHT_QMIN
+
+DAMPING = 0.01
+MAX_COLUMNS = 4096  # H is columns^2 float64; wider weights keep round-to-nearest
+
+
+def gptq_round(w2d: np.ndarray, scales: np.ndarray, hessian: np.ndarray) -> np.ndarray:
+    """int8 rows of w2d [rows, columns] on the grid of scales [rows] (or [1]) minimizing
+    ||(W_q - W) x|| over the inputs hessian = sum x x^T [columns, columns] was built from."""
+    w = np.array(w2d, dtype=np.float64)
+    h = np.array(hessian, dtype=np.float64)
+    s = np.broadcast_to(np.asarray(scales, dtype=np.float64).reshape(-1), (w.shape[0],))
+    dead = np.diag(h) == 0  # inputs that were always 0: nothing to spread, round to nearest
+    h[dead, dead] = 1
+    order = np.argsort(-np.diag(h), kind="stable")
+    w, h = w[:, order], h[np.ix_(order, order)]
+    h[np.diag_indices_from(h)] += DAMPING * np.mean(np.diag(h))
+    # Upper Cholesky factor of H^-1: row i holds how the later columns absorb column i's error.
+    u = np.linalg.cholesky(np.linalg.inv(h)).T
+    q = np.empty_like(w)
+    for i in range(w.shape[1]):
+        q[:, i] = np.clip(np.rint(w[:, i] / s), WEIGHT_QMIN, WEIGHT_QMAX)
+        err = (w[:, i] - q[:, i] * s) / u[i, i]
+        w[:, i + 1:] -= np.outer(err, u[i, i + 1:])
+    out = np.empty_like(q)
+    out[:, order] = q
+    return out.astype(np.int8)
+
+
+class InputStatistics:
+    """sum x x^T of one weighted op's input, in the column layout of its weight as [rows, -1]."""
+
+    def __init__(self, node, columns: int, groups: int):
+        self.node = node
+        self.groups = groups
+        self.hessians = np.zeros((groups, columns, columns))
+
+    def update(self, x: np.ndarray) -> None:
+        cols = _columns(self.node, np.asarray(x, dtype=np.float64), self.groups)  # [groups, n, columns]
+        self.hessians += np.einsum("gni,gnj->gij", cols, cols)
+
+
+def _columns(node, x: np.ndarray, groups: int) -> np.ndarray:
+    """The input vectors each output position reads, per group: [groups, positions, columns]."""
+    if node.op != "aten.convolution.default":  # linear / addmm: rows of x
+        return x.reshape(1, -1, x.shape[-1])
+    a = node.attrs
+    spatial = x.ndim - 2
+    kernel = node.inputs[1].shape[2:]
+    stride, padding, dilation = (list(a[k]) * (spatial if len(a[k]) == 1 else 1) for k in ("stride", "padding", "dilation"))
+    x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
+    windows = np.lib.stride_tricks.sliding_window_view(x, spans, axis=tuple(range(2, x.ndim)))
+    index = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) \
+        + tuple(slice(None, None, d) for d in dilation)
+    windows = windows[index]  # [N, C, *out, *kernel]
+    n, c = windows.shape[:2]
+    out = windows.shape[2:2 + spatial]
+    windows = np.moveaxis(windows, 1, 1 + spatial)  # [N, *out, C, *kernel]
+    per_group = windows.reshape(n * int(np.prod(out)), groups, -1)
+    return np.moveaxis(per_group, 1, 0)
+
+
+def collect(annotation) -> dict:
+    """InputStatistics for every conv / linear / addmm weight whose rows GPTQ can take, keyed by
+    (node name, input index) of the weight's use; the anchor reads its input at activations[0]."""
+    stats = {}
+    for match in annotation.matches:
+        anchor = match.nodes[0]
+        if not match.weights or not match.activations:
+            continue
+        if anchor.op == "aten.convolution.default" and anchor.attrs["transposed"]:
+            continue
+        if anchor.op not in ("aten.convolution.default", "aten.linear.default", "aten.addmm.default"):
+            continue
+        (use,) = match.weights
+        w = use.node.inputs[use.index]
+        rows = w.shape[use.axis]
+        columns = int(np.prod(w.shape)) // rows
+        groups = anchor.attrs["groups"] if anchor.op == "aten.convolution.default" else 1
+        if columns > MAX_COLUMNS:
+            continue
+        stats[(use.node.name, use.index)] = (InputStatistics(anchor, columns, groups), match.activations[0])
+    return stats
+
+
+def round_weight(w: np.ndarray, axis: int | None, use_axis: int, scales: np.ndarray,
+                 stats: InputStatistics) -> np.ndarray:
+    """GPTQ's int8 data for weight w (rows along use_axis), same shape as w."""
+    rows = w.shape[use_axis]
+    w2d = np.moveaxis(np.asarray(w, dtype=np.float64), use_axis, 0).reshape(rows, -1)
+    s = np.broadcast_to(np.asarray(scales, dtype=np.float64).reshape(-1), (rows,)) if axis is not None \
+        else np.full(rows, float(np.asarray(scales).reshape(-1)[0]))
+    per_group = rows // stats.groups
+    q = np.empty(w2d.shape, dtype=np.int8)
+    for g in range(stats.groups):
+        r = slice(g * per_group, (g + 1) * per_group)
+        q[r] = gptq_round(w2d[r], s[r], stats.hessians[g])
+    moved_shape = (rows,) + tuple(np.delete(np.array(w.shape), use_axis))
+    return np.moveaxis(q.reshape(moved_shape), 0, use_axis)
