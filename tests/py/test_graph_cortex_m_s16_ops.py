@@ -1,5 +1,5 @@
 """The int16 cortex_m ops inside a graph (quantized_conv2d_s16, quantized_magnitude_s16,
-requantize_s16): the interpreter runs the same kernels as cortexm.ops."""
+requantize_s16, quantized_activation_s16): the interpreter runs the same kernels as cortexm.ops."""
 
 import numpy as np
 import pytest
@@ -82,6 +82,17 @@ def test_requantize_s16_matches_direct_kernel(in_dtype, out_dtype):
     assert got.dtype == np.dtype(out_dtype) and np.array_equal(got, want)
 
 
+def test_quantized_activation_s16_matches_direct_kernel():
+    x = int16(2, 3, 17)
+    table = int16(513)
+    g = cortexm.Graph()
+    out = g.call("cortex_m.quantized_activation_s16.default",
+                 [g.add_input("x", list(x.shape), "int16"), g.add_constant("table", table)], {})
+    g.outputs = [out]
+    got = g.run(x)
+    assert got.dtype == np.int16 and np.array_equal(got, cortexm.ops.quantized_activation_s16(x, table))
+
+
 def test_errors_name_node_and_argument():
     g = cortexm.Graph()
     x = g.add_input("x", [1, 1, 1, 640], "int16")
@@ -105,3 +116,9 @@ def test_errors_name_node_and_argument():
         g.call("cortex_m.requantize_s16.default", [re_],
                dict(input_zero_point=3, output_zero_point=0, output_multiplier=1 << 30,
                     output_shift=-6, output_dtype="int8", activation_min=-128, activation_max=127))
+    with pytest.raises(ValueError, match=r"node 'act'.*table \[512\] must be \[513\]"):
+        g.call("cortex_m.quantized_activation_s16.default",
+               [re_, g.add_constant("t512", np.zeros(512, np.int16))], {}, name="act")
+    with pytest.raises(ValueError, match="expected int16"):
+        g.call("cortex_m.quantized_activation_s16.default",
+               [re_, g.add_constant("t8", np.zeros(513, np.int8))], {})
