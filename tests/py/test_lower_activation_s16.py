@@ -6,6 +6,8 @@ quantize pair -> requantize_s16; an int16 mean over size-1 dims -> a view (or re
 The lowered output stays within a few int16 LSB of the fake-quantized graph; silero_vad's
 sigmoid / tanh / relu / mean all lower."""
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -159,3 +161,42 @@ def test_silero_vad_int16_activations_lower():
     # probability within 2 LSB of 3e-5; the LSTM state within 16 LSB of 1.2e-4 (the int16 convs'
     # 1-LSB differences, amplified by the still-float linear layers).
     assert worst[0] <= 2 and worst[1] <= 16, worst
+
+
+def as_tuple(v):
+    return v if isinstance(v, tuple) else (v,)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "gelu", "relu"])
+def test_program_runs_bit_exact_with_the_lowered_graph(name):
+    _, lowered = lower(Unary(ACTIVATIONS[name][0]))
+    program = cortexm.to_program(lowered, bundle_inputs=(samples(1, 4)[0][0].numpy(),))
+    assert program.float_ops == 0
+    for (x,) in samples(4, 5):
+        got, want = as_tuple(program.run(x.numpy())), as_tuple(lowered.run(x.numpy()))
+        assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(got, want))
+    assert program.verify() == 1
+
+
+def test_cat_mean_program_runs_bit_exact_with_the_lowered_graph():
+    _, lowered = lower(CatMean(), shape=(1, 6, 1))
+    program = cortexm.to_program(lowered, bundle_inputs=(samples(1, 4, (1, 6, 1))[0][0].numpy(),))
+    assert program.float_ops == 0
+    for (x,) in samples(4, 5, (1, 6, 1)):
+        got, want = as_tuple(program.run(x.numpy())), as_tuple(lowered.run(x.numpy()))
+        assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(got, want))
+
+
+@pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+                    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+def test_int16_activations_on_qemu_are_bit_identical_with_the_host():
+    from cortexm import qemu
+
+    _, lowered = lower(Unary(lambda x: torch.sigmoid(torch.tanh(x))))
+    program = cortexm.to_program(lowered, target="cortex-m55+int8")
+    x = samples(1, 6)[0][0].numpy()
+    result = qemu.run(program, [x], "cortex-m55")
+    host = as_tuple(program.run(x))
+    assert len(result.outputs) == len(host)
+    for got, want in zip(result.outputs, host):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
