@@ -1,6 +1,7 @@
-"""The conv, depthwise, linear, add and mul kernel variants on emulated cores, bit-identical with their
-references: tests/target/kernel_variants.cc built for each core (MVE on the M55, DSP on the M4 and the
-M33) by scripts/run_kernel_variants.sh and run under qemu-system-arm. The first run of a core builds it.
+"""The conv, depthwise, linear, add and mul kernel variants (and the int16 conv and activation
+kernels) on emulated cores, bit-identical with their references: tests/target/kernel_variants.cc
+built for each core (MVE on the M55, DSP on the M4 and the M33) by scripts/run_kernel_variants.sh
+and run under qemu-system-arm. The first run of a core builds it.
 """
 
 import shutil
