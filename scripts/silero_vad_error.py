@@ -1,12 +1,16 @@
-"""silero_vad's int8 error, measured: |p - p_float| of the speech probability over calibration-
-distribution inputs, for the fake-quantized and the lowered graph of several quantizer settings,
-and which activations the error comes from.
+"""silero_vad's quantization error, measured: |p - p_float| of the speech probability, for the
+fake-quantized and the lowered graph of several quantizer settings, on
+  - calibration-distribution inputs (one streaming step each: `--eval` samples, seed 1; the tail
+    over `--tail` samples), calibrated on `--calibration` samples (seed 0);
+  - real speech streamed chunk by chunk with each graph's own state fed back (espeak-ng speech in
+    noise, as tests/py/test_models_torch.py; skipped without espeak-ng and sox);
+and two floors no activation choice can go under: int8 weights with float activations, and the
+float model's own movement when its input is dithered by one int16 LSB.
 
-    PYTHONPATH=python .venv/bin/python scripts/silero_vad_error.py [--calibration 16] [--eval 64]
+    PYTHONPATH=python .venv/bin/python scripts/silero_vad_error.py [--calibration 16] [--eval 64] [--tail 512]
 
-Attribution: the fake-quantized graph with the quantize / dequantize pairs of every activation
-removed except those of one region (weights stay int8 everywhere); each row is the error that
-region's int8 activations cause alone.
+--regions adds the attribution of the int8 error: the default-quantized graph with the quantize /
+dequantize pairs of every activation removed except those of one region.
 """
 
 from __future__ import annotations
@@ -17,10 +21,18 @@ import numpy as np
 import torch
 
 import cortexm
+from cortexm.models import silero_vad
 
 Q = "quantized_decomposed.quantize_per_tensor.default"
 DQ = "quantized_decomposed.dequantize_per_tensor.default"
 FRONT_END = ("x", "convolution", "sqrt")  # waveform, STFT output, magnitude
+DATA_MOVEMENT = ("aten.cat.default", "aten.reflection_pad1d.default")
+
+SETTINGS = {
+    "int8 (default)": dict(),
+    "int16 front end": dict(int16_activations=FRONT_END, fuse_magnitude=True),
+    "16x8 (activation_dtype='int16')": dict(activation_dtype="int16", fuse_magnitude=True),
+}
 
 REGIONS = {
     "input x": ["x"],
@@ -32,20 +44,20 @@ REGIONS = {
     "LSTM gate linears and sum": ["linear", "linear_1", "add_1"],
     "LSTM gate activations": ["sigmoid", "sigmoid_1", "tanh", "sigmoid_2"],
     "LSTM c and h": ["mul_2", "mul_3", "add_2", "tanh_1", "mul_4"],
+    "new state (cat)": ["cat"],
     "decoder conv and sigmoid": ["convolution_5", "sigmoid_3"],
 }
 
 
 def only_activations(qgraph, keep: set):
     """qgraph with the Q/DQ pairs of activations outside keep (and of their sharing followers)
-    bypassed: their readers read the float value."""
+    bypassed: their readers read the float value. Weights stay quantized."""
     g = qgraph.copy()
     for q in [n for n in g.nodes if n.op == Q]:
         source = q.inputs[0]
-        name = source.name
         if source.producer is not None and source.producer.op == DQ:  # a requantize: keep its source's fate
             continue
-        if name in keep:
+        if source.name in keep:
             continue
         for dq in [u for u in q.outputs[0].users if u.op == DQ]:
             g.replace_all_uses(dq.outputs[0], source)
@@ -53,46 +65,89 @@ def only_activations(qgraph, keep: set):
     return g
 
 
-def errors(graph, samples, reference):
-    got = np.concatenate([np.asarray(graph.run(*[t.numpy() for t in s])[0]) for s in samples])
-    e = np.abs(got - reference)
-    return float(e.max()), float(e.mean())
+def step_probs(graph, samples) -> np.ndarray:
+    return np.array([float(np.asarray(graph.run(*[t.numpy() for t in s])[0]).reshape(-1)[0]) for s in samples])
+
+
+class Bench:
+    def __init__(self, args):
+        self.model, example, self.calibration = cortexm.models.get("silero_vad")
+        self.graph = cortexm.export(self.model, example)
+        self.samples = list(self.calibration(max(args.eval, args.tail), seed=1))
+        self.eval, self.tail = args.eval, args.tail
+        with torch.no_grad():
+            self.reference = np.array([self.model(*s)[0].item() for s in self.samples])
+        try:
+            audio, _, _ = silero_vad.speech_in_noise(silero_vad.espeak_speech())
+        except RuntimeError as e:
+            print(f"real speech skipped: {e}")
+            audio = None
+        self.audio = audio
+        if audio is not None:
+            probs, _, _ = silero_vad.stream(self.model, torch.from_numpy(audio))
+            self.stream_reference = probs[0].numpy()
+
+    def row(self, probs: np.ndarray, stream: np.ndarray | None) -> str:
+        e = np.abs(probs - self.reference)
+        head, tail = e[:self.eval], e[:self.tail]
+        text = (f"{head.max():.4f} / {head.mean():.4f} | {np.quantile(tail, 0.99):.4f} / "
+                f"{(tail > 0.02).mean():6.1%} / {tail.max():.4f}")
+        if stream is not None:
+            s = np.abs(stream - self.stream_reference)
+            flips = int(((stream > 0.5) != (self.stream_reference > 0.5)).sum())
+            text += f" | {s.max():.4f} / {s.mean():.4f} / {flips:3d}"
+        return text
+
+    def measure(self, graph) -> str:
+        stream = None if self.audio is None else silero_vad.stream_graph(graph, self.audio)
+        return self.row(step_probs(graph, self.samples), stream)
+
+
+def dithered_float(bench: Bench, draws: int = 8) -> str:
+    """The float model's largest movement over `draws` dithers of its input by N(0, 2^-15)."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.cat([s[0] for s in bench.samples])
+    state = torch.cat([s[1] for s in bench.samples], dim=1)
+    worst = np.zeros(len(bench.samples))
+    with torch.no_grad():
+        for _ in range(draws):
+            p = bench.model(x + torch.randn(x.shape, generator=g) / 32768, state)[0].numpy().reshape(-1)
+            worst = np.maximum(worst, np.abs(p - bench.reference))
+    head, tail = worst[:bench.eval], worst[:bench.tail]
+    return (f"{head.max():.4f} / {head.mean():.4f} | {np.quantile(tail, 0.99):.4f} / "
+            f"{(tail > 0.02).mean():6.1%} / {tail.max():.4f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calibration", type=int, default=16, help="calibration samples (seed 0)")
     parser.add_argument("--eval", type=int, default=64, help="evaluation samples (seed 1)")
+    parser.add_argument("--tail", type=int, default=512, help="samples (seed 1) for the tail statistics")
+    parser.add_argument("--regions", action="store_true", help="attribute the int8 error to regions")
     args = parser.parse_args()
-    model, example, calibration = cortexm.models.get("silero_vad")
-    graph = cortexm.export(model, example)
-    samples = list(calibration(args.eval, seed=1))
-    with torch.no_grad():
-        reference = np.concatenate([model(*s)[0].numpy() for s in samples])
-    settings = {
-        "int8 (default)": cortexm.CortexMQuantizer(),
-        "int8, fused magnitude": cortexm.CortexMQuantizer(fuse_magnitude=True),
-        "int16 x / STFT / magnitude, fused magnitude": cortexm.CortexMQuantizer(
-            int16_activations=FRONT_END, fuse_magnitude=True),
-    }
-    print(f"|p - p_float| over {args.eval} samples (seed 1), {args.calibration} calibration samples (seed 0)")
+    bench = Bench(args)
+    print(f"|p - p_float|: {args.eval} steps max / mean | {args.tail} steps p99 / share > 0.02 / max"
+          f" | real speech stream ({'skipped' if bench.audio is None else f'{len(bench.stream_reference)} chunks'})"
+          f" max / mean / decisions at 0.5 that differ; calibrated on {args.calibration} samples")
     qgraphs = {}
-    for label, quantizer in settings.items():
-        qgraph = cortexm.quantize(graph, calibration(args.calibration), quantizer, progress=False)
+    for label, options in SETTINGS.items():
+        quantizer = cortexm.CortexMQuantizer(**options)
+        qgraph = cortexm.quantize(bench.graph, bench.calibration(args.calibration), quantizer, progress=False)
         qgraphs[label] = qgraph
         lowered = cortexm.lower(qgraph, "cortex-m55+int8")
         floats = sorted(op for op in lowered.op_counts() if op.startswith("aten.") and "copy" not in op
-                        and op not in ("aten.cat.default", "aten.reflection_pad1d.default"))
-        fake, low = errors(qgraph, samples, reference), errors(lowered, samples, reference)
-        print(f"  {label}: fake-quantized max {fake[0]:.4f} mean {fake[1]:.4f}; lowered max {low[0]:.4f} "
-              f"mean {low[1]:.4f}; float compute ops after lowering: {floats or 'none'}")
-    print("int8 activations of one region only (default quantizer; weights int8 everywhere):")
-    qgraph = qgraphs["int8 (default)"]
-    rows = {"none (weights only)": []} | REGIONS | {"all but x .. sqrt": [
-        name for names in list(REGIONS.values())[4:] for name in names]}
-    for label, names in rows.items():
-        e = errors(only_activations(qgraph, set(names)), samples, reference)
-        print(f"  {label:28s} max {e[0]:.4f} mean {e[1]:.4f}")
+                        and op not in DATA_MOVEMENT)
+        print(f"{label}\n  fake-quantized  {bench.measure(qgraph)}\n  lowered         {bench.measure(lowered)}"
+              f"\n  float compute ops after lowering: {', '.join(floats) or 'none'}", flush=True)
+    print("floors:")
+    weights_only = only_activations(qgraphs["int8 (default)"], set())
+    print(f"  int8 weights, float activations  {bench.measure(weights_only)}")
+    print(f"  float, input dithered by 1 int16 LSB (no stream)  {dithered_float(bench)}", flush=True)
+    if args.regions:
+        print("int8 activations of one region only (default quantizer; weights int8 everywhere):")
+        qgraph = qgraphs["int8 (default)"]
+        for label, names in REGIONS.items():
+            print(f"  {label:28s} {bench.measure(only_activations(qgraph, set(names)))}", flush=True)
 
 
 if __name__ == "__main__":

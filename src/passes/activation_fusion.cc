@@ -1,5 +1,5 @@
-// ActivationFusion: a folded relu / hardtanh / clamp (int8 in and out, same qparams) reading a
-// cortex_m op with an activation range, directly or through view_copy / squeeze / unsqueeze /
+// ActivationFusion: a folded relu / hardtanh / clamp (int8, or int16 after an int16 op, in and
+// out, same qparams) reading a cortex_m op with an activation range, directly or through view_copy / squeeze / unsqueeze /
 // _clone_dim_order nodes (which commute with an elementwise clamp), each output read once,
 // becomes the intersection of that range with its bounds quantized as the folded node quantizes
 // them; the node goes.
@@ -18,7 +18,8 @@ bool has_activation_range(const std::string& op) {
   return op == "cortex_m.quantized_conv2d.default" ||
          op == "cortex_m.quantized_depthwise_conv2d.default" ||
          op == "cortex_m.quantized_transpose_conv2d.default" ||
-         op == "cortex_m.quantized_linear.default" || op == "cortex_m.quantized_add.default" ||
+         op == "cortex_m.quantized_linear.default" ||
+         op == "cortex_m.quantized_linear_s16.default" || op == "cortex_m.quantized_add.default" ||
          op == "cortex_m.quantized_mul.default" || op == "cortex_m.quantized_max_pool2d.default" ||
          op == "cortex_m.quantized_avg_pool2d.default";
 }
@@ -39,9 +40,10 @@ std::string fuse(Graph& graph, NodeId id) {
   if (std::isnan(a.lo) || std::isnan(a.hi)) return "a NaN bound";
   const TensorInfo& in = graph.value(act.inputs[0]).info;
   const TensorInfo& out = graph.value(act.outputs[0]).info;
-  if (in.dtype != DType::kInt8 || out.dtype != DType::kInt8 || !in.qparams || !out.qparams ||
-      in.qparams->per_channel() || *in.qparams != *out.qparams)
-    return "input and output are not int8 with the same per-tensor qparams";
+  const DType dtype = out.dtype;
+  if ((dtype != DType::kInt8 && dtype != DType::kInt16) || in.dtype != dtype || !in.qparams ||
+      !out.qparams || in.qparams->per_channel() || *in.qparams != *out.qparams)
+    return "input and output are not int8 or int16 with the same per-tensor qparams";
   const QuantParams q = *out.qparams;
   {
     QuantizeParams p;
@@ -49,7 +51,8 @@ std::string fuse(Graph& graph, NodeId id) {
     p.zero_point = static_cast<int32_t>(q.zero_points[0]);
     p.quant_min = static_cast<int32_t>(q.quant_min);
     p.quant_max = static_cast<int32_t>(q.quant_max);
-    if (!quantize_per_tensor_prepare(p).ok()) return "its qparams are not valid int8 qparams";
+    p.dtype = dtype == DType::kInt16 ? QuantDtype::kInt16 : QuantDtype::kInt8;
+    if (!quantize_per_tensor_prepare(p).ok()) return "its qparams are not valid quantization qparams";
   }
   // Walk back through single-reader views and clones to the producer.
   ValueId v = act.inputs[0];
@@ -67,11 +70,12 @@ std::string fuse(Graph& graph, NodeId id) {
   const Node& p = graph.node(producer);
   if (!has_activation_range(p.op)) return "its producer " + p.op + " has no activation range";
   const TensorInfo& p_out = graph.value(p.outputs[0]).info;
-  if (!p_out.qparams || *p_out.qparams != q) return "its producer's output has other qparams";
+  if (p_out.dtype != dtype || !p_out.qparams || *p_out.qparams != q)
+    return "its producer's output has another dtype or other qparams";
   const int64_t new_min =
-      std::max<int64_t>(int_attr(p, "activation_min"), convert::quantize_bound(a.lo, q));
+      std::max<int64_t>(int_attr(p, "activation_min"), convert::quantize_bound(a.lo, q, dtype));
   const int64_t new_max =
-      std::min<int64_t>(int_attr(p, "activation_max"), convert::quantize_bound(a.hi, q));
+      std::min<int64_t>(int_attr(p, "activation_max"), convert::quantize_bound(a.hi, q, dtype));
   if (new_min > new_max) return "its range does not meet the producer's";
   graph.set_attr(producer, "activation_min", new_min);
   graph.set_attr(producer, "activation_max", new_max);

@@ -1,8 +1,15 @@
 // ConvertToCortexM, matrix products: aten.linear.default (weight [N, K]) and aten.addmm.default
 // (bias, x, mat2 [K, N] that is a constant or permute_copy [1, 0] of one) ->
 // cortex_m.quantized_linear with [N, K] weights, per-channel multipliers and an int32 bias; a
-// float output read only by a clamp activation is lowered with it (output_target).
+// float output read only by a clamp activation is lowered with it (output_target). With a
+// symmetric int16 input and output (16x8) -> cortex_m.quantized_linear_s16 with symmetric int8
+// weights, an int64 bias and one multiplier per tensor or per channel.
+#include <cmath>
+#include <limits>
+
 #include "cortexm/kernels/quantized_linear.h"
+#include "cortexm/kernels/quantized_linear_s16.h"
+#include "cortexm/kernels/requantize.h"
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -37,39 +44,144 @@ Tensor addmm_weight_data(const Graph& graph, ValueId mat2) {
   not_lowered("mat2 '" + m.name + "' is neither a constant nor permute_copy([1, 0]) of one");
 }
 
+// The operands of a linear or addmm node: x, the weight value w, the [N, K] int8 weight data with
+// its per-channel qparams, and the bias value b (kNoValue when absent).
+struct LinearOperands {
+  ValueId x = kNoValue, w = kNoValue, b = kNoValue;
+  Tensor weights;
+  QuantizedConstant channels;
+  int64_t n = 0;
+};
+
+LinearOperands linear_operands(const Graph& graph, const Node& node) {
+  LinearOperands o;
+  if (node.op == "aten.addmm.default") {
+    const OpArgs args(node.op, node.name, node.attrs);
+    if (args.f("alpha") != 1.0) not_lowered("addmm alpha != 1");
+    if (args.f("beta") != 1.0 && args.f("beta") != 0.0) not_lowered("addmm beta not 0 or 1");
+    o.x = node.inputs[1];
+    o.w = node.inputs[2];
+    o.n = graph.value(o.w).info.shape[1];
+    o.channels = int8_channels(graph, o.w, 1, o.n, "mat2");
+    o.weights = addmm_weight_data(graph, o.w);
+    if (args.f("beta") == 1.0) {
+      o.b = node.inputs[0];
+      const std::vector<int64_t>& s = graph.value(o.b).info.shape;
+      if (s != std::vector<int64_t>{o.n} && s != std::vector<int64_t>{1, o.n})
+        not_lowered("addmm self " + shape_to_string(s) + " is not a bias of [" +
+                    std::to_string(o.n) + "]");
+    }
+  } else {
+    o.x = node.inputs[0];
+    o.w = node.inputs[1];
+    o.b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+    o.n = graph.value(o.w).info.shape[0];
+    o.channels = int8_constant(graph, o.w, 0, o.n, "weight");
+    o.weights = o.channels.data;
+  }
+  return o;
+}
+
+// The [N, K] weight constant with the weight value's qparams (per-channel along axis 0).
+Tensor packed_weights(const Graph& graph, const LinearOperands& o) {
+  TensorInfo w_info = o.weights.info();
+  w_info.qparams = graph.value(o.w).info.qparams;
+  if (w_info.qparams->per_channel()) w_info.qparams->axis = 0;
+  Tensor packed = o.weights.clone();
+  packed.mutable_info() = w_info;
+  return packed;
+}
+
+// int64 bias at scales[c]: zeros when absent; a quantized bias exactly as int32_bias takes it, a
+// float one rounded at the scale (within +-2^40, far inside CMSIS-NN's +-2^47 sums).
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales) {
+  TensorInfo info;
+  info.dtype = DType::kInt64;
+  info.shape = {static_cast<int64_t>(scales.size())};
+  QuantParams q;
+  q.scales = scales;
+  q.zero_points.assign(scales.size(), 0);
+  q.axis = 0;
+  q.quant_min = std::numeric_limits<int64_t>::min();
+  q.quant_max = std::numeric_limits<int64_t>::max();
+  info.qparams = q;
+  Tensor t(info);
+  int64_t* out = t.data<int64_t>();
+  const Value* b = bias == kNoValue ? nullptr : &graph.value(bias);
+  if (b && b->kind == ValueKind::kConstant && b->info.dtype == DType::kFloat32 &&
+      !b->info.qparams && b->info.numel() == static_cast<int64_t>(scales.size())) {
+    for (size_t c = 0; c < scales.size(); ++c) {
+      const double v = std::nearbyint(static_cast<double>(b->data.data<float>()[c]) / scales[c]);
+      if (!(std::fabs(v) <= std::ldexp(1.0, 40)))
+        not_lowered("bias '" + b->name + "' element " + std::to_string(c) +
+                    " exceeds 2^40 at scale " + std::to_string(scales[c]));
+      out[c] = static_cast<int64_t>(v);
+    }
+    return t;
+  }
+  const std::vector<int32_t> values = int32_bias(graph, bias, scales);
+  for (size_t c = 0; c < scales.size(); ++c) out[c] = values[c];
+  return t;
+}
+
+// The 16x8 form: symmetric int16 input and output (or a clamp activation's), symmetric int8
+// weights, int64 bias.
+void convert_linear_s16(Rewrite& rw, const LinearOperands& o, Isa isa) {
+  Graph& graph = rw.graph();
+  const Node& node = rw.old();
+  const QuantParams q_in = int16_per_tensor(graph, o.x, "input");
+  const OutputTarget target = output_target(graph, node, DType::kInt16);
+  const QuantParams& q_out = target.q;
+  for (int64_t zp : o.channels.zero_points)
+    if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (symmetric only)");
+
+  // One multiplier for per-tensor weights, one per channel otherwise.
+  const bool per_channel = graph.value(o.w).info.qparams->per_channel();
+  std::vector<double> bias_scales, real_scales;
+  for (int64_t c = 0; c < o.n; ++c) {
+    bias_scales.push_back(q_in.scales[0] * o.channels.scales[c]);
+    if (per_channel || c == 0)
+      real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
+  }
+  std::vector<int64_t> multipliers, shifts;
+  requantize_attrs(real_scales, &multipliers, &shifts);
+  for (int64_t s : shifts)
+    if (s > kMaxShiftS64) not_lowered("requantize shift " + std::to_string(s) + " exceeds 7");
+  Tensor bias = int64_bias(graph, o.b, bias_scales);
+  if (target.offset != 0.0) {  // the tail's offset in accumulator units
+    for (int64_t c = 0; c < o.n; ++c)
+      bias.data<int64_t>()[c] += static_cast<int64_t>(
+          std::nearbyint(target.offset / (target.scale * bias_scales[c])));
+  }
+
+  LinearS16Params params;
+  params.input_features = static_cast<int32_t>(o.weights.info().shape[1]);
+  params.output_features = static_cast<int32_t>(o.n);
+  const int64_t scratch =
+      scratch_bytes(quantized_linear_s16_scratch_size(params, isa));
+  const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
+  const ValueId b_packed = rw.constant("bias", bias);
+  const ValueId y = rw.call("cortex_m.quantized_linear_s16.default", {o.x, w_packed, b_packed},
+                            {{"requantize_multipliers", multipliers},
+                             {"requantize_shifts", shifts},
+                             {"activation_min", target.activation_min},
+                             {"activation_max", target.activation_max},
+                             {"scratch_bytes", scratch}},
+                            true);
+  rw.set_qparams(y, q_out);
+  rw.commit(y, &target);
+}
+
 }  // namespace
 
 void convert_linear(Graph& graph, NodeId id, const TargetConfig& target_config) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
-  const bool addmm = node.op == "aten.addmm.default";
-  ValueId x = node.inputs[0], w = kNoValue, b = kNoValue;
-  Tensor weights;
-  QuantizedConstant channels;
-  int64_t n = 0;
-  if (addmm) {
-    const OpArgs args(node.op, node.name, node.attrs);
-    if (args.f("alpha") != 1.0) not_lowered("addmm alpha != 1");
-    if (args.f("beta") != 1.0 && args.f("beta") != 0.0) not_lowered("addmm beta not 0 or 1");
-    x = node.inputs[1];
-    w = node.inputs[2];
-    n = graph.value(w).info.shape[1];
-    channels = int8_channels(graph, w, 1, n, "mat2");
-    weights = addmm_weight_data(graph, w);
-    if (args.f("beta") == 1.0) {
-      b = node.inputs[0];
-      const std::vector<int64_t>& s = graph.value(b).info.shape;
-      if (s != std::vector<int64_t>{n} && s != std::vector<int64_t>{1, n})
-        not_lowered("addmm self " + shape_to_string(s) + " is not a bias of [" +
-                    std::to_string(n) + "]");
-    }
-  } else {
-    w = node.inputs[1];
-    b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-    n = graph.value(w).info.shape[0];
-    channels = int8_constant(graph, w, 0, n, "weight");
-    weights = channels.data;
-  }
+  const LinearOperands o = linear_operands(graph, node);
+  if (graph.value(o.x).info.dtype == DType::kInt16) return convert_linear_s16(rw, o, target_config.isa);
+  const ValueId x = o.x, w = o.w, b = o.b;
+  const QuantizedConstant& channels = o.channels;
+  const int64_t n = o.n;
   const QuantParams q_in = int8_per_tensor(graph, x, "input");
   const OutputTarget target = output_target(graph, node);
   const QuantParams& q_out = target.q;
@@ -88,18 +200,12 @@ void convert_linear(Graph& graph, NodeId id, const TargetConfig& target_config) 
   std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
   add_tail_offset(target, bias_scales, &bias);
 
-  TensorInfo w_info = weights.info();
-  w_info.qparams = graph.value(w).info.qparams;
-  if (w_info.qparams->per_channel()) w_info.qparams->axis = 0;
-  Tensor packed = weights.clone();
-  packed.mutable_info() = w_info;
-
   LinearParams params;
-  params.input_features = static_cast<int32_t>(weights.info().shape[1]);
+  params.input_features = static_cast<int32_t>(o.weights.info().shape[1]);
   params.output_features = static_cast<int32_t>(n);
   const int64_t scratch = scratch_bytes(quantized_linear_scratch_size(params, target_config.isa));
 
-  const ValueId w_packed = rw.constant("weights", packed);
+  const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
   const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
   const ValueId y = rw.call("cortex_m.quantized_linear.default", {x, w_packed, b_packed},
                             {{"input_offset", -q_in.zero_points[0]},

@@ -171,23 +171,30 @@ bool clamp_activation(const Node& node, ClampActivation* a) {
   return true;
 }
 
-int32_t quantize_bound(float v, const QuantParams& q) {
+int32_t quantize_bound(float v, const QuantParams& q, DType dtype) {
   QuantizeParams p;
   p.scale = static_cast<float>(q.scales[0]);
   p.zero_point = static_cast<int32_t>(q.zero_points[0]);
   p.quant_min = static_cast<int32_t>(q.quant_min);
   p.quant_max = static_cast<int32_t>(q.quant_max);
+  if (dtype == DType::kInt16) {
+    p.dtype = QuantDtype::kInt16;
+    int16_t out = 0;
+    quantize_per_tensor(p, &v, &out, 1);
+    return out;
+  }
   int8_t out = 0;
   quantize_per_tensor(p, &v, &out, 1);
   return out;
 }
 
-OutputTarget output_target(const Graph& graph, const Node& node) {
+OutputTarget output_target(const Graph& graph, const Node& node, DType dtype) {
+  const auto per_tensor = dtype == DType::kInt16 ? int16_per_tensor : int8_per_tensor;
   OutputTarget t;
   t.value = node.outputs[0];
   const TensorInfo& info = graph.value(t.value).info;
   if (info.dtype != DType::kFloat32 || info.qparams) {
-    t.q = int8_per_tensor(graph, t.value, "output");
+    t.q = per_tensor(graph, t.value, "output");
     t.activation_min = t.q.quant_min;
     t.activation_max = t.q.quant_max;
     return t;
@@ -203,11 +210,11 @@ OutputTarget output_target(const Graph& graph, const Node& node) {
   t.tail = tail.id;
   t.tail_op = tail.op;
   t.value = tail.outputs[0];
-  t.q = int8_per_tensor(graph, t.value, "activation output");
+  t.q = per_tensor(graph, t.value, "activation output");
   t.scale = a.scale;
   t.offset = a.offset;
-  t.activation_min = std::max<int64_t>(t.q.quant_min, quantize_bound(a.lo, t.q));
-  t.activation_max = std::min<int64_t>(t.q.quant_max, quantize_bound(a.hi, t.q));
+  t.activation_min = std::max<int64_t>(t.q.quant_min, quantize_bound(a.lo, t.q, dtype));
+  t.activation_max = std::min<int64_t>(t.q.quant_max, quantize_bound(a.hi, t.q, dtype));
   if (t.activation_min > t.activation_max) not_lowered("its activation range is empty");
   return t;
 }

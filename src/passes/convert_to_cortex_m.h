@@ -56,13 +56,15 @@ struct ClampActivation {
 };
 bool clamp_activation(const Node& node, ClampActivation* activation);
 
-// v quantized exactly as a folded node's output is (float32 math; infinities saturate).
-int32_t quantize_bound(float v, const QuantParams& q);
+// v quantized exactly as a folded node's int8 (or int16) output is (float32 math; infinities
+// saturate).
+int32_t quantize_bound(float v, const QuantParams& q, DType dtype = DType::kInt8);
 
-// What a lowered conv / linear produces: the node's int8 output; or, when that is float32 and
-// read only by a folded clamp activation with an int8 output (a quantizer's conv + hardsigmoid
-// pattern), the activation's: its scale and offset go into the requantization and the bias, its
-// bounds into the activation range (quantizing commutes with the clamp).
+// What a lowered conv / linear produces: the node's int8 (or, with dtype int16, symmetric int16)
+// output; or, when that is float32 and read only by a folded clamp activation with such an output
+// (a quantizer's conv + hardsigmoid or linear + relu pattern), the activation's: its scale and
+// offset go into the requantization and the bias, its bounds into the activation range
+// (quantizing commutes with the clamp).
 struct OutputTarget {
   ValueId value = kNoValue;
   NodeId tail = kNoNode;
@@ -71,7 +73,7 @@ struct OutputTarget {
   double scale = 1.0, offset = 0.0;
   int64_t activation_min = -128, activation_max = 127;
 };
-OutputTarget output_target(const Graph& graph, const Node& node);
+OutputTarget output_target(const Graph& graph, const Node& node, DType dtype = DType::kInt8);
 
 // bias[c] += offset / (scale * bias_scales[c]) (the tail's offset in accumulator units).
 void add_tail_offset(const OutputTarget& target, const std::vector<double>& bias_scales,

@@ -1,5 +1,6 @@
-"""The int16 cortex_m ops inside a graph (quantized_conv2d_s16, quantized_magnitude_s16,
-requantize_s16, quantized_activation_s16): the interpreter runs the same kernels as cortexm.ops."""
+"""The int16 cortex_m ops inside a graph (quantized_conv2d_s16, quantized_linear_s16,
+quantized_magnitude_s16, requantize_s16, quantized_activation_s16): the interpreter runs the same
+kernels as cortexm.ops."""
 
 import numpy as np
 import pytest
@@ -45,6 +46,27 @@ def test_conv2d_s16_matches_direct_kernel(with_bias):
     assert got.dtype == np.int16
     assert np.array_equal(got, nchw(want))
     assert out.dim_order == (0, 2, 3, 1)
+
+
+@pytest.mark.parametrize("with_bias,per_channel", [(False, True), (True, False), (True, True)])
+def test_linear_s16_matches_direct_kernel(with_bias, per_channel):
+    x = int16(2, 3, 129)
+    w = rng.integers(-128, 128, size=(7, 129), dtype=np.int8)
+    b = rng.integers(-(1 << 30), 1 << 30, 7).astype(np.int64) if with_bias else None
+    count = 7 if per_channel else 1
+    attrs = dict(requantize_multipliers=[int(m) for m in rng.integers(1 << 30, 1 << 31, count)],
+                 requantize_shifts=[int(s) for s in rng.integers(-12, -8, count)],
+                 activation_min=-20000, activation_max=32767)
+    g = cortexm.Graph()
+    xv = g.add_input("x", list(x.shape), "int16")
+    out = g.call("cortex_m.quantized_linear_s16.default",
+                 [xv, g.add_constant("w", w), g.add_constant("b", b) if with_bias else None], attrs)
+    g.outputs = [out]
+    g.verify()
+    got = g.run(x)
+    want = cortexm.ops.quantized_linear_s16(x, w, b, **attrs)
+    assert got.dtype == np.int16 and got.shape == (2, 3, 7)
+    assert np.array_equal(got, want)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16"])
@@ -116,6 +138,20 @@ def test_errors_name_node_and_argument():
         g.call("cortex_m.requantize_s16.default", [re_],
                dict(input_zero_point=3, output_zero_point=0, output_multiplier=1 << 30,
                     output_shift=-6, output_dtype="int8", activation_min=-128, activation_max=127))
+    lin = dict(requantize_multipliers=[1 << 30] * 3, requantize_shifts=[0, 8, 0])
+    with pytest.raises(ValueError, match=r"node 'fc'.*requantize_shifts\[1\] = 8 must be in \[-31, 7\]"):
+        g.call("cortex_m.quantized_linear_s16.default",
+               [g.add_input("v", [2, 4], "int16"), g.add_constant("lw", np.zeros((3, 4), np.int8)),
+                None], lin, name="fc")
+    lin["requantize_shifts"] = [0, 0, 0]
+    with pytest.raises(ValueError, match="expected int16"):
+        g.call("cortex_m.quantized_linear_s16.default",
+               [g.add_input("v8", [2, 4], "int8"), g.add_constant("lw8", np.zeros((3, 4), np.int8)),
+                None], lin)
+    with pytest.raises(ValueError, match="int64"):
+        g.call("cortex_m.quantized_linear_s16.default",
+               [g.add_input("v2", [2, 4], "int16"), g.add_constant("lw2", np.zeros((3, 4), np.int8)),
+                g.add_constant("lb", np.zeros(3, np.int32))], lin)
     with pytest.raises(ValueError, match=r"node 'act'.*table \[512\] must be \[513\]"):
         g.call("cortex_m.quantized_activation_s16.default",
                [re_, g.add_constant("t512", np.zeros(512, np.int16))], {}, name="act")

@@ -24,5 +24,6 @@ def test_kernel_variants_match_the_references_on_the_target(cpu, variant):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith(f"kernel variants: {variant},"), proc.stdout
     for kernel in ("quantized_conv2d", "quantized_depthwise_conv2d", "quantized_linear", "quantized_add",
-                   "quantized_mul", "quantized_conv2d_s16", "quantized_activation_s16"):
+                   "quantized_mul", "quantized_conv2d_s16", "quantized_linear_s16",
+                   "quantized_activation_s16"):
         assert f"ok     {kernel}: 60 cases, 0 failures" in proc.stdout, proc.stdout

@@ -115,15 +115,16 @@ class CatMean(nn.Module):
 def test_int16_requantize_before_cat_and_mean_over_size_one_dims():
     qgraph, lowered = lower(CatMean(), shape=(1, 6, 1))
     counts = lowered.op_counts()
-    assert counts.get("cortex_m.requantize_s16.default") == 1, counts
+    # tanh and sigmoid outputs at the fixed 1/32768, the cat at its calibrated scale: both requantize
+    assert counts.get("cortex_m.requantize_s16.default") == 2, counts
     assert counts.get("cortex_m.quantized_activation_s16.default") == 2, counts
     assert "aten.mean.dim" not in counts and "aten.cat.default" in counts, counts
     quantize_ops = ("quantized_decomposed.quantize_per_tensor.default",
                     "cortex_m.quantize_per_tensor.default")
     assert sum(counts.get(o, 0) for o in quantize_ops) == 1, counts  # the graph input's only
-    rq = next(n for n in lowered.nodes if n.op == "cortex_m.requantize_s16.default")
-    assert rq.inputs[0].dtype == "int16" and rq.outputs[0].dtype == "int16"
-    assert worst_lsb(qgraph, lowered, shape=(1, 6, 1)) <= 3
+    for rq in (n for n in lowered.nodes if n.op == "cortex_m.requantize_s16.default"):
+        assert rq.inputs[0].dtype == "int16" and rq.outputs[0].dtype == "int16"
+    assert worst_lsb(qgraph, lowered, shape=(1, 6, 1)) <= 7  # tanh over +-11
 
 
 def test_int16_mean_over_more_than_one_element_stays_float():

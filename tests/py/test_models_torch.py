@@ -3,10 +3,7 @@ module equals the TorchScript model shipped in the silero-vad package and detect
 speech."""
 
 import importlib.util
-import shutil
-import subprocess
 import sys
-import wave
 from pathlib import Path
 
 import numpy as np
@@ -283,28 +280,12 @@ def test_silero_missing_package_names_the_pip_command(silero, monkeypatch):
         models.get("silero_vad")
 
 
-SPEECH_TEXT = ("The quick brown fox jumps over the lazy dog. "
-               "Voice activity detection should find this sentence.")
-
-
 @pytest.fixture(scope="module")
-def espeak_speech(tmp_path_factory):
-    """16 kHz mono float32 speech from espeak-ng, resampled by sox, leading/trailing silence trimmed."""
-    missing = [tool for tool in ("espeak-ng", "sox") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"{' and '.join(missing)} not on PATH (apt-get install espeak-ng sox)")
-    d = tmp_path_factory.mktemp("speech")
-    raw, wav16 = d / "espeak.wav", d / "speech16k.wav"
-    subprocess.run(["espeak-ng", "-w", str(raw), SPEECH_TEXT], check=True, capture_output=True)
-    subprocess.run(["sox", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(wav16)], check=True,
-                   capture_output=True)
-    with wave.open(str(wav16)) as w:
-        assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
-        speech = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768
-    voiced = np.nonzero(np.abs(speech) > 0.02)[0]
-    speech = speech[voiced[0]:voiced[-1] + 1]
-    assert len(speech) > 16000 * 2, "espeak-ng produced less than 2 s of speech"
-    return speech / np.abs(speech).max() * 0.5
+def espeak_speech(silero):
+    try:
+        return silero.espeak_speech()
+    except RuntimeError as e:
+        pytest.skip(str(e))
 
 
 def test_silero_detects_real_speech(silero, silero_jit, espeak_speech):
@@ -314,19 +295,13 @@ def test_silero_detects_real_speech(silero, silero_jit, espeak_speech):
     Measured (espeak-ng 1.51, noise sigma 0.01): 176 speech chunks mean 0.948, median 1.00, 95% > 0.5;
     109 silence/noise chunks (excluding 0.5 s of hang-over after the speech) mean 0.010, max 0.046."""
     sr, chunk = 16000, 512
-    rng = np.random.default_rng(0)
-    noise_std = 0.01
-    silence = np.zeros(sr, np.float32)
-    noise_before = rng.standard_normal(int(1.5 * sr)).astype(np.float32) * noise_std
-    speech = espeak_speech + rng.standard_normal(len(espeak_speech)).astype(np.float32) * noise_std
-    noise_after = rng.standard_normal(int(1.5 * sr)).astype(np.float32) * noise_std
-    clip = torch.from_numpy(np.concatenate([silence, noise_before, speech, noise_after]))
+    audio, t_speech, t_end = silero.speech_in_noise(espeak_speech)
+    assert len(espeak_speech) > sr * 2, "espeak-ng produced less than 2 s of speech"
+    clip = torch.from_numpy(audio)
 
     probs, _, _ = silero.stream(bundle("silero_vad").model, clip)
     probs = probs[0].numpy()
     centre = (np.arange(len(probs)) * chunk + chunk / 2) / sr
-    t_speech = (len(silence) + len(noise_before)) / sr
-    t_end = t_speech + len(speech) / sr
     in_speech = probs[(centre > t_speech) & (centre < t_end)]
     non_speech = probs[(centre < t_speech) | (centre > t_end + 0.5)]  # 0.5 s hang-over after speech
 

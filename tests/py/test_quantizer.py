@@ -342,7 +342,7 @@ def test_elementwise_ops_get_observed_output_qparams(op, attrs):
     assert node(qg, "op").meta["pattern"] == op.split(".")[1]
 
 
-@pytest.mark.parametrize("op", patterns.ACTIVATION_OPS)
+@pytest.mark.parametrize("op", [op for op in patterns.ACTIVATION_OPS if op not in patterns.BOUNDED_ACTIVATIONS])
 def test_nonlinear_activations_get_observed_output_qparams(op):
     g = unary_graph(op, shape=(2, 50))
     assert patterns.check_activation(view_of(g), node(g, "op")).outputs == {"op": patterns.Observed()}
@@ -353,6 +353,18 @@ def test_nonlinear_activations_get_observed_output_qparams(op):
     a = quantize_of(node(qg, "op").outputs[0]).attrs
     assert (a["scale"], a["zero_point"]) == (want.scale, want.zero_point)
     assert node(qg, "op").meta["pattern"] == op.split(".")[1]
+
+
+@pytest.mark.parametrize("op,int8,int16", [("aten.sigmoid.default", (1 / 256, -128), (1 / 32768, 0)),
+                                           ("aten.tanh.default", (1 / 128, 0), (1 / 32768, 0))])
+def test_sigmoid_and_tanh_have_tflite_fixed_qparams(op, int8, int16):
+    g = unary_graph(op, shape=(2, 50))
+    assert patterns.check_activation(view_of(g), node(g, "op")).outputs == {"op": patterns.Fixed(*int8)}
+    for quantizer, want in ((cortexm.CortexMQuantizer(), (*int8, "int8")),
+                            (cortexm.CortexMQuantizer(activation_dtype="int16"), (*int16, "int16")),
+                            (cortexm.CortexMQuantizer(int16_activations=["op"]), (*int16, "int16"))):
+        a = quantize_of(node(cortexm.quantize(g, samples(g, 4), quantizer, progress=False), "op").outputs[0]).attrs
+        assert (a["scale"], a["zero_point"], a["dtype"]) == want, quantizer
 
 
 def test_cat_requantizes_its_inputs_to_the_output_qparams():

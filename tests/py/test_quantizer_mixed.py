@@ -2,6 +2,8 @@
 (sqrt(a * a + b * b) with the power left unquantized), and what they do for silero_vad's front
 end in the fake-quantized graph."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -124,10 +126,14 @@ def test_int16_activations_are_symmetric_int16_and_their_followers_too():
     assert quantize_attrs(qg, "x")["scale"] < quantize_attrs(quantize(int16_graph()), "x")["scale"] / 100
 
 
+def test_int16_activations_may_name_a_fixed_qparams_output():
+    a = quantize_attrs(quantize(int16_graph(), int16_activations=["s"]), "s")
+    assert (a["dtype"], a["scale"], a["zero_point"]) == ("int16", 1 / 32768, 0)
+
+
 @pytest.mark.parametrize("names,error,message", [
     (["nope"], ValueError, "'nope', which is not a value of the graph"),
     (["r"], ValueError, "takes its qparams from 'x'; name 'x' instead"),
-    (["s"], ValueError, "'s', whose qparams are fixed"),
     ("x", TypeError, "not one string"),
     ([3], TypeError, "holds 3"),
 ])
@@ -169,3 +175,37 @@ def test_silero_int16_front_end_and_fused_magnitude_track_float():
     print({k: (float(e.max()), float(e.mean())) for k, e in errors.items()})
     assert errors["int8"].max() > 0.2  # what the int16 front end is for
     assert errors["mixed"].max() < 0.08 and errors["mixed"].mean() < 0.015
+
+
+# --- int16 inputs of sigmoid / tanh keep a range up to their saturation point --------------------
+
+
+def saturating_graph(op, also_relu=False):
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 64])
+    outs = [g.call(op, [x], name="f")]
+    if also_relu:
+        outs.append(g.call("aten.mul.Tensor", [x, x], name="sq"))
+    g.outputs = outs
+    return g
+
+
+@pytest.mark.parametrize("op,bound", [("aten.sigmoid.default", math.log(2 * 32768 - 1)),
+                                      ("aten.tanh.default", math.atanh(1 - 1 / 65536))])
+def test_int16_input_of_sigmoid_and_tanh_reaches_the_saturation_point(op, bound):
+    """Calibrated on [-2, 2], an int16 input read only by sigmoid / tanh still represents inputs
+    out to where the output saturates: f(9) reads within 2 output steps, not f(2)."""
+    g = saturating_graph(op)
+    data = [(np.linspace(-2, 2, 64, dtype=np.float32).reshape(1, 64),)]
+    qg = cortexm.quantize(g, data, cortexm.CortexMQuantizer("minmax", activation_dtype="int16"), progress=False)
+    assert quantize_attrs(qg, "x")["scale"] == pytest.approx(bound / 32767.5, rel=1e-6)
+    far = np.full((1, 64), 9.0, np.float32)
+    want = {"aten.sigmoid.default": 1 / (1 + math.exp(-9)), "aten.tanh.default": math.tanh(9)}[op]
+    assert abs(float(np.asarray(qg.run(far)).max()) - want) <= 2 / 32768
+    # int8 keeps the observed range (a wider one would cost several output steps), as does an
+    # int16 value with another reader
+    assert quantize_attrs(cortexm.quantize(g, data, cortexm.CortexMQuantizer("minmax"), progress=False),
+                          "x")["scale"] == pytest.approx(4 / 255, rel=1e-6)
+    qg2 = cortexm.quantize(saturating_graph(op, also_relu=True), data,
+                           cortexm.CortexMQuantizer("minmax", activation_dtype="int16"), progress=False)
+    assert quantize_attrs(qg2, "x")["scale"] == pytest.approx(2 / 32767.5, rel=1e-6)

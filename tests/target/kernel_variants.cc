@@ -9,6 +9,7 @@
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
+#include "cortexm/kernels/quantized_linear_s16.h"
 #include "cortexm/kernels/quantized_mul.h"
 
 namespace cortexm::variant_tests {
@@ -475,6 +476,61 @@ Tally test_conv2d_s16(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
+// The 16x8 fully connected layer (arm_fully_connected_s16 arithmetic): int16 inputs biased to the
+// extremes, rows long enough for several int32 blocks, int64 bias, per-tensor or per-channel
+// shifts in [-31, 7], against its reference.
+Tally test_linear_s16(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_linear_s16", print};
+  for (int32_t i = 0; i < cases;) {
+    LinearS16Params p;
+    p.batches = r.uniform(1, 3);
+    p.input_features = r.chance(25) ? r.uniform(250, 1100) : r.uniform(1, 40);
+    p.output_features = r.chance(20) ? r.uniform(16, 130) : r.uniform(1, 13);
+    if (int64_t{p.batches} * p.input_features > kMaxInput ||
+        int64_t{p.input_features} * p.output_features > kMaxFilter ||
+        int64_t{p.batches} * p.output_features > kMaxOutput || p.output_features > kMaxChannels)
+      continue;
+    p.num_multipliers = r.chance(50) ? 1 : p.output_features;
+    requantize_params(r, p.num_multipliers);
+    for (int32_t c = 0; c < p.num_multipliers; ++c)
+      if (g_shifts[c] > 7) g_shifts[c] = r.uniform(-20, 7);
+    p.multipliers = g_multipliers;
+    p.shifts = g_shifts;
+    p.activation_min = r.chance(70) ? -32768 : r.uniform(-32768, 0);
+    p.activation_max = r.chance(70) ? 32767 : r.uniform(p.activation_min, 32767);
+    const size_t scratch = quantized_linear_s16_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !quantized_linear_s16_prepare(p).ok()) continue;
+    for (int64_t k = 0; k < int64_t{p.batches} * p.input_features; ++k)
+      g_in16[k] = static_cast<int16_t>(r.chance(20) ? (r.chance(50) ? -32768 : 32767) : r.uniform(-32768, 32767));
+    fill(r, g_filter, int64_t{p.input_features} * p.output_features);
+    for (int32_t c = 0; c < p.output_features; ++c)
+      g_bias64[c] = int64_t{r.uniform(-(1 << 30), 1 << 30)} * r.uniform(1, 64);
+    const int64_t* bias = r.chance(20) ? nullptr : g_bias64;
+    quantized_linear_s16_reference(p, g_in16, g_filter, bias, g_expected16);
+    std::memset(g_scratch, kCanary, sizeof(g_scratch));
+    for (int32_t k = 0; k < kMaxOutput + kGuard; ++k) g_out16[k] = 0x5A5A;
+    quantized_linear_s16(p, g_in16, g_filter, bias, g_out16, g_scratch);
+    ++t.cases;
+    const int64_t outputs = int64_t{p.batches} * p.output_features;
+    const char* problem = nullptr;
+    for (int64_t k = 0; !problem && k < outputs; ++k)
+      if (g_out16[k] != g_expected16[k]) problem = "output differs";
+    for (int32_t k = 0; !problem && k < kGuard; ++k)
+      if (g_out16[outputs + k] != 0x5A5A) problem = "wrote past the output";
+    for (int32_t k = 0; !problem && k < kGuard; ++k)
+      if (g_scratch[scratch + k] != kCanary) problem = "wrote past its scratch";
+    if (problem && ++t.failures <= 5) {
+      Line line;
+      line << "FAIL " << t.kernel << " case " << i << ": " << problem << " batches " << p.batches
+           << " in " << p.input_features << " out " << p.output_features << " multipliers "
+           << p.num_multipliers << " act " << p.activation_min << "," << p.activation_max;
+      print(line.str());
+    }
+    ++i;
+  }
+  return t;
+}
+
 // The int16 lookup table (TFLite's lut_lookup interpolation): random tables, often with
 // neighbours at the int16 extremes, over inputs biased to the extremes and segment edges.
 Tally test_activation_s16(Rng& r, int32_t cases, Print print) {
@@ -523,7 +579,7 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print),
                            test_linear(r, cases, print), test_add(r, cases, print),
                            test_mul(r, cases, print), test_conv2d_s16(r, cases, print),
-                           test_activation_s16(r, cases, print)};
+                           test_linear_s16(r, cases, print), test_activation_s16(r, cases, print)};
   int failures = 0;
   for (const Tally& t : tallies) {
     report(t);

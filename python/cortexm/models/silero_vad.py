@@ -25,8 +25,14 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import shutil
+import subprocess
+import tempfile
 import warnings
+import wave
 from pathlib import Path
+
+import numpy as np
 
 import torch
 from torch import nn
@@ -170,6 +176,60 @@ def stream(model: nn.Module, audio: torch.Tensor, state: torch.Tensor | None = N
         context = x[:, -CONTEXT:]
     probs_t = torch.cat(probs, dim=1) if probs else torch.zeros(b, 0)
     return probs_t, state, context
+
+
+def stream_graph(graph, audio: np.ndarray) -> np.ndarray:
+    """``stream`` for a cortexm graph (float, quantized or lowered) of this model: (L,) audio in
+    512-sample chunks, the graph's own new state fed back. Returns the (n_chunks,) probabilities."""
+    state = np.zeros((2, 1, HIDDEN), np.float32)
+    context = np.zeros((1, CONTEXT), np.float32)
+    probs = []
+    for i in range(len(audio) // CHUNK):
+        x = np.concatenate([context, np.asarray(audio[None, i * CHUNK:(i + 1) * CHUNK], np.float32)], axis=1)
+        p, state = graph.run(x, state)
+        probs.append(float(np.asarray(p).reshape(-1)[0]))
+        state = np.asarray(state, np.float32)
+        context = x[:, -CONTEXT:]
+    return np.array(probs)
+
+
+SPEECH_TEXT = ("The quick brown fox jumps over the lazy dog. "
+               "Voice activity detection should find this sentence.")
+
+
+def espeak_speech(text: str = SPEECH_TEXT) -> np.ndarray:
+    """Real synthesized speech: espeak-ng, resampled to 16 kHz 16-bit mono by sox, leading and
+    trailing silence trimmed, peak 0.5. RuntimeError when the tools are missing."""
+    missing = [tool for tool in ("espeak-ng", "sox") if shutil.which(tool) is None]
+    if missing:
+        raise RuntimeError(f"{' and '.join(missing)} not on PATH (apt-get install espeak-ng sox)")
+    with tempfile.TemporaryDirectory() as d:
+        raw, wav16 = Path(d) / "espeak.wav", Path(d) / "speech16k.wav"
+        subprocess.run(["espeak-ng", "-w", str(raw), text], check=True, capture_output=True)
+        subprocess.run(["sox", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(wav16)],
+                       check=True, capture_output=True)
+        with wave.open(str(wav16)) as w:
+            if (w.getframerate(), w.getnchannels(), w.getsampwidth()) != (SAMPLE_RATE, 1, 2):
+                raise RuntimeError(f"sox wrote {w.getframerate()} Hz, {w.getnchannels()} channels, "
+                                   f"{8 * w.getsampwidth()} bits")
+            speech = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768
+    voiced = np.nonzero(np.abs(speech) > 0.02)[0]
+    if len(voiced) == 0:
+        raise RuntimeError("espeak-ng produced no audible speech")
+    speech = speech[voiced[0]:voiced[-1] + 1]
+    return speech / np.abs(speech).max() * 0.5
+
+
+def speech_in_noise(speech: np.ndarray, noise_std: float = 0.01, seed: int = 0) -> tuple[np.ndarray, float, float]:
+    """1 s digital silence, 1.5 s white noise, the speech in that noise, 1.5 s noise: the clip
+    and the speech's start and end in seconds."""
+    rng = np.random.default_rng(seed)
+    silence = np.zeros(SAMPLE_RATE, np.float32)
+    before = rng.standard_normal(int(1.5 * SAMPLE_RATE)).astype(np.float32) * noise_std
+    noisy = speech + rng.standard_normal(len(speech)).astype(np.float32) * noise_std
+    after = rng.standard_normal(int(1.5 * SAMPLE_RATE)).astype(np.float32) * noise_std
+    start = (len(silence) + len(before)) / SAMPLE_RATE
+    return np.concatenate([silence, before, noisy, after]), start, start + len(speech) / SAMPLE_RATE
 
 
 def _sampler(runner: nn.Module):

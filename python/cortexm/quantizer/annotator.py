@@ -9,10 +9,11 @@ observed group of their own, so a float region ends with a quantize.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .observers import ACTIVATION_RANGES, Observer, QParams
+from .observers import ACTIVATION_RANGES, Observer, QParams, qparams_from_min_max
 from .patterns import PASSES, Fixed, Match, NoMatch, NotApplicable, Observed, SharedWith
 
 
@@ -55,10 +56,16 @@ class Group:
         self.fixed = fixed
         self.members = [root]
         self._qparams = fixed
+        self.saturation = None  # |x| an int16 range must reach: see _widen_to_saturation
 
     def qparams(self) -> QParams:
         if self._qparams is None:
-            self._qparams = self.observer.qparams()
+            lo, hi = self.observer.range() if self.observer.observed else (None, None)
+            if self.saturation is not None and lo is not None and self.observer.dtype == "int16":
+                self._qparams = qparams_from_min_max(min(lo, -self.saturation), max(hi, self.saturation),
+                                                     self.observer.dtype)
+            else:
+                self._qparams = self.observer.qparams()
         return self._qparams
 
 
@@ -114,7 +121,6 @@ def annotate(graph, quantizer) -> Annotation:
 
 def _assign_groups(annotation: Annotation, quantizer) -> None:
     groups = annotation.groups
-    qmin, qmax, _ = ACTIVATION_RANGES[quantizer.activation_dtype]
 
     def observed(name: str) -> Group:
         g = Group(name, observer=quantizer.make_observer(quantizer.dtype_of(name)))
@@ -133,7 +139,8 @@ def _assign_groups(annotation: Annotation, quantizer) -> None:
                 groups[name] = groups[spec.value]
                 groups[name].members.append(name)
             elif isinstance(spec, Fixed):
-                fixed = QParams(float(spec.scale), int(spec.zero_point), qmin, qmax, quantizer.activation_dtype)
+                qmin, qmax, _ = ACTIVATION_RANGES[spec.dtype]
+                fixed = QParams(float(spec.scale), int(spec.zero_point), qmin, qmax, spec.dtype)
                 groups[name] = Group(name, fixed=fixed)
             else:
                 raise TypeError(f"unknown output spec {spec!r}")
@@ -142,10 +149,51 @@ def _assign_groups(annotation: Annotation, quantizer) -> None:
             for node, index in match.requantized:
                 annotation.edge_groups[(node.name, index)] = groups[out]
     _check_int16_names(annotation, quantizer)
+    _widen_to_saturation(annotation)
+
+
+def _saturation_point(op: str, output_scale: float) -> float | None:
+    """|x| beyond which sigmoid / tanh is within half an output step of its bound."""
+    if op == "aten.sigmoid.default":
+        return math.log(2 / output_scale - 1)
+    if op == "aten.tanh.default":
+        return math.atanh(1 - output_scale / 2)
+    return None
+
+
+def _widen_to_saturation(annotation: Annotation) -> None:
+    """An int16 value read only by sigmoid / tanh (their outputs have fixed qparams) keeps a range
+    reaching their saturation points, so inputs beyond what calibration saw are not clipped: a
+    logit seen up to 4.5 would read p = 0.989 for every larger one. In int16 this costs at most
+    about one output step of resolution (in int8 it would cost several, so int8 keeps the observed
+    range)."""
+    view = annotation.view
+    for group in annotation.observed_groups().values():
+        if group.observer.dtype != "int16":
+            continue
+        bound = 0.0
+        for name in group.members:
+            value = view.graph.value(name)
+            if view.is_output(value):
+                bound = None
+                break
+            for user in view.users(value):
+                if all(annotation.groups.get(o.name) is group for o in user.outputs):
+                    continue  # data movement sharing the qparams: its readers are other members
+                out = annotation.groups.get(user.outputs[0].name)
+                point = None if out is None or out.fixed is None else _saturation_point(user.op, out.fixed.scale)
+                if point is None:
+                    bound = None
+                    break
+                bound = max(bound, point)
+            if bound is None:
+                break
+        if bound:
+            group.saturation = bound
 
 
 def _check_int16_names(annotation: Annotation, quantizer) -> None:
-    """Every name in quantizer.int16_activations is an observed group's own value."""
+    """Every name in quantizer.int16_activations is a quantized group's own value."""
     graph = annotation.view.graph
     values = {v.name for v in graph.inputs} | {o.name for n in graph.nodes for o in n.outputs}
     for name in sorted(quantizer.int16_activations):
@@ -154,8 +202,6 @@ def _check_int16_names(annotation: Annotation, quantizer) -> None:
             raise ValueError(f"int16_activations names '{name}', which is not a value of the graph")
         if group is None:
             raise ValueError(f"int16_activations names '{name}', which is not quantized (it stays float)")
-        if group.observer is None:
-            raise ValueError(f"int16_activations names '{name}', whose qparams are fixed, not observed")
         if group.root != name:
             raise ValueError(f"int16_activations names '{name}', which takes its qparams from "
                              f"'{group.root}'; name '{group.root}' instead")

@@ -5,6 +5,14 @@ from __future__ import annotations
 from .observers import ACTIVATION_RANGES, OBSERVERS, Observer
 
 
+FIXED_QPARAMS = {
+    ("softmax", "int8"): (1 / 256, -128), ("softmax", "int16"): (1 / 32768, 0),
+    ("sigmoid", "int8"): (1 / 256, -128), ("sigmoid", "int16"): (1 / 32768, 0),
+    ("tanh", "int8"): (1 / 128, 0), ("tanh", "int16"): (1 / 32768, 0),
+    ("log_softmax", "int8"): (16 / 256, 127), ("log_softmax", "int16"): None,
+}
+
+
 class CortexMQuantizer:
     """How cortexm.quantize quantizes a graph.
 
@@ -16,7 +24,7 @@ class CortexMQuantizer:
     int16_activations: names of activation values of the float graph quantized int16 whatever
         activation_dtype says, for a front end whose dynamic range int8 cannot hold (silero's
         waveform, STFT output and magnitude). The values reading them with the same qparams
-        (slices, pads) follow. Each name must be a value with its own observer: a graph input or a
+        (slices, pads) follow. Each name must be a value with its own qparams: a graph input or a
         quantized op's output that does not share another value's qparams.
     fuse_magnitude: sqrt(a * a + b * b), each intermediate read once, is one match: the power
         a^2 + b^2 is not quantized (it spans twice the dynamic range of a and b). Off by default:
@@ -50,14 +58,12 @@ class CortexMQuantizer:
     def make_observer(self, dtype: str | None = None) -> Observer:
         return OBSERVERS[self.activation_observer](dtype or self.activation_dtype)
 
-    def softmax_qparams(self) -> tuple[float, int]:
-        """Fixed (scale, zero point) of a softmax output: [0, 1) over the whole range."""
-        return (1 / 256, -128) if self.activation_dtype == "int8" else (1 / 32768, 0)
-
-    def log_softmax_qparams(self) -> tuple[float, int] | None:
-        """Fixed (scale, zero point) of a log_softmax output: TFLite's int8 (16/256, 127), i.e.
-        [-16, 0]; None (observed) for int16."""
-        return (16 / 256, 127) if self.activation_dtype == "int8" else None
+    def fixed_qparams(self, kind: str, value_name: str) -> tuple[float, int] | None:
+        """TFLite's fixed (scale, zero point) of a bounded op's output in the dtype of value_name:
+        softmax and sigmoid [0, 1), tanh [-1, 1), int8 log_softmax [-16, 0]; None (observed) for
+        int16 log_softmax. An observed range would clip where calibration never reached the bound
+        (a sigmoid seen up to 0.988 reads every p above it as 0.988)."""
+        return FIXED_QPARAMS[(kind, self.dtype_of(value_name))]
 
     def __repr__(self) -> str:
         extra = ""

@@ -41,6 +41,7 @@ class SharedWith:
 class Fixed:
     scale: float
     zero_point: int
+    dtype: str = "int8"
 
 
 @dataclass
@@ -315,20 +316,30 @@ def check_softmax(ctx, node) -> Match:
     free(ctx, node)
     if node.attrs["half_to_float"]:
         raise NoMatch("half_to_float=True")
-    return _unary(ctx, node, "softmax", Fixed(*ctx.quantizer.softmax_qparams()))
+    return _unary(ctx, node, "softmax", _fixed_or_observed(ctx, node, "softmax"))
 
 
 def check_log_softmax(ctx, node) -> Match:
     free(ctx, node)
     if node.attrs["half_to_float"]:
         raise NoMatch("half_to_float=True")
-    fixed = ctx.quantizer.log_softmax_qparams()
-    return _unary(ctx, node, "log_softmax", Observed() if fixed is None else Fixed(*fixed))
+    return _unary(ctx, node, "log_softmax", _fixed_or_observed(ctx, node, "log_softmax"))
+
+
+BOUNDED_ACTIVATIONS = {"aten.sigmoid.default": "sigmoid", "aten.tanh.default": "tanh"}
 
 
 def check_activation(ctx, node) -> Match:
-    """Non-linear activations with an observed output range."""
-    return _unary(ctx, node, short(node.op), Observed())
+    """Non-linear activations: sigmoid and tanh with TFLite's fixed output qparams, the others
+    with an observed output range."""
+    kind = BOUNDED_ACTIVATIONS.get(node.op)
+    return _unary(ctx, node, short(node.op), Observed() if kind is None else _fixed_or_observed(ctx, node, kind))
+
+
+def _fixed_or_observed(ctx, node, kind: str):
+    name = node.outputs[0].name
+    fixed = ctx.quantizer.fixed_qparams(kind, name)
+    return Observed() if fixed is None else Fixed(*fixed, ctx.quantizer.dtype_of(name))
 
 
 def check_cat(ctx, node) -> Match:

@@ -1,8 +1,10 @@
-"""quantized_linear reference (arm_fully_connected_s8 / _per_channel_s8)."""
+"""quantized_linear reference (arm_fully_connected_s8 / _per_channel_s8) and quantized_linear_s16
+(arm_fully_connected_s16)."""
 
 import numpy as np
 
-from .common import quantize_multiplier, requantize, wrap_int32
+from .common import (quantize_multiplier, reduce_multiplier, requantize, requantize_s64,
+                     wrap_int32)
 
 
 def linear(x, w, bias, input_offset, filter_offset, output_offset, multipliers, shifts,
@@ -24,3 +26,16 @@ def linear_params(input_scale, weight_scales, output_scale):
     pairs = [quantize_multiplier(input_scale * float(s) / output_scale)
              for s in np.atleast_1d(weight_scales)]
     return [m for m, _ in pairs], [s for _, s in pairs]
+
+
+def linear_s16(x, w, bias, multipliers, shifts, act_min=-32768, act_max=32767):
+    """arm_fully_connected_s16: int16 x [..., K] and int8 w [C_out, K] (zero points 0), int64 sums
+    and bias, arm_nn_requantize_s64 with the reduced multiplier (one or C_out), int16 clamp."""
+    acc = x.astype(np.int64) @ w.astype(np.int64).T
+    if bias is not None:
+        acc = acc + np.asarray(bias, np.int64)
+    channels = w.shape[0]
+    multipliers = np.broadcast_to(np.asarray(multipliers, np.int64), (channels,))
+    shifts = np.broadcast_to(np.asarray(shifts, np.int64), (channels,))
+    scaled = requantize_s64(acc, reduce_multiplier(multipliers), shifts)
+    return np.clip(scaled, act_min, act_max).astype(np.int16)
