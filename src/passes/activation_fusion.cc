@@ -1,6 +1,6 @@
-// ActivationFusion: a folded relu / hardtanh / clamp (int8, or int16 after an int16 conv / linear,
 // ActivationFusion: a folded relu / hardtanh / clamp (int8, or int16 after an int16 op, in and
 // out, same qparams) reading a cortex_m op with an activation range, directly or through
+// view_copy / squeeze / unsqueeze / _clone_dim_order nodes (which commute with an elementwise
 // clamp), each output read once, becomes the intersection of that range with its bounds quantized
 // as the folded node quantizes them; the node goes.
 // hardsigmoid is a rescale, not a clamp: ConvertToCortexM lowers it with a float-output conv.
