@@ -32,6 +32,7 @@ SETTINGS = {
     "int8 (default)": dict(),
     "int16 front end": dict(int16_activations=FRONT_END, fuse_magnitude=True),
     "16x8 (activation_dtype='int16')": dict(activation_dtype="int16", fuse_magnitude=True),
+    "16x8, GPTQ weights": dict(activation_dtype="int16", fuse_magnitude=True, weight_rounding="gptq"),
 }
 
 REGIONS = {
@@ -140,8 +141,9 @@ def main():
         print(f"{label}\n  fake-quantized  {bench.measure(qgraph)}\n  lowered         {bench.measure(lowered)}"
               f"\n  float compute ops after lowering: {', '.join(floats) or 'none'}", flush=True)
     print("floors:")
-    weights_only = only_activations(qgraphs["int8 (default)"], set())
-    print(f"  int8 weights, float activations  {bench.measure(weights_only)}")
+    for label, setting in (("", "int8 (default)"), (" (GPTQ)", "16x8, GPTQ weights")):
+        weights_only = only_activations(qgraphs[setting], set())
+        print(f"  int8 weights{label}, float activations  {bench.measure(weights_only)}")
     print(f"  float, input dithered by 1 int16 LSB (no stream)  {dithered_float(bench)}", flush=True)
     if args.regions:
         print("int8 activations of one region only (default quantizer; weights int8 everywhere):")

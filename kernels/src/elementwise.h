@@ -1,9 +1,11 @@
-// One element of quantized_add and quantized_mul, shared by the scalar kernels and the DSP / MVE
-// variants (for their broadcast runs and tails).
+// One element of quantized_add and quantized_mul (and their int16 forms), shared by the scalar
+// kernels and the DSP / MVE variants (for their broadcast runs and tails).
 #pragma once
 
 #include "cortexm/kernels/quantized_add.h"
+#include "cortexm/kernels/quantized_add_s16.h"
 #include "cortexm/kernels/quantized_mul.h"
+#include "cortexm/kernels/quantized_mul_s16.h"
 #include "cortexm/kernels/requantize.h"
 
 namespace cortexm {
@@ -28,6 +30,28 @@ inline int8_t mul_one(const MulParams& p, int32_t lhs_shifted, int32_t rhs_shift
   const int32_t out =
       requantize(product, p.output_multiplier, p.output_shift) + p.output_offset;
   return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
+}
+
+// int16 add: one input shifted left by 15 and rescaled to the common scale.
+inline int32_t add_s16_scaled(int32_t x, int32_t multiplier, int32_t shift) {
+  return requantize(x * (1 << kAddS16LeftShift), multiplier, shift);
+}
+
+// int16 add of two rescaled inputs; the sum wraps as on the target.
+inline int16_t add_s16_sum(const AddS16Params& p, int32_t a_scaled, int32_t b_scaled) {
+  const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(a_scaled) + static_cast<uint32_t>(b_scaled));
+  return static_cast<int16_t>(
+      clamp(requantize(sum, p.output_multiplier, p.output_shift), p.activation_min, p.activation_max));
+}
+
+inline int16_t add_s16_one(const AddS16Params& p, int32_t a, int32_t b) {
+  return add_s16_sum(p, add_s16_scaled(a, p.lhs_multiplier, p.lhs_shift),
+                     add_s16_scaled(b, p.rhs_multiplier, p.rhs_shift));
+}
+
+inline int16_t mul_s16_one(const MulS16Params& p, int32_t a, int32_t b) {
+  return static_cast<int16_t>(clamp(requantize(a * b, p.output_multiplier, p.output_shift),  // |a * b| <= 2^30
+                                    p.activation_min, p.activation_max));
 }
 
 }  // namespace cortexm

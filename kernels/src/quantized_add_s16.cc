@@ -1,6 +1,8 @@
 #include "cortexm/kernels/quantized_add_s16.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "elementwise.h"
+#include "variants.h"
 
 namespace cortexm {
 
@@ -11,16 +13,6 @@ Error check_multiplier(const char* multiplier_name, int32_t multiplier, const ch
   if (multiplier < 0) return invalid(multiplier_name, multiplier, "must be in [0, 2^31)");
   if (shift < kMinShift || shift > kMaxShift) return invalid(shift_name, shift, "must be in [-31, 30]");
   return kOk;
-}
-
-inline int32_t scaled(int32_t x, int32_t multiplier, int32_t shift) {
-  return requantize(x * (1 << kAddS16LeftShift), multiplier, shift);
-}
-
-inline int16_t add_scaled(const AddS16Params& p, int32_t a, int32_t b) {
-  const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-  return static_cast<int16_t>(
-      clamp(requantize(sum, p.output_multiplier, p.output_shift), p.activation_min, p.activation_max));
 }
 
 }  // namespace
@@ -41,9 +33,12 @@ Error quantized_add_s16_prepare(const AddS16Params& p) {
   return kOk;
 }
 
+#if CORTEXM_BUILT_ISA != 2
+namespace {
+
 // A side broadcast along a run (step 0) is rescaled once for the run.
-void quantized_add_s16(const AddS16Params& params, const int16_t* lhs, const int16_t* rhs,
-                       int16_t* output) {
+void add_s16_scalar(const AddS16Params& params, const int16_t* lhs, const int16_t* rhs,
+                    int16_t* output) {
   const AddS16Params p = params;
   for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
     const int16_t* __restrict a = lhs + li;
@@ -51,23 +46,31 @@ void quantized_add_s16(const AddS16Params& params, const int16_t* lhs, const int
     int16_t* __restrict out = output;
     output += count;
     if (ls == 1 && rs == 1) {
-      for (int32_t i = 0; i < count; ++i)
-        out[i] = add_scaled(p, scaled(a[i], p.lhs_multiplier, p.lhs_shift),
-                            scaled(b[i], p.rhs_multiplier, p.rhs_shift));
+      for (int32_t i = 0; i < count; ++i) out[i] = add_s16_one(p, a[i], b[i]);
     } else if (rs == 0) {
-      const int32_t y = scaled(b[0], p.rhs_multiplier, p.rhs_shift);
+      const int32_t y = add_s16_scaled(b[0], p.rhs_multiplier, p.rhs_shift);
       for (int32_t i = 0; i < count; ++i)
-        out[i] = add_scaled(p, scaled(a[int64_t{i} * ls], p.lhs_multiplier, p.lhs_shift), y);
+        out[i] = add_s16_sum(p, add_s16_scaled(a[int64_t{i} * ls], p.lhs_multiplier, p.lhs_shift), y);
     } else if (ls == 0) {
-      const int32_t x = scaled(a[0], p.lhs_multiplier, p.lhs_shift);
+      const int32_t x = add_s16_scaled(a[0], p.lhs_multiplier, p.lhs_shift);
       for (int32_t i = 0; i < count; ++i)
-        out[i] = add_scaled(p, x, scaled(b[int64_t{i} * rs], p.rhs_multiplier, p.rhs_shift));
+        out[i] = add_s16_sum(p, x, add_s16_scaled(b[int64_t{i} * rs], p.rhs_multiplier, p.rhs_shift));
     } else {
-      for (int32_t i = 0; i < count; ++i)
-        out[i] = add_scaled(p, scaled(a[int64_t{i} * ls], p.lhs_multiplier, p.lhs_shift),
-                            scaled(b[int64_t{i} * rs], p.rhs_multiplier, p.rhs_shift));
+      for (int32_t i = 0; i < count; ++i) out[i] = add_s16_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
     }
   });
+}
+
+}  // namespace
+#endif
+
+void quantized_add_s16(const AddS16Params& p, const int16_t* lhs, const int16_t* rhs,
+                       int16_t* output) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_add_s16(p, lhs, rhs, output);
+#else
+  add_s16_scalar(p, lhs, rhs, output);
+#endif
 }
 
 }  // namespace cortexm

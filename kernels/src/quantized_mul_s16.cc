@@ -1,6 +1,8 @@
 #include "cortexm/kernels/quantized_mul_s16.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "elementwise.h"
+#include "variants.h"
 
 namespace cortexm {
 
@@ -18,17 +20,11 @@ Error quantized_mul_s16_prepare(const MulS16Params& p) {
   return kOk;
 }
 
+#if CORTEXM_BUILT_ISA != 2
 namespace {
 
-inline int16_t mul_one(const MulS16Params& p, int32_t a, int32_t b) {
-  return static_cast<int16_t>(clamp(requantize(a * b, p.output_multiplier, p.output_shift),
-                                    p.activation_min, p.activation_max));
-}
-
-}  // namespace
-
-void quantized_mul_s16(const MulS16Params& params, const int16_t* lhs, const int16_t* rhs,
-                       int16_t* output) {
+void mul_s16_scalar(const MulS16Params& params, const int16_t* lhs, const int16_t* rhs,
+                    int16_t* output) {
   const MulS16Params p = params;
   for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
     const int16_t* __restrict a = lhs + li;
@@ -36,11 +32,23 @@ void quantized_mul_s16(const MulS16Params& params, const int16_t* lhs, const int
     int16_t* __restrict out = output;
     output += count;
     if (ls == 1 && rs == 1) {
-      for (int32_t i = 0; i < count; ++i) out[i] = mul_one(p, a[i], b[i]);
+      for (int32_t i = 0; i < count; ++i) out[i] = mul_s16_one(p, a[i], b[i]);
     } else {
-      for (int32_t i = 0; i < count; ++i) out[i] = mul_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      for (int32_t i = 0; i < count; ++i) out[i] = mul_s16_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
     }
   });
+}
+
+}  // namespace
+#endif
+
+void quantized_mul_s16(const MulS16Params& p, const int16_t* lhs, const int16_t* rhs,
+                       int16_t* output) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_mul_s16(p, lhs, rhs, output);
+#else
+  mul_s16_scalar(p, lhs, rhs, output);
+#endif
 }
 
 }  // namespace cortexm

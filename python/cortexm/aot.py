@@ -1,12 +1,15 @@
 """Ahead-of-time compiler, after ExecuTorch's aot_arm_compiler: model -> .cmpte program file.
 
     python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
-        [--calibration-samples N] [--intermediates DIR] [--bundleio] --output ds_cnn.cmpte \\
+        [--calibration-samples N] [--activations int8|int16] [--fuse-magnitude] \\
+        [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] --output ds_cnn.cmpte \\
         [--export-c DIR [--export-c-name NAME]]
 
 --model is a zoo name (cortexm.models) or path.py:factory, where factory() returns
 (model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
-tuples. The output file is written atomically: it is the whole program or it is not touched.
+tuples. --activations int16 is TFLite's 16x8 mode (int16 activations, int8 weights; e.g. silero_vad
+with --fuse-magnitude); --weight-rounding gptq rounds weights against the calibration inputs (give
+it more --calibration-samples). The output file is written atomically: it is the whole program or it is not touched.
 --export-c also writes the program as C for firmware (Program.export_c: <name>_program.c and .h,
 main.cc, cortexm.cmake, CMakeLists.txt; the name is --export-c-name, else the output file's stem).
 """
@@ -86,6 +89,12 @@ def parse_args(argv):
     p.add_argument("--target", "-t", default="cortex-m55+int8", help="e.g. cortex-m55+int8, cortex-m4+int8")
     p.add_argument("--quantize", "-q", action="store_true", help="quantize to int8 (Cortex-M needs it)")
     p.add_argument("--calibration-samples", type=int, default=8, help="calibration input tuples (default 8)")
+    p.add_argument("--activations", choices=("int8", "int16"), default="int8",
+                   help="activation dtype with --quantize: int8, or int16 (16x8 kernels)")
+    p.add_argument("--fuse-magnitude", action="store_true",
+                   help="quantize sqrt(a*a + b*b) as one magnitude (silero's STFT front end)")
+    p.add_argument("--weight-rounding", choices=("nearest", "gptq"), default="nearest",
+                   help="int8 weight rounding with --quantize (gptq: against the calibration inputs)")
     p.add_argument("--intermediates", "-i", help="directory for the exported, quantized and per-pass graphs")
     p.add_argument("--bundleio", action="store_true", help="bundle the example inputs and expected outputs")
     p.add_argument("--output", "-o", required=True, help="program file to write (.cmpte)")
@@ -95,6 +104,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.calibration_samples < 1:
         p.error(f"--calibration-samples {args.calibration_samples} must be >= 1")
+    if not args.quantize and (args.activations != "int8" or args.fuse_magnitude or args.weight_rounding != "nearest"):
+        p.error("--activations, --fuse-magnitude and --weight-rounding need --quantize")
     if args.export_c_name is not None and not args.export_c:
         p.error("--export-c-name needs --export-c DIR")
     if args.export_c:
@@ -126,7 +137,9 @@ def main(argv=None) -> int:
         graph.save(os.path.join(args.intermediates, "exported.cmg"))
     if args.quantize:
         samples = list(calibration(args.calibration_samples)) if calibration else [example] * args.calibration_samples
-        qgraph = cortexm.quantize(graph, samples, progress=False)
+        quantizer = cortexm.CortexMQuantizer(activation_dtype=args.activations, fuse_magnitude=args.fuse_magnitude,
+                                             weight_rounding=args.weight_rounding)
+        qgraph = cortexm.quantize(graph, samples, quantizer, progress=False)
         if args.intermediates:
             qgraph.save(os.path.join(args.intermediates, "quantized.cmg"))
         lowered = cortexm.lower(qgraph, args.target, intermediates=args.intermediates)
@@ -136,7 +149,7 @@ def main(argv=None) -> int:
         warnings.warn(msg)
         print(f"warning: {msg}", file=sys.stderr)
         lowered = graph
-    print(f"model {args.model} -> {args.target}")
+    print(f"model {args.model} -> {args.target}" + (f" ({quantizer})" if args.quantize else ""))
     print(lowering_summary(lowered))
     try:
         program = cortexm.to_program(lowered, target=args.target,

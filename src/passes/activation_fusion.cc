@@ -1,5 +1,5 @@
-// ActivationFusion: a folded relu / hardtanh / clamp (int8, or int16 after an int16 conv / linear,
-// in and out, same qparams) reading a cortex_m op with an activation range, directly or through
+// ActivationFusion: a folded relu / hardtanh / clamp (int8, or int16 after an int16 op, in and
+// out, same qparams) reading a cortex_m op with an activation range, directly or through
 // view_copy / squeeze / unsqueeze / _clone_dim_order nodes (which commute with an elementwise
 // clamp), each output read once, becomes the intersection of that range with its bounds quantized
 // as the folded node quantizes them; the node goes.

@@ -4,9 +4,9 @@
 // is contiguous anyway. The consumer then reads the clone's input and runs in its order:
 // - cortex_m.quantized_activation and cortex_m.requantize (bytes in, bytes out, same layout);
 // - constant_pad_nd (the runtime pads in any layout; its output keeps the input's order);
-// - cortex_m.quantized_add / quantized_mul with two inputs of one rank, both such clones from the
-//   same order (same shapes run over the bytes as one flat run; broadcasting ones, a squeeze-and-
-//   excite scale [N, C, 1, 1] say, over the physical shapes);
+// - cortex_m.quantized_add / quantized_mul (and their int16 _s16 forms) with two inputs of one
+//   rank, both such clones from the same order (same shapes run over the elements as one flat run;
+//   broadcasting ones, a squeeze-and-excite scale [N, C, 1, 1] say, over the physical shapes);
 // - view_copy / squeeze / unsqueeze that only insert or remove size-1 dims (graph/layout.h).
 // A dequantize is not passed: the copy would move to the four times larger float side. A clone
 // moves only when one of the clones it replaces goes, so the number of clones never grows, and
@@ -37,7 +37,8 @@ std::vector<size_t> layout_inputs(const Graph& graph, const Node& node) {
   if (node.op == "cortex_m.quantized_activation.default" || node.op == "cortex_m.requantize.default" ||
       node.op == "aten.constant_pad_nd.default" || is_view(node.op))
     return {0};
-  if (node.op == "cortex_m.quantized_add.default" || node.op == "cortex_m.quantized_mul.default") {
+  if (node.op == "cortex_m.quantized_add.default" || node.op == "cortex_m.quantized_mul.default" ||
+      node.op == "cortex_m.quantized_add_s16.default" || node.op == "cortex_m.quantized_mul_s16.default") {
     if (graph.value(node.inputs[0]).info.rank() != graph.value(node.inputs[1]).info.rank()) return {};
     return {0, 1};
   }

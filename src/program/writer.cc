@@ -363,6 +363,11 @@ const std::map<std::string, Emitter>& emitters() {
          return Emitted{fb::KernelId_QuantizedActivation, fb::OpParams_ActivationParams,
                         fb::CreateActivationParams(b).Union()};
        }},
+      {"cortex_m.quantized_activation_s16.default",
+       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
+         return Emitted{fb::KernelId_QuantizedActivationS16, fb::OpParams_ActivationParams,
+                        fb::CreateActivationParams(b).Union()};
+       }},
       {"cortex_m.requantize.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          const auto p = fb::CreateRequantizeParams(

@@ -25,6 +25,21 @@ class Small(torch.nn.Module):
         return torch.softmax(self.fc(torch.relu(self.conv(x)).flatten(1)), -1)
 
 
+class Small16(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4 * 6 * 6, 5)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)).flatten(1))
+
+
+def factory16():
+    torch.manual_seed(0)
+    return Small16().eval(), (torch.randn(1, 3, 6, 6),), _gen
+
+
 class FloatOnly(torch.nn.Module):
     def forward(self, x):
         return torch.softmax(torch.sigmoid(x), -1)
@@ -82,6 +97,25 @@ def test_aot_then_run_verifies_bundled_outputs(model_file, tmp_path, capsys):
     np.savez(tmp_path / "in.npz", x)
     assert run_module.main([str(out), "--inputs", str(tmp_path / "in.npz"), "--profile"]) == 0
     assert "QuantizedConv2d" in capsys.readouterr().out
+
+
+def test_aot_16x8_with_gptq_weights(model_file, tmp_path, capsys):
+    """--activations int16 --weight-rounding gptq: every op on a 16x8 kernel, bundled outputs
+    verified by the runtime."""
+    out = tmp_path / "small16.cmpte"
+    assert aot("--model", f"{model_file}:factory16", "--quantize", "--activations", "int16",
+               "--weight-rounding", "gptq", "--calibration-samples", 16, "--bundleio", "--output", out) == 0
+    text = capsys.readouterr().out
+    assert "activation_dtype='int16'" in text and "weight_rounding='gptq'" in text
+    assert "cortex_m.quantized_conv2d_s16.default" in text and "cortex_m.quantized_linear_s16.default" in text
+    assert "ops left float (0)" in text
+    from cortexm import run as run_module
+
+    assert run_module.main([str(out)]) == 0
+    assert "bit-exact" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        aot("--model", f"{model_file}:factory16", "--activations", "int16", "--output", out)
+    assert "--activations, --fuse-magnitude and --weight-rounding need --quantize" in capsys.readouterr().err
 
 
 def test_run_cli_in_a_subprocess(model_file, tmp_path):

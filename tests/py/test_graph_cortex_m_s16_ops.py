@@ -1,6 +1,6 @@
 """The int16 cortex_m ops inside a graph (quantized_conv2d_s16, quantized_linear_s16,
-quantized_magnitude_s16, requantize_s16, quantized_add_s16, quantized_mul_s16): the interpreter
-runs the same kernels as cortexm.ops."""
+quantized_magnitude_s16, requantize_s16, quantized_add_s16, quantized_mul_s16,
+quantized_activation_s16): the interpreter runs the same kernels as cortexm.ops."""
 
 import numpy as np
 import pytest
@@ -128,6 +128,17 @@ def test_binary_s16_matches_direct_kernel(op, attrs, shape_a, shape_b):
     assert np.array_equal(got, want)
 
 
+def test_quantized_activation_s16_matches_direct_kernel():
+    x = int16(2, 3, 17)
+    table = int16(513)
+    g = cortexm.Graph()
+    out = g.call("cortex_m.quantized_activation_s16.default",
+                 [g.add_input("x", list(x.shape), "int16"), g.add_constant("table", table)], {})
+    g.outputs = [out]
+    got = g.run(x)
+    assert got.dtype == np.int16 and np.array_equal(got, cortexm.ops.quantized_activation_s16(x, table))
+
+
 def test_errors_name_node_and_argument():
     g = cortexm.Graph()
     x = g.add_input("x", [1, 1, 1, 640], "int16")
@@ -177,3 +188,9 @@ def test_errors_name_node_and_argument():
     with pytest.raises(ValueError, match="activation_min = 9 must be <= activation_max"):
         g.call("cortex_m.quantized_mul_s16.default", [a, a],
                {**MUL_S16_ATTRS, "activation_min": 9, "activation_max": 8})
+    with pytest.raises(ValueError, match=r"node 'act'.*table \[512\] must be \[513\]"):
+        g.call("cortex_m.quantized_activation_s16.default",
+               [re_, g.add_constant("t512", np.zeros(512, np.int16))], {}, name="act")
+    with pytest.raises(ValueError, match="expected int16"):
+        g.call("cortex_m.quantized_activation_s16.default",
+               [re_, g.add_constant("t8", np.zeros(513, np.int8))], {})

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cortexm/kernels/kernel_isa.h"
+#include "cortexm/kernels/quantized_activation_s16.h"
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_add_s16.h"
 #include "cortexm/kernels/quantized_conv2d.h"
@@ -618,6 +619,42 @@ Tally test_mul_s16(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
+// The int16 lookup table (TFLite's lut_lookup interpolation): random tables, often with
+// neighbours at the int16 extremes, over inputs biased to the extremes and segment edges.
+Tally test_activation_s16(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_activation_s16", print};
+  static int16_t table[kActivationS16TableSize];
+  for (int32_t i = 0; i < cases; ++i) {
+    const bool extremes = r.chance(30);
+    const int32_t spread = r.chance(50) ? 32767 : r.uniform(1, 300);
+    for (int32_t k = 0; k < kActivationS16TableSize; ++k)
+      table[k] = static_cast<int16_t>(extremes ? (r.chance(50) ? -32768 : 32767)
+                                               : r.uniform(-32768, 32767) % (spread + 1));
+    ActivationS16Params p;
+    p.count = r.uniform(0, kMaxOutput);
+    p.table = table;
+    for (int64_t k = 0; k < p.count; ++k)
+      g_in16[k] = static_cast<int16_t>(r.chance(20) ? (r.chance(50) ? -32768 : 32767)
+                                       : r.chance(20) ? r.uniform(-256, 255) * 128 + (r.chance(50) ? 0 : 127)
+                                                      : r.uniform(-32768, 32767));
+    quantized_activation_s16_reference(p, g_in16, g_expected16);
+    for (int32_t k = 0; k < kMaxOutput + kGuard; ++k) g_out16[k] = 0x5A5A;
+    quantized_activation_s16(p, g_in16, g_out16);
+    ++t.cases;
+    const char* problem = nullptr;
+    for (int64_t k = 0; !problem && k < p.count; ++k)
+      if (g_out16[k] != g_expected16[k]) problem = "output differs";
+    for (int32_t k = 0; !problem && k < kGuard; ++k)
+      if (g_out16[p.count + k] != 0x5A5A) problem = "wrote past the output";
+    if (problem && ++t.failures <= 5) {
+      Line line;
+      line << "FAIL " << t.kernel << " case " << i << ": " << problem << ", " << p.count << " elements";
+      print(line.str());
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 int run_all(uint32_t seed, int32_t cases, Print print) {
@@ -631,7 +668,7 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
                            test_linear(r, cases, print), test_add(r, cases, print),
                            test_mul(r, cases, print), test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
-                           test_mul_s16(r, cases, print)};
+                           test_mul_s16(r, cases, print), test_activation_s16(r, cases, print)};
   int failures = 0;
   for (const Tally& t : tallies) {
     report(t);

@@ -121,6 +121,32 @@ TEST(SinkDimOrderClones, BroadcastingMulOfOneRankRunsChannelsLast) {
   EXPECT_EQ(g.value(prod).info.effective_dim_order(), kChannelsLast);
 }
 
+TEST(SinkDimOrderClones, Int16AddAndBroadcastingMulRunChannelsLast) {
+  // The squeeze-and-excite shape in int16, channels-last inputs: x * s + x, then back to
+  // channels-last; the clones into the mul and the add go.
+  Graph g;
+  TensorInfo x16 = int8_info({2, 6, 4, 5}), s16 = int8_info({2, 6, 1, 1});
+  for (TensorInfo* info : {&x16, &s16}) {
+    info->dtype = DType::kInt16;
+    info->qparams->zero_points = {0};
+    info->dim_order = kChannelsLast;
+  }
+  const ValueId x = g.add_input("x", x16);
+  const ValueId s = g.add_input("s", s16);
+  const ValueId prod = g.call("cortex_m.quantized_mul_s16.default", {contiguous(g, x), contiguous(g, s)},
+                              {{"output_multiplier", int64_t{1} << 30}, {"output_shift", int64_t{-14}}})[0];
+  const ValueId sum = g.call("cortex_m.quantized_add_s16.default", {prod, contiguous(g, x)},
+                             {{"self_multiplier", int64_t{1} << 30}, {"self_shift", int64_t{-1}},
+                              {"other_multiplier", int64_t{1} << 30}, {"other_shift", int64_t{-1}},
+                              {"output_multiplier", int64_t{1} << 30}, {"output_shift", int64_t{0}}})[0];
+  g.set_outputs({clone(g, sum, kChannelsLast)});
+  ASSERT_EQ(clones(g), 4);
+  sink_and_fold(g);
+  EXPECT_EQ(clones(g), 2) << g.to_string();  // only the round trip at the graph output
+  EXPECT_EQ(g.value(prod).info.effective_dim_order(), kChannelsLast);
+  EXPECT_EQ(g.value(sum).info.effective_dim_order(), kChannelsLast);
+}
+
 TEST(SinkDimOrderClones, SizeOneViewsKeepTheOrderAndThePairFoldsAcrossThem) {
   // [2, 5, 1, 3] channels-last -> contiguous -> squeeze H -> [0, 2, 1] (log_softmax's way) -> act.
   Graph g;

@@ -30,7 +30,8 @@ struct AddS16Params {
 
 Error quantized_add_s16_prepare(const AddS16Params& params);
 
-// Scalar on every core (broadcast sides rescaled once per run).
+// The variant this build selects: MVE on Helium cores, else scalar (a broadcast side rescaled once
+// per run).
 void quantized_add_s16(const AddS16Params& params, const int16_t* lhs, const int16_t* rhs,
                        int16_t* output);
 

@@ -20,7 +20,7 @@ struct MulS16Params {
 
 Error quantized_mul_s16_prepare(const MulS16Params& params);
 
-// Scalar on every core.
+// The variant this build selects: MVE on Helium cores, else scalar.
 void quantized_mul_s16(const MulS16Params& params, const int16_t* lhs, const int16_t* rhs,
                        int16_t* output);
 
