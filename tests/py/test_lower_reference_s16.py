@@ -2,8 +2,10 @@
 independent integer reference (numpy_reference.quantized_graph, its int16 groups written from the
 quantized graph's qparams with CMSIS-NN / TFLite 16x8 arithmetic): silero_vad and small torch
 modules lowered are bit-exact with it, and the lowered graph's cortex_m ops are exactly the groups
-the reference computes in integers. Also: a quantized bias beyond float32's 2^24 reaches the 16x8
-kernels as the same integer."""
+the reference computes in integers; so are hand-built Q/DQ graphs for what the quantizer does not
+make (int16 <-> int8 requantizes, int16 tables and clamps with awkward qparams, means, convs with
+an int8 output, tails). Also: a quantized bias beyond float32's 2^24 reaches the 16x8 kernels as
+the same integer."""
 
 import collections
 import math
@@ -282,3 +284,174 @@ def test_16x8_quantized_bias_beyond_2_24_reaches_the_kernels_exactly():
     check_ops("big_bias", reference, lowered)
     check_bit_exact("big_bias", reference, lowered,
                     [[t.numpy() for t in s] for s in random_inputs([(2, 2, 10)], 3, 5)])
+
+
+# --- hand-built Q/DQ graphs: the int16 glue and tails the quantizer does not make ---------------
+
+Q = "quantized_decomposed.quantize_per_tensor.default"
+DQ = "quantized_decomposed.dequantize_per_tensor.default"
+
+
+def q16(scale, lo=-32768, hi=32767):
+    return {"scale": scale, "zero_point": 0, "quant_min": lo, "quant_max": hi, "dtype": "int16"}
+
+
+def q8(scale, zero_point, lo=-128, hi=127):
+    return {"scale": scale, "zero_point": zero_point, "quant_min": lo, "quant_max": hi,
+            "dtype": "int8"}
+
+
+def quantized(g, v, q):
+    """quantize v by q and dequantize it again: the integer value of the Q/DQ form."""
+    return g.call(DQ, [g.call(Q, [v], q)], q)
+
+
+def check_graph(g, inputs, expected, seed=0):
+    """Lowers the hand-built Q/DQ graph g; its cortex_m ops must be the reference's integer ops and
+    exactly `expected` (op -> count); outputs bit-exact on random integers over the dtypes' whole
+    ranges (inputs: (shape, dtype) pairs)."""
+    lowered = cortexm.lower(g, "cortex-m55+int8")
+    reference = QuantizedGraphReference(g)
+    got = lowered_ops(lowered)
+    assert got == collections.Counter(reference.integer_ops), (dict(got), reference.integer_ops)
+    assert got == collections.Counter({f"cortex_m.{op}.default": n for op, n in expected.items()})
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        x = [rng.integers(np.iinfo(t).min, np.iinfo(t).max + 1, size=s).astype(t)
+             for s, t in inputs]
+        for k, (a, b) in enumerate(zip(as_list(lowered.run(*x)), reference.run(*x))):
+            assert a.shape == b.shape and np.array_equal(a, b), f"output {k}"
+    return lowered
+
+
+@pytest.mark.parametrize("in_q, out_q", [
+    (q16(3.1e-4), q16(1.7e-3, -30000, 30000)),
+    (q16(1e-4), q16(1e-4)),
+    (q16(2.2e-4), q8(0.013, -5)),
+    (q16(2.2e-4), q8(0.5, 127, -100, 127)),
+    (q8(0.021, 7), q16(4.4e-5)),
+    (q8(0.9, -128), q16(1.3e-5, -20000, 20000)),
+])
+def test_hand_built_int16_requantize(in_q, out_q):
+    g = cortexm.Graph()
+    x = g.add_input("x", [3, 7], in_q["dtype"])
+    g.outputs = [g.call(DQ, [g.call(Q, [g.call(DQ, [x], in_q)], out_q)], out_q)]
+    check_graph(g, [((3, 7), np.dtype(in_q["dtype"]))], {"requantize_s16": 1})
+
+
+UNARY_ATTRS = {"aten.sigmoid.default": {}, "aten.tanh.default": {}, "aten.silu.default": {},
+               "aten.gelu.default": {"approximate": "tanh"}, "aten.hardswish.default": {},
+               "aten.sqrt.default": {}, "aten.abs.default": {},
+               "aten.pow.Tensor_Scalar": {"exponent": 1.5},
+               "aten.add.Scalar": {"other": 0.3, "alpha": -2.0},
+               "aten.sub.Scalar": {"other": 7.25, "alpha": 1.0}, "aten.mul.Scalar": {"other": 3.0},
+               "aten.div.Scalar": {"other": -0.37}}
+
+
+@pytest.mark.parametrize("op", sorted(UNARY_ATTRS))
+@pytest.mark.parametrize("in_q, out_q", [(q16(3e-4), q16(1 / 32768)),
+                                         (q16(1.3e-3), q16(2.1e-4, -30000, 32000))])
+def test_hand_built_int16_table(op, in_q, out_q):
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 11], "int16")
+    g.outputs = [quantized(g, g.call(op, [g.call(DQ, [x], in_q)], UNARY_ATTRS[op]), out_q)]
+    check_graph(g, [((2, 3, 11), np.int16)], {"quantized_activation_s16": 1})
+
+
+@pytest.mark.parametrize("op, attrs, out_q, expected", [
+    ("aten.relu.default", {}, q16(2e-4), "requantize_s16"),
+    ("aten.relu.default", {}, q16(7e-5, -1000, 30000), "requantize_s16"),
+    ("aten.hardtanh.default", {"min_val": -0.3, "max_val": 0.5}, q16(3e-5), "requantize_s16"),
+    ("aten.clamp.default", {"min": -1.5, "max": None}, q16(1e-4), "requantize_s16"),
+    # No value left between the bounds (torch gives max): the table.
+    ("aten.clamp.default", {"min": 0.5, "max": -0.5}, q16(1e-4), "quantized_activation_s16"),
+    ("aten.hardsigmoid.default", {}, q16(1 / 32768), "quantized_activation_s16"),
+])
+def test_hand_built_int16_clamp_standing_alone(op, attrs, out_q, expected):
+    g = cortexm.Graph()
+    x = g.add_input("x", [4, 9], "int16")
+    g.outputs = [quantized(g, g.call(op, [g.call(DQ, [x], q16(2e-4))], attrs), out_q)]
+    check_graph(g, [((4, 9), np.int16)], {expected: 1})
+
+
+@pytest.mark.parametrize("dims, out_q, expected", [
+    ([1], q16(2e-4), {}),  # one element per mean at the same qparams: a view
+    ([1, -1], q16(3.3e-4, -30000, 30000), {"requantize_s16": 1}),
+    ([2], q16(2e-4), {}),  # a real mean stays float
+])
+def test_hand_built_int16_mean(dims, out_q, expected):
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 1, 5, 1], "int16")
+    m = g.call("aten.mean.dim", [g.call(DQ, [x], q16(2e-4))], {"dim": dims, "keepdim": False})
+    g.outputs = [quantized(g, m, out_q)]
+    lowered = check_graph(g, [((2, 1, 5, 1), np.int16)], expected)
+    assert any(n.op == "aten.mean.dim" for n in lowered.nodes) == (dims == [2])
+
+
+def conv_graph(tail, out_q, in_q=q16(2.5e-4), shape=(2, 3, 17), c_out=5, seed=3):
+    """x (int16) -> conv1d (per-channel int8 weights, int32 bias at s_in * s_w) [-> tail] -> Q."""
+    rng = np.random.default_rng(seed)
+    s_in = in_q["scale"]
+    s_w = [0.004 * (1 + 0.3 * c) for c in range(c_out)]
+    w = rng.integers(-127, 128, size=(c_out, shape[1], 4)).astype(np.int8)
+    b = rng.integers(-4_000_000, 4_000_000, size=c_out).astype(np.int32)
+
+    def channel_attrs(scales, lo, hi, dtype):
+        return {"scales": [float(v) for v in scales], "zero_points": [0] * len(scales),
+                "axis": 0, "quant_min": lo, "quant_max": hi, "dtype": dtype}
+
+    g = cortexm.Graph()
+    x = g.add_input("x", list(shape), "int16")
+    wdq = g.call(DQ_CHANNEL, [g.add_constant("w", w)], channel_attrs(s_w, -127, 127, "int8"))
+    bdq = g.call(DQ_CHANNEL, [g.add_constant("b", b)],
+                 channel_attrs([s_in * s for s in s_w], -(2**31), 2**31 - 1, "int32"))
+    y = g.call("aten.convolution.default", [g.call(DQ, [x], in_q), wdq, bdq],
+               {"stride": [2], "padding": [1], "dilation": [1], "transposed": False,
+                "output_padding": [0], "groups": 1})
+    if tail is not None:
+        y = g.call(tail[0], [y], tail[1])
+    g.outputs = [quantized(g, y, out_q)]
+    return g, [(shape, np.int16)]
+
+
+@pytest.mark.parametrize("tail, out_q, expected", [
+    (None, q16(0.06), {"quantized_conv2d_s16": 1}),
+    (("aten.hardtanh.default", {"min_val": -20.0, "max_val": 35.0}), q16(0.04),
+     {"quantized_conv2d_s16": 1}),
+    # An int8 output: the int16 value spanning its range, then requantize_s16 (with the tail).
+    (None, q8(9.0, 3), {"quantized_conv2d_s16": 1, "requantize_s16": 1}),
+    # A clamp tail on an int8 output: the conv's output takes the clamp's qparams when folded,
+    # and the clamp is an int8 table (requantize_s16 has no place in ActivationFusion).
+    (("aten.relu.default", {}), q8(7.0, -128),
+     {"quantized_conv2d_s16": 1, "requantize_s16": 1, "quantized_activation": 1}),
+    (("aten.hardsigmoid.default", {}), q8(1 / 256, -128),
+     {"quantized_conv2d_s16": 1, "requantize_s16": 1}),
+])
+def test_hand_built_int16_conv(tail, out_q, expected):
+    g, inputs = conv_graph(tail, out_q)
+    check_graph(g, inputs, expected)
+
+
+@pytest.mark.parametrize("tail, out_q, expected", [
+    (None, q16(0.01), {"quantized_linear_s16": 1}),
+    (("aten.hardsigmoid.default", {}), q16(1 / 32768), {"quantized_linear_s16": 1}),
+    (("aten.clamp.default", {"min": -2.0, "max": 9.0}), q16(4e-3), {"quantized_linear_s16": 1}),
+    (None, q8(0.05, 1), {}),  # int16 in, int8 out: float
+])
+def test_hand_built_int16_linear_per_tensor(tail, out_q, expected):
+    """x (int16) -> linear (per-tensor int8 weights, int32 bias) [-> tail] -> Q."""
+    rng = np.random.default_rng(4)
+    s_in, s_w = 3e-4, 0.0061
+    w = rng.integers(-127, 128, size=(6, 10)).astype(np.int8)
+    b = rng.integers(-300_000, 300_000, size=6).astype(np.int32)
+    g = cortexm.Graph()
+    x = g.add_input("x", [3, 10], "int16")
+    wdq = g.call(DQ, [g.add_constant("w", w)], q8(s_w, 0, -127, 127))
+    bdq = g.call(DQ_CHANNEL, [g.add_constant("b", b)],
+                 {"scales": [s_in * s_w] * 6, "zero_points": [0] * 6, "axis": 0,
+                  "quant_min": -(2**31), "quant_max": 2**31 - 1, "dtype": "int32"})
+    y = g.call("aten.linear.default", [g.call(DQ, [x], q16(s_in)), wdq, bdq], {})
+    if tail is not None:
+        y = g.call(tail[0], [y], tail[1])
+    g.outputs = [quantized(g, y, out_q)]
+    check_graph(g, [((3, 10), np.int16)], expected)

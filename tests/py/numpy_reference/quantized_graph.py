@@ -842,7 +842,9 @@ class QuantizedGraphReference:
             y = np.transpose(y, (0, 3, 1, 2))
             return y if rank == 4 else y[:, :, 0, :]
 
-        return Group(run, [x], ops, takes_tail=True)
+        # A hardsigmoid tail is in the requantize; a clamp tail, whose qparams the conv's output
+        # takes when folded, stays a node of its own (requantize_s16 is not ActivationFusion's).
+        return Group(run, [x], ops, takes_tail=q.int16 or out.tail_scale != 1.0)
 
     def _linear16(self, x_value, w_nk, s_w, zp_w, bias_value, out):
         """arm_fully_connected_s16: int16 in and out (a clamp tail's range and affine part folded
