@@ -10,12 +10,14 @@ float model's own movement when its input is dithered by one int16 LSB.
     PYTHONPATH=python .venv/bin/python scripts/silero_vad_error.py [--calibration 16] [--eval 64] [--tail 512]
 
 --regions adds the attribution of the int8 error: the default-quantized graph with the quantize /
-dequantize pairs of every activation removed except those of one region.
+dequantize pairs of every activation removed except those of one region. --weights adds the error
+of each weight alone rounded to int8 (per channel, to nearest) in the float model.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 
 import numpy as np
 import torch
@@ -119,12 +121,31 @@ def dithered_float(bench: Bench, draws: int = 8) -> str:
             f"{(tail > 0.02).mean():6.1%} / {tail.max():.4f}")
 
 
+def weights_alone(bench: Bench) -> None:
+    """Each conv / linear weight of the float model rounded alone to per-channel int8."""
+    x = torch.cat([s[0] for s in bench.samples])
+    state = torch.cat([s[1] for s in bench.samples], dim=1)
+    names = [n for n, p in bench.model.named_parameters() if p.dim() >= 2]
+    for name in names:
+        model = copy.deepcopy(bench.model)
+        w = dict(model.named_parameters())[name]
+        with torch.no_grad():
+            scale = (w.abs().amax(dim=tuple(range(1, w.dim())), keepdim=True) / 127).clamp_min(1e-30)
+            w.copy_(torch.clamp(torch.round(w / scale), -127, 127) * scale)
+            p = model(x, state)[0].numpy().reshape(-1)
+        e = np.abs(p - bench.reference)
+        head, tail = e[:bench.eval], e[:bench.tail]
+        print(f"  {name:32s} {head.max():.4f} / {head.mean():.4f} | {np.quantile(tail, 0.99):.4f} / "
+              f"{(tail > 0.02).mean():6.1%} / {tail.max():.4f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calibration", type=int, default=16, help="calibration samples (seed 0)")
     parser.add_argument("--eval", type=int, default=64, help="evaluation samples (seed 1)")
     parser.add_argument("--tail", type=int, default=512, help="samples (seed 1) for the tail statistics")
     parser.add_argument("--regions", action="store_true", help="attribute the int8 error to regions")
+    parser.add_argument("--weights", action="store_true", help="the error of each weight alone in int8")
     args = parser.parse_args()
     bench = Bench(args)
     print(f"|p - p_float|: {args.eval} steps max / mean | {args.tail} steps p99 / share > 0.02 / max"
@@ -145,6 +166,9 @@ def main():
         weights_only = only_activations(qgraphs[setting], set())
         print(f"  int8 weights{label}, float activations  {bench.measure(weights_only)}")
     print(f"  float, input dithered by 1 int16 LSB (no stream)  {dithered_float(bench)}", flush=True)
+    if args.weights:
+        print("one weight rounded to int8 (per channel, nearest), everything else float:")
+        weights_alone(bench)
     if args.regions:
         print("int8 activations of one region only (default quantizer; weights int8 everywhere):")
         qgraph = qgraphs["int8 (default)"]

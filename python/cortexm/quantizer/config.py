@@ -33,8 +33,8 @@ class CortexMQuantizer:
     weight_rounding: 'nearest' (default) or 'gptq': conv / linear / addmm weights rounded by GPTQ
         against the calibration inputs of each op (same scales, different integers; see gptq.py).
         Calibration then also accumulates each op's input second moments (columns^2 floats per
-        weight), and more samples than the observers need help it: use at least as many input
-        vectors per op as the weight has columns.
+        weight). A weight whose op saw fewer input vectors than it has columns (channels x kernel
+        taps) rounds to nearest: give GPTQ more calibration samples than the observers need.
     """
 
     def __init__(self, activation_observer: str = "histogram", per_channel: bool = True,

@@ -110,7 +110,7 @@ def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool,
             key = (w.name, axis, id(stats))
             if key not in cache:
                 data, scales = quantize_weight(w.data, axis)
-                if stats is not None:
+                if stats is not None and stats.determined:
                     data = gptq.round_weight(w.data, axis, use.axis, scales, stats)
                 qparams = {"scales": scales.tolist(), "zero_points": [0] * scales.size,
                            "axis": -1 if axis is None else axis, "quant_min": WEIGHT_QMIN, "quant_max": WEIGHT_QMAX}

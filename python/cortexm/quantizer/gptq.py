@@ -45,11 +45,21 @@ class InputStatistics:
     def __init__(self, node, columns: int, groups: int):
         self.node = node
         self.groups = groups
+        self.columns = columns
+        self.vectors = 0  # input vectors seen per group
         self.hessians = np.zeros((groups, columns, columns))
 
     def update(self, x: np.ndarray) -> None:
         cols = _columns(self.node, np.asarray(x, dtype=np.float64), self.groups)  # [groups, n, columns]
         self.hessians += np.einsum("gni,gnj->gij", cols, cols)
+        self.vectors += cols.shape[1]
+
+    @property
+    def determined(self) -> bool:
+        """At least as many input vectors as columns: below that H is singular and GPTQ's choice
+        is set by the damping, not by the data (silero with 16 samples: 0.45 off float on real
+        speech, against 0.08 rounding to nearest)."""
+        return self.vectors >= self.columns
 
 
 def _columns(node, x: np.ndarray, groups: int) -> np.ndarray:
@@ -98,7 +108,8 @@ def collect(annotation) -> dict:
 
 def round_weight(w: np.ndarray, axis: int | None, use_axis: int, scales: np.ndarray,
                  stats: InputStatistics) -> np.ndarray:
-    """GPTQ's int8 data for weight w (rows along use_axis), same shape as w."""
+    """GPTQ's int8 data for weight w (rows along use_axis), same shape as w. The caller checks
+    stats.determined."""
     rows = w.shape[use_axis]
     w2d = np.moveaxis(np.asarray(w, dtype=np.float64), use_axis, 0).reshape(rows, -1)
     s = np.broadcast_to(np.asarray(scales, dtype=np.float64).reshape(-1), (rows,)) if axis is not None \
