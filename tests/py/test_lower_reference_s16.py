@@ -31,7 +31,9 @@ CONV_S16 = "cortex_m.quantized_conv2d_s16.default"
 LINEAR_S16 = "cortex_m.quantized_linear_s16.default"
 ACTIVATION_S16 = "cortex_m.quantized_activation_s16.default"
 REQUANTIZE_S16 = "cortex_m.requantize_s16.default"
-SILERO_SAMPLES = 16  # calibration samples, as the 16x8 measurements use
+# Quantizer settings (zoo.QUANTIZERS) and calibration samples: 16x8 as S16 measured it, and with
+# GPTQ weights as shipped (256 steps determine every layer's GPTQ, test_silero_16x8.py).
+SILERO_SETTINGS = [("16x8", 16), ("16x8_gptq", 256)]
 
 
 def as_list(out):
@@ -68,10 +70,11 @@ def check_bit_exact(name, reference, lowered, inputs):
             assert mismatch == 0, f"{name} input {k} output {i}: {mismatch} of {g.size} differ"
 
 
-def test_silero_vad_16x8_is_integer_and_bit_exact_with_the_reference():
+@pytest.mark.parametrize("setting, samples", SILERO_SETTINGS, ids=[s for s, _ in SILERO_SETTINGS])
+def test_silero_vad_16x8_is_integer_and_bit_exact_with_the_reference(setting, samples):
     _, example, calibration, _ = zoo.exported("silero_vad")
-    qgraph = zoo.quantized("silero_vad", SILERO_SAMPLES, "16x8")
-    lowered = zoo.lowered("silero_vad", samples=SILERO_SAMPLES, quantizer="16x8")
+    qgraph = zoo.quantized("silero_vad", samples, setting)
+    lowered = zoo.lowered("silero_vad", samples=samples, quantizer=setting)
     reference = QuantizedGraphReference(qgraph)
     ops = check_ops("silero_vad 16x8", reference, lowered)
     # Every compute op is a cortex_m one on both sides: the STFT conv and magnitude, the encoder's

@@ -13,6 +13,7 @@ CALIBRATION_SAMPLES = 2
 QUANTIZERS = {
     "int8": {},
     "16x8": {"activation_dtype": "int16", "fuse_magnitude": True},  # TFLite's 16x8 mode
+    "16x8_gptq": {"activation_dtype": "int16", "fuse_magnitude": True, "weight_rounding": "gptq"},
 }
 
 
