@@ -17,6 +17,7 @@ import pytest
 import cortexm
 import zoo
 from numpy_reference.quantized_graph import DQ_CHANNEL, QuantizedGraphReference
+from test_lower_reference import lsb_unit
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -71,7 +72,8 @@ def check_bit_exact(name, reference, lowered, inputs):
 
 
 @pytest.mark.parametrize("setting, samples", SILERO_SETTINGS, ids=[s for s, _ in SILERO_SETTINGS])
-def test_silero_vad_16x8_is_integer_and_bit_exact_with_the_reference(setting, samples):
+def test_silero_vad_16x8_is_integer_and_bit_exact_with_the_reference(setting, samples,
+                                                                      record_property):
     _, example, calibration, _ = zoo.exported("silero_vad")
     qgraph = zoo.quantized("silero_vad", samples, setting)
     lowered = zoo.lowered("silero_vad", samples=samples, quantizer=setting)
@@ -103,6 +105,19 @@ def test_silero_vad_16x8_is_integer_and_bit_exact_with_the_reference(setting, sa
     for group, (group_ops, worst, _) in deviation.items():
         bound = table_bound(qgraph, group) if ACTIVATION_S16 in group_ops else 1
         assert worst <= bound, (group, group_ops, worst, bound)
+    # The outputs' distance from the fake-quantized graph, in LSB (int16) of each output's scale,
+    # for the terminal summary's table (tests/py/conftest.py).
+    lsb = []
+    for x in inputs:
+        for g, f, unit in zip(as_list(lowered.run(*x)), as_list(qgraph.run(*x)),
+                              [lsb_unit(v) for v in qgraph.outputs]):
+            lsb.append(np.abs(g.astype(np.float64) - f.astype(np.float64)).ravel() / unit)
+    lsb = np.concatenate(lsb)
+    record_property("lsb_vs_fake_quant", {
+        "model": f"silero_vad {setting}", "inputs": len(inputs),
+        "cortex_m_ops": sum(ops.values()), "max_lsb": round(float(lsb.max()), 3),
+        "mean_lsb": round(float(lsb.mean()), 4),
+        "op_max_lsb": max(d[1] for d in deviation.values())})
 
 
 # max |f''| of the table functions silero uses.
