@@ -394,12 +394,13 @@ class QuantizedGraphReference:
             return False
         return max(group.out.act_min, bounds.act_min) <= min(group.out.act_max, bounds.act_max)
 
-    @staticmethod
-    def _dequantize_behind(value):
-        """The dequantize node a value comes from, maybe behind moves (or None), and whether it
-        was moved."""
+    def _dequantize_behind(self, value):
+        """The dequantize node a value comes from, maybe behind moves none of whose outputs is a
+        graph output (or None), and whether it was moved."""
         v, moved = value, False
         while v is not None and v.producer is not None and v.producer.op in MOVES:
+            if v.id in self.graph_outputs:
+                return None, moved
             v, moved = v.producer.inputs[0], True
         p = v.producer if v is not None else None
         return (p if p is not None and p.op == DQ else None), moved
@@ -414,11 +415,6 @@ class QuantizedGraphReference:
     def _source(self, value, dtype="int8"):
         """The Source of an input value: a per-tensor int8 (or symmetric int16) dequantize, maybe
         behind moves."""
-        v = value
-        while v is not None and v.producer is not None and v.producer.op in MOVES:
-            if v.id in self.graph_outputs:
-                raise NotInteger("a moved input is a graph output")
-            v = v.producer.inputs[0]
         p, moved = self._dequantize_behind(value)
         if p is None or p.inputs[0].dtype != dtype:
             raise NotInteger(f"input is not a dequantized {dtype} value")
