@@ -414,3 +414,20 @@ def test_lstm_unrolled(layers):
 def test_lstm_cell_loop():
     check(CellLoop(), [(2, 3, 5), (2, 7), (2, 7)],
           {"quantized_linear": 6, "quantized_activation": 15, "quantized_mul": 9, "quantized_add": 6})
+
+
+# --- constant pad with a nonzero value ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [-3.0, 0.7, 25.0])
+def test_constant_pad_with_a_value_moves_int8(value):
+    """The pad keeps the conv output's qparams, widened to hold the value; lowered it pads the
+    int8 data with Q(value) (no float op), bit-exact with the reference, and so does the program."""
+    lowered = check(nn.Sequential(nn.Conv2d(3, 4, 1), Fn(lambda y: F.pad(y, (1, 2, 0, 1), value=value))),
+                    [(1, 3, 4, 5)], {"quantized_conv2d": 1})
+    assert not [n.op for n in lowered.nodes if n.op.startswith("aten.") and "pad" not in n.op
+                and "copy" not in n.op and "clone" not in n.op]
+    x = samples([(1, 3, 4, 5)], 1, 9)[0][0].numpy()
+    program = cortexm.to_program(lowered)
+    assert program.float_ops == 0
+    assert np.array_equal(program.run(x), lowered.run(x))
