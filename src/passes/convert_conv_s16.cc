@@ -5,12 +5,10 @@
 // an int16 value at the scale spanning the int8 range, then cortex_m.requantize_s16 to int8 with
 // the activation's bounds.
 #include <cmath>
-#include <limits>
 
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/requantize.h"
 #include "cortexm/kernels/requantize_s16.h"
-#include "graph/quantized_form.h"
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -42,39 +40,6 @@ std::vector<int64_t> spatial(const OpArgs& args, const char* attr, bool one_d, i
   if (v.size() == 1) return {v[0], v[0]};
   if (v.size() == 2) return v;
   not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
-}
-
-// int64 bias at scales[c]: zeros when absent; a quantized or float bias is rounded there.
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales) {
-  TensorInfo info;
-  info.dtype = DType::kInt64;
-  info.shape = {static_cast<int64_t>(scales.size())};
-  QuantParams q;
-  q.scales = scales;
-  q.zero_points.assign(scales.size(), 0);
-  q.axis = 0;
-  q.quant_min = std::numeric_limits<int64_t>::min();
-  q.quant_max = std::numeric_limits<int64_t>::max();
-  info.qparams = q;
-  Tensor t(info);
-  int64_t* out = t.data<int64_t>();
-  for (size_t c = 0; c < scales.size(); ++c) out[c] = 0;
-  if (bias == kNoValue) return t;
-  const Value& b = graph.value(bias);
-  if (b.kind != ValueKind::kConstant) not_lowered("bias '" + b.name + "' is not a constant");
-  if (b.info.numel() != static_cast<int64_t>(scales.size()))
-    not_lowered("bias '" + b.name + "' does not have one element per output channel");
-  const Tensor real = b.info.qparams ? dequantize_tensor(b.data) : b.data;
-  if (real.dtype() != DType::kFloat32) not_lowered("bias '" + b.name + "' is not float32 or quantized");
-  for (size_t c = 0; c < scales.size(); ++c) {
-    // CMSIS-NN keeps sums within +-2^47; a bias beyond +-2^40 is not a real model's.
-    const double v = std::nearbyint(static_cast<double>(real.data<float>()[c]) / scales[c]);
-    if (!(std::fabs(v) <= std::ldexp(1.0, 40)))
-      not_lowered("bias '" + b.name + "' element " + std::to_string(c) + " exceeds 2^40 at scale " +
-                  std::to_string(scales[c]));
-    out[c] = static_cast<int64_t>(v);
-  }
-  return t;
 }
 
 }  // namespace

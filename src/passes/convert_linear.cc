@@ -5,7 +5,6 @@
 // symmetric int16 input and output (16x8) -> cortex_m.quantized_linear_s16 with symmetric int8
 // weights, an int64 bias and one multiplier per tensor or per channel.
 #include <cmath>
-#include <limits>
 
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
@@ -90,38 +89,6 @@ Tensor packed_weights(const Graph& graph, const LinearOperands& o) {
   Tensor packed = o.weights.clone();
   packed.mutable_info() = w_info;
   return packed;
-}
-
-// int64 bias at scales[c]: zeros when absent; a quantized bias exactly as int32_bias takes it, a
-// float one rounded at the scale (within +-2^40, far inside CMSIS-NN's +-2^47 sums).
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales) {
-  TensorInfo info;
-  info.dtype = DType::kInt64;
-  info.shape = {static_cast<int64_t>(scales.size())};
-  QuantParams q;
-  q.scales = scales;
-  q.zero_points.assign(scales.size(), 0);
-  q.axis = 0;
-  q.quant_min = std::numeric_limits<int64_t>::min();
-  q.quant_max = std::numeric_limits<int64_t>::max();
-  info.qparams = q;
-  Tensor t(info);
-  int64_t* out = t.data<int64_t>();
-  const Value* b = bias == kNoValue ? nullptr : &graph.value(bias);
-  if (b && b->kind == ValueKind::kConstant && b->info.dtype == DType::kFloat32 &&
-      !b->info.qparams && b->info.numel() == static_cast<int64_t>(scales.size())) {
-    for (size_t c = 0; c < scales.size(); ++c) {
-      const double v = std::nearbyint(static_cast<double>(b->data.data<float>()[c]) / scales[c]);
-      if (!(std::fabs(v) <= std::ldexp(1.0, 40)))
-        not_lowered("bias '" + b->name + "' element " + std::to_string(c) +
-                    " exceeds 2^40 at scale " + std::to_string(scales[c]));
-      out[c] = static_cast<int64_t>(v);
-    }
-    return t;
-  }
-  const std::vector<int32_t> values = int32_bias(graph, bias, scales);
-  for (size_t c = 0; c < scales.size(); ++c) out[c] = values[c];
-  return t;
 }
 
 // The 16x8 form: symmetric int16 input and output (or a clamp activation's), symmetric int8

@@ -82,10 +82,14 @@ QuantizedConstant int8_channels(const Graph& graph, ValueId v, int64_t axis, int
   return out;
 }
 
-std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
-                                const std::vector<double>& scales) {
+namespace {
+
+// Each bias element at scales[c], rounded, within +-limit (what: the range's name in errors).
+std::vector<int64_t> rounded_bias(const Graph& graph, ValueId bias,
+                                  const std::vector<double>& scales, double lo, double hi,
+                                  const std::string& what) {
   const int64_t n = static_cast<int64_t>(scales.size());
-  std::vector<int32_t> out(static_cast<size_t>(n), 0);
+  std::vector<int64_t> out(static_cast<size_t>(n), 0);
   if (bias == kNoValue) return out;
   const Value& b = graph.value(bias);
   if (b.kind != ValueKind::kConstant)
@@ -106,18 +110,46 @@ std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
     } else {
       const size_t k = q->per_channel() ? static_cast<size_t>(c) : 0;
       const int64_t centered = raw_integer(b.data, c) - q->zero_points[k];
-      // At the target scale already: the integers stay exact.
+      // At the target scale already: the integer as it is (never through a float32 value).
       value = q->scales[k] == scales[c]
                   ? static_cast<double>(centered)
                   : std::nearbyint(static_cast<double>(centered) * q->scales[k] / scales[c]);
     }
-    if (!std::isfinite(value) || value < std::numeric_limits<int32_t>::min() ||
-        value > std::numeric_limits<int32_t>::max())
+    if (!std::isfinite(value) || value < lo || value > hi)
       not_lowered("bias " + describe(graph, bias) + " element " + std::to_string(c) +
-                  " does not fit int32 at scale " + std::to_string(scales[c]));
-    out[static_cast<size_t>(c)] = static_cast<int32_t>(value);
+                  " does not fit " + what + " at scale " + std::to_string(scales[c]));
+    out[static_cast<size_t>(c)] = static_cast<int64_t>(value);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
+                                const std::vector<double>& scales) {
+  const std::vector<int64_t> values =
+      rounded_bias(graph, bias, scales, std::numeric_limits<int32_t>::min(),
+                   std::numeric_limits<int32_t>::max(), "int32");
+  return std::vector<int32_t>(values.begin(), values.end());
+}
+
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales) {
+  // CMSIS-NN's 16x8 kernels keep sums within +-2^47; a bias beyond +-2^40 is not a real model's.
+  const double limit = std::ldexp(1.0, 40);
+  const std::vector<int64_t> values = rounded_bias(graph, bias, scales, -limit, limit, "+-2^40");
+  TensorInfo info;
+  info.dtype = DType::kInt64;
+  info.shape = {static_cast<int64_t>(scales.size())};
+  QuantParams q;
+  q.scales = scales;
+  q.zero_points.assign(scales.size(), 0);
+  q.axis = 0;
+  q.quant_min = std::numeric_limits<int64_t>::min();
+  q.quant_max = std::numeric_limits<int64_t>::max();
+  info.qparams = q;
+  Tensor t(info);
+  std::copy(values.begin(), values.end(), t.data<int64_t>());
+  return t;
 }
 
 Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales) {

@@ -41,6 +41,10 @@ QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int
 std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
                                 const std::vector<double>& scales);
 
+// The 16x8 kernels' int64 [C] bias at scales[c] (zero point 0): as int32_bias (a quantized bias
+// at the target scale taken exactly, as an integer), within +-2^40.
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales);
+
 // The int32 [C] bias constant's data, quantized per channel at scales[c] with zero point 0.
 Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales);
 

@@ -9,6 +9,12 @@ import functools
 import cortexm
 
 CALIBRATION_SAMPLES = 2
+# Quantizer settings by name (the caches key on the name): CortexMQuantizer's keyword arguments.
+QUANTIZERS = {
+    "int8": {},
+    "16x8": {"activation_dtype": "int16", "fuse_magnitude": True},  # TFLite's 16x8 mode
+    "16x8_gptq": {"activation_dtype": "int16", "fuse_magnitude": True, "weight_rounding": "gptq"},
+}
 
 
 @functools.lru_cache(maxsize=None)
@@ -19,11 +25,13 @@ def exported(name):
 
 
 @functools.lru_cache(maxsize=None)
-def quantized(name, samples=CALIBRATION_SAMPLES):
+def quantized(name, samples=CALIBRATION_SAMPLES, quantizer="int8"):
+    """The model quantized with the QUANTIZERS setting named `quantizer`."""
     _, _, calibration, graph = exported(name)
-    return cortexm.quantize(graph, calibration(samples), progress=False)
+    return cortexm.quantize(graph, calibration(samples),
+                            cortexm.CortexMQuantizer(**QUANTIZERS[quantizer]), progress=False)
 
 
 @functools.lru_cache(maxsize=None)
-def lowered(name, target="cortex-m55+int8", samples=CALIBRATION_SAMPLES):
-    return cortexm.lower(quantized(name, samples), target)
+def lowered(name, target="cortex-m55+int8", samples=CALIBRATION_SAMPLES, quantizer="int8"):
+    return cortexm.lower(quantized(name, samples, quantizer), target)

@@ -14,9 +14,10 @@ constexpr const char* kConvS16 = "cortex_m.quantized_conv2d_s16.default";
 constexpr const char* kRequantizeS16 = "cortex_m.requantize_s16.default";
 
 // Conv1d(c_in, c_out, kernel, stride) on an int16 x at scale 1e-4; per-channel int8 weights; an
-// int32 bias when asked.
+// int32 bias when asked (random, or bias_values) at the scales 1e-4 * s_w[c].
 ValueId conv1d(Graph& g, QuantParams q_in, int64_t c_in, int64_t c_out, int64_t kernel,
-               int64_t stride, int64_t padding, bool bias) {
+               int64_t stride, int64_t padding, bool bias,
+               const std::vector<int32_t>& bias_values = {}) {
   const ValueId x = g.add_input("x", int16_info({2, c_in, 40}, std::move(q_in)));
   std::vector<double> w_scales;
   for (int64_t o = 0; o < c_out; ++o) w_scales.push_back(0.004 * (1.0 + 0.37 * (o % 5)));
@@ -25,7 +26,9 @@ ValueId conv1d(Graph& g, QuantParams q_in, int64_t c_in, int64_t c_out, int64_t 
   if (bias) {
     std::vector<double> b_scales;
     for (double s : w_scales) b_scales.push_back(1e-4 * s);
-    b = int32_const(g, "b", random_int32s(size_t(c_out), -200000, 200000, 5),
+    b = int32_const(g, "b",
+                    bias_values.empty() ? random_int32s(size_t(c_out), -200000, 200000, 5)
+                                        : bias_values,
                     qp_channels(b_scales, 0));
   }
   return g.call(kConv, {x, w, b},
@@ -67,6 +70,19 @@ TEST(ConvertConvS16, Int8OutputThroughRelu) {
   // The int16 value between them spans the int8 range: 255 LSB of the output over 32767.
   const QuantParams& mid = *g.value(rq.inputs[0]).info.qparams;
   EXPECT_NEAR(mid.scales[0], 255 * q_out.scales[0] / 32767, 1e-12);
+}
+
+TEST(ConvertConvS16, QuantizedBiasAtItsScaleIsTakenExactly) {
+  // Beyond 2^24 a float32 holds only even integers (and int32's ends round to +-2^31): the int64
+  // bias must be the int32 bias itself, never its value through float32.
+  const std::vector<int32_t> values = {16777217, -33554435, 2147483647, -2147483647, 123, 0};
+  Graph g;
+  const ValueId y = conv1d(g, qp16(1e-4), 3, 6, 3, 1, 1, true, values);
+  g.set_outputs({quantized_as(g, y, DType::kInt16, qp16(1.0))});
+  convert_to_cortex_m(g, TargetConfig{});
+  const Value& bias = g.value(only(g, kConvS16).inputs[2]);
+  ASSERT_EQ(bias.info.dtype, DType::kInt64);
+  for (size_t c = 0; c < values.size(); ++c) EXPECT_EQ(bias.data.data<int64_t>()[c], values[c]);
 }
 
 TEST(ConvertConvS16, AsymmetricInt16InputStaysFloat) {

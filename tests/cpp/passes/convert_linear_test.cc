@@ -1,6 +1,6 @@
 // ConvertToCortexM on linear and addmm: quantized_linear with [N, K] weights and per-channel
 // multipliers, within 1 LSB of the folded graph and bit-exact against a plain integer loop.
-#include "convert_test_util.h"
+#include "int16_test_util.h"
 
 namespace cortexm {
 namespace {
@@ -78,6 +78,20 @@ TEST(ConvertLinear, PerChannelWithBiasOnRank3Input) {
   EXPECT_EQ(attr_ints(lin, "requantize_multipliers").size(), static_cast<size_t>(kN));
   EXPECT_EQ(g.value(lin.inputs[1]).info.shape, (std::vector<int64_t>{kN, kK}));
   expect_exact(g, w_data, bias, weight_scales());
+}
+
+TEST(ConvertLinear, Int16QuantizedBiasAtItsScaleIsTakenExactly) {
+  // quantized_linear_s16's int64 bias is the int32 bias itself, also beyond float32's 2^24.
+  const std::vector<int32_t> values = {16777217, -33554435, 2147483647, -2147483647, 123, 0};
+  Graph g;
+  const ValueId x = g.add_input("x", int16_info({2, kK}, qp16(kSIn)));
+  const ValueId w = int8_const(g, "w", {kN, kK}, qp_channels(weight_scales(), 0), 11);
+  const ValueId b = int32_const(g, "b", values, qp_channels(bias_scales(), 0));
+  g.set_outputs({quantized_as(g, g.call(kLinear, {x, w, b}, {})[0], DType::kInt16, qp16(1e3))});
+  convert_to_cortex_m(g, TargetConfig{});
+  const Value& bias = g.value(only(g, "cortex_m.quantized_linear_s16.default").inputs[2]);
+  ASSERT_EQ(bias.info.dtype, DType::kInt64);
+  for (int64_t n = 0; n < kN; ++n) EXPECT_EQ(bias.data.data<int64_t>()[n], values[size_t(n)]);
 }
 
 TEST(ConvertLinear, NoBiasGetsZeroBias) {

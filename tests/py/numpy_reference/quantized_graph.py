@@ -19,6 +19,17 @@ integers, written from the graph's qparams alone, apart from the C++ passes and 
 - `dequantize... -> cat -> quantize`: an int8 cat of the inputs, requantized where their qparams
   differ from the output's.
 
+The same at an int16 quantize (symmetric int16, zero point 0: TFLite's 16x8 mode), each group with
+its CMSIS-NN / TFLite 16x8 arithmetic: conv 1-D / 2-D (arm_convolve_s16: int64 bias, the reduced
+multiplier of arm_nn_requantize_s64; an int8 output through the int16 value spanning its range and
+requantize_s16), linear / addmm (arm_fully_connected_s16), add / mul (arm_elementwise_*_s16, left
+shift 15), sqrt(a * a + b * b) of the quantizer's fuse_magnitude (quantized_magnitude_s16), the
+table ops (TFLite's 513-entry LUTPopulate<int16_t> of the float op and lut_lookup's
+interpolation), a relu / hardtanh / clamp standing alone (requantize_s16 with its bounds as range,
+or nothing when it folds into its producer), a mean over size-1 dims (nothing, or requantize_s16),
+`dequantize -> quantize` with int16 on either side (requantize_s16: int16 shifted left by 15, int8
+by 20) and an int16 cat of inputs at the output's qparams (no op).
+
 Every group knows the cortex_m ops the lowering makes of it (`integer_ops`). Everything else (data
 movement, the ops the lowering leaves float) is evaluated as the graph says: its dequantized float
 inputs, the graph's own op run as a one-node cortexm graph, then quantize. quantize / dequantize
@@ -34,9 +45,11 @@ import numpy as np
 import cortexm
 
 from . import batch_matmul, conv, elementwise, linear, mean, minmax, pool, softmax
-from .common import quantize_multiplier
+from .activation_s16 import lut_lookup_s16, lut_populate_s16
+from .common import quantize_multiplier, requantize as fixed_requantize
+from .magnitude import FRACTION_BITS, magnitude_s16
 from .quantize import dequantize_per_tensor, quantize_per_tensor
-from .requantize import requantize
+from .requantize import left_shift_s16, requantize, requantize_s16
 from .transpose_conv import transpose_conv2d
 
 Q = "quantized_decomposed.quantize_per_tensor.default"
@@ -49,6 +62,11 @@ MOVES = ("aten.permute_copy.default", "aten.view_copy.default", "aten.squeeze_co
          "aten.unsqueeze_copy.default")
 CM = "cortex_m.{}.default"
 REQUANTIZE = CM.format("requantize")
+REQUANTIZE_S16 = CM.format("requantize_s16")
+# arm_nn_requantize_s64 (the 16x8 convs / linears) takes shifts up to 7.
+MAX_SHIFT_S64 = 7
+# An int64 bias beyond +-2^40 is not a real model's (CMSIS-NN keeps 16x8 sums within +-2^47).
+MAX_BIAS_S64 = 2.0**40
 LINEAR_LIKE = ("aten.convolution.default", "aten.linear.default", "aten.addmm.default")
 
 
@@ -114,11 +132,15 @@ ACTIVATIONS = {
 # What the lowering makes of a relu / hardtanh / clamp / hardsigmoid it cannot fold into a
 # producer's activation range (ConvertUnfusedClamps): a table.
 UNFUSED_ACTIVATION_OPS = (CM.format("quantized_activation"),)
+# In int16 a relu / hardtanh / clamp is a requantize with its bounds as range (exact, where a
+# 513-entry table is not); hardsigmoid, or a clamp with nothing of the range left, a table.
+UNFUSED_ACTIVATION_OPS_S16 = (REQUANTIZE_S16,)
 # The cortex_m ops with an activation range (ActivationFusion folds a clamp tail into them).
 FUSES_ACTIVATION = tuple(CM.format(k) for k in (
     "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_transpose_conv2d",
     "quantized_linear", "quantized_add", "quantized_mul", "quantized_max_pool2d",
-    "quantized_avg_pool2d"))
+    "quantized_avg_pool2d", "quantized_conv2d_s16", "quantized_linear_s16", "quantized_add_s16",
+    "quantized_mul_s16"))
 # ActivationFusion walks back through these (single readers) to the producer it folds into.
 FUSION_MOVES = ("aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default",
                 "dim_order_ops._clone_dim_order.default")
@@ -133,24 +155,34 @@ def activation_table(op, attrs, in_q, out_q):
 
 
 class QParams:
-    """Per-tensor int8 qparams of a quantize / dequantize node."""
+    """Per-tensor qparams of a quantize / dequantize node: int8, or symmetric int16 (zero point 0,
+    the 16x8 mode)."""
 
     def __init__(self, node):
         a = node.attrs
-        if a.get("dtype", "int8") != "int8":
-            raise NotInteger("not int8")
+        dtype = str(a.get("dtype", "int8"))
+        if dtype not in ("int8", "int16"):
+            raise NotInteger("not int8 or int16")
+        self.dtype = np.dtype(dtype)
         self.scale, self.zp = float(a["scale"]), int(a["zero_point"])
         self.qmin, self.qmax = int(a["quant_min"]), int(a["quant_max"])
-        if not (math.isfinite(self.scale) and self.scale > 0 and -128 <= self.zp <= 127 and
-                -128 <= self.qmin <= self.qmax <= 127):
-            raise NotInteger("qparams outside int8's")
+        info = np.iinfo(self.dtype)
+        if not (math.isfinite(self.scale) and self.scale > 0 and info.min <= self.zp <= info.max
+                and info.min <= self.qmin <= self.qmax <= info.max):
+            raise NotInteger(f"qparams outside {dtype}'s")
+        if self.int16 and self.zp != 0:
+            raise NotInteger("int16 with a zero point (the 16x8 kernels are symmetric)")
+
+    @property
+    def int16(self):
+        return self.dtype == np.int16
 
     def key(self):
-        return self.scale, self.zp, self.qmin, self.qmax
+        return self.dtype.name, self.scale, self.zp, self.qmin, self.qmax
 
 
 class Source:
-    """The int8 integers an op reads: an int8 value behind a dequantize, or a dequantized value
+    """The int8 (int16) integers an op reads: a value behind a dequantize, or a dequantized value
     moved by permute / view / squeeze / unsqueeze (its integers are recovered exactly by
     quantizing it back with the dequantize's qparams)."""
 
@@ -162,11 +194,12 @@ class Source:
         x = env[self.value.id]
         if not self.moved:
             return x
-        return quantize_per_tensor(x, self.q.scale, self.q.zp, -128, 127, np.int8)
+        info = np.iinfo(self.q.dtype)
+        return quantize_per_tensor(x, self.q.scale, self.q.zp, info.min, info.max, self.q.dtype)
 
 
 class Out:
-    """The int8 output of a group: qparams, activation range, the tail's affine part."""
+    """The int8 (int16) output of a group: qparams, activation range, the tail's affine part."""
 
     def __init__(self, q, tail):
         self.q = q
@@ -198,15 +231,23 @@ class Out:
                                        self.q.qmax, np.int64)[0])
 
     def clamp(self, y):
-        return np.clip(y, self.act_min, self.act_max).astype(np.int8)
+        return np.clip(y, self.act_min, self.act_max).astype(self.q.dtype)
 
 
 class Group:
-    """fn(env) -> the int8 value; sources: what it reads; ops: the cortex_m ops it lowers to."""
+    """fn(env) -> the int8 (int16) value; sources: what it reads; ops: the cortex_m ops it lowers
+    to; takes_tail: its last op applies a clamp tail (an activation range), by default when that
+    op is one of FUSES_ACTIVATION."""
 
-    def __init__(self, fn, sources, ops):
+    def __init__(self, fn, sources, ops, takes_tail=None):
         self.fn, self.sources, self.ops = fn, sources, ops
+        self.takes_tail = takes_tail
         self.out = None  # an op group's Out (its activation range)
+
+    def applies_tail(self):
+        if self.takes_tail is not None:
+            return self.takes_tail
+        return bool(self.ops) and self.ops[-1] in FUSES_ACTIVATION
 
 
 def _users(value):
@@ -296,20 +337,28 @@ class QuantizedGraphReference:
 
     def _core_group(self, node, out, tail):
         op = node.op
-        if op in UNARY or op in ACTIVATIONS:  # the latter standing alone
-            group = self._unary(node, out)
-            if op in ACTIVATIONS:
+        # The 16x8 groups: an int16 output, or an int16 input (a conv may requantize to int8).
+        int16 = out.q.int16 or self._reads_int16(node)
+        squares = self._magnitude_operands(node) if op == "aten.sqrt.default" else None
+        if squares is not None:
+            group = self._magnitude(squares, out, tail)
+        elif int16 and op in ACTIVATIONS and op != HARDSIGMOID:  # a clamp standing alone
+            group = self._clamp16(node, out, tail)
+        elif op in UNARY or op in ACTIVATIONS:  # the latter standing alone
+            group = self._unary16(node, out) if int16 else self._unary(node, out)
+            if op in ACTIVATIONS and not int16:
                 fuses = tail is None and self._fuses_into_producer(node, out)
                 group.ops = [] if fuses else list(UNFUSED_ACTIVATION_OPS)
         else:
-            plan = getattr(self, "_plan_" + op.split(".")[1], None)
+            prefix = "_plan16_" if int16 else "_plan_"
+            plan = getattr(self, prefix + op.split(".")[1], None)
             if plan is None or not op.startswith("aten."):
                 raise NotInteger(op)
             group = plan(node, out)
         # A clamp tail the producer has no activation range for stays a node of its own.
-        if tail is not None and tail.op in CLAMPS and \
-                not (group.ops and group.ops[-1] in FUSES_ACTIVATION):
-            group.ops = group.ops + list(UNFUSED_ACTIVATION_OPS)
+        if tail is not None and tail.op in CLAMPS and not group.applies_tail():
+            unfused = UNFUSED_ACTIVATION_OPS_S16 if out.q.int16 else UNFUSED_ACTIVATION_OPS
+            group.ops = group.ops + list(unfused)
         group.out = out
         return group
 
@@ -345,17 +394,37 @@ class QuantizedGraphReference:
             return False
         return max(group.out.act_min, bounds.act_min) <= min(group.out.act_max, bounds.act_max)
 
-    def _source(self, value):
-        """The Source of an input value: a per-tensor int8 dequantize, maybe behind moves."""
+    @staticmethod
+    def _dequantize_behind(value):
+        """The dequantize node a value comes from, maybe behind moves (or None), and whether it
+        was moved."""
         v, moved = value, False
+        while v is not None and v.producer is not None and v.producer.op in MOVES:
+            v, moved = v.producer.inputs[0], True
+        p = v.producer if v is not None else None
+        return (p if p is not None and p.op == DQ else None), moved
+
+    def _reads_int16(self, node):
+        """Whether the node's first input is a dequantized int16 value."""
+        if not node.inputs or node.inputs[0] is None:
+            return False
+        dq, _ = self._dequantize_behind(node.inputs[0])
+        return dq is not None and dq.inputs[0].dtype == "int16"
+
+    def _source(self, value, dtype="int8"):
+        """The Source of an input value: a per-tensor int8 (or symmetric int16) dequantize, maybe
+        behind moves."""
+        v = value
         while v is not None and v.producer is not None and v.producer.op in MOVES:
             if v.id in self.graph_outputs:
                 raise NotInteger("a moved input is a graph output")
-            v, moved = v.producer.inputs[0], True
-        p = v.producer if v is not None else None
-        if p is None or p.op != DQ or p.inputs[0].dtype != "int8":
-            raise NotInteger("input is not a dequantized int8 value")
+            v = v.producer.inputs[0]
+        p, moved = self._dequantize_behind(value)
+        if p is None or p.inputs[0].dtype != dtype:
+            raise NotInteger(f"input is not a dequantized {dtype} value")
         q = QParams(p)
+        if q.dtype != np.dtype(dtype):
+            raise NotInteger(f"input is not dequantized as {dtype}")
         return Source(value, q, True) if moved else Source(p.inputs[0], q, False)
 
     @staticmethod
@@ -393,6 +462,29 @@ class QuantizedGraphReference:
         if np.any(np.abs(out) > 2**31 - 1):
             raise NotInteger("bias does not fit int32")
         return out.astype(np.int64)
+
+    def _bias64(self, value, bias_scales):
+        """The 16x8 kernels' int64 bias at bias_scales[c]: a dequantized integer constant at that
+        scale is its integers exactly (at another scale, rounded from them), a float constant
+        rounded; within +-2^40."""
+        n = len(bias_scales)
+        if value is None:
+            return np.zeros(n, np.int64)
+        if value.kind == "constant" and value.dtype == "float32":
+            data = np.asarray(value.data, np.float64).reshape(-1)
+            if data.size != n:
+                raise NotInteger("bias size")
+            rounded = [float(np.rint(d / b)) for d, b in zip(data, bias_scales)]
+        else:
+            data, scales, zps = self._constant_channels(value, 0, n)
+            data = np.asarray(data, np.int64).reshape(-1)
+            if data.size != n:
+                raise NotInteger("bias size")
+            rounded = [int(d) - z if s == b else float(np.rint(float(int(d) - z) * s / b))
+                       for d, z, s, b in zip(data, zps, scales, bias_scales)]
+        if any(not math.isfinite(v) or abs(v) > MAX_BIAS_S64 for v in rounded):
+            raise NotInteger("bias beyond +-2^40")
+        return np.array([int(v) for v in rounded], np.int64)
 
     @staticmethod
     def _tail_bias(out, bias, bias_scales):
@@ -481,6 +573,9 @@ class QuantizedGraphReference:
         return Group(run, [x], [CM.format("quantized_transpose_conv2d")])
 
     def _linear(self, x_value, w_nk, s_w, zp_w, bias_value, out):
+        dq, _ = self._dequantize_behind(x_value)
+        if out.q.int16 or (dq is not None and dq.inputs[0].dtype == "int16"):
+            return self._linear16(x_value, w_nk, s_w, zp_w, bias_value, out)
         x = self._source(x_value)
         if len(set(zp_w)) != 1 or w_nk.dtype != np.int8:
             raise NotInteger("weight zero points differ")
@@ -687,15 +782,246 @@ class QuantizedGraphReference:
         return Group(lambda env: out.clamp(table[x.get(env).astype(np.int64) + 128]), [x],
                      [CM.format("quantized_activation")])
 
+    # --- 16x8 plans (symmetric int16 activations, int8 weights, int64 biases) ---------------------
+
+    @staticmethod
+    def _shifts_s64(shift):
+        if any(s > MAX_SHIFT_S64 for s in shift):
+            raise NotInteger("requantize shift above 7 (arm_nn_requantize_s64)")
+
+    def _plan16_convolution(self, node, out):
+        """arm_convolve_s16 (1-D as H = 1). An int8 output (or a clamp tail's) is the kernel's int16
+        output at the scale spanning the int8 range, then requantize_s16 with the tail's range."""
+        a = node.attrs
+        if a.get("transposed", False):
+            raise NotInteger("transposed int16 convolution")
+        x = self._source(node.inputs[0], "int16")
+        rank = len(x.shape)
+        if rank not in (3, 4):
+            raise NotInteger("rank")
+        c_out = node.inputs[1].shape[0]
+        w, s_w, zp_w = self._constant_channels(node.inputs[1], 0, c_out)
+        if any(zp_w) or w.dtype != np.int8:
+            raise NotInteger("asymmetric or non-int8 weights")
+        q = out.q
+        if q.int16:
+            if out.tail_scale != 1.0 or out.tail_offset != 0.0:
+                raise NotInteger("an int16 conv's tail is not a clamp")
+            conv_scale, act = q.scale, (out.act_min, out.act_max)
+        else:
+            span = float(max(abs(q.qmin - q.zp), abs(q.qmax - q.zp)))
+            conv_scale, act = span * q.scale / 32767.0 / out.tail_scale, (-32768, 32767)
+        bias_scales = [x.q.scale * s for s in s_w]
+        mult, shift = _multipliers([b / conv_scale for b in bias_scales])
+        self._shifts_s64(shift)
+        bias = self._tail_bias(out, self._bias64(node.inputs[2] if len(node.inputs) > 2 else None,
+                                                 bias_scales), bias_scales)
+        ops = [CM.format("quantized_conv2d_s16")]
+        if not q.int16:
+            (m8,), (s8,) = _multipliers([conv_scale * out.tail_scale / (q.scale * (1 << 15))])
+            ops.append(REQUANTIZE_S16)
+
+        def spatial(v, fill):
+            v = list(v)
+            if rank == 3:
+                if len(v) != 1:
+                    raise NotInteger("1-D attribute")
+                return [fill] + v
+            return _pair(v)
+
+        stride, padding = spatial(a["stride"], 1), spatial(a["padding"], 0)
+        dilation = spatial(a["dilation"], 1)
+        ohwi = np.transpose(w if rank == 4 else w[:, :, None, :], (0, 2, 3, 1))
+
+        def run(env):
+            xi = x.get(env)
+            nhwc = np.transpose(xi if rank == 4 else xi[:, :, None, :], (0, 2, 3, 1))
+            y = conv.conv2d_s16(nhwc, ohwi, bias, stride, padding, dilation, mult, shift, *act)
+            if not q.int16:
+                y = requantize_s16(y, 0, q.zp, m8, s8, np.int8, out.act_min, out.act_max)
+            y = np.transpose(y, (0, 3, 1, 2))
+            return y if rank == 4 else y[:, :, 0, :]
+
+        # A hardsigmoid tail is in the requantize; a clamp tail, whose qparams the conv's output
+        # takes when folded, stays a node of its own (requantize_s16 is not ActivationFusion's).
+        return Group(run, [x], ops, takes_tail=q.int16 or out.tail_scale != 1.0)
+
+    def _linear16(self, x_value, w_nk, s_w, zp_w, bias_value, out):
+        """arm_fully_connected_s16: int16 in and out (a clamp tail's range and affine part folded
+        in); one multiplier per channel (per-tensor weights give equal ones)."""
+        x = self._source(x_value, "int16")
+        if not out.q.int16:
+            raise NotInteger("an int16 linear with int8 output")
+        if any(zp_w) or w_nk.dtype != np.int8:
+            raise NotInteger("asymmetric or non-int8 weights")
+        bias_scales = [x.q.scale * s for s in s_w]
+        mult, shift = _multipliers([b * out.tail_scale / out.scale for b in bias_scales])
+        self._shifts_s64(shift)
+        bias = self._tail_bias(out, self._bias64(bias_value, bias_scales), bias_scales)
+        return Group(lambda env: linear.linear_s16(x.get(env), w_nk, bias, mult, shift,
+                                                   out.act_min, out.act_max),
+                     [x], [CM.format("quantized_linear_s16")])
+
+    def _plan16_linear(self, node, out):
+        return self._plan_linear(node, out)
+
+    def _plan16_addmm(self, node, out):
+        return self._plan_addmm(node, out)
+
+    def _int16_binary(self, node, out):
+        if not out.q.int16:
+            raise NotInteger("int16 inputs, int8 output")
+        return self._source(node.inputs[0], "int16"), self._source(node.inputs[1], "int16")
+
+    @staticmethod
+    def _magnitude_bound(q):
+        return max(abs(q.qmin), abs(q.qmax))
+
+    def _plan16_add(self, node, out):
+        """arm_elementwise_add_s16: TFLite's add derivation with inputs shifted left by 15; the
+        sum's requantize must not shift a possible sum out of int32."""
+        if node.op != "aten.add.Tensor" or node.attrs.get("alpha", 1.0) != 1.0:
+            raise NotInteger("alpha")
+        a, b = self._int16_binary(node, out)
+        twice_max = 2.0 * max(a.q.scale, b.q.scale)
+        (ma, mb, mo), (sa, sb, so) = _multipliers(
+            [a.q.scale / twice_max, b.q.scale / twice_max, twice_max / ((1 << 15) * out.scale)])
+        bound = int(fixed_requantize(self._magnitude_bound(a.q) << 15, ma, sa)) + \
+            int(fixed_requantize(self._magnitude_bound(b.q) << 15, mb, sb))
+        if so > 0 and bound << so > 2**31 - 1:
+            raise NotInteger("the sum's left shift overflows int32")
+        return Group(lambda env: elementwise.add_s16(a.get(env), ma, sa, b.get(env), mb, sb, mo,
+                                                     so, out.act_min, out.act_max),
+                     [a, b], [CM.format("quantized_add_s16")])
+
+    def _plan16_mul(self, node, out):
+        """arm_elementwise_mul_s16: the exact product requantized by s_a s_b / s_out."""
+        if node.op != "aten.mul.Tensor":
+            raise NotInteger(node.op)
+        a, b = self._int16_binary(node, out)
+        (m,), (sh,) = _multipliers([a.q.scale * b.q.scale / out.scale])
+        if sh > 0 and (self._magnitude_bound(a.q) * self._magnitude_bound(b.q)) << sh > 2**31 - 1:
+            raise NotInteger("the product's left shift overflows int32")
+        return Group(lambda env: elementwise.mul_s16(a.get(env), b.get(env), m, sh, out.act_min,
+                                                     out.act_max),
+                     [a, b], [CM.format("quantized_mul_s16")])
+
+    def _plan16_mean(self, node, out):
+        """An int16 mean over size-1 dims of a contiguous value moves its elements: nothing when
+        the qparams agree, else requantize_s16."""
+        if node.op != "aten.mean.dim" or not out.q.int16:
+            raise NotInteger(node.op)
+        x = self._source(node.inputs[0], "int16")
+        rank = len(x.shape)
+        dims = sorted({d % rank for d in (node.attrs.get("dim") or range(rank))})
+        if any(x.shape[d] != 1 for d in dims):
+            raise NotInteger("an int16 mean over a dim of size > 1")
+        if list(x.value.dim_order or range(rank)) != list(range(rank)):
+            raise NotInteger("the int16 input is not contiguous")
+        shape = list(node.outputs[0].shape)
+        if x.q.scale == out.scale and x.q.qmin >= out.q.qmin and x.q.qmax <= out.q.qmax:
+            return Group(lambda env: out.clamp(x.get(env).reshape(shape)), [x], [])
+        (m,), (sh,) = _multipliers([x.q.scale / (out.scale * (1 << 15))])
+        return Group(lambda env: requantize_s16(x.get(env), 0, 0, m, sh, np.int16, out.act_min,
+                                                out.act_max).reshape(shape),
+                     [x], [REQUANTIZE_S16])
+
+    def _unary16(self, node, out):
+        """TFLite's int16 table: LUTPopulate<int16_t> over the op's float definition (float32
+        points), lut_lookup's interpolation."""
+        x = self._source(node.inputs[0], "int16")
+        if not out.q.int16:
+            raise NotInteger("int16 input, int8 output")
+        fn = {**UNARY, **ACTIVATIONS}[node.op]
+
+        def f(points):
+            with np.errstate(all="ignore"):
+                return np.asarray(fn(np.asarray(points, np.float32), node.attrs),
+                                  np.float32).astype(np.float64)
+
+        table = lut_populate_s16(f, x.q.scale, out.scale, out.q.qmin, out.q.qmax)
+        return Group(lambda env: out.clamp(lut_lookup_s16(x.get(env), table)), [x],
+                     [CM.format("quantized_activation_s16")])
+
+    def _clamp16(self, clamp, out, tail):
+        """An int16 relu / hardtanh / clamp standing alone: requantize_s16 to the output's scale,
+        its bounds quantized as range (no op when it folds into its producer); a table when none
+        of the range is left."""
+        x = self._source(clamp.inputs[0], "int16")
+        if not out.q.int16 or tail is not None:
+            raise NotInteger("int16 clamp to int8")
+        a = clamp.attrs
+        bounds = {"aten.relu.default": (0.0, math.inf),
+                  "aten.hardtanh.default": (a.get("min_val", -1.0), a.get("max_val", 1.0)),
+                  "aten.clamp.default": (-math.inf if a.get("min") is None else a["min"],
+                                         math.inf if a.get("max") is None else a["max"])}
+        if any(math.isnan(v) for v in bounds[clamp.op]):
+            raise NotInteger("NaN bound")
+        try:
+            ranged = Out(out.q, clamp)
+        except NotInteger:  # an empty range: the table
+            return self._unary16(clamp, out)
+        (m,), (sh,) = _multipliers([x.q.scale / (out.scale * (1 << 15))])
+        fuses = self._fuses_into_producer(clamp, out)
+        return Group(lambda env: requantize_s16(x.get(env), 0, 0, m, sh, np.int16,
+                                                ranged.act_min, ranged.act_max),
+                     [x], [] if fuses else list(UNFUSED_ACTIVATION_OPS_S16))
+
+    def _magnitude_operands(self, sqrt):
+        """(a, b) of sqrt(a * a + b * b) with the squares and the sum float values read once (the
+        quantizer's fuse_magnitude), else None."""
+        def sole(value, op, reader):
+            p = value.producer if value is not None else None
+            if p is None or p.op != op or value.id in self.graph_outputs or \
+                    [u.id for u in _users(value)] != [reader.id] or value.dtype != "float32":
+                return None
+            return p
+
+        add = sole(sqrt.inputs[0], "aten.add.Tensor", sqrt)
+        if add is None or len(add.inputs) != 2 or add.attrs.get("alpha", 1.0) != 1.0:
+            return None
+        muls = [sole(v, "aten.mul.Tensor", add) for v in add.inputs]
+        if any(m is None or len(m.inputs) != 2 or m.inputs[0].id != m.inputs[1].id for m in muls) \
+                or muls[0].id == muls[1].id:
+            return None
+        return muls[0].inputs[0], muls[1].inputs[0]
+
+    def _magnitude(self, squares, out, tail):
+        """quantized_magnitude_s16: round(sqrt(a^2 + b^2) 2^15), requantized by s_a / (2^15 s_out)
+        to int16 or int8."""
+        if tail is not None:
+            raise NotInteger("a magnitude with a tail")
+        a, b = (self._source(v, "int16") for v in squares)
+        if a.q.scale != b.q.scale:
+            raise NotInteger("the real and imaginary parts have different scales")
+        if a.shape != b.shape or list(a.value.dim_order or []) != list(b.value.dim_order or []):
+            raise NotInteger("the real and imaginary parts differ in shape or dim order")
+        (m,), (sh,) = _multipliers([a.q.scale / (out.scale * (1 << FRACTION_BITS))])
+        return Group(lambda env: magnitude_s16(a.get(env), b.get(env), m, sh, out.zp, out.act_min,
+                                               out.act_max, out.q.dtype),
+                     [a, b], [CM.format("quantized_magnitude_s16")])
+
     # --- int8 -> int8 rescaling outside the op groups -------------------------------------------
 
     def _requantize_group(self, qnode):
-        """quantize(dequantize(x)): the lowering's requantize, (x - zp) << 20 rescaled once."""
+        """quantize(dequantize(x)): the lowering's requantize, (x - zp) << 20 rescaled once; with
+        int16 on either side requantize_s16 (an int16 input shifted by 15)."""
         dq = qnode.inputs[0].producer
-        if dq.inputs[0].dtype != "int8":
-            raise NotInteger("not int8")
-        source = Source(dq.inputs[0], QParams(dq), False)
-        return [qnode], self._requantized(source, QParams(qnode))
+        q_in, q_out = QParams(dq), QParams(qnode)
+        if dq.inputs[0].dtype != q_in.dtype.name:
+            raise NotInteger("the dequantize's input is not of its dtype")
+        source = Source(dq.inputs[0], q_in, False)
+        if q_in.int16 or q_out.int16:
+            return [qnode], self._requantized16(source, q_out)
+        return [qnode], self._requantized(source, q_out)
+
+    @staticmethod
+    def _requantized16(source, q_out):
+        left = left_shift_s16(source.q.dtype)
+        mult, shift = _multipliers([source.q.scale / (q_out.scale * (1 << left))])
+        return Group(lambda env: requantize_s16(source.get(env), source.q.zp, q_out.zp, mult[0],
+                                                shift[0], q_out.dtype, q_out.qmin, q_out.qmax),
+                     [source], [REQUANTIZE_S16])
 
     @staticmethod
     def _requantized(source, q_out):
@@ -706,13 +1032,17 @@ class QuantizedGraphReference:
 
     def _cat(self, node, q_out):
         """cat of dequantized int8 inputs, quantized: an int8 cat, inputs whose qparams differ
-        from the output's (or that might lie outside its range) requantized to it."""
-        sources = [self._source(v) for v in node.inputs]
-        full_range = q_out.qmin <= -128 and q_out.qmax >= 127
+        from the output's (or that might lie outside its range) requantized to it. An int16 cat
+        moves integers only when no input needs requantizing (else it stays float)."""
+        sources = [self._source(v, q_out.dtype.name) for v in node.inputs]
+        info = np.iinfo(q_out.dtype)
+        full_range = q_out.qmin <= info.min and q_out.qmax >= info.max
         parts, ops = [], []
         for s in sources:
             if s.q.key() == q_out.key() and (full_range or s.moved or s.value.kind == "node_output"):
                 parts.append(s)
+            elif q_out.int16:
+                raise NotInteger("an int16 cat input to requantize")
             else:
                 group = self._requantized(s, q_out)
                 parts.append(group)
@@ -721,7 +1051,7 @@ class QuantizedGraphReference:
 
         def run(env):
             return np.concatenate([p.fn(env) if isinstance(p, Group) else p.get(env)
-                                   for p in parts], axis=dim).astype(np.int8)
+                                   for p in parts], axis=dim).astype(q_out.dtype)
 
         return Group(run, sources, ops)
 
@@ -795,7 +1125,7 @@ class QuantizedGraphReference:
                 if node.id in self.groups:
                     group = self.groups[node.id]
                     if id(group) not in done:
-                        done[id(group)] = np.asarray(group.fn(env)).astype(np.int8)
+                        done[id(group)] = np.asarray(group.fn(env)).astype(np.dtype(a["dtype"]))
                     if compare is not None:
                         compare(node, done[id(group)], env[node.outputs[0].id])
                     env[node.outputs[0].id] = done[id(group)]
