@@ -199,6 +199,27 @@ def test_lstm_cell_becomes_its_gates():
     assert all(n.source == "cell" for n in raw.nodes)
 
 
+@pytest.mark.parametrize("layers", [1, 2])
+def test_lstm_unrolls_with_its_zero_state_a_constant(layers):
+    """torch.export unrolls nn.LSTM into cells; its zero initial state (aten.full) is a constant."""
+    module = Lambda(lambda s, x: s.lstm(x)[0], lstm=nn.LSTM(5, 4, num_layers=layers, batch_first=True))
+    graph = check(module, rand(2, 3, 5), raw=False)  # undecomposed, it is one aten.lstm.input
+    assert graph.op_counts()["aten.sigmoid.default"] == 3 * 3 * layers
+    assert any(c.name.startswith("full") for c in graph.constants)
+
+
+def test_bidirectional_lstm_is_refused_by_name():
+    module = Lambda(lambda s, x: s.lstm(x)[0], lstm=nn.LSTM(5, 4, batch_first=True, bidirectional=True))
+    with pytest.raises(cortexm.UnsupportedError, match="aten.flip.default in module 'lstm'"):
+        cortexm.export(module.eval(), (rand(2, 3, 5),))
+
+
+def test_full_zeros_ones_are_constants():
+    module = Lambda(lambda s, x: x * torch.full((2, 3), 0.5) + torch.ones(3) - torch.zeros(2, 1))
+    graph = check(module, rand(2, 3))
+    assert len(graph.constants) == 3 and "aten.full.default" not in graph.op_counts()
+
+
 # --- data movement --------------------------------------------------------------------------
 
 

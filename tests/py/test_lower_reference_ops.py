@@ -369,3 +369,65 @@ def test_hand_built_activation_standing_alone(op, attrs, out_q):
     g.outputs = [quantized(g, y, out_q)]
     assert len(QuantizedGraphReference(g).groups) == 1
     check_graph(g, [(4, 9)], collections.Counter(o.split(".")[1] for o in UNFUSED_ACTIVATION_OPS))
+
+
+# --- recurrent: nn.LSTM unrolled by torch.export, nn.LSTMCell --------------------------------------
+
+
+class LSTMHead(nn.Module):
+    """nn.LSTM (two layers, batch first; torch.export unrolls it into cells, the zero initial state
+    a constant) and a linear head on the last step."""
+
+    def __init__(self, layers):
+        super().__init__()
+        self.lstm = nn.LSTM(6, 10, num_layers=layers, batch_first=True)
+        self.fc = nn.Linear(10, 3)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.fc(y[:, -1])
+
+
+class CellLoop(nn.Module):
+    """nn.LSTMCell stepped over the sequence, the state carried in and out."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.LSTMCell(5, 7)
+
+    def forward(self, x, h, c):
+        for t in range(x.shape[1]):
+            h, c = self.cell(x[:, t], (h, c))
+        return h, c
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+def test_lstm_unrolled(layers):
+    steps = 4
+    # per layer: one linear projecting every step's input; per step and layer: the linear of h,
+    # 3 sigmoid + 2 tanh tables, 3 muls, 2 adds; the head's linear
+    check(LSTMHead(layers), [(2, steps, 6)],
+          {"quantized_linear": (steps + 1) * layers + 1, "quantized_activation": 5 * steps * layers,
+           "quantized_mul": 3 * steps * layers, "quantized_add": 2 * steps * layers})
+
+
+def test_lstm_cell_loop():
+    check(CellLoop(), [(2, 3, 5), (2, 7), (2, 7)],
+          {"quantized_linear": 6, "quantized_activation": 15, "quantized_mul": 9, "quantized_add": 6})
+
+
+# --- constant pad with a nonzero value ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [-3.0, 0.7, 25.0])
+def test_constant_pad_with_a_value_moves_int8(value):
+    """The pad keeps the conv output's qparams, widened to hold the value; lowered it pads the
+    int8 data with Q(value) (no float op), bit-exact with the reference, and so does the program."""
+    lowered = check(nn.Sequential(nn.Conv2d(3, 4, 1), Fn(lambda y: F.pad(y, (1, 2, 0, 1), value=value))),
+                    [(1, 3, 4, 5)], {"quantized_conv2d": 1})
+    assert not [n.op for n in lowered.nodes if n.op.startswith("aten.") and "pad" not in n.op
+                and "copy" not in n.op and "clone" not in n.op]
+    x = samples([(1, 3, 4, 5)], 1, 9)[0][0].numpy()
+    program = cortexm.to_program(lowered)
+    assert program.float_ops == 0
+    assert np.array_equal(program.run(x), lowered.run(x))

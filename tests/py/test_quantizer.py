@@ -288,11 +288,26 @@ def test_passthrough_shares_the_input_qparams(op, attrs):
         assert quantize_of(out).attrs == x_q.attrs
 
 
-def test_padding_with_a_nonzero_value_stays_float():
-    g = unary_graph("aten.constant_pad_nd.default", {"pad": [1, 1], "value": 1.5})
-    with pytest.raises(patterns.NoMatch, match="pad value 1.5 is not 0"):
-        patterns.check_pad(view_of(g), node(g, "op"))
-    assert node(quantize(g), "op").meta["float_reason"] == "passthrough: pad value 1.5 is not 0"
+@pytest.mark.parametrize("value", [1.5, -40.0])
+def test_padding_with_a_nonzero_value_widens_the_shared_range_to_hold_it(value):
+    g = unary_graph("aten.constant_pad_nd.default", {"pad": [1, 1], "value": value})
+    m = patterns.check_pad(view_of(g), node(g, "op"))
+    assert m.outputs == {"op": patterns.SharedWith("x")} and m.range_includes == [value]
+    data = samples(g, 4)
+    qg = cortexm.quantize(g, data, cortexm.CortexMQuantizer("minmax"), progress=False)
+    lo = min(float(np.min(d[0])) for d in data)
+    hi = max(float(np.max(d[0])) for d in data)
+    want = observers.qparams_from_min_max(min(lo, value), max(hi, value))
+    a = quantize_of(node(qg, "op").outputs[0]).attrs
+    assert (a["scale"], a["zero_point"]) == (want.scale, want.zero_point)
+    assert quantize_of(qg.value("x")).attrs == a
+    out = np.asarray(qg.run(data[0][0]))
+    assert abs(out[..., 0].max() - value) <= want.scale / 2 and abs(out[..., -1].min() - value) <= want.scale / 2
+
+
+def test_padding_with_an_infinite_value_stays_float():
+    g = unary_graph("aten.constant_pad_nd.default", {"pad": [1, 1], "value": float("inf")})
+    assert node(quantize(g), "op").meta["float_reason"] == "passthrough: pad value inf is not finite"
 
 
 @pytest.mark.parametrize("op,attrs", [

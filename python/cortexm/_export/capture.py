@@ -31,6 +31,9 @@ def capture(module_or_ep, example_inputs=None, dynamic_shapes=None, *, decompose
     with warnings.catch_warnings():
         # torch.export's own use of deprecated pytree APIs.
         warnings.filterwarnings("ignore", message=r".*LeafSpec.*", category=FutureWarning)
+        # nn.LSTM / GRU re-assign their _flat_weights list in forward; the weights are captured.
+        warnings.filterwarnings("ignore", message=r"The tensor attributes (self\.\w+\._flat_weights\[\d+\](, )?)+ "
+                                r"were assigned during export", category=UserWarning)
         if isinstance(module_or_ep, torch.export.ExportedProgram):
             if example_inputs is not None or dynamic_shapes is not None:
                 raise ValueError("cortexm.export: an ExportedProgram carries its own inputs and shapes; "

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import torch
 
-from .convert import DTYPES, Unavailable
+from .convert import DTYPES, Const, Unavailable, op_name
 
 HANDLERS: dict = {}
 
@@ -405,6 +405,21 @@ def softmax(cx, a):
     name = cx.node.target._schema.name.split("::")[1].lstrip("_")
     rank = len(cx.shape(a["self"]))
     return cx.call(f"aten._{name}.default", [a["self"]], {"dim": dim(a["dim"], rank), "half_to_float": False})
+
+
+# --- constants built in the graph -------------------------------------------------------------
+
+
+@handles("aten.full.default", "aten.zeros.default", "aten.ones.default")
+def full(cx, a):
+    """A tensor of one value (nn.LSTM's zero initial state): a program constant."""
+    dtype = cx.out_dtype()
+    if dtype not in DTYPES:
+        raise cx.unsupported(f"{cx.node.target} of {dtype}")
+    value = {"aten.zeros.default": 0, "aten.ones.default": 1}.get(op_name(cx.node.target), a.get("fill_value"))
+    if not isinstance(value, (int, float, bool)):
+        raise cx.unsupported(f"{cx.node.target} with a fill value computed at run time")
+    return Const(torch.full(cx.out_shape(), value, dtype=dtype), cx.node.name)
 
 
 # --- ops whose output is their input ---------------------------------------------------------

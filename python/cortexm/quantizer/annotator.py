@@ -57,13 +57,16 @@ class Group:
         self.members = [root]
         self._qparams = fixed
         self.saturation = None  # |x| an int16 range must reach: see _widen_to_saturation
+        self.includes = []  # values the range must hold (a constant pad's value)
 
     def qparams(self) -> QParams:
         if self._qparams is None:
             lo, hi = self.observer.range() if self.observer.observed else (None, None)
-            if self.saturation is not None and lo is not None and self.observer.dtype == "int16":
-                self._qparams = qparams_from_min_max(min(lo, -self.saturation), max(hi, self.saturation),
-                                                     self.observer.dtype)
+            if lo is not None and (self.includes or self.saturation is not None):
+                lo, hi = min([lo, *self.includes]), max([hi, *self.includes])
+                if self.saturation is not None and self.observer.dtype == "int16":
+                    lo, hi = min(lo, -self.saturation), max(hi, self.saturation)
+                self._qparams = qparams_from_min_max(lo, hi, self.observer.dtype)
             else:
                 self._qparams = self.observer.qparams()
         return self._qparams
@@ -144,6 +147,8 @@ def _assign_groups(annotation: Annotation, quantizer) -> None:
                 groups[name] = Group(name, fixed=fixed)
             else:
                 raise TypeError(f"unknown output spec {spec!r}")
+        for name in match.outputs:
+            groups[name].includes.extend(match.range_includes)
         if match.requantized:
             (out,) = match.outputs
             for node, index in match.requantized:

@@ -13,6 +13,8 @@ get no quantize / dequantize.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 
@@ -68,6 +70,7 @@ class Match:
     weights: list = field(default_factory=list)
     biases: list = field(default_factory=list)
     outputs: dict = field(default_factory=dict)
+    range_includes: list = field(default_factory=list)  # values the output qparams must hold
 
 
 def short(op: str) -> str:
@@ -300,11 +303,16 @@ def check_passthrough(ctx, node) -> Match:
 
 
 def check_pad(ctx, node) -> Match:
-    """Zero padding: 0 is exact in the input's qparams (their range always includes 0)."""
+    """Constant padding keeps the input's qparams, whose range is widened to hold the pad value
+    (0 is always in it)."""
     free(ctx, node)
-    if node.attrs["value"] != 0:
-        raise NoMatch(f"pad value {node.attrs['value']} is not 0")
-    return check_passthrough(ctx, node)
+    value = float(node.attrs["value"])
+    if not math.isfinite(value):
+        raise NoMatch(f"pad value {value} is not finite")
+    match = check_passthrough(ctx, node)
+    if value != 0:
+        match.range_includes = [value]
+    return match
 
 
 def check_pool(ctx, node) -> Match:
