@@ -3,8 +3,10 @@
 #include "conv_window.h"
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/requantize.h"
-#if CORTEXM_BUILT_ISA != 0
+#if CORTEXM_BUILT_ISA == 1
 #include "dsp/dsp_ops.h"
+#elif CORTEXM_BUILT_ISA == 2
+#include <arm_mve.h>
 #endif
 
 namespace cortexm {
@@ -30,9 +32,72 @@ int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, 
   return total;
 }
 
+#elif CORTEXM_BUILT_ISA == 2
+
+// Filter rows per pass over a column: each column load feeds this many multiply-adds.
+constexpr int32_t kMveRows = 4;
+
+// MVE: the column stays in order.
+void prepare_column(int16_t*, int32_t) {}
+
+// The dot products of the column with 4 filter rows `length` apart, 8 taps per step: VLDRH of
+// the column, VLDRB.S16 widening each row, VMLADAVA into int32 block sums; the last partial step
+// predicated (its off lanes load 0).
+void dot4(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length,
+          int64_t* sums) {
+  const int8_t* w0 = weights;
+  const int8_t* w1 = w0 + length;
+  const int8_t* w2 = w1 + length;
+  const int8_t* w3 = w2 + length;
+  int64_t total0 = 0, total1 = 0, total2 = 0, total3 = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = start;
+    for (; k + 8 <= end; k += 8) {
+      const int16x8_t x = vldrhq_s16(column + k);
+      s0 = vmladavaq_s16(s0, x, vldrbq_s16(w0 + k));
+      s1 = vmladavaq_s16(s1, x, vldrbq_s16(w1 + k));
+      s2 = vmladavaq_s16(s2, x, vldrbq_s16(w2 + k));
+      s3 = vmladavaq_s16(s3, x, vldrbq_s16(w3 + k));
+    }
+    if (k < end) {
+      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
+      const int16x8_t x = vldrhq_z_s16(column + k, lanes);
+      s0 = vmladavaq_s16(s0, x, vldrbq_z_s16(w0 + k, lanes));
+      s1 = vmladavaq_s16(s1, x, vldrbq_z_s16(w1 + k, lanes));
+      s2 = vmladavaq_s16(s2, x, vldrbq_z_s16(w2 + k, lanes));
+      s3 = vmladavaq_s16(s3, x, vldrbq_z_s16(w3 + k, lanes));
+    }
+    total0 += s0;
+    total1 += s1;
+    total2 += s2;
+    total3 += s3;
+  }
+  sums[0] = total0;
+  sums[1] = total1;
+  sums[2] = total2;
+  sums[3] = total3;
+}
+
+int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length) {
+  int64_t total = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
+    int32_t s = 0, k = start;
+    for (; k + 8 <= end; k += 8) s = vmladavaq_s16(s, vldrhq_s16(column + k), vldrbq_s16(weights + k));
+    if (k < end) {
+      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
+      s = vmladavaq_s16(s, vldrhq_z_s16(column + k, lanes), vldrbq_z_s16(weights + k, lanes));
+    }
+    total += s;
+  }
+  return total;
+}
+
 #else
 
-// DSP (and MVE cores, which have it): each full quad of taps x0 x1 x2 x3 is stored x0 x2 x1 x3,
+
+// DSP: each full quad of taps x0 x1 x2 x3 is stored x0 x2 x1 x3,
 // so one SMLAD pairs SXTB16 of 4 weight bytes (w0, w2) with (x0, x2) and another the ROR #8
 // form (w1, w3) with (x1, x3), as CMSIS-NN's read_and_pad_reordered. The tail stays in order.
 void prepare_column(int16_t* column, int32_t length) {
@@ -129,7 +194,7 @@ Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
   return kOk;
 }
 
-size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p) {
+size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p, Isa /*isa*/) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
   const size_t bytes = sizeof(int16_t) * static_cast<size_t>(p.filter.h) * p.filter.w * p.filter.c;
   return (bytes + 3) & ~size_t{3};
@@ -145,6 +210,13 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
   const int32_t pixels = p.output.h * p.output.w;
   const int32_t act_min = p.activation_min, act_max = p.activation_max;
   int16_t* column = static_cast<int16_t*>(scratch);
+  // The bias added modulo 2^64, requantized and clamped.
+  const auto finish = [&](int64_t sum, int32_t oc) {
+    const int64_t acc = static_cast<int64_t>(static_cast<uint64_t>(sum) +
+                                             static_cast<uint64_t>(bias ? bias[oc] : 0));
+    const int32_t value = requantize_s64(acc, reduce_multiplier(p.multipliers[oc]), p.shifts[oc]);
+    return static_cast<int16_t>(value < act_min ? act_min : (value > act_max ? act_max : value));
+  };
   for (int32_t n = 0; n < p.input.n; ++n) {
     const int16_t* image = input + int64_t{n} * p.input.h * p.input.w * p.input.c;
     int16_t* out_image = output + int64_t{n} * pixels * out_c;
@@ -154,15 +226,16 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
       for (int32_t group = 0; group < groups; ++group) {
         gather_column(p, image, group, oy, ox, column);
         prepare_column(column, length);
-        for (int32_t j = 0; j < out_per_group; ++j) {
-          const int32_t oc = group * out_per_group + j;
-          const int64_t sum = dot(filter + int64_t{oc} * length, column, length);
-          const int64_t acc = static_cast<int64_t>(static_cast<uint64_t>(sum) +
-                                                   static_cast<uint64_t>(bias ? bias[oc] : 0));
-          int32_t value = requantize_s64(acc, reduce_multiplier(p.multipliers[oc]), p.shifts[oc]);
-          value = value < act_min ? act_min : (value > act_max ? act_max : value);
-          out[oc] = static_cast<int16_t>(value);
+        const int32_t last_oc = (group + 1) * out_per_group;
+        int32_t oc = group * out_per_group;
+#if CORTEXM_BUILT_ISA == 2
+        for (; oc + kMveRows <= last_oc; oc += kMveRows) {
+          int64_t sums[kMveRows];
+          dot4(filter + int64_t{oc} * length, column, length, sums);
+          for (int32_t r = 0; r < kMveRows; ++r) out[oc + r] = finish(sums[r], oc + r);
         }
+#endif
+        for (; oc < last_oc; ++oc) out[oc] = finish(dot(filter + int64_t{oc} * length, column, length), oc);
       }
     }
   }

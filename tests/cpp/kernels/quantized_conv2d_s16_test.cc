@@ -146,7 +146,7 @@ void run(const Case& c) {
         }
   EXPECT_GT(inside, out_count / 10) << "the clamp decides nearly everything";
 
-  const size_t scratch_size = quantized_conv2d_s16_scratch_size(p);
+  const size_t scratch_size = quantized_conv2d_s16_scratch_size(p, kKernelIsa);
   std::vector<uint8_t> scratch(scratch_size + kGuardBytes);
   for (size_t i = 0; i < scratch_size; ++i) scratch[i] = uint8_t(rng.uniform(0, 255));
   std::memset(scratch.data() + scratch_size, kGuardByte, kGuardBytes);
