@@ -129,10 +129,16 @@ int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, 
 
 #endif
 
+// The scalar and MVE dot products read the column in order (only DSP reorders it), so there a
+// window that is one run of the input is read in place.
+constexpr bool kColumnInOrder = CORTEXM_BUILT_ISA != 1;
+
 // The receptive field of output pixel (oy, ox) for `group` in the filter row's (kh, kw, c) order;
-// padded taps are 0 (the input zero point).
-void gather_column(const Conv2dS16Params& p, const int16_t* image, int32_t group, int32_t oy,
-                   int32_t ox, int16_t* column) {
+// padded taps are 0 (the input zero point). Returns the column: `scratch` filled, or in the
+// column-in-order variants the input itself when the window is one row of consecutive taps
+// (1-D convolutions, 1x1 filters) without padding.
+const int16_t* gather_column(const Conv2dS16Params& p, const int16_t* image, int32_t group,
+                             int32_t oy, int32_t ox, int16_t* scratch) {
   const ConvGeometry& g = p.geometry;
   const int32_t in_w = p.input.w, in_c = p.input.c;
   const int32_t kernel_w = p.filter.w, group_c = p.filter.c;
@@ -140,22 +146,34 @@ void gather_column(const Conv2dS16Params& p, const int16_t* image, int32_t group
   const int64_t x0 = int64_t{ox} * g.stride_w - g.padding.left;
   const TapRange rows = valid_taps(y0, p.input.h, p.filter.h, g.dilation_h);
   const TapRange cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
+  const bool taps_consecutive = kernel_w == 1 || (g.dilation_w == 1 && group_c == in_c);
+  if (kColumnInOrder && p.filter.h == 1 && rows.first == 0 && rows.last == 1 && cols.first == 0 &&
+      cols.last == kernel_w && taps_consecutive)
+    return image + (y0 * in_w + x0) * in_c + int64_t{group} * group_c;
+  int16_t* column = scratch;
   const int32_t row_length = kernel_w * group_c;
   const auto fill = [&column](int32_t count) {
     for (int32_t i = 0; i < count; ++i) *column++ = 0;
+  };
+  const auto copy = [&column](const int16_t* __restrict src, int32_t count) {
+    for (int32_t i = 0; i < count; ++i) column[i] = src[i];
+    column += count;
   };
   fill(rows.first * row_length);
   for (int32_t kh = rows.first; kh < rows.last; ++kh) {
     const int64_t iy = y0 + int64_t{kh} * g.dilation_h;
     const int16_t* row = image + iy * in_w * in_c + int64_t{group} * group_c;
     fill(cols.first * group_c);
-    for (int32_t kw = cols.first; kw < cols.last; ++kw) {
-      const int16_t* src = row + (x0 + int64_t{kw} * g.dilation_w) * in_c;
-      for (int32_t c = 0; c < group_c; ++c) *column++ = src[c];
+    if (taps_consecutive) {  // the valid taps of this filter row are one run of the input
+      if (cols.last > cols.first) copy(row + (x0 + cols.first) * in_c, (cols.last - cols.first) * group_c);
+    } else {
+      for (int32_t kw = cols.first; kw < cols.last; ++kw)
+        copy(row + (x0 + int64_t{kw} * g.dilation_w) * in_c, group_c);
     }
     fill((kernel_w - cols.last) * group_c);
   }
   fill((p.filter.h - rows.last) * row_length);
+  return scratch;
 }
 
 }  // namespace
@@ -209,7 +227,7 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
   const int32_t length = p.filter.h * p.filter.w * p.filter.c;
   const int32_t pixels = p.output.h * p.output.w;
   const int32_t act_min = p.activation_min, act_max = p.activation_max;
-  int16_t* column = static_cast<int16_t*>(scratch);
+  int16_t* scratch_column = static_cast<int16_t*>(scratch);
   // The bias added modulo 2^64, requantized and clamped.
   const auto finish = [&](int64_t sum, int32_t oc) {
     const int64_t acc = static_cast<int64_t>(static_cast<uint64_t>(sum) +
@@ -224,8 +242,8 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
       const int32_t oy = pixel / p.output.w, ox = pixel % p.output.w;
       int16_t* out = out_image + int64_t{pixel} * out_c;
       for (int32_t group = 0; group < groups; ++group) {
-        gather_column(p, image, group, oy, ox, column);
-        prepare_column(column, length);
+        const int16_t* column = gather_column(p, image, group, oy, ox, scratch_column);
+        prepare_column(scratch_column, length);
         const int32_t last_oc = (group + 1) * out_per_group;
         int32_t oc = group * out_per_group;
 #if CORTEXM_BUILT_ISA == 2
