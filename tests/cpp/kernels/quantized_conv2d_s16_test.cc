@@ -188,6 +188,26 @@ TEST(QuantizedConv2dS16, SileroFirstEncoderConv) {
   run(c);
 }
 
+TEST(QuantizedConv2dS16, WindowsThatAreOneRunOfTheInput) {
+  // 1-D windows and 1x1 filters (read in place where no padding touches them), with the padded
+  // edge pixels gathered, channel counts that leave 1-3 rows after the passes of 4, and runs of
+  // extreme values longer than one int32 block.
+  Case one_d;
+  one_d.n = 2; one_d.h = 1; one_d.w = 11; one_d.in_c = 100; one_d.out_c = 7; one_d.groups = 1;
+  one_d.kh = 1; one_d.kw = 3; one_d.sh = 1; one_d.sw = 2; one_d.dh = 1; one_d.dw = 1;
+  one_d.pad = {0, 1, 0, 2};
+  one_d.extreme_data = true;
+  run(one_d);
+  Case pointwise = one_d;
+  pointwise.h = 3; pointwise.w = 4; pointwise.in_c = 300; pointwise.out_c = 6;
+  pointwise.kh = 1; pointwise.kw = 1; pointwise.sh = 2; pointwise.sw = 1; pointwise.pad = {1, 0, 0, 1};
+  run(pointwise);
+  Case grouped = pointwise;
+  grouped.in_c = 12; grouped.out_c = 15; grouped.groups = 3; grouped.dh = 2; grouped.dw = 3;
+  grouped.extreme_data = false;
+  run(grouped);
+}
+
 TEST(QuantizedConv2dS16, LongColumnsOfExtremeValuesStayExact) {
   // 5 * 5 * 67 = 1675 taps of +-2^15 * +-2^7: several int32 blocks of the optimized kernel.
   Case c;
