@@ -41,7 +41,9 @@ def main(argv=None) -> int:
     per_kernel = collections.Counter()
     for _, kernel, count in result.op_instructions:
         per_kernel[kernel] += count
-    print(f"silero_vad 16x8 on {args.cpu} ({args.isa or 'best'} kernels): {result.instructions:,} instructions")
+    kernels = args.isa or "best"
+    print(f"silero_vad 16x8 on {args.cpu} ({kernels} kernels): {result.instructions:,} "
+          "instructions")
     for kernel, count in per_kernel.most_common():
         print(f"  {kernel:40} {count:>12,}")
     return 0

@@ -84,7 +84,8 @@ int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, 
   for (int32_t start = 0; start < length; start += kInt32Taps) {
     const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
     int32_t s = 0, k = start;
-    for (; k + 8 <= end; k += 8) s = vmladavaq_s16(s, vldrhq_s16(column + k), vldrbq_s16(weights + k));
+    for (; k + 8 <= end; k += 8)
+      s = vmladavaq_s16(s, vldrhq_s16(column + k), vldrbq_s16(weights + k));
     if (k < end) {
       const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
       s = vmladavaq_s16(s, vldrhq_z_s16(column + k, lanes), vldrbq_z_s16(weights + k, lanes));
@@ -96,10 +97,9 @@ int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, 
 
 #else
 
-
-// DSP: each full quad of taps x0 x1 x2 x3 is stored x0 x2 x1 x3,
-// so one SMLAD pairs SXTB16 of 4 weight bytes (w0, w2) with (x0, x2) and another the ROR #8
-// form (w1, w3) with (x1, x3), as CMSIS-NN's read_and_pad_reordered. The tail stays in order.
+// DSP: each full quad of taps x0 x1 x2 x3 is stored x0 x2 x1 x3, so one SMLAD pairs SXTB16 of 4
+// weight bytes (w0, w2) with (x0, x2) and another the ROR #8 form (w1, w3) with (x1, x3), as
+// CMSIS-NN's read_and_pad_reordered. The tail stays in order.
 void prepare_column(int16_t* column, int32_t length) {
   for (int32_t i = 0; i + 4 <= length; i += 4) {
     const int16_t x1 = column[i + 1];
@@ -165,7 +165,8 @@ const int16_t* gather_column(const Conv2dS16Params& p, const int16_t* image, int
     const int16_t* row = image + iy * in_w * in_c + int64_t{group} * group_c;
     fill(cols.first * group_c);
     if (taps_consecutive) {  // the valid taps of this filter row are one run of the input
-      if (cols.last > cols.first) copy(row + (x0 + cols.first) * in_c, (cols.last - cols.first) * group_c);
+      if (cols.last > cols.first)
+        copy(row + (x0 + cols.first) * in_c, (cols.last - cols.first) * group_c);
     } else {
       for (int32_t kw = cols.first; kw < cols.last; ++kw)
         copy(row + (x0 + int64_t{kw} * g.dilation_w) * in_c, group_c);
@@ -243,7 +244,7 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
       int16_t* out = out_image + int64_t{pixel} * out_c;
       for (int32_t group = 0; group < groups; ++group) {
         const int16_t* column = gather_column(p, image, group, oy, ox, scratch_column);
-        prepare_column(scratch_column, length);
+        prepare_column(scratch_column, length);  // DSP's columns are always gathered
         const int32_t last_oc = (group + 1) * out_per_group;
         int32_t oc = group * out_per_group;
 #if CORTEXM_BUILT_ISA == 2
@@ -253,7 +254,8 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
           for (int32_t r = 0; r < kMveRows; ++r) out[oc + r] = finish(sums[r], oc + r);
         }
 #endif
-        for (; oc < last_oc; ++oc) out[oc] = finish(dot(filter + int64_t{oc} * length, column, length), oc);
+        for (; oc < last_oc; ++oc)
+          out[oc] = finish(dot(filter + int64_t{oc} * length, column, length), oc);
       }
     }
   }

@@ -200,7 +200,8 @@ TEST(QuantizedConv2dS16, WindowsThatAreOneRunOfTheInput) {
   run(one_d);
   Case pointwise = one_d;
   pointwise.h = 3; pointwise.w = 4; pointwise.in_c = 300; pointwise.out_c = 6;
-  pointwise.kh = 1; pointwise.kw = 1; pointwise.sh = 2; pointwise.sw = 1; pointwise.pad = {1, 0, 0, 1};
+  pointwise.kh = 1; pointwise.kw = 1; pointwise.sh = 2; pointwise.sw = 1;
+  pointwise.pad = {1, 0, 0, 1};
   run(pointwise);
   Case grouped = pointwise;
   grouped.in_c = 12; grouped.out_c = 15; grouped.groups = 3; grouped.dh = 2; grouped.dw = 3;
