@@ -40,7 +40,7 @@ void bind_quantized_conv2d_s16(py::module_& ops) {
         check(op, quantized_conv2d_s16_prepare(p));
 
         py::array_t<int16_t> out({p.output.n, p.output.h, p.output.w, p.output.c});
-        std::vector<int32_t> scratch((quantized_conv2d_s16_scratch_size(p) + 3) / 4);
+        std::vector<int32_t> scratch((quantized_conv2d_s16_scratch_size(p, Isa::kScalar) + 3) / 4);
         {
           py::gil_scoped_release release;
           quantized_conv2d_s16(p, x.data(), w.data(), bias_data, out.mutable_data(),

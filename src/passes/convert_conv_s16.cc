@@ -44,7 +44,7 @@ std::vector<int64_t> spatial(const OpArgs& args, const char* attr, bool one_d, i
 
 }  // namespace
 
-void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
+void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& target_config) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
@@ -129,7 +129,7 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
                  {"requantize_shifts", shifts},
                  {"activation_min", int16_output ? q_conv.quant_min : int64_t{-32768}},
                  {"activation_max", int16_output ? q_conv.quant_max : int64_t{32767}},
-                 {"scratch_bytes", scratch_bytes(quantized_conv2d_s16_scratch_size(sizes))}};
+                 {"scratch_bytes", scratch_bytes(quantized_conv2d_s16_scratch_size(sizes, target_config.isa))}};
 
   ValueId v = x;
   if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});

@@ -491,7 +491,7 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
   if (n.op == "cortex_m.quantized_conv2d_s16.default") {
     Conv2dS16Params p;
     p.filter = dims(in_info(graph, n, 1));
-    return static_cast<int64_t>(quantized_conv2d_s16_scratch_size(p));
+    return static_cast<int64_t>(quantized_conv2d_s16_scratch_size(p, isa));
   }
   if (n.op == "cortex_m.quantized_depthwise_conv2d.default") {
     DepthwiseConv2dParams p;

@@ -442,7 +442,7 @@ Tally test_conv2d_s16(Rng& r, int32_t cases, Print print) {
     p.shifts = g_shifts;
     p.activation_min = r.chance(70) ? -32768 : r.uniform(-32768, 0);
     p.activation_max = r.chance(70) ? 32767 : r.uniform(p.activation_min, 32767);
-    const size_t scratch = quantized_conv2d_s16_scratch_size(p);
+    const size_t scratch = quantized_conv2d_s16_scratch_size(p, kKernelIsa);
     if (scratch > kMaxScratch || !quantized_conv2d_s16_prepare(p).ok()) continue;
     for (int64_t k = 0; k < p.input.elements(); ++k)
       g_in16[k] = static_cast<int16_t>(r.chance(20) ? (r.chance(50) ? -32768 : 32767) : r.uniform(-32768, 32767));

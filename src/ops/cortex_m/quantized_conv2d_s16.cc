@@ -59,7 +59,7 @@ void kernel(const KernelContext& ctx) {
   const Conv2dS16Call call = decode(ctx, ctx.input(0).info(), ctx.input(1).info());
   const std::vector<int16_t> input = nchw_to_nhwc_as<int16_t>(ctx.input(0));
   std::vector<int16_t> output(static_cast<size_t>(call.params.output.elements()));
-  std::vector<uint32_t> scratch(quantized_conv2d_s16_scratch_size(call.params) / 4 + 1);
+  std::vector<uint32_t> scratch(quantized_conv2d_s16_scratch_size(call.params, Isa::kScalar) / 4 + 1);
   quantized_conv2d_s16(call.params, input.data(), ctx.input(1).data<int8_t>(),
                        ctx.has_input(2) ? ctx.input(2).data<int64_t>() : nullptr, output.data(),
                        scratch.data());

@@ -69,7 +69,7 @@ Status prepare_quantized_conv2d_s16(const OpContext& ctx) {
     if (reinterpret_cast<uintptr_t>(bias.data) % 8 != 0)
       return ctx.unsupported("bias", 0, "must be 8-byte aligned");
   }
-  return require_scratch(ctx, quantized_conv2d_s16_scratch_size(p));
+  return require_scratch(ctx, quantized_conv2d_s16_scratch_size(p, ctx.program.isa()));
 }
 
 void run_quantized_conv2d_s16(const OpContext& ctx) {

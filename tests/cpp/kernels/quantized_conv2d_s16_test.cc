@@ -146,7 +146,7 @@ void run(const Case& c) {
         }
   EXPECT_GT(inside, out_count / 10) << "the clamp decides nearly everything";
 
-  const size_t scratch_size = quantized_conv2d_s16_scratch_size(p);
+  const size_t scratch_size = quantized_conv2d_s16_scratch_size(p, kKernelIsa);
   std::vector<uint8_t> scratch(scratch_size + kGuardBytes);
   for (size_t i = 0; i < scratch_size; ++i) scratch[i] = uint8_t(rng.uniform(0, 255));
   std::memset(scratch.data() + scratch_size, kGuardByte, kGuardBytes);
@@ -186,6 +186,27 @@ TEST(QuantizedConv2dS16, SileroFirstEncoderConv) {
   c.n = 1; c.h = 1; c.w = 4; c.in_c = 129; c.out_c = 128; c.groups = 1;
   c.kh = 1; c.kw = 3; c.sh = 1; c.sw = 1; c.dh = 1; c.dw = 1; c.pad = {0, 1, 0, 1};
   run(c);
+}
+
+TEST(QuantizedConv2dS16, WindowsThatAreOneRunOfTheInput) {
+  // 1-D windows and 1x1 filters (read in place where no padding touches them), with the padded
+  // edge pixels gathered, channel counts that leave 1-3 rows after the passes of 4, and runs of
+  // extreme values longer than one int32 block.
+  Case one_d;
+  one_d.n = 2; one_d.h = 1; one_d.w = 11; one_d.in_c = 100; one_d.out_c = 7; one_d.groups = 1;
+  one_d.kh = 1; one_d.kw = 3; one_d.sh = 1; one_d.sw = 2; one_d.dh = 1; one_d.dw = 1;
+  one_d.pad = {0, 1, 0, 2};
+  one_d.extreme_data = true;
+  run(one_d);
+  Case pointwise = one_d;
+  pointwise.h = 3; pointwise.w = 4; pointwise.in_c = 300; pointwise.out_c = 6;
+  pointwise.kh = 1; pointwise.kw = 1; pointwise.sh = 2; pointwise.sw = 1;
+  pointwise.pad = {1, 0, 0, 1};
+  run(pointwise);
+  Case grouped = pointwise;
+  grouped.in_c = 12; grouped.out_c = 15; grouped.groups = 3; grouped.dh = 2; grouped.dw = 3;
+  grouped.extreme_data = false;
+  run(grouped);
 }
 
 TEST(QuantizedConv2dS16, LongColumnsOfExtremeValuesStayExact) {

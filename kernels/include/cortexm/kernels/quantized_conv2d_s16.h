@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cortexm/kernels/conv_params.h"
+#include "cortexm/kernels/kernel_isa.h"
 
 namespace cortexm {
 
@@ -27,9 +28,9 @@ Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& params);
 
 Error quantized_conv2d_s16_prepare(const Conv2dS16Params& params);
 
-// Bytes of scratch quantized_conv2d_s16 needs (4-byte aligned): one int16 im2col column of
-// KH * KW * (C_in / groups) taps.
-size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& params);
+// Bytes of scratch quantized_conv2d_s16 needs on `isa` (4-byte aligned): one int16 im2col column
+// of KH * KW * (C_in / groups) taps, the same for every isa.
+size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& params, Isa isa);
 
 // bias may be null (zeros). Sums are exact in 64 bits (|tap| <= 2^22); the bias is added to them
 // modulo 2^64, and requantize_s64 is exact while the sum stays within +-2^47 as CMSIS-NN requires.
