@@ -10,10 +10,7 @@ namespace {
 Status decode(const OpContext& ctx, AddS16Params* p) {
   const auto* params = ctx.op.params_as_AddParams();
   CORTEXM_RETURN_IF_STATUS(binary_shape(ctx, &p->shape, DType::kInt16));
-  if (params->lhs_offset() != 0) return ctx.fail("lhs_offset", params->lhs_offset(), "must be 0 for int16");
-  if (params->rhs_offset() != 0) return ctx.fail("rhs_offset", params->rhs_offset(), "must be 0 for int16");
-  if (params->output_offset() != 0)
-    return ctx.fail("output_offset", params->output_offset(), "must be 0 for int16");
+  CORTEXM_RETURN_IF_STATUS(require_zero_offsets(ctx, params));
   p->lhs_multiplier = params->lhs_multiplier();
   p->lhs_shift = params->lhs_shift();
   p->rhs_multiplier = params->rhs_multiplier();

@@ -10,10 +10,7 @@ namespace {
 Status decode(const OpContext& ctx, MulS16Params* p) {
   const auto* params = ctx.op.params_as_MulParams();
   CORTEXM_RETURN_IF_STATUS(binary_shape(ctx, &p->shape, DType::kInt16));
-  if (params->lhs_offset() != 0) return ctx.fail("lhs_offset", params->lhs_offset(), "must be 0 for int16");
-  if (params->rhs_offset() != 0) return ctx.fail("rhs_offset", params->rhs_offset(), "must be 0 for int16");
-  if (params->output_offset() != 0)
-    return ctx.fail("output_offset", params->output_offset(), "must be 0 for int16");
+  CORTEXM_RETURN_IF_STATUS(require_zero_offsets(ctx, params));
   p->output_multiplier = params->output_multiplier();
   p->output_shift = params->output_shift();
   p->activation_min = params->activation_min();
