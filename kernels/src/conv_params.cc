@@ -62,12 +62,7 @@ Error validate_conv_common(const ConvQuantParams& quant, const ConvGeometry& g, 
     return invalid("input_offset", quant.input_offset, "must be in [-127, 128]");
   if (quant.output_offset < -128 || quant.output_offset > 127)
     return invalid("output_offset", quant.output_offset, "must be in [-128, 127]");
-  if (quant.activation_min < -128 || quant.activation_min > 127)
-    return invalid("activation_min", quant.activation_min, "must be in [-128, 127]");
-  if (quant.activation_max < -128 || quant.activation_max > 127)
-    return invalid("activation_max", quant.activation_max, "must be in [-128, 127]");
-  if (quant.activation_min > quant.activation_max)
-    return invalid("activation_min", quant.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(quant.activation_min, quant.activation_max));
   if (quant.multipliers == nullptr || quant.shifts == nullptr)
     return invalid("requantize_multipliers", 0, "must be given per output channel");
   for (int32_t c = 0; c < output_channels; ++c) {

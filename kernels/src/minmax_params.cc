@@ -28,12 +28,7 @@ Error minmax_prepare(const MinMaxParams& p) {
       check_multiplier("other_multiplier", p.rhs_multiplier, "other_shift", p.rhs_shift));
   CORTEXM_RETURN_IF_ERROR(
       check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
-  if (p.activation_min < -128 || p.activation_min > 127)
-    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
-  if (p.activation_max < -128 || p.activation_max > 127)
-    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   return kOk;
 }
 

@@ -49,12 +49,7 @@ Error validate_pool2d(const Pool2dParams& p) {
     return invalid("output.shape[2]", p.output.w, "must equal the computed width");
   if (p.output.c != expected.c)
     return invalid("output.shape[3]", p.output.c, "must equal the input channels");
-  if (p.activation_min < -128 || p.activation_min > 127)
-    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
-  if (p.activation_max < -128 || p.activation_max > 127)
-    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   return kOk;
 }
 

@@ -24,12 +24,7 @@ Error quantized_add_s16_prepare(const AddS16Params& p) {
       check_multiplier("other_multiplier", p.rhs_multiplier, "other_shift", p.rhs_shift));
   CORTEXM_RETURN_IF_ERROR(
       check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
-  if (p.activation_min < -32768 || p.activation_min > 32767)
-    return invalid("activation_min", p.activation_min, "must be in [-32768, 32767]");
-  if (p.activation_max < -32768 || p.activation_max > 32767)
-    return invalid("activation_max", p.activation_max, "must be in [-32768, 32767]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   return kOk;
 }
 

@@ -270,12 +270,7 @@ Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
   if (p.filter.n % p.groups() != 0)
     return invalid("weight.shape[0]", p.filter.n,
                    "must be a multiple of groups = input.shape[3] / weight.shape[3]");
-  if (p.activation_min < -32768 || p.activation_min > 32767)
-    return invalid("activation_min", p.activation_min, "must be in [-32768, 32767]");
-  if (p.activation_max < -32768 || p.activation_max > 32767)
-    return invalid("activation_max", p.activation_max, "must be in [-32768, 32767]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   return kOk;
 }
 

@@ -17,12 +17,7 @@ Error quantized_linear_prepare(const LinearParams& p) {
     return invalid("filter_offset", p.filter_offset, "must be in [-127, 128]");
   if (p.output_offset < -128 || p.output_offset > 127)
     return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
-  if (p.activation_min < -128 || p.activation_min > 127)
-    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
-  if (p.activation_max < -128 || p.activation_max > 127)
-    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   if (p.num_multipliers != 1 && p.num_multipliers != p.output_features)
     return invalid("requantize_multipliers", p.num_multipliers,
                    "length must be 1 or output_features");

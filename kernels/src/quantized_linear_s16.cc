@@ -14,12 +14,7 @@ Error quantized_linear_s16_prepare(const LinearS16Params& p) {
   if (p.input_features < 1) return invalid("input_features", p.input_features, "must be >= 1");
   if (p.output_features < 1)
     return invalid("output_features", p.output_features, "must be >= 1");
-  if (p.activation_min < -32768 || p.activation_min > 32767)
-    return invalid("activation_min", p.activation_min, "must be in [-32768, 32767]");
-  if (p.activation_max < -32768 || p.activation_max > 32767)
-    return invalid("activation_max", p.activation_max, "must be in [-32768, 32767]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   if (p.num_multipliers != 1 && p.num_multipliers != p.output_features)
     return invalid("requantize_multipliers", p.num_multipliers,
                    "length must be 1 or output_features");

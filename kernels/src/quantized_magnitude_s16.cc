@@ -13,14 +13,7 @@ Error quantized_magnitude_s16_prepare(const MagnitudeParams& p) {
   if (p.output_offset < lo || p.output_offset > hi)
     return invalid("output_zero_point", p.output_offset,
                    p.int8_output ? "must be in [-128, 127]" : "must be in [-32768, 32767]");
-  if (p.activation_min < lo || p.activation_min > hi)
-    return invalid("activation_min", p.activation_min,
-                   p.int8_output ? "must be in [-128, 127]" : "must be in [-32768, 32767]");
-  if (p.activation_max < lo || p.activation_max > hi)
-    return invalid("activation_max", p.activation_max,
-                   p.int8_output ? "must be in [-128, 127]" : "must be in [-32768, 32767]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, !p.int8_output));
   return kOk;
 }
 

@@ -17,12 +17,7 @@ Error quantized_mul_prepare(const MulParams& p) {
     return invalid("output_multiplier", p.output_multiplier, "must be in [0, 2^31)");
   if (p.output_shift < kMinShift || p.output_shift > kMaxShift)
     return invalid("output_shift", p.output_shift, "must be in [-31, 30]");
-  if (p.activation_min < -128 || p.activation_min > 127)
-    return invalid("activation_min", p.activation_min, "must be in [-128, 127]");
-  if (p.activation_max < -128 || p.activation_max > 127)
-    return invalid("activation_max", p.activation_max, "must be in [-128, 127]");
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   return kOk;
 }
 

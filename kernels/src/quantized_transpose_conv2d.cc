@@ -75,12 +75,7 @@ Error quantized_transpose_conv2d_prepare(const TransposeConv2dParams& p) {
     return invalid("input_offset", q.input_offset, "must be in [-127, 128]");
   if (q.output_offset < -128 || q.output_offset > 127)
     return invalid("output_offset", q.output_offset, "must be in [-128, 127]");
-  if (q.activation_min < -128 || q.activation_min > 127)
-    return invalid("activation_min", q.activation_min, "must be in [-128, 127]");
-  if (q.activation_max < -128 || q.activation_max > 127)
-    return invalid("activation_max", q.activation_max, "must be in [-128, 127]");
-  if (q.activation_min > q.activation_max)
-    return invalid("activation_min", q.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(q.activation_min, q.activation_max));
   if (q.multipliers == nullptr || q.shifts == nullptr)
     return invalid("requantize_multipliers", 0, "must be given per output channel");
   for (int32_t c = 0; c < p.filter.n; ++c) {

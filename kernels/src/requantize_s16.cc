@@ -19,12 +19,7 @@ Error requantize_s16_prepare(const RequantizeS16Params& p) {
   if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");
   if (p.shift < kMinShift || p.shift > kMaxShift)
     return invalid("output_shift", p.shift, "must be in [-31, 30]");
-  if (p.activation_min < lo || p.activation_min > hi)
-    return invalid("activation_min", p.activation_min, range);
-  if (p.activation_max < lo || p.activation_max > hi)
-    return invalid("activation_max", p.activation_max, range);
-  if (p.activation_min > p.activation_max)
-    return invalid("activation_min", p.activation_min, "must be <= activation_max");
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, p.int16_output));
   return kOk;
 }
 

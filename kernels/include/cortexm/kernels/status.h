@@ -22,6 +22,17 @@ constexpr Error invalid(const char* argument, int64_t value, const char* require
   return Error{argument, index, value, requirement};
 }
 
+// A fused activation range on an int8 (or int16) output: both bounds in the dtype's range, in order.
+inline Error check_activation_range(int32_t activation_min, int32_t activation_max, bool int16 = false) {
+  const int32_t lo = int16 ? -32768 : -128, hi = int16 ? 32767 : 127;
+  const char* range = int16 ? "must be in [-32768, 32767]" : "must be in [-128, 127]";
+  if (activation_min < lo || activation_min > hi) return invalid("activation_min", activation_min, range);
+  if (activation_max < lo || activation_max > hi) return invalid("activation_max", activation_max, range);
+  if (activation_min > activation_max)
+    return invalid("activation_min", activation_min, "must be <= activation_max");
+  return kOk;
+}
+
 #define CORTEXM_RETURN_IF_ERROR(expr)   \
   do {                                  \
     const ::cortexm::Error err_ = (expr); \
