@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import cortexm
+from cortexm.aot import DATA_MOVEMENT
 
 torch = pytest.importorskip("torch")
 
@@ -24,11 +25,6 @@ QUANTIZER = dict(activation_dtype="int16", fuse_magnitude=True, weight_rounding=
 CALIBRATION, EVAL = 256, 64
 MEAN_BOUND = 0.0025  # measured 0.0018 (round to nearest: 0.0030)
 STREAM_MAX_BOUND, STREAM_MEAN_BOUND = 0.04, 0.0015  # measured 0.019, 0.0007 (nearest: 0.081, 0.0026)
-DATA_MOVEMENT = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default",
-                 "aten.cat.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
-                 "aten.split_with_sizes_copy.default", "aten.reflection_pad1d.default",
-                 "dim_order_ops._clone_dim_order.default"}
-BOUNDARY = {"cortex_m.quantize_per_tensor.default", "cortex_m.dequantize_per_tensor.default"}
 
 
 @pytest.fixture(scope="module")
