@@ -21,6 +21,7 @@ import torch
 
 import cortexm
 import cortexm.models
+from cortexm.aot import DATA_MOVEMENT  # ops that only move or reshape data
 
 # mobilenet_v3_small_96 is evaluated on 16 samples: per sample, the lowered and the fake-quantized
 # SQNR differ by +-1..3 dB either way (rounding differences amplified by random weights), so a few
@@ -83,12 +84,6 @@ def test_zoo_model_quantizes_with_sqnr_above_its_floor(name):
     assert sqnr_lowered > sqnr - 1.0, f"{name}: lowered SQNR {sqnr_lowered:.2f} dB, fake-quantized {sqnr:.2f} dB"
 
 
-# Ops that only move or reshape data; everything else in aten is compute.
-DATA_MOVEMENT = {"aten.view_copy.default", "aten.permute_copy.default", "aten.squeeze_copy.dims",
-                 "aten.unsqueeze_copy.default", "aten.cat.default", "aten.slice_copy.Tensor",
-                 "aten.select_copy.int", "aten.split_with_sizes_copy.default",
-                 "aten.constant_pad_nd.default", "aten.reflection_pad1d.default",
-                 "aten.upsample_nearest2d.default", "dim_order_ops._clone_dim_order.default"}
 BOUNDARY = {"cortex_m.quantize_per_tensor.default", "cortex_m.dequantize_per_tensor.default"}
 
 
