@@ -657,6 +657,15 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
     for (ValueId v : node.inputs) ins.push_back(v == kNoValue ? -1 : tensor_index.at(v));
     for (ValueId v : node.outputs) outs.push_back(tensor_index.at(v));
     const int64_t need = required_scratch(graph, node.id, isa);
+    // The lowering recorded the scratch of the isa it lowered for (AnnotateScratch).
+    for (const auto& [name, value] : node.attrs) {
+      const int64_t* lowered = std::get_if<int64_t>(&value);
+      if (name != "scratch_bytes" || !lowered || *lowered == 0 || *lowered == need) continue;
+      throw GraphError("node '" + node.name + "' (" + node.op + ") was lowered for another isa: it " +
+                       "records " + std::to_string(*lowered) + " bytes of scratch, its kernel on " +
+                       options.target + " (" + isa_name(isa) + ") needs " + std::to_string(need) +
+                       "; lower and write the program for the same target");
+    }
     int64_t scratch_offset = 0, scratch_size = 0;
     const auto it = layout.scratch.find(static_cast<int32_t>(step));
     if (it != layout.scratch.end()) std::tie(scratch_offset, scratch_size) = it->second;
