@@ -9,14 +9,17 @@ writes one dtype and lowers onto its int8 or _s16 kernel.
 
 The score of an assignment is the output SQNR against the float graph on the evaluation samples
 (the lowest over the graph's outputs), or the user's metric(qgraph). The search:
-1. all int8 (round to nearest, then GPTQ): meets the target -> done.
+1. all int8 (round to nearest, then GPTQ): meets the target (target_sqnr_db: int8 is good enough)
+   -> done.
 2. all int16: the best activations can do (`reach`), with the weight rounding that reaches
-   further (GPTQ, when its statistics are determined, costs nothing at run time). With the SQNR score, when 16x8 everywhere
-   gains less than min_gain_db over int8, activation precision is not what limits the model: it
-   stays int8. A target beyond reach is lowered to reach - 0.5 dB.
+   further (GPTQ, when its statistics are determined, costs nothing at run time). With the SQNR
+   score, when 16x8 everywhere gains less than min_gain_db over int8, activation precision is not
+   what limits the model: it stays int8. Otherwise the aim is reach - tolerance_db: the accuracy of
+   16x8 everywhere, with fewer groups (with a metric: metric_target, or reach beyond it).
 3. each group's loss when it alone is int8 in the all-int16 graph; groups promoted in order of
-   loss until the target is met, then each promoted group demoted again if the target still holds.
-Groups with no int8 kernel (a fused magnitude) are int16 whenever anything is.
+   loss until the aim is met, then each promoted group demoted again if the aim still holds.
+Groups with no int8 kernel (a fused magnitude) are int16 whenever anything is; groups whose int16
+would leave a float op in the lowered graph (no int16 kernel, e.g. softmax) stay int8.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ from .convert import convert
 
 META_KEY = "auto_precision"  # the summary, a JSON string on the quantized graph's first node
 MAX_EVALUATION = 16  # calibration samples the score uses when no evaluation samples are given
-TOLERANCE_DB = 0.5  # an unreachable target is lowered to reach - this
 
 
 class _Frozen:
@@ -164,6 +166,8 @@ class _Search:
             summary.setdefault("int8", score)
             if score >= target:
                 return self.finish(qgraph, frozenset(), rounding, score, summary, "int8 meets the target")
+        lowerable = self.lowerable(everything)
+        everything = frozenset(self.required) | frozenset(lowerable)
         reach = {r: evaluate(everything, r)[0] for r in roundings}
         # GPTQ costs nothing at run time: take it whenever it reaches further.
         rounding = max(roundings, key=lambda r: reach[r])
@@ -174,13 +178,15 @@ class _Search:
             return self.finish(qgraph, frozenset(), rounding, int8_score, summary,
                                f"16x8 everywhere gains only {reach[rounding] - int8_score:.1f} dB "
                                f"(< min_gain_db {q.min_gain_db}): activation precision does not limit this model")
-        aim = target if reach[rounding] >= target else (
-            reach[rounding] - TOLERANCE_DB if q.metric is None else reach[rounding])
+        if q.metric is None:
+            aim = reach[rounding] - q.tolerance_db
+        else:
+            aim = target if reach[rounding] >= target else reach[rounding]
         summary["aim"] = aim
         loss = {}
-        for root in self.candidates:
+        for root in lowerable:
             loss[root] = reach[rounding] - evaluate(everything - {root}, rounding)[0]
-        order = sorted(self.candidates, key=lambda r: -loss[r])
+        order = sorted(lowerable, key=lambda r: -loss[r])
         chosen = set(self.required)
         for root in [None] + order:
             if root is not None:
@@ -192,12 +198,33 @@ class _Search:
                 chosen.discard(root)
         score, qgraph = evaluate(chosen, rounding)
         summary["promoted"] = {r: round(loss[r], 2) if r in loss else None for r in self.roots if r in chosen}
-        reason = "meets the target" if score >= target else f"target out of reach: aimed at {aim:.2f}"
+        if q.metric is None:
+            reason = f"int8 misses the target; within {q.tolerance_db} dB of all 16x8"
+        else:
+            reason = "meets the target" if score >= target else f"target out of reach: aimed at {aim:.2f}"
+        if len(lowerable) < len(self.candidates):
+            reason += f"; kept int8 (no int16 kernel): {', '.join(r for r in self.candidates if r not in lowerable)}"
         return self.finish(qgraph, frozenset(chosen), rounding, score, summary, reason)
+
+    def float_ops(self, qgraph, lowered=None) -> list:
+        """The float compute ops left when qgraph is lowered."""
+        from .. import lower
+        from ..aot import DATA_MOVEMENT
+
+        lowered = lowered or lower(qgraph, self.quantizer.cost_target)
+        return sorted(n.op for n in lowered.nodes if n.op.startswith("aten.") and n.op not in DATA_MOVEMENT)
+
+    def lowerable(self, everything) -> list:
+        """The candidates whose int16 adds no float op to the lowered graph (all of them when the
+        all-int16 graph has none more than the int8 one; else each is tried alone)."""
+        baseline = len(self.float_ops(self.convert(frozenset(self.required), "nearest")))
+        if len(self.float_ops(self.convert(everything, "nearest"))) <= baseline:
+            return list(self.candidates)
+        return [r for r in self.candidates
+                if len(self.float_ops(self.convert(frozenset(self.required) | {r}, "nearest"))) <= baseline]
 
     def finish(self, qgraph, int16, rounding, score, summary, reason):
         from .. import lower, to_program
-        from ..aot import DATA_MOVEMENT
 
         summary.update(score=score, weight_rounding=rounding, reason=reason, evaluations=self.evaluations,
                        int16=sorted(int16))
@@ -207,8 +234,7 @@ class _Search:
         for label, groups in (("int8", frozenset()), ("auto", int16), ("16x8", frozenset(self.roots))):
             graph = qgraph if label == "auto" else self.convert(groups, rounding)
             lowered = lower(graph, target)
-            floats[label] = sorted(n.op for n in lowered.nodes
-                                   if n.op.startswith("aten.") and n.op not in DATA_MOVEMENT)
+            floats[label] = self.float_ops(graph, lowered)
             try:
                 arena[label] = to_program(lowered, target=target).arena_size
             except NotImplementedError:
