@@ -2,8 +2,8 @@
 
 An int8-friendly model (ds_cnn) stays all int8; a front end whose input spans ~50 dB of level gets
 its int16 groups and no others, lowered onto cortex_m kernels with no float compute op; silero_vad
-(CORTEXM_SLOW=1: 256 calibration steps for GPTQ) is asked to meet |p - p_float| <= 0.02 with a
-strict subset of its groups in int16, and does not yet (strict xfail, numbers there).
+(CORTEXM_SLOW=1: 256 calibration steps for GPTQ) meets |p - p_float| <= 0.02 on 64 steps with a
+strict subset of its groups in int16, but not yet on real speech streamed (strict xfail).
 """
 
 import os
@@ -166,23 +166,26 @@ def test_quantize_refuses_a_precision_its_quantizer_does_not_have():
 # --- silero_vad: slow (256 calibration steps so that GPTQ is determined) -------------------------
 
 CALIBRATION, EVAL = 256, 64
+slow = pytest.mark.skipif(not os.environ.get("CORTEXM_SLOW"), reason="silero auto calibrates on 256 steps: CORTEXM_SLOW=1")
 
 
-# Not met yet at the default target (30 dB): 13 of 23 groups int16 + GPTQ measured 0.029 max on 64
-# steps, 0.10 on real speech (all 16x8 + GPTQ: 0.018 / 0.017). The SQNR over all steps together is
-# set by the loud ones; the quiet steps, where p moves most, need a per-step score (not done).
-@pytest.mark.xfail(strict=True, reason="auto's default SQNR target stops short of silero's 0.02 bound")
-@pytest.mark.skipif(not os.environ.get("CORTEXM_SLOW"), reason="silero auto calibrates on 256 steps: CORTEXM_SLOW=1")
-def test_silero_auto_meets_0_02_with_a_strict_subset_of_int16_groups():
+@pytest.fixture(scope="module")
+def silero_auto():
     import zoo
-    from cortexm.models import silero_vad
 
     model, _, calibration, graph = zoo.exported("silero_vad")
     qgraph = cortexm.quantize(graph, calibration(CALIBRATION, seed=0), precision="auto", progress=False)
+    return model, calibration, qgraph, cortexm.lower(qgraph, "cortex-m55+int8")
+
+
+@slow
+def test_silero_auto_meets_0_02_on_steps_with_a_strict_subset_of_int16_groups(silero_auto):
+    """Measured: 21 of 23 groups int16 (sigmoid_2, sigmoid_3 int8), GPTQ; max 0.0159 / mean 0.0026
+    (all 16x8 + GPTQ: 0.0180 / 0.0018)."""
+    model, calibration, qgraph, lowered = silero_auto
     choice = cortexm.quantization_report(qgraph).precision
     print(choice)
     assert 0 < len(choice.summary["int16"]) < choice.summary["groups"]
-    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
     assert not float_compute_ops(lowered), lowered.op_counts()
     errors = []
     for sample in calibration(EVAL, seed=1):
@@ -191,7 +194,17 @@ def test_silero_auto_meets_0_02_with_a_strict_subset_of_int16_groups():
         got = np.asarray(lowered.run(*[t.numpy() for t in sample])[0]).reshape(-1)[0]
         errors.append(abs(float(got) - want))
     print(f"64 steps: max {max(errors):.4f} mean {np.mean(errors):.4f}")
-    assert max(errors) <= 0.02
+    assert max(errors) <= 0.02 and np.mean(errors) <= 0.004
+
+
+# Measured 0.0218 max (0.0027 mean, no decision flipped) against 0.0186 for all 16x8 + GPTQ: the
+# SQNR of single steps does not see the error the int8 gate (sigmoid_2) carries through the state.
+@slow
+@pytest.mark.xfail(strict=True, reason="auto's per-step SQNR misses 0.02 on real speech streamed by ~0.002")
+def test_silero_auto_streams_real_speech_within_0_02(silero_auto):
+    from cortexm.models import silero_vad
+
+    model, _, _, lowered = silero_auto
     try:
         audio, _, _ = silero_vad.speech_in_noise(silero_vad.espeak_speech())
     except RuntimeError as e:
