@@ -163,6 +163,25 @@ def test_quantize_refuses_a_precision_its_quantizer_does_not_have():
         cortexm.quantize(cortexm.Graph(), [], cortexm.CortexMQuantizer(), precision="auto")
 
 
+def test_aot_precision_flag(tmp_path, capsys):
+    from cortexm import aot
+
+    factory = tmp_path / "tiny.py"
+    factory.write_text("import torch\n"
+                       "def make():\n"
+                       "    torch.manual_seed(0)\n"
+                       "    model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU()).eval()\n"
+                       "    return model, (torch.randn(1, 8),), lambda n: [(torch.randn(1, 8),) for _ in range(n)]\n")
+    out, model = tmp_path / "tiny.cmpte", f"{factory}:make"
+    assert aot.main(["--model", model, "--quantize", "--precision", "auto", "--output", str(out)]) == 0
+    assert "precision auto: 0 of " in capsys.readouterr().out and out.exists()
+    for argv, message in ((["--precision", "auto"], "--precision needs --quantize"),
+                          (["--quantize", "--precision", "16x8", "--activations", "int16"], "drop --activations")):
+        with pytest.raises(SystemExit):
+            aot.main(["--model", model, "--output", str(out), *argv])
+        assert message in capsys.readouterr().err
+
+
 # --- silero_vad: slow (256 calibration steps so that GPTQ is determined) -------------------------
 
 CALIBRATION, EVAL = 256, 64
