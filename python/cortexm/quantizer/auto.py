@@ -134,6 +134,7 @@ class _Search:
                     key = (source.root, dtype)
                     if key not in edges:
                         edges[key] = Group(source.root, observer=self.bank[source.root][dtype])
+                        edges[key].includes = source.includes  # a constant pad's value, as the source's
                     annotation.edge_groups[(node.name, index)] = edges[key]
         statistics = self.statistics if rounding == "gptq" else {}
         return convert(self.graph, annotation, quantizer, statistics, self.rounding_cache)
