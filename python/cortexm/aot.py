@@ -9,8 +9,9 @@
 (model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
 tuples. --activations int16 is TFLite's 16x8 mode (int16 activations, int8 weights; e.g. silero_vad
 with --fuse-magnitude); --weight-rounding gptq rounds weights against the calibration inputs (give
-it more --calibration-samples). --precision auto promotes the fewest activation groups to int16 (and
-uses GPTQ when it helps) to meet an output SQNR target (CortexMQuantizer(precision="auto")). The output file is written atomically: it is the whole program or it is not touched.
+it more --calibration-samples). --precision auto: int16 for the fewest activation groups (GPTQ when
+it helps) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto")).
+The output file is written atomically: it is the whole program or it is not touched.
 --export-c also writes the program as C for firmware (Program.export_c: <name>_program.c and .h,
 main.cc, cortexm.cmake, CMakeLists.txt; the name is --export-c-name, else the output file's stem).
 """
@@ -112,7 +113,7 @@ def parse_args(argv):
     if args.precision and not args.quantize:
         p.error("--precision needs --quantize")
     if args.precision and (args.activations != "int8" or (args.precision == "auto" and args.weight_rounding != "nearest")):
-        p.error("--precision sets the activations (and, auto, the weight rounding): drop --activations")
+        p.error("--precision sets the activations (and, auto, the weight rounding): drop --activations / --weight-rounding")
     if args.export_c_name is not None and not args.export_c:
         p.error("--export-c-name needs --export-c DIR")
     if args.export_c:
