@@ -35,6 +35,7 @@ SETTINGS = {
     "int16 front end": dict(int16_activations=FRONT_END, fuse_magnitude=True),
     "16x8 (activation_dtype='int16')": dict(activation_dtype="int16", fuse_magnitude=True),
     "16x8, GPTQ weights": dict(activation_dtype="int16", fuse_magnitude=True, weight_rounding="gptq"),
+    "auto (precision='auto')": dict(precision="auto"),
 }
 
 REGIONS = {
@@ -142,6 +143,8 @@ def main():
     parser.add_argument("--calibration", type=int, default=16, help="calibration samples (seed 0)")
     parser.add_argument("--eval", type=int, default=64, help="evaluation samples (seed 1)")
     parser.add_argument("--tail", type=int, default=512, help="samples (seed 1) for the tail statistics")
+    parser.add_argument("--only", nargs="+", metavar="PREFIX",
+                        help="measure only the settings whose label starts with one of these (int8, 16x8, auto, ...)")
     parser.add_argument("--regions", action="store_true", help="attribute the int8 error to regions")
     parser.add_argument("--weights", action="store_true", help="the error of each weight alone in int8")
     args = parser.parse_args()
@@ -151,11 +154,15 @@ def main():
           f" max / mean / decisions at 0.5 that differ; calibrated on {args.calibration} samples")
     qgraphs = {}
     for label, options in SETTINGS.items():
+        if args.only and not label.startswith(tuple(args.only)) and label not in ("int8 (default)", "16x8, GPTQ weights"):
+            continue
         quantizer = cortexm.CortexMQuantizer(**options)
         qgraph = cortexm.quantize(bench.graph, bench.calibration(args.calibration), quantizer, progress=False)
         qgraphs[label] = qgraph
         lowered = cortexm.lower(qgraph, "cortex-m55+int8")
         floats = sorted(op for op in lowered.op_counts() if op.startswith("aten.") and op not in DATA_MOVEMENT)
+        if options.get("precision") == "auto":
+            print(cortexm.quantization_report(qgraph).precision)
         print(f"{label}\n  fake-quantized  {bench.measure(qgraph)}\n  lowered         {bench.measure(lowered)}"
               f"\n  float compute ops after lowering: {', '.join(floats) or 'none'}", flush=True)
     print("floors:")

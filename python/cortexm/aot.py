@@ -1,7 +1,7 @@
 """Ahead-of-time compiler, after ExecuTorch's aot_arm_compiler: model -> .cmpte program file.
 
     python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
-        [--calibration-samples N] [--activations int8|int16] [--fuse-magnitude] \\
+        [--calibration-samples N] [--precision int8|16x8|auto] [--activations int8|int16] [--fuse-magnitude] \\
         [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] --output ds_cnn.cmpte \\
         [--export-c DIR [--export-c-name NAME]]
 
@@ -9,7 +9,9 @@
 (model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
 tuples. --activations int16 is TFLite's 16x8 mode (int16 activations, int8 weights; e.g. silero_vad
 with --fuse-magnitude); --weight-rounding gptq rounds weights against the calibration inputs (give
-it more --calibration-samples). The output file is written atomically: it is the whole program or it is not touched.
+it more --calibration-samples). --precision auto: int16 for the fewest activation groups (GPTQ when
+it helps) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto")).
+The output file is written atomically: it is the whole program or it is not touched.
 --export-c also writes the program as C for firmware (Program.export_c: <name>_program.c and .h,
 main.cc, cortexm.cmake, CMakeLists.txt; the name is --export-c-name, else the output file's stem).
 """
@@ -91,6 +93,8 @@ def parse_args(argv):
     p.add_argument("--calibration-samples", type=int, default=8, help="calibration input tuples (default 8)")
     p.add_argument("--activations", choices=("int8", "int16"), default="int8",
                    help="activation dtype with --quantize: int8, or int16 (16x8 kernels)")
+    p.add_argument("--precision", choices=("int8", "16x8", "auto"),
+                   help="with --quantize: int8, 16x8 (= --activations int16) or auto (int16 where needed)")
     p.add_argument("--fuse-magnitude", action="store_true",
                    help="quantize sqrt(a*a + b*b) as one magnitude (silero's STFT front end)")
     p.add_argument("--weight-rounding", choices=("nearest", "gptq"), default="nearest",
@@ -106,6 +110,10 @@ def parse_args(argv):
         p.error(f"--calibration-samples {args.calibration_samples} must be >= 1")
     if not args.quantize and (args.activations != "int8" or args.fuse_magnitude or args.weight_rounding != "nearest"):
         p.error("--activations, --fuse-magnitude and --weight-rounding need --quantize")
+    if args.precision and not args.quantize:
+        p.error("--precision needs --quantize")
+    if args.precision and (args.activations != "int8" or (args.precision == "auto" and args.weight_rounding != "nearest")):
+        p.error("--precision sets the activations (and, auto, the weight rounding): drop --activations / --weight-rounding")
     if args.export_c_name is not None and not args.export_c:
         p.error("--export-c-name needs --export-c DIR")
     if args.export_c:
@@ -137,9 +145,12 @@ def main(argv=None) -> int:
         graph.save(os.path.join(args.intermediates, "exported.cmg"))
     if args.quantize:
         samples = list(calibration(args.calibration_samples)) if calibration else [example] * args.calibration_samples
-        quantizer = cortexm.CortexMQuantizer(activation_dtype=args.activations, fuse_magnitude=args.fuse_magnitude,
-                                             weight_rounding=args.weight_rounding)
+        quantizer = cortexm.CortexMQuantizer(precision="auto") if args.precision == "auto" else cortexm.CortexMQuantizer(
+            activation_dtype=None if args.precision else args.activations, fuse_magnitude=args.fuse_magnitude,
+            weight_rounding=args.weight_rounding, precision=args.precision)
         qgraph = cortexm.quantize(graph, samples, quantizer, progress=False)
+        if args.precision == "auto":
+            print(cortexm.quantization_report(qgraph).precision)
         if args.intermediates:
             qgraph.save(os.path.join(args.intermediates, "quantized.cmg"))
         lowered = cortexm.lower(qgraph, args.target, intermediates=args.intermediates)

@@ -7,17 +7,18 @@ quantize() annotates the graph with the patterns of patterns.py, runs the calibr
 through the interpreter to feed the observers (observers.py), and returns a new graph in
 convert_pt2e form (convert.py). The input graph is left as it was.
 
-Modules: config (CortexMQuantizer), observers, patterns, annotator, calibrate, gptq, convert, report.
+Modules: config (CortexMQuantizer), observers, patterns, annotator, calibrate, gptq, convert, auto
+(precision='auto'), report.
 """
 
 from __future__ import annotations
 
-from . import gptq
+from . import auto, gptq
 from .annotator import annotate
 from .calibrate import calibrate
 from .config import CortexMQuantizer
 from .convert import convert
-from .report import QDQ_OPS, QuantizationReport, ReportRow, quantization_report
+from .report import QDQ_OPS, PrecisionChoice, QuantizationReport, ReportRow, quantization_report
 
 __all__ = ["CortexMQuantizer", "QuantizationReport", "ReportRow", "is_quantized", "quantization_report",
            "quantize"]
@@ -31,7 +32,8 @@ def is_quantized(graph) -> bool:
     return any(v.qparams is not None and v.dtype != "float32" for v in graph.inputs)
 
 
-def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, progress: bool = True):
+def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, progress: bool = True,
+             precision: str | None = None):
     """A new graph with int8 (or int16) activations and int8 weights, fake-quantized in convert_pt2e
     form: it still runs in graph.run, float in and float out.
 
@@ -40,13 +42,21 @@ def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, p
     NaN / inf in it, inputs that do not match the graph's shapes or dtypes, and graphs that are
     already quantized. An activation that is zero on every sample gets scale = float32 eps (and
     zero point -128), so every scale stays > 0. progress: a tqdm bar on a terminal.
+    precision: 'int8', '16x8' or 'auto' (CortexMQuantizer(precision=...); with a quantizer, it must
+    say the same). 'auto' calibrates once and searches for the fewest int16 groups meeting the
+    quantizer's target (auto.py); quantization_report(qgraph).precision describes the choice.
     """
-    quantizer = quantizer or CortexMQuantizer()
+    if quantizer is None:
+        quantizer = CortexMQuantizer(precision=precision)
     if not isinstance(quantizer, CortexMQuantizer):
         raise TypeError(f"quantizer must be a CortexMQuantizer, got {type(quantizer).__name__}")
+    if precision is not None and precision != quantizer.precision:
+        raise ValueError(f"precision={precision!r} but the quantizer's precision is {quantizer.precision!r}")
     if is_quantized(graph):
         raise ValueError("the graph is already quantized (it has quantize / dequantize ops); "
                          "lower it as it is instead of quantizing it again")
+    if quantizer.precision == "auto":
+        return auto.quantize_auto(graph, calibration, quantizer, progress)
     annotation = annotate(graph, quantizer)
     statistics = gptq.collect(annotation) if quantizer.weight_rounding == "gptq" else {}
     watchers = {}

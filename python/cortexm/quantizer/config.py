@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from .observers import ACTIVATION_RANGES, OBSERVERS, Observer
 
 WEIGHT_ROUNDINGS = ("nearest", "gptq")
+PRECISIONS = {"int8": "int8", "16x8": "int16", "auto": None}  # precision -> activation_dtype
 FIXED_QPARAMS = {
     ("softmax", "int8"): (1 / 256, -128), ("softmax", "int16"): (1 / 32768, 0),
     ("sigmoid", "int8"): (1 / 256, -128), ("sigmoid", "int16"): (1 / 32768, 0),
@@ -35,11 +38,49 @@ class CortexMQuantizer:
         Calibration then also accumulates each op's input second moments (columns^2 floats per
         weight). A weight whose op saw fewer input vectors than it has columns (channels x kernel
         taps) rounds to nearest: give GPTQ more calibration samples than the observers need.
+    precision: 'int8' (activation_dtype='int8'), '16x8' (activation_dtype='int16') or 'auto': the
+        fewest activation groups in int16 (and GPTQ weights when they help) that meet the target
+        (auto.py). Given, it sets activation_dtype (a different explicit activation_dtype is an
+        error); auto decides int16_activations, fuse_magnitude and weight_rounding itself.
+    target_sqnr_db: auto keeps all int8 when its output SQNR against float on the evaluation
+        samples (the lowest over the graph's outputs) reaches this.
+    tolerance_db: otherwise auto promotes the fewest groups whose SQNR is within this of the
+        all-16x8 graph's.
+    min_gain_db: auto keeps a model all int8 when 16x8 everywhere gains less than this over int8
+        (the int8 activations are then not what limits its accuracy: random-weight mobilenet_v2_96
+        goes from 6 to 13 dB).
+    metric, metric_target: auto's target instead of the SQNR: metric(qgraph) -> float, higher is
+        better, met at >= metric_target (e.g. accuracy over held-out samples).
+    evaluation: samples auto scores on (default: the first 16 calibration samples).
+    cost_target: the target auto lowers to for the arena cost it reports.
     """
 
     def __init__(self, activation_observer: str = "histogram", per_channel: bool = True,
-                 activation_dtype: str = "int8", int16_activations=(), fuse_magnitude: bool = False,
-                 weight_rounding: str = "nearest"):
+                 activation_dtype: str | None = None, int16_activations=(), fuse_magnitude: bool = False,
+                 weight_rounding: str = "nearest", *, precision: str | None = None,
+                 target_sqnr_db: float = 30.0, min_gain_db: float = 10.0, tolerance_db: float = 0.5, metric=None, metric_target=None,
+                 evaluation=None, cost_target: str = "cortex-m55+int8"):
+        if precision is not None and precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
+        if precision is not None and activation_dtype is not None and PRECISIONS[precision] != activation_dtype:
+            raise ValueError(f"precision={precision!r} conflicts with activation_dtype={activation_dtype!r}")
+        if precision == "auto" and (int16_activations or weight_rounding != "nearest"):
+            raise ValueError("precision='auto' chooses int16_activations and weight_rounding itself")
+        if metric is not None and metric_target is None:
+            raise ValueError("metric needs metric_target (the score the quantized graph must reach)")
+        if metric is not None and not callable(metric):
+            raise TypeError(f"metric must be callable(qgraph) -> float, got {type(metric).__name__}")
+        if not all(math.isfinite(v) for v in (target_sqnr_db, min_gain_db, tolerance_db)) or tolerance_db < 0:
+            raise ValueError(f"target_sqnr_db, min_gain_db and tolerance_db must be finite (tolerance_db >= 0), "
+                             f"got {target_sqnr_db}, {min_gain_db}, {tolerance_db}")
+        self.precision = precision or ("16x8" if activation_dtype == "int16" else "int8")
+        self.target_sqnr_db = float(target_sqnr_db)
+        self.min_gain_db = float(min_gain_db)
+        self.tolerance_db = float(tolerance_db)
+        self.metric, self.metric_target = metric, metric_target
+        self.evaluation = None if evaluation is None else list(evaluation)
+        self.cost_target = cost_target
+        activation_dtype = activation_dtype or PRECISIONS[precision or "int8"] or "int8"
         if activation_observer not in OBSERVERS:
             raise ValueError(f"activation_observer must be one of {sorted(OBSERVERS)}, "
                              f"got {activation_observer!r}")
@@ -76,6 +117,8 @@ class CortexMQuantizer:
 
     def __repr__(self) -> str:
         extra = ""
+        if self.precision == "auto":
+            extra += f", precision='auto', target_sqnr_db={self.target_sqnr_db}"
         if self.int16_activations:
             extra += f", int16_activations={sorted(self.int16_activations)!r}"
         if self.fuse_magnitude:

@@ -23,15 +23,18 @@ DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
 DEQUANTIZE_PER_CHANNEL = "quantized_decomposed.dequantize_per_channel.default"
 
 
-def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = None):
+def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = None,
+            rounding_cache: dict | None = None):
     """statistics: (weight-reading node name, input index) -> gptq.InputStatistics of the weights
-    to round by GPTQ; the others round to nearest."""
+    to round by GPTQ; the others round to nearest. rounding_cache: a dict kept across converts of
+    the same graph and statistics, so each weight is rounded once (precision='auto')."""
     g = graph.copy()
     nodes = {n.name: n for n in g.nodes}
     _mark(nodes, annotation)
     _insert_activation_qdq(g, nodes, annotation)
     _insert_requantize(g, nodes, annotation)
-    weight_scales = _quantize_weights(g, nodes, annotation, quantizer.per_channel, statistics or {})
+    weight_scales = _quantize_weights(g, nodes, annotation, quantizer.per_channel, statistics or {},
+                                      {} if rounding_cache is None else rounding_cache)
     _quantize_biases(g, nodes, annotation, weight_scales, quantizer.per_channel)
     g.dead_code_elimination()  # drops the float weights and biases the int ones replaced
     g.verify()
@@ -97,9 +100,11 @@ def _insert_requantize(g, nodes: dict, annotation: Annotation) -> None:
         node.replace_input(index, done[key])
 
 
-def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool, statistics: dict) -> dict:
+def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool, statistics: dict,
+                      rounded: dict) -> dict:
     """Weights -> int8 constants behind a dequantize, rounded to nearest or, for the uses in
-    statistics, by GPTQ. Returns {(node, index): float32 scales}."""
+    statistics, by GPTQ (rounded: (weight, axis, statistics) -> (int8 data, scales), filled here).
+    Returns {(node, index): float32 scales}."""
     cache, scales_of = {}, {}
     for match in annotation.matches:
         for use in match.weights:
@@ -109,9 +114,12 @@ def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool,
             stats = statistics.get((use.node.name, use.index))
             key = (w.name, axis, id(stats))
             if key not in cache:
-                data, scales = quantize_weight(w.data, axis)
-                if stats is not None and stats.determined:
-                    data = gptq.round_weight(w.data, axis, use.axis, scales, stats)
+                if key not in rounded:
+                    data, scales = quantize_weight(w.data, axis)
+                    if stats is not None and stats.determined:
+                        data = gptq.round_weight(w.data, axis, use.axis, scales, stats)
+                    rounded[key] = (data, scales)
+                data, scales = rounded[key]
                 qparams = {"scales": scales.tolist(), "zero_points": [0] * scales.size,
                            "axis": -1 if axis is None else axis, "quant_min": WEIGHT_QMIN, "quant_max": WEIGHT_QMAX}
                 cache[key] = (g.add_constant(f"{w.name}_int8", data, qparams=qparams), scales)

@@ -3,6 +3,7 @@ float one, the reason. print(report) shows a table; report.rows holds the data."
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 QDQ_OPS = frozenset({
@@ -41,9 +42,38 @@ def _format(q, missing: str = "float") -> str:
     return f"{q['dtype']} s={q['scale']:.4g} zp={q['zero_point']}"
 
 
+@dataclass
+class PrecisionChoice:
+    """What precision='auto' chose (auto.py), from the quantized graph's meta."""
+
+    summary: dict
+
+    @property
+    def promoted(self) -> list:
+        """The int16 groups (their root values), in execution order."""
+        return list(self.summary["promoted"])
+
+    def __str__(self) -> str:
+        s = self.summary
+        unit = " dB" if s["metric"] == "sqnr_db" else ""
+        what = "output SQNR" if s["metric"] == "sqnr_db" else "metric"
+        lines = [f"precision auto: {len(s['int16'])} of {s['groups']} activation groups int16, weights "
+                 f"{s['weight_rounding']}; {what} {s['score']:.2f}{unit} (target {s['target']:.2f}{unit}; "
+                 f"all int8 {s['int8']:.2f}" + (f", all 16x8 {s['all_16x8']:.2f}" if "all_16x8" in s else "")
+                 + f"): {s['reason']}"]
+        for root, loss in s["promoted"].items():
+            why = "no int8 kernel" if loss is None else f"alone in int8 loses {loss:.2f}{unit}"
+            lines.append(f"  int16 {root}: {why}")
+        arena = s["arena"]
+        lines.append("  arena bytes (" + s["cost_target"] + "): " + ", ".join(
+            f"{k} {'n/a' if v is None else v}" for k, v in arena.items()) + f"; {s['evaluations']} graphs scored")
+        return "\n".join(lines)
+
+
 class QuantizationReport:
-    def __init__(self, rows: list):
+    def __init__(self, rows: list, precision: PrecisionChoice | None = None):
         self.rows = rows
+        self.precision = precision  # precision='auto''s choice, None otherwise
 
     def __iter__(self):
         return iter(self.rows)
@@ -80,6 +110,8 @@ class QuantizationReport:
             if k == 0:
                 lines.append("-+-".join("-" * w for w in widths) + "-+-" + "-" * len(header[-1]))
         lines.append(f"{len(self.rows)} compute nodes: {len(self.quantized)} quantized, {len(self.float)} float")
+        if self.precision is not None:
+            lines.append(str(self.precision))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -113,4 +145,6 @@ def quantization_report(qgraph) -> QuantizationReport:
             fused.update(o.name for o, q in zip(node.outputs, outputs) if q is None)
         rows.append(ReportRow(node.name, node.op, status, meta.get("pattern", ""), inputs, outputs,
                               meta.get("float_reason", "")))
-    return QuantizationReport(rows)
+    nodes = qgraph.nodes
+    summary = nodes[0].meta.get("auto_precision") if nodes else None
+    return QuantizationReport(rows, PrecisionChoice(json.loads(summary)) if summary else None)

@@ -1,0 +1,256 @@
+"""precision="auto": the fewest activation groups in int16 (16x8: int16 activations, int8 weights)
+and, when it helps, GPTQ weights, so that the quantized graph meets an accuracy target.
+
+One calibration pass feeds, for every activation group, an int8 and an int16 observer (and GPTQ's
+input statistics), so any assignment of dtypes to groups converts without calibrating again. A
+quantized op takes the dtype of its output; an input from a group of the other dtype is
+requantized on that edge (an int8 <-> int16 requantize_s16 after lowering), so every op reads and
+writes one dtype and lowers onto its int8 or _s16 kernel.
+
+The score of an assignment is the output SQNR against the float graph on the evaluation samples
+(the lowest over the graph's outputs), or the user's metric(qgraph). The search:
+1. all int8 (round to nearest, then GPTQ): meets the target (target_sqnr_db: int8 is good enough)
+   -> done.
+2. all int16: the best activations can do (`reach`), with the weight rounding that reaches
+   further (GPTQ, when its statistics are determined, costs nothing at run time). With the SQNR
+   score, when 16x8 everywhere gains less than min_gain_db over int8, activation precision is not
+   what limits the model: it stays int8. Otherwise the aim is reach - tolerance_db: the accuracy of
+   16x8 everywhere, with fewer groups (with a metric: metric_target, or reach beyond it).
+3. each group's loss when it alone is int8 in the all-int16 graph; groups promoted in order of
+   loss until the aim is met, then each promoted group demoted again if the aim still holds.
+Groups with no int8 kernel (a fused magnitude) are int16 whenever anything is; groups whose int16
+would leave a float op in the lowered graph (no int16 kernel, e.g. softmax) stay int8.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+
+from . import gptq
+from .annotator import Group, annotate
+from .calibrate import calibrate, sample_arrays
+from .convert import convert
+
+META_KEY = "auto_precision"  # the summary, a JSON string on the quantized graph's first node
+MAX_EVALUATION = 16  # calibration samples the score uses when no evaluation samples are given
+
+
+class _Frozen:
+    """An observer's range, computed once (a histogram's L2 search is the slow part of convert)."""
+
+    def __init__(self, observer):
+        self.dtype = observer.dtype
+        self.observed = observer.observed
+        self._range = observer.range() if observer.observed else (None, None)
+        self._qparams = observer.qparams() if observer.observed else None
+
+    def range(self):
+        return self._range
+
+    def qparams(self):
+        if self._qparams is None:
+            raise ValueError("observer has seen no data")
+        return self._qparams
+
+
+def _dtype(group: Group) -> str:
+    return group.fixed.dtype if group.fixed is not None else group.observer.dtype
+
+
+def output_sqnr_db(reference: list, outputs: list) -> float:
+    """The lowest SQNR over the graph's outputs; reference / outputs: per sample, a list of arrays."""
+    worst = math.inf
+    for k in range(len(reference[0])):
+        ref = np.concatenate([np.asarray(r[k], np.float64).ravel() for r in reference])
+        out = np.concatenate([np.asarray(o[k], np.float64).ravel() for o in outputs])
+        noise = float(((ref - out) ** 2).sum())
+        signal = float((ref ** 2).sum())
+        worst = min(worst, 10 * math.log10(max(signal, 1e-30) / max(noise, 1e-30)))
+    return worst
+
+
+def _as_list(outputs) -> list:
+    return list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+
+
+class _Search:
+    def __init__(self, graph, samples, quantizer, evaluation, progress):
+        from .config import CortexMQuantizer
+
+        self.graph = graph
+        self.quantizer = quantizer
+        self.base = CortexMQuantizer(quantizer.activation_observer, quantizer.per_channel, "int8",
+                                     fuse_magnitude=True)
+        annotation = annotate(graph, self.base)
+        self.roots = list(dict.fromkeys(g.root for g in annotation.groups.values()))
+        bank = {root: {dtype: self.base.make_observer(dtype) for dtype in ("int8", "int16")} for root in self.roots}
+        watchers = {}
+        for root in self.roots:
+            watchers.setdefault(root, []).extend(bank[root].values())
+        statistics = gptq.collect(annotation)
+        for stats, (node, index) in statistics.values():
+            watchers.setdefault(node.inputs[index].name, []).append(stats)
+        for group in annotation.observed_groups().values():
+            group.observer = bank[group.root]["int8"]  # fed through watchers instead
+            watchers[group.root].remove(group.observer)
+        calibrate(graph, annotation, samples, progress, watchers)
+        self.bank = {root: {d: _Frozen(o) for d, o in obs.items()} for root, obs in bank.items()}
+        self.statistics = {use: stats for use, (stats, _) in statistics.items()}
+        self.gptq_determined = any(s.determined for s in self.statistics.values())
+        # Groups of matches with no int8 kernel: int16 whenever anything is.
+        self.required = set()
+        for match in annotation.matches:
+            if match.pattern == "magnitude":
+                self.required.update(annotation.groups[n.inputs[i].name].root for n, i in match.activations)
+                self.required.update(annotation.groups[name].root for name in match.outputs)
+        self.candidates = [r for r in self.roots if r not in self.required]
+        self.rounding_cache = {}
+        self.evaluation = [sample_arrays(s, graph.inputs, i) for i, s in enumerate(evaluation)]
+        self.reference = [_as_list(graph.run(*arrays)) for arrays in self.evaluation]
+        self.evaluations = 0
+
+    def convert(self, int16: frozenset, rounding: str):
+        from .config import CortexMQuantizer
+
+        quantizer = CortexMQuantizer(self.base.activation_observer, self.base.per_channel, "int8",
+                                     int16_activations=int16, fuse_magnitude=True)
+        annotation = annotate(self.graph, quantizer)
+        for group in annotation.observed_groups().values():
+            group.observer = self.bank[group.root][group.observer.dtype]
+        edges = {}
+        for match in annotation.matches:
+            if not match.outputs:
+                continue
+            dtype = _dtype(annotation.groups[next(iter(match.outputs))])
+            for node, index in match.activations:
+                if (node.name, index) in annotation.edge_groups:
+                    continue  # requantized to the op's output qparams already (cat)
+                source = annotation.groups[node.inputs[index].name]
+                if _dtype(source) != dtype:
+                    key = (source.root, dtype)
+                    if key not in edges:
+                        edges[key] = Group(source.root, observer=self.bank[source.root][dtype])
+                        edges[key].includes = source.includes  # a constant pad's value, as the source's
+                    annotation.edge_groups[(node.name, index)] = edges[key]
+        statistics = self.statistics if rounding == "gptq" else {}
+        return convert(self.graph, annotation, quantizer, statistics, self.rounding_cache)
+
+    def score(self, qgraph) -> float:
+        self.evaluations += 1
+        if self.quantizer.metric is not None:
+            return float(self.quantizer.metric(qgraph))
+        outputs = [_as_list(qgraph.run(*arrays)) for arrays in self.evaluation]
+        return output_sqnr_db(self.reference, outputs)
+
+    def run(self):
+        q = self.quantizer
+        target = q.metric_target if q.metric is not None else q.target_sqnr_db
+        everything = frozenset(self.roots)
+        tried = {}
+
+        def evaluate(int16, rounding):
+            key = (frozenset(int16), rounding)
+            if key not in tried:
+                qgraph = self.convert(key[0], rounding)
+                tried[key] = (self.score(qgraph), qgraph)
+            return tried[key]
+
+        roundings = ["nearest"] + (["gptq"] if self.gptq_determined else [])
+        summary = {"target": target, "metric": "sqnr_db" if q.metric is None else "metric",
+                   "groups": len(self.roots), "promoted": {}, "required": sorted(self.required)}
+        for rounding in roundings:
+            score, qgraph = evaluate(frozenset(), rounding)
+            summary.setdefault("int8", score)
+            if score >= target:
+                return self.finish(qgraph, frozenset(), rounding, score, summary, "int8 meets the target")
+        lowerable = self.lowerable(everything)
+        everything = frozenset(self.required) | frozenset(lowerable)
+        reach = {r: evaluate(everything, r)[0] for r in roundings}
+        # GPTQ costs nothing at run time: take it whenever it reaches further.
+        rounding = max(roundings, key=lambda r: reach[r])
+        summary["all_16x8"] = reach[rounding]
+        int8_score = evaluate(frozenset(), rounding)[0]
+        if q.metric is None and reach[rounding] - int8_score < q.min_gain_db:
+            qgraph = evaluate(frozenset(), rounding)[1]
+            return self.finish(qgraph, frozenset(), rounding, int8_score, summary,
+                               f"16x8 everywhere gains only {reach[rounding] - int8_score:.1f} dB "
+                               f"(< min_gain_db {q.min_gain_db}): activation precision does not limit this model")
+        if q.metric is None:
+            aim = reach[rounding] - q.tolerance_db
+        else:
+            aim = target if reach[rounding] >= target else reach[rounding]
+        summary["aim"] = aim
+        loss = {}
+        for root in lowerable:
+            loss[root] = reach[rounding] - evaluate(everything - {root}, rounding)[0]
+        order = sorted(lowerable, key=lambda r: -loss[r])
+        chosen = set(self.required)
+        for root in [None] + order:
+            if root is not None:
+                chosen.add(root)
+            if evaluate(chosen, rounding)[0] >= aim:
+                break
+        for root in sorted(chosen - self.required, key=lambda r: loss[r]):
+            if evaluate(chosen - {root}, rounding)[0] >= aim:
+                chosen.discard(root)
+        score, qgraph = evaluate(chosen, rounding)
+        summary["promoted"] = {r: round(loss[r], 2) if r in loss else None for r in self.roots if r in chosen}
+        if q.metric is None:
+            reason = f"int8 misses the target; within {q.tolerance_db} dB of all 16x8"
+        else:
+            reason = "meets the target" if score >= target else f"target out of reach: aimed at {aim:.2f}"
+        if len(lowerable) < len(self.candidates):
+            reason += f"; kept int8 (no int16 kernel): {', '.join(r for r in self.candidates if r not in lowerable)}"
+        return self.finish(qgraph, frozenset(chosen), rounding, score, summary, reason)
+
+    def float_ops(self, qgraph, lowered=None) -> list:
+        """The float compute ops left when qgraph is lowered."""
+        from .. import lower
+        from ..aot import DATA_MOVEMENT
+
+        lowered = lowered or lower(qgraph, self.quantizer.cost_target)
+        return sorted(n.op for n in lowered.nodes if n.op.startswith("aten.") and n.op not in DATA_MOVEMENT)
+
+    def lowerable(self, everything) -> list:
+        """The candidates whose int16 adds no float op to the lowered graph (all of them when the
+        all-int16 graph has none more than the int8 one; else each is tried alone)."""
+        baseline = len(self.float_ops(self.convert(frozenset(self.required), "nearest")))
+        if len(self.float_ops(self.convert(everything, "nearest"))) <= baseline:
+            return list(self.candidates)
+        return [r for r in self.candidates
+                if len(self.float_ops(self.convert(frozenset(self.required) | {r}, "nearest"))) <= baseline]
+
+    def finish(self, qgraph, int16, rounding, score, summary, reason):
+        from .. import lower, to_program
+
+        summary.update(score=score, weight_rounding=rounding, reason=reason, evaluations=self.evaluations,
+                       int16=sorted(int16))
+        target = self.quantizer.cost_target
+        arena = {}
+        floats = {}
+        for label, groups in (("int8", frozenset()), ("auto", int16), ("16x8", frozenset(self.roots))):
+            graph = qgraph if label == "auto" else self.convert(groups, rounding)
+            lowered = lower(graph, target)
+            floats[label] = self.float_ops(graph, lowered)
+            try:
+                arena[label] = to_program(lowered, target=target).arena_size
+            except NotImplementedError:
+                arena[label] = None
+        summary.update(arena=arena, cost_target=target, float_ops=floats["auto"])
+        if floats["auto"] and len(floats["auto"]) > len(floats["int8"]):
+            warnings.warn(f"precision='auto': the chosen graph lowers with float ops {floats['auto']}")
+        first = qgraph.nodes[0]
+        first.set_meta(META_KEY, json.dumps(summary))
+        return qgraph
+
+
+def quantize_auto(graph, calibration, quantizer, progress: bool):
+    if calibration is None or not hasattr(calibration, "__iter__"):
+        raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
+    samples = list(calibration)
+    evaluation = quantizer.evaluation if quantizer.evaluation is not None else samples[:MAX_EVALUATION]
+    return _Search(graph, samples, quantizer, list(evaluation), progress).run()

@@ -1,0 +1,234 @@
+"""precision="auto" (quantizer/auto.py): int16 only for the activation groups that need it.
+
+An int8-friendly model (ds_cnn) stays all int8; a front end whose input spans ~50 dB of level gets
+its int16 groups and no others, lowered onto cortex_m kernels with no float compute op; silero_vad
+(CORTEXM_SLOW=1: 256 calibration steps for GPTQ) meets |p - p_float| <= 0.02 on 64 steps with a
+strict subset of its groups in int16, but not yet on real speech streamed (strict xfail).
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+import cortexm
+from cortexm.aot import DATA_MOVEMENT
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+Q = "quantized_decomposed.quantize_per_tensor.default"
+
+
+def int16_values(qgraph) -> set:
+    return {n.inputs[0].name for n in qgraph.nodes if n.op == Q and n.attrs["dtype"] == "int16"}
+
+
+def float_compute_ops(lowered) -> list:
+    return [n.op for n in lowered.nodes if n.op.startswith("aten.") and n.op not in DATA_MOVEMENT]
+
+
+def test_ds_cnn_stays_all_int8():
+    import zoo
+
+    _, _, calibration, graph = zoo.exported("ds_cnn")
+    qgraph = cortexm.quantize(graph, calibration(8), precision="auto", progress=False)
+    choice = cortexm.quantization_report(qgraph).precision
+    print(choice)
+    assert choice.promoted == [] and not int16_values(qgraph)
+    assert choice.summary["score"] >= choice.summary["target"]
+    plain = cortexm.quantize(graph, calibration(8), progress=False)
+    x = [t.numpy() for t in next(iter(calibration(1, seed=1)))]
+    np.testing.assert_array_equal(qgraph.run(*x), plain.run(*x))  # the same graph as precision="int8"
+
+
+class FrontEnd(nn.Module):
+    """A waveform at levels int8 cannot hold together (50 dB apart) -> conv -> relu -> conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Conv1d(1, 8, 16, stride=8)
+        self.tail = nn.Conv1d(8, 4, 3)
+
+    def forward(self, x):
+        return self.tail(torch.relu(self.enc(x.unsqueeze(1))))
+
+
+def front_end_samples(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return [(torch.randn(2, 160, generator=g) * 10.0 ** (-(i % 6) / 2),) for i in range(n)]
+
+
+# int8 reaches 38 dB on these samples, 16x8 51 dB, 16x8 with one of its 3 groups int8 ~41 dB.
+TARGET_DB, TOLERANCE_DB = 40.0, 10.0
+
+
+@pytest.fixture(scope="module")
+def front_end():
+    torch.manual_seed(0)
+    module = FrontEnd().eval()
+    graph = cortexm.export(module, front_end_samples(1, 1)[0])
+    auto = cortexm.CortexMQuantizer(precision="auto", target_sqnr_db=TARGET_DB, min_gain_db=6.0,
+                                    tolerance_db=TOLERANCE_DB)
+    return graph, cortexm.quantize(graph, front_end_samples(12, 2), auto, progress=False)
+
+
+def test_front_end_promotes_a_strict_subset_and_meets_the_target(front_end):
+    graph, qgraph = front_end
+    choice = cortexm.quantization_report(qgraph).precision
+    print(choice)
+    s = choice.summary
+    assert s["int8"] < s["target"]  # int8 is not good enough
+    assert s["score"] >= s["aim"] == pytest.approx(s["all_16x8"] - TOLERANCE_DB)
+    assert 0 < len(choice.promoted) < s["groups"]
+    assert set(s["int16"]) == set(choice.promoted)
+    quantized = {n.inputs[0].name for n in qgraph.nodes if n.op == Q}
+    assert int16_values(qgraph) and int16_values(qgraph) < quantized
+    assert s["arena"]["int8"] <= s["arena"]["auto"] <= s["arena"]["16x8"]
+    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
+    assert not float_compute_ops(lowered), lowered.op_counts()
+    assert any(op.endswith("_s16.default") for op in lowered.op_counts())
+
+
+def test_a_model_16x8_would_not_improve_enough_stays_int8():
+    """The same front end asking for a gain of 15 dB: 16x8 everywhere gains ~13 dB."""
+    torch.manual_seed(0)
+    graph = cortexm.export(FrontEnd().eval(), front_end_samples(1, 1)[0])
+    auto = cortexm.CortexMQuantizer(precision="auto", target_sqnr_db=TARGET_DB, min_gain_db=15.0)
+    qgraph = cortexm.quantize(graph, front_end_samples(12, 2), auto, progress=False)
+    choice = cortexm.quantization_report(qgraph).precision
+    assert choice.promoted == [] and not int16_values(qgraph)
+    assert choice.summary["score"] < choice.summary["target"] and "min_gain_db" in choice.summary["reason"]
+
+
+def test_each_promoted_group_is_needed(front_end):
+    """Demoting any promoted group alone misses the aim (auto's last step tries exactly that)."""
+    graph, qgraph = front_end
+    s = cortexm.quantization_report(qgraph).precision.summary
+    for root in s["promoted"]:
+        if s["promoted"][root] is None:
+            continue
+        fewer = cortexm.CortexMQuantizer(int16_activations=set(s["int16"]) - {root})
+        q = cortexm.quantize(graph, front_end_samples(12, 2), fewer, progress=False)
+        ref = [graph.run(*[t.numpy() for t in x]) for x in front_end_samples(12, 2)]
+        out = [q.run(*[t.numpy() for t in x]) for x in front_end_samples(12, 2)]
+        sqnr = cortexm.quantizer.auto.output_sqnr_db([[r] for r in ref], [[o] for o in out])
+        assert sqnr < s["aim"] + 1.0, (root, sqnr)
+
+
+def test_metric_callback_sets_the_target():
+    torch.manual_seed(0)
+    graph = cortexm.export(FrontEnd().eval(), front_end_samples(1, 1)[0])
+    held_out = [t.numpy() for (t,) in front_end_samples(6, 7)]
+    want = [graph.run(x) for x in held_out]
+
+    def worst_relative_error(qgraph):
+        return -max(float(np.abs(qgraph.run(x) - w).max() / np.abs(w).max()) for x, w in zip(held_out, want))
+
+    loose = cortexm.CortexMQuantizer(precision="auto", metric=worst_relative_error, metric_target=-10.0)
+    assert cortexm.quantization_report(cortexm.quantize(graph, front_end_samples(12, 2), loose, progress=False)
+                                       ).precision.promoted == []
+    tight = cortexm.CortexMQuantizer(precision="auto", metric=worst_relative_error, metric_target=-0.2)
+    qgraph = cortexm.quantize(graph, front_end_samples(12, 2), tight, progress=False)
+    choice = cortexm.quantization_report(qgraph).precision
+    assert choice.promoted and worst_relative_error(qgraph) >= -0.2, str(choice)
+
+
+def test_explicit_precisions_are_today_s_settings():
+    torch.manual_seed(0)
+    graph = cortexm.export(FrontEnd().eval(), front_end_samples(1, 1)[0])
+    x = front_end_samples(1, 3)[0][0].numpy()
+    for precision, options in (("int8", {}), ("16x8", {"activation_dtype": "int16"})):
+        a = cortexm.quantize(graph, front_end_samples(4, 2), precision=precision, progress=False)
+        b = cortexm.quantize(graph, front_end_samples(4, 2), cortexm.CortexMQuantizer(**options), progress=False)
+        np.testing.assert_array_equal(a.run(x), b.run(x))
+        assert cortexm.quantization_report(a).precision is None
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"precision": "fp8"}, "precision must be one of"),
+    ({"precision": "16x8", "activation_dtype": "int8"}, "conflicts with activation_dtype"),
+    ({"precision": "auto", "weight_rounding": "gptq"}, "chooses int16_activations and weight_rounding"),
+    ({"precision": "auto", "metric": len}, "metric needs metric_target"),
+    ({"precision": "auto", "target_sqnr_db": float("nan")}, "must be finite"),
+    ({"precision": "auto", "tolerance_db": -1.0}, "tolerance_db >= 0"),
+])
+def test_bad_precision_options_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        cortexm.CortexMQuantizer(**kwargs)
+
+
+def test_quantize_refuses_a_precision_its_quantizer_does_not_have():
+    with pytest.raises(ValueError, match="quantizer's precision is 'int8'"):
+        cortexm.quantize(cortexm.Graph(), [], cortexm.CortexMQuantizer(), precision="auto")
+
+
+def test_aot_precision_flag(tmp_path, capsys):
+    from cortexm import aot
+
+    factory = tmp_path / "tiny.py"
+    factory.write_text("import torch\n"
+                       "def make():\n"
+                       "    torch.manual_seed(0)\n"
+                       "    model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU()).eval()\n"
+                       "    return model, (torch.randn(1, 8),), lambda n: [(torch.randn(1, 8),) for _ in range(n)]\n")
+    out, model = tmp_path / "tiny.cmpte", f"{factory}:make"
+    assert aot.main(["--model", model, "--quantize", "--precision", "auto", "--output", str(out)]) == 0
+    assert "precision auto: 0 of " in capsys.readouterr().out and out.exists()
+    for argv, message in ((["--precision", "auto"], "--precision needs --quantize"),
+                          (["--quantize", "--precision", "16x8", "--activations", "int16"], "drop --activations")):
+        with pytest.raises(SystemExit):
+            aot.main(["--model", model, "--output", str(out), *argv])
+        assert message in capsys.readouterr().err
+
+
+# --- silero_vad: slow (256 calibration steps so that GPTQ is determined) -------------------------
+
+CALIBRATION, EVAL = 256, 64
+slow = pytest.mark.skipif(not os.environ.get("CORTEXM_SLOW"), reason="silero auto calibrates on 256 steps: CORTEXM_SLOW=1")
+
+
+@pytest.fixture(scope="module")
+def silero_auto():
+    import zoo
+
+    model, _, calibration, graph = zoo.exported("silero_vad")
+    qgraph = cortexm.quantize(graph, calibration(CALIBRATION, seed=0), precision="auto", progress=False)
+    return model, calibration, qgraph, cortexm.lower(qgraph, "cortex-m55+int8")
+
+
+@slow
+def test_silero_auto_meets_0_02_on_steps_with_a_strict_subset_of_int16_groups(silero_auto):
+    """Measured: 21 of 23 groups int16 (sigmoid_2, sigmoid_3 int8), GPTQ; max 0.0159 / mean 0.0026
+    (all 16x8 + GPTQ: 0.0180 / 0.0018)."""
+    model, calibration, qgraph, lowered = silero_auto
+    choice = cortexm.quantization_report(qgraph).precision
+    print(choice)
+    assert 0 < len(choice.summary["int16"]) < choice.summary["groups"]
+    assert not float_compute_ops(lowered), lowered.op_counts()
+    errors = []
+    for sample in calibration(EVAL, seed=1):
+        with torch.no_grad():
+            want = model(*sample)[0].item()
+        got = np.asarray(lowered.run(*[t.numpy() for t in sample])[0]).reshape(-1)[0]
+        errors.append(abs(float(got) - want))
+    print(f"64 steps: max {max(errors):.4f} mean {np.mean(errors):.4f}")
+    assert max(errors) <= 0.02 and np.mean(errors) <= 0.004
+
+
+# Measured 0.0218 max (0.0027 mean, no decision flipped) against 0.0186 for all 16x8 + GPTQ: the
+# SQNR of single steps does not see the error the int8 gate (sigmoid_2) carries through the state.
+@slow
+@pytest.mark.xfail(strict=True, reason="auto's per-step SQNR misses 0.02 on real speech streamed by ~0.002")
+def test_silero_auto_streams_real_speech_within_0_02(silero_auto):
+    from cortexm.models import silero_vad
+
+    model, _, _, lowered = silero_auto
+    try:
+        audio, _, _ = silero_vad.speech_in_noise(silero_vad.espeak_speech())
+    except RuntimeError as e:
+        pytest.skip(str(e))
+    want, _, _ = silero_vad.stream(model, torch.from_numpy(audio))
+    e = np.abs(silero_vad.stream_graph(lowered, audio) - want[0].numpy())
+    print(f"real speech: max {e.max():.4f} mean {e.mean():.4f}")
+    assert e.max() <= 0.02
