@@ -172,20 +172,6 @@ const std::map<std::string, Emitter>& emitters() {
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedConv2d); }},
       {"cortex_m.quantized_depthwise_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedDepthwiseConv2d); }},
-      {"cortex_m.quantized_linear.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
-         const auto s = b.CreateVector(i32s(a, "requantize_shifts"));
-         fb::LinearParamsBuilder p(b);
-         p.add_input_offset(i32(a, "input_offset"));
-         p.add_filter_offset(i32(a, "filter_offset"));
-         p.add_output_offset(i32(a, "output_offset"));
-         p.add_activation_min(i32(a, "activation_min"));
-         p.add_activation_max(i32(a, "activation_max"));
-         p.add_multipliers(m);
-         p.add_shifts(s);
-         return Emitted{fb::KernelId_QuantizedLinear, fb::OpParams_LinearParams, p.Finish().Union()};
-       }},
       {"cortex_m.quantized_avg_pool2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return pool(b, a, fb::KernelId_QuantizedAvgPool2d);
@@ -339,17 +325,6 @@ const std::map<std::string, Emitter>& emitters() {
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return conv(b, a, fb::KernelId_QuantizedConv2dS16);
        }},
-      {"cortex_m.quantized_linear_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
-         const auto s = b.CreateVector(i32s(a, "requantize_shifts"));
-         fb::LinearParamsBuilder p(b);  // offsets 0: symmetric int16 and int8
-         p.add_activation_min(i32(a, "activation_min"));
-         p.add_activation_max(i32(a, "activation_max"));
-         p.add_multipliers(m);
-         p.add_shifts(s);
-         return Emitted{fb::KernelId_QuantizedLinearS16, fb::OpParams_LinearParams, p.Finish().Union()};
-       }},
       {"cortex_m.quantized_magnitude_s16.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          const auto p = fb::CreateRequantizeParams(
@@ -467,18 +442,6 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     p.filter = dims(in_info(graph, n, 1));
     p.output = nhwc(out_info(graph, n));
     return static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_linear.default") {
-    LinearParams p;
-    p.input_features = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    p.output_features = static_cast<int32_t>(in_info(graph, n, 1).shape[0]);
-    return static_cast<int64_t>(quantized_linear_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_linear_s16.default") {
-    LinearS16Params p;
-    p.input_features = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    p.output_features = static_cast<int32_t>(in_info(graph, n, 1).shape[0]);
-    return static_cast<int64_t>(quantized_linear_s16_scratch_size(p, isa));
   }
   if (n.op == "cortex_m.quantized_avg_pool2d.default") {
     Pool2dParams p;
