@@ -114,23 +114,6 @@ Emitted conv(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
   return {kernel, fb::OpParams_Conv2dParams, p.Finish().Union()};
 }
 
-Emitted pool(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const auto kernel_size = pair(args, "kernel_size"), stride = pair(args, "stride");
-  const auto pad = padding4(args);
-  fb::Pool2dParamsBuilder p(b);
-  p.add_kernel_h(kernel_size.first);
-  p.add_kernel_w(kernel_size.second);
-  p.add_stride_h(stride.first);
-  p.add_stride_w(stride.second);
-  p.add_pad_top(pad[0]);
-  p.add_pad_left(pad[1]);
-  p.add_pad_bottom(pad[2]);
-  p.add_pad_right(pad[3]);
-  p.add_activation_min(i32(args, "activation_min"));
-  p.add_activation_max(i32(args, "activation_max"));
-  return {kernel, fb::OpParams_Pool2dParams, p.Finish().Union()};
-}
-
 Emitted quantize(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
   const DType dtype = args.dtype("dtype");
   if (dtype != DType::kInt8 && dtype != DType::kInt16)
@@ -172,14 +155,6 @@ const std::map<std::string, Emitter>& emitters() {
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedConv2d); }},
       {"cortex_m.quantized_depthwise_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedDepthwiseConv2d); }},
-      {"cortex_m.quantized_avg_pool2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return pool(b, a, fb::KernelId_QuantizedAvgPool2d);
-       }},
-      {"cortex_m.quantized_max_pool2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return pool(b, a, fb::KernelId_QuantizedMaxPool2d);
-       }},
       {"cortex_m.quantize_per_tensor.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return quantize(b, a, fb::KernelId_QuantizePerTensor);
@@ -442,12 +417,6 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     p.filter = dims(in_info(graph, n, 1));
     p.output = nhwc(out_info(graph, n));
     return static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_avg_pool2d.default") {
-    Pool2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_avg_pool2d_scratch_size(p, isa));
   }
   if (n.op == "cortex_m.quantized_batch_matmul.default") {
     BatchMatmulParams p;
