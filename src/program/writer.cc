@@ -114,16 +114,6 @@ Emitted conv(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
   return {kernel, fb::OpParams_Conv2dParams, p.Finish().Union()};
 }
 
-Emitted quantize(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const DType dtype = args.dtype("dtype");
-  if (dtype != DType::kInt8 && dtype != DType::kInt16)
-    throw UnsupportedError("node '" + args.node_name() + "' (" + args.op() + "): dtype " +
-                           dtype_name(dtype) + " is not supported by the runtime (int8, int16)");
-  const auto p = fb::CreateQuantizeParams(b, static_cast<float>(args.f("scale")), i32(args, "zero_point"),
-                                          i32(args, "quant_min"), i32(args, "quant_max"));
-  return {kernel, fb::OpParams_QuantizeParams, p.Union()};
-}
-
 // The dims of attribute 'dim' (all when empty), normalized and ascending.
 std::vector<uint8_t> reduced_dims(const OpArgs& args, int64_t rank) {
   std::vector<bool> reduced(static_cast<size_t>(rank), args.ints("dim").empty());
@@ -155,14 +145,6 @@ const std::map<std::string, Emitter>& emitters() {
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedConv2d); }},
       {"cortex_m.quantized_depthwise_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedDepthwiseConv2d); }},
-      {"cortex_m.quantize_per_tensor.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return quantize(b, a, fb::KernelId_QuantizePerTensor);
-       }},
-      {"cortex_m.dequantize_per_tensor.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return quantize(b, a, fb::KernelId_DequantizePerTensor);
-       }},
       {"aten.view_copy.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) { return view(b); }},
       {"aten.squeeze_copy.dims",
