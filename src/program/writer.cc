@@ -271,30 +271,9 @@ const std::map<std::string, Emitter>& emitters() {
          return Emitted{fb::KernelId_QuantizedActivationS16, fb::OpParams_ActivationParams,
                         fb::CreateActivationParams(b).Union()};
        }},
-      {"cortex_m.requantize.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, -i32(a, "input_zero_point"), i32(a, "output_zero_point"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_Requantize, fb::OpParams_RequantizeParams, p.Union()};
-       }},
       {"cortex_m.quantized_conv2d_s16.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return conv(b, a, fb::KernelId_QuantizedConv2dS16);
-       }},
-      {"cortex_m.quantized_magnitude_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, 0, i32(a, "output_zero_point"), i32(a, "output_multiplier"), i32(a, "output_shift"),
-             i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedMagnitudeS16, fb::OpParams_RequantizeParams, p.Union()};
-       }},
-      {"cortex_m.requantize_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, -i32(a, "input_zero_point"), i32(a, "output_zero_point"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_RequantizeS16, fb::OpParams_RequantizeParams, p.Union()};
        }},
       {"cortex_m.quantized_mean.default",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
