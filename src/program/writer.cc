@@ -261,16 +261,6 @@ const std::map<std::string, Emitter>& emitters() {
              i32(a, "reverse_scaling_divisor"), i32(a, "reverse_scaling_right_shift"));
          return Emitted{fb::KernelId_QuantizedLogSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
        }},
-      {"cortex_m.quantized_activation.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
-         return Emitted{fb::KernelId_QuantizedActivation, fb::OpParams_ActivationParams,
-                        fb::CreateActivationParams(b).Union()};
-       }},
-      {"cortex_m.quantized_activation_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
-         return Emitted{fb::KernelId_QuantizedActivationS16, fb::OpParams_ActivationParams,
-                        fb::CreateActivationParams(b).Union()};
-       }},
       {"cortex_m.quantized_conv2d_s16.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return conv(b, a, fb::KernelId_QuantizedConv2dS16);
