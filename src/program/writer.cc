@@ -246,21 +246,6 @@ const std::map<std::string, Emitter>& emitters() {
          const fb::UnaryFn fn = a.s("approximate") == "tanh" ? fb::UnaryFn_GeluTanh : fb::UnaryFn_Gelu;
          return Emitted{fb::KernelId_FloatUnary, fb::OpParams_UnaryParams, fb::CreateUnaryParams(b, fn).Union()};
        }},
-      {"cortex_m.quantized_softmax.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         const auto p = fb::CreateQuantizedSoftmaxParams(b, static_cast<int32_t>(dim), i32(a, "input_multiplier"),
-                                                         i32(a, "input_shift"), i32(a, "diff_min"));
-         return Emitted{fb::KernelId_QuantizedSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
-       }},
-      {"cortex_m.quantized_log_softmax.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         const auto p = fb::CreateQuantizedSoftmaxParams(
-             b, static_cast<int32_t>(dim), i32(a, "input_multiplier"), i32(a, "input_shift"), i32(a, "diff_min"),
-             i32(a, "reverse_scaling_divisor"), i32(a, "reverse_scaling_right_shift"));
-         return Emitted{fb::KernelId_QuantizedLogSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
-       }},
       {"cortex_m.quantized_conv2d_s16.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return conv(b, a, fb::KernelId_QuantizedConv2dS16);
