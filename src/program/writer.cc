@@ -7,13 +7,9 @@
 #include <cstring>
 #include <functional>
 
-#include "cortexm/kernels/quantized_avg_pool2d.h"
-#include "cortexm/kernels/quantized_batch_matmul.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
-#include "cortexm/kernels/quantized_linear.h"
-#include "cortexm/kernels/quantized_linear_s16.h"
 #include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
@@ -258,14 +254,6 @@ const std::map<std::string, Emitter>& emitters() {
              i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
          return Emitted{fb::KernelId_QuantizedMean, fb::OpParams_QuantizedMeanParams, p.Union()};
        }},
-      {"cortex_m.quantized_batch_matmul.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateMulParams(
-             b, i32(a, "lhs_offset"), i32(a, "rhs_offset"), i32(a, "output_offset"),
-             i32(a, "output_multiplier"), i32(a, "output_shift"), i32(a, "activation_min"),
-             i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedBatchMatmul, fb::OpParams_MulParams, p.Union()};
-       }},
       {"cortex_m.quantized_transpose_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedTransposeConv2d); }},
       {"aten.mean.dim",
@@ -353,11 +341,6 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     p.filter = dims(in_info(graph, n, 1));
     p.output = nhwc(out_info(graph, n));
     return static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_batch_matmul.default") {
-    BatchMatmulParams p;
-    p.rhs_rows = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    return static_cast<int64_t>(quantized_batch_matmul_scratch_size(p, isa));
   }
   if (n.op == "cortex_m.quantized_transpose_conv2d.default") {
     TransposeConv2dParams p;
