@@ -10,7 +10,6 @@
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
-#include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "graph/layout.h"
@@ -246,14 +245,6 @@ const std::map<std::string, Emitter>& emitters() {
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return conv(b, a, fb::KernelId_QuantizedConv2dS16);
        }},
-      {"cortex_m.quantized_mean.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
-         const auto p = fb::CreateQuantizedMeanParams(
-             b, dims, i32(a, "input_offset"), i32(a, "output_offset"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedMean, fb::OpParams_QuantizedMeanParams, p.Union()};
-       }},
       {"cortex_m.quantized_transpose_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedTransposeConv2d); }},
       {"aten.mean.dim",
@@ -348,22 +339,6 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     p.filter = dims(in_info(graph, n, 1));
     p.output = nhwc(out_info(graph, n));
     return static_cast<int64_t>(quantized_transpose_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_mean.default") {
-    // inner: the elements after the reduced block in the input's memory order (all the size
-    // function reads).
-    const TensorInfo& in = in_info(graph, n, 0);
-    const OpArgs args(n.op, n.name, n.attrs);
-    const std::vector<uint8_t> reduced = reduced_dims(args, in.rank());
-    const std::vector<int64_t> order = in.effective_dim_order();
-    int64_t inner = 1;
-    for (size_t k = order.size(); k-- > 0;) {
-      if (std::find(reduced.begin(), reduced.end(), order[k]) != reduced.end()) break;
-      inner *= in.shape[static_cast<size_t>(order[k])];
-    }
-    MeanParams p;
-    p.inner = static_cast<int32_t>(inner);
-    return static_cast<int64_t>(quantized_mean_scratch_size(p, isa));
   }
   return 0;
 }
