@@ -7,14 +7,9 @@
 #include <cstring>
 #include <functional>
 
-#include "cortexm/kernels/quantized_avg_pool2d.h"
-#include "cortexm/kernels/quantized_batch_matmul.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
-#include "cortexm/kernels/quantized_linear.h"
-#include "cortexm/kernels/quantized_linear_s16.h"
-#include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "graph/layout.h"
@@ -71,11 +66,6 @@ std::pair<int32_t, int32_t> pair(const OpArgs& args, const std::string& name) {
   return {v[0], v[1]};
 }
 
-int64_t normalized_dim(const OpArgs& args, int64_t dim, int64_t rank) {
-  if (dim < -rank || dim >= rank) args.fail("dim " + std::to_string(dim) + " is out of range");
-  return dim < 0 ? dim + rank : dim;
-}
-
 // Conv2dParams for the convolution kernels; each kernel writes only the fields its op has
 // (transposed: no dilation, output padding; s16: no offsets; depthwise: depth multiplier).
 Emitted conv(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
@@ -114,155 +104,15 @@ Emitted conv(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
   return {kernel, fb::OpParams_Conv2dParams, p.Finish().Union()};
 }
 
-Emitted pool(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const auto kernel_size = pair(args, "kernel_size"), stride = pair(args, "stride");
-  const auto pad = padding4(args);
-  fb::Pool2dParamsBuilder p(b);
-  p.add_kernel_h(kernel_size.first);
-  p.add_kernel_w(kernel_size.second);
-  p.add_stride_h(stride.first);
-  p.add_stride_w(stride.second);
-  p.add_pad_top(pad[0]);
-  p.add_pad_left(pad[1]);
-  p.add_pad_bottom(pad[2]);
-  p.add_pad_right(pad[3]);
-  p.add_activation_min(i32(args, "activation_min"));
-  p.add_activation_max(i32(args, "activation_max"));
-  return {kernel, fb::OpParams_Pool2dParams, p.Finish().Union()};
-}
-
-Emitted quantize(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const DType dtype = args.dtype("dtype");
-  if (dtype != DType::kInt8 && dtype != DType::kInt16)
-    throw UnsupportedError("node '" + args.node_name() + "' (" + args.op() + "): dtype " +
-                           dtype_name(dtype) + " is not supported by the runtime (int8, int16)");
-  const auto p = fb::CreateQuantizeParams(b, static_cast<float>(args.f("scale")), i32(args, "zero_point"),
-                                          i32(args, "quant_min"), i32(args, "quant_max"));
-  return {kernel, fb::OpParams_QuantizeParams, p.Union()};
-}
-
-// The dims of attribute 'dim' (all when empty), normalized and ascending.
-std::vector<uint8_t> reduced_dims(const OpArgs& args, int64_t rank) {
-  std::vector<bool> reduced(static_cast<size_t>(rank), args.ints("dim").empty());
-  for (int64_t d : args.ints("dim")) reduced[static_cast<size_t>(normalized_dim(args, d, rank))] = true;
-  std::vector<uint8_t> dims;
-  for (int64_t d = 0; d < rank; ++d)
-    if (reduced[static_cast<size_t>(d)]) dims.push_back(static_cast<uint8_t>(d));
-  return dims;
-}
-
 const std::map<std::string, Emitter>& emitters() {
   static const std::map<std::string, Emitter> table = {
       {"cortex_m.quantized_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedConv2d); }},
       {"cortex_m.quantized_depthwise_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedDepthwiseConv2d); }},
-      {"cortex_m.quantized_linear.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
-         const auto s = b.CreateVector(i32s(a, "requantize_shifts"));
-         fb::LinearParamsBuilder p(b);
-         p.add_input_offset(i32(a, "input_offset"));
-         p.add_filter_offset(i32(a, "filter_offset"));
-         p.add_output_offset(i32(a, "output_offset"));
-         p.add_activation_min(i32(a, "activation_min"));
-         p.add_activation_max(i32(a, "activation_max"));
-         p.add_multipliers(m);
-         p.add_shifts(s);
-         return Emitted{fb::KernelId_QuantizedLinear, fb::OpParams_LinearParams, p.Finish().Union()};
-       }},
-      {"cortex_m.quantized_avg_pool2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return pool(b, a, fb::KernelId_QuantizedAvgPool2d);
-       }},
-      {"cortex_m.quantized_max_pool2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return pool(b, a, fb::KernelId_QuantizedMaxPool2d);
-       }},
-      {"cortex_m.quantize_per_tensor.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return quantize(b, a, fb::KernelId_QuantizePerTensor);
-       }},
-      {"cortex_m.dequantize_per_tensor.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return quantize(b, a, fb::KernelId_DequantizePerTensor);
-       }},
-      {"cortex_m.quantized_softmax.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         const auto p = fb::CreateQuantizedSoftmaxParams(b, static_cast<int32_t>(dim), i32(a, "input_multiplier"),
-                                                         i32(a, "input_shift"), i32(a, "diff_min"));
-         return Emitted{fb::KernelId_QuantizedSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
-       }},
-      {"cortex_m.quantized_log_softmax.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         const auto p = fb::CreateQuantizedSoftmaxParams(
-             b, static_cast<int32_t>(dim), i32(a, "input_multiplier"), i32(a, "input_shift"), i32(a, "diff_min"),
-             i32(a, "reverse_scaling_divisor"), i32(a, "reverse_scaling_right_shift"));
-         return Emitted{fb::KernelId_QuantizedLogSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
-       }},
-      {"cortex_m.quantized_activation.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
-         return Emitted{fb::KernelId_QuantizedActivation, fb::OpParams_ActivationParams,
-                        fb::CreateActivationParams(b).Union()};
-       }},
-      {"cortex_m.quantized_activation_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
-         return Emitted{fb::KernelId_QuantizedActivationS16, fb::OpParams_ActivationParams,
-                        fb::CreateActivationParams(b).Union()};
-       }},
-      {"cortex_m.requantize.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, -i32(a, "input_zero_point"), i32(a, "output_zero_point"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_Requantize, fb::OpParams_RequantizeParams, p.Union()};
-       }},
       {"cortex_m.quantized_conv2d_s16.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return conv(b, a, fb::KernelId_QuantizedConv2dS16);
-       }},
-      {"cortex_m.quantized_linear_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
-         const auto s = b.CreateVector(i32s(a, "requantize_shifts"));
-         fb::LinearParamsBuilder p(b);  // offsets 0: symmetric int16 and int8
-         p.add_activation_min(i32(a, "activation_min"));
-         p.add_activation_max(i32(a, "activation_max"));
-         p.add_multipliers(m);
-         p.add_shifts(s);
-         return Emitted{fb::KernelId_QuantizedLinearS16, fb::OpParams_LinearParams, p.Finish().Union()};
-       }},
-      {"cortex_m.quantized_magnitude_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, 0, i32(a, "output_zero_point"), i32(a, "output_multiplier"), i32(a, "output_shift"),
-             i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedMagnitudeS16, fb::OpParams_RequantizeParams, p.Union()};
-       }},
-      {"cortex_m.requantize_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, -i32(a, "input_zero_point"), i32(a, "output_zero_point"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_RequantizeS16, fb::OpParams_RequantizeParams, p.Union()};
-       }},
-      {"cortex_m.quantized_mean.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
-         const auto p = fb::CreateQuantizedMeanParams(
-             b, dims, i32(a, "input_offset"), i32(a, "output_offset"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedMean, fb::OpParams_QuantizedMeanParams, p.Union()};
-       }},
-      {"cortex_m.quantized_batch_matmul.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateMulParams(
-             b, i32(a, "lhs_offset"), i32(a, "rhs_offset"), i32(a, "output_offset"),
-             i32(a, "output_multiplier"), i32(a, "output_shift"), i32(a, "activation_min"),
-             i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedBatchMatmul, fb::OpParams_MulParams, p.Union()};
        }},
       {"cortex_m.quantized_transpose_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedTransposeConv2d); }},
@@ -347,51 +197,12 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     p.output = nhwc(out_info(graph, n));
     return static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, isa));
   }
-  if (n.op == "cortex_m.quantized_linear.default") {
-    LinearParams p;
-    p.input_features = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    p.output_features = static_cast<int32_t>(in_info(graph, n, 1).shape[0]);
-    return static_cast<int64_t>(quantized_linear_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_linear_s16.default") {
-    LinearS16Params p;
-    p.input_features = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    p.output_features = static_cast<int32_t>(in_info(graph, n, 1).shape[0]);
-    return static_cast<int64_t>(quantized_linear_s16_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_avg_pool2d.default") {
-    Pool2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_avg_pool2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_batch_matmul.default") {
-    BatchMatmulParams p;
-    p.rhs_rows = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    return static_cast<int64_t>(quantized_batch_matmul_scratch_size(p, isa));
-  }
   if (n.op == "cortex_m.quantized_transpose_conv2d.default") {
     TransposeConv2dParams p;
     p.input = nhwc(in_info(graph, n, 0));
     p.filter = dims(in_info(graph, n, 1));
     p.output = nhwc(out_info(graph, n));
     return static_cast<int64_t>(quantized_transpose_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_mean.default") {
-    // inner: the elements after the reduced block in the input's memory order (all the size
-    // function reads).
-    const TensorInfo& in = in_info(graph, n, 0);
-    const OpArgs args(n.op, n.name, n.attrs);
-    const std::vector<uint8_t> reduced = reduced_dims(args, in.rank());
-    const std::vector<int64_t> order = in.effective_dim_order();
-    int64_t inner = 1;
-    for (size_t k = order.size(); k-- > 0;) {
-      if (std::find(reduced.begin(), reduced.end(), order[k]) != reduced.end()) break;
-      inner *= in.shape[static_cast<size_t>(order[k])];
-    }
-    MeanParams p;
-    p.inner = static_cast<int32_t>(inner);
-    return static_cast<int64_t>(quantized_mean_scratch_size(p, isa));
   }
   return 0;
 }
