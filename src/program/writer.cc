@@ -9,13 +9,9 @@
 
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_batch_matmul.h"
-#include "cortexm/kernels/quantized_conv2d.h"
-#include "cortexm/kernels/quantized_conv2d_s16.h"
-#include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
 #include "cortexm/kernels/quantized_mean.h"
-#include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "graph/layout.h"
 #include "program/params_builder.h"
@@ -76,44 +72,6 @@ int64_t normalized_dim(const OpArgs& args, int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
 }
 
-// Conv2dParams for the convolution kernels; each kernel writes only the fields its op has
-// (transposed: no dilation, output padding; s16: no offsets; depthwise: depth multiplier).
-Emitted conv(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const bool transposed = kernel == fb::KernelId_QuantizedTransposeConv2d;
-  const bool has_offsets = kernel != fb::KernelId_QuantizedConv2dS16;
-  const auto stride = pair(args, "stride");
-  const auto pad = padding4(args);
-  const auto multipliers = b.CreateVector(i32s(args, "requantize_multipliers"));
-  const auto shifts = b.CreateVector(i32s(args, "requantize_shifts"));
-  fb::Conv2dParamsBuilder p(b);
-  p.add_stride_h(stride.first);
-  p.add_stride_w(stride.second);
-  if (!transposed) {
-    const auto dilation = pair(args, "dilation");
-    p.add_dilation_h(dilation.first);
-    p.add_dilation_w(dilation.second);
-  }
-  p.add_pad_top(pad[0]);
-  p.add_pad_left(pad[1]);
-  p.add_pad_bottom(pad[2]);
-  p.add_pad_right(pad[3]);
-  if (has_offsets) {
-    p.add_input_offset(i32(args, "input_offset"));
-    p.add_output_offset(i32(args, "output_offset"));
-  }
-  p.add_activation_min(i32(args, "activation_min"));
-  p.add_activation_max(i32(args, "activation_max"));
-  p.add_multipliers(multipliers);
-  p.add_shifts(shifts);
-  if (kernel == fb::KernelId_QuantizedDepthwiseConv2d) p.add_depth_multiplier(i32(args, "depth_multiplier"));
-  if (transposed) {
-    const auto output_padding = pair(args, "output_padding");
-    p.add_output_padding_h(output_padding.first);
-    p.add_output_padding_w(output_padding.second);
-  }
-  return {kernel, fb::OpParams_Conv2dParams, p.Finish().Union()};
-}
-
 Emitted pool(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
   const auto kernel_size = pair(args, "kernel_size"), stride = pair(args, "stride");
   const auto pad = padding4(args);
@@ -168,10 +126,6 @@ Emitter unary(fb::UnaryFn fn) {
 
 const std::map<std::string, Emitter>& emitters() {
   static const std::map<std::string, Emitter> table = {
-      {"cortex_m.quantized_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedConv2d); }},
-      {"cortex_m.quantized_depthwise_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedDepthwiseConv2d); }},
       {"cortex_m.quantized_linear.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
@@ -335,10 +289,6 @@ const std::map<std::string, Emitter>& emitters() {
              i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
          return Emitted{fb::KernelId_Requantize, fb::OpParams_RequantizeParams, p.Union()};
        }},
-      {"cortex_m.quantized_conv2d_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return conv(b, a, fb::KernelId_QuantizedConv2dS16);
-       }},
       {"cortex_m.quantized_linear_s16.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
@@ -380,8 +330,6 @@ const std::map<std::string, Emitter>& emitters() {
              i32(a, "activation_max"));
          return Emitted{fb::KernelId_QuantizedBatchMatmul, fb::OpParams_MulParams, p.Union()};
        }},
-      {"cortex_m.quantized_transpose_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedTransposeConv2d); }},
       {"aten.mean.dim",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
          const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
@@ -445,29 +393,6 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[2]),
                  static_cast<int32_t>(t.shape[3]), static_cast<int32_t>(t.shape[1])};
   };
-  auto dims = [](const TensorInfo& t) {
-    return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[1]),
-                 static_cast<int32_t>(t.shape[2]), static_cast<int32_t>(t.shape[3])};
-  };
-  if (n.op == "cortex_m.quantized_conv2d.default") {
-    Conv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_conv2d_s16.default") {
-    Conv2dS16Params p;
-    p.filter = dims(in_info(graph, n, 1));
-    return static_cast<int64_t>(quantized_conv2d_s16_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_depthwise_conv2d.default") {
-    DepthwiseConv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, isa));
-  }
   if (n.op == "cortex_m.quantized_linear.default") {
     LinearParams p;
     p.input_features = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
@@ -490,13 +415,6 @@ int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
     BatchMatmulParams p;
     p.rhs_rows = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
     return static_cast<int64_t>(quantized_batch_matmul_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_transpose_conv2d.default") {
-    TransposeConv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_transpose_conv2d_scratch_size(p, isa));
   }
   if (n.op == "cortex_m.quantized_mean.default") {
     // inner: the elements after the reduced block in the input's memory order (all the size
