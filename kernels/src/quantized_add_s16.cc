@@ -6,17 +6,6 @@
 
 namespace cortexm {
 
-namespace {
-
-Error check_multiplier(const char* multiplier_name, int32_t multiplier, const char* shift_name,
-                       int32_t shift) {
-  if (multiplier < 0) return invalid(multiplier_name, multiplier, "must be in [0, 2^31)");
-  if (shift < kMinShift || shift > kMaxShift) return invalid(shift_name, shift, "must be in [-31, 30]");
-  return kOk;
-}
-
-}  // namespace
-
 Error quantized_add_s16_prepare(const AddS16Params& p) {
   CORTEXM_RETURN_IF_ERROR(
       check_multiplier("self_multiplier", p.lhs_multiplier, "self_shift", p.lhs_shift));

@@ -69,9 +69,9 @@ Error quantized_conv2d_prepare(const Conv2dParams& p) {
   return kOk;
 }
 
-// The scalar and DSP variants keep 4 int16 columns; the MVE variant 4 int8 columns, or none for
-// 1x1 windows without padding. Every isa gets the scalar size, so a program lowered for any isa
-// also runs on the host's scalar kernels and on every core.
+// Scalar and DSP: 4 int16 columns. MVE would need 4 int8 columns (none for a 1x1 window without
+// padding), less than scalar; it gets the scalar size, because the host runs the scalar kernel on
+// programs planned for any isa.
 size_t quantized_conv2d_scratch_size(const Conv2dParams& p, Isa /*isa*/) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
   return sizeof(int16_t) * kConvBlockPixels * static_cast<size_t>(conv_column_length(p));

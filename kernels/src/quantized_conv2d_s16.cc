@@ -274,8 +274,22 @@ Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
   return kOk;
 }
 
-size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p, Isa /*isa*/) {
+// Whether every output pixel's window is one run of the input (window_run), so that the
+// column-in-order variants (scalar, MVE) never gather into scratch.
+bool every_window_is_a_run(const Conv2dS16Params& p) {
+  const ConvGeometry& g = p.geometry;
+  const int32_t kernel_w = p.filter.w;
+  if (p.filter.h != 1 || p.output.h < 1 || p.output.w < 1) return false;
+  if (kernel_w != 1 && (g.dilation_w != 1 || p.filter.c != p.input.c)) return false;
+  if (g.padding.top != 0 || g.padding.left != 0) return false;
+  return int64_t{p.output.h - 1} * g.stride_h < p.input.h &&
+         int64_t{p.output.w - 1} * g.stride_w + int64_t{kernel_w - 1} * g.dilation_w < p.input.w;
+}
+
+// One column for DSP, which always gathers; none for scalar and MVE when every window is a run.
+size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p, Isa isa) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
+  if (isa != Isa::kDsp && every_window_is_a_run(p)) return 0;
   const size_t bytes = sizeof(int16_t) * static_cast<size_t>(p.filter.h) * p.filter.w * p.filter.c;
   return (bytes + 3) & ~size_t{3};
 }

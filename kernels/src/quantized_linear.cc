@@ -32,9 +32,9 @@ Error quantized_linear_prepare(const LinearParams& p) {
   return kOk;
 }
 
-// One input row widened to int16 with its offset added: input_features int16 values, 2-byte
-// aligned, for the scalar and DSP variants; the MVE variant needs none. Every isa gets the scalar
-// size, so a program lowered for any isa also runs on the host's scalar kernels.
+// One input row widened to int16 with its offset added, for the scalar and DSP variants. The MVE
+// variant uses none but gets the same: the host runs the scalar kernel on programs planned for
+// any isa.
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa /*isa*/) {
   return static_cast<size_t>(params.input_features) * sizeof(int16_t);
 }

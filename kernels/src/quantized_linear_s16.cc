@@ -29,8 +29,9 @@ Error quantized_linear_s16_prepare(const LinearS16Params& p) {
   return kOk;
 }
 
-size_t quantized_linear_s16_scratch_size(const LinearS16Params& p, Isa /*isa*/) {
-  if (p.input_features < 1) return 0;
+// Only the DSP variant copies the row (prepare_row); scalar and MVE read the input in place.
+size_t quantized_linear_s16_scratch_size(const LinearS16Params& p, Isa isa) {
+  if (isa != Isa::kDsp || p.input_features < 1) return 0;
   const size_t bytes = sizeof(int16_t) * static_cast<size_t>(p.input_features);
   return (bytes + 3) & ~size_t{3};
 }

@@ -7,16 +7,9 @@
 namespace cortexm {
 
 Error quantized_mul_prepare(const MulParams& p) {
-  if (p.lhs_offset < -127 || p.lhs_offset > 128)
-    return invalid("self_zero_point", -p.lhs_offset, "must be in [-128, 127]");
-  if (p.rhs_offset < -127 || p.rhs_offset > 128)
-    return invalid("other_zero_point", -p.rhs_offset, "must be in [-128, 127]");
-  if (p.output_offset < -128 || p.output_offset > 127)
-    return invalid("output_zero_point", p.output_offset, "must be in [-128, 127]");
-  if (p.output_multiplier < 0)
-    return invalid("output_multiplier", p.output_multiplier, "must be in [0, 2^31)");
-  if (p.output_shift < kMinShift || p.output_shift > kMaxShift)
-    return invalid("output_shift", p.output_shift, "must be in [-31, 30]");
+  CORTEXM_RETURN_IF_ERROR(check_binary_zero_points(p.lhs_offset, p.rhs_offset, p.output_offset));
+  CORTEXM_RETURN_IF_ERROR(
+      check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   return kOk;
 }

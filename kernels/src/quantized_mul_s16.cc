@@ -7,10 +7,8 @@
 namespace cortexm {
 
 Error quantized_mul_s16_prepare(const MulS16Params& p) {
-  if (p.output_multiplier < 0)
-    return invalid("output_multiplier", p.output_multiplier, "must be in [0, 2^31)");
-  if (p.output_shift < kMinShift || p.output_shift > kMaxShift)
-    return invalid("output_shift", p.output_shift, "must be in [-31, 30]");
+  CORTEXM_RETURN_IF_ERROR(
+      check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   return kOk;
 }

@@ -7,10 +7,20 @@
 
 #include <cstdint>
 
+#include "cortexm/kernels/status.h"
+
 namespace cortexm {
 
 constexpr int32_t kMinShift = -31;
 constexpr int32_t kMaxShift = 30;
+
+// A multiplier in [0, 2^31) and a shift in [kMinShift, kMaxShift], as quantize_multiplier makes them.
+inline Error check_multiplier(const char* multiplier_name, int32_t multiplier,
+                              const char* shift_name, int32_t shift) {
+  if (multiplier < 0) return invalid(multiplier_name, multiplier, "must be in [0, 2^31)");
+  if (shift < kMinShift || shift > kMaxShift) return invalid(shift_name, shift, "must be in [-31, 30]");
+  return kOk;
+}
 
 // (a * b + 2^30) >> 31 in 64-bit arithmetic; no saturation (CMSIS-NN arm_nn_doubling_high_mult_no_sat).
 inline int32_t doubling_high_mult_no_sat(int32_t a, int32_t b) {
