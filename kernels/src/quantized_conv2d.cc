@@ -56,17 +56,7 @@ Dims4 quantized_conv2d_output_dims(const Conv2dParams& p) {
 }
 
 Error quantized_conv2d_prepare(const Conv2dParams& p) {
-  if (p.filter.n < 1) return invalid("weight.shape[0]", p.filter.n, "must be >= 1");
-  if (p.filter.c < 1) return invalid("weight.shape[3]", p.filter.c, "must be >= 1");
-  CORTEXM_RETURN_IF_ERROR(check_padded_extent(p.input, p.geometry.padding));
-  CORTEXM_RETURN_IF_ERROR(validate_conv_common(p.quant, p.geometry, p.input, p.filter.h,
-                                               p.filter.w, p.output, p.filter.n));
-  if (p.input.c % p.filter.c != 0)
-    return invalid("weight.shape[3]", p.filter.c, "must divide input.shape[3]");
-  if (p.filter.n % p.groups() != 0)
-    return invalid("weight.shape[0]", p.filter.n,
-                   "must be a multiple of groups = input.shape[3] / weight.shape[3]");
-  return kOk;
+  return validate_grouped_conv(p.quant, p.geometry, p.input, p.filter, p.output);
 }
 
 // Scalar and DSP: 4 int16 columns. MVE would need 4 int8 columns (none for a 1x1 window without

@@ -250,28 +250,14 @@ Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& p) {
 }
 
 Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
-  if (p.filter.n < 1) return invalid("weight.shape[0]", p.filter.n, "must be >= 1");
-  if (p.filter.c < 1) return invalid("weight.shape[3]", p.filter.c, "must be >= 1");
-  CORTEXM_RETURN_IF_ERROR(check_padded_extent(p.input, p.geometry.padding));
-  if (p.multipliers == nullptr || p.shifts == nullptr)
-    return invalid("requantize_multipliers", 0, "must be given per output channel");
-  for (int32_t c = 0; c < p.filter.n; ++c) {
-    if (p.shifts[c] < kMinShift || p.shifts[c] > kMaxShiftS64)
-      return invalid("requantize_shifts", p.shifts[c], "must be in [-31, 7]", c);
-  }
+  CORTEXM_RETURN_IF_ERROR(check_multipliers(p.multipliers, p.shifts, p.filter.n,
+                                            "must be given per output channel", kMaxShiftS64));
   // The shared checks with int8-neutral offsets and range; the int16 range is checked below.
   ConvQuantParams common;
   common.multipliers = p.multipliers;
   common.shifts = p.shifts;
-  CORTEXM_RETURN_IF_ERROR(validate_conv_common(common, p.geometry, p.input, p.filter.h,
-                                               p.filter.w, p.output, p.filter.n));
-  if (p.input.c % p.filter.c != 0)
-    return invalid("weight.shape[3]", p.filter.c, "must divide input.shape[3]");
-  if (p.filter.n % p.groups() != 0)
-    return invalid("weight.shape[0]", p.filter.n,
-                   "must be a multiple of groups = input.shape[3] / weight.shape[3]");
-  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
-  return kOk;
+  CORTEXM_RETURN_IF_ERROR(validate_grouped_conv(common, p.geometry, p.input, p.filter, p.output));
+  return check_activation_range(p.activation_min, p.activation_max, true);
 }
 
 // Whether every output pixel's window is one run of the input (window_run), so that the

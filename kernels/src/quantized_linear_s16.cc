@@ -1,6 +1,7 @@
 #include "cortexm/kernels/quantized_linear_s16.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "linear_checks.h"
 #if CORTEXM_BUILT_ISA == 1
 #include "dsp/dsp_ops.h"
 #elif CORTEXM_BUILT_ISA == 2
@@ -10,23 +11,11 @@
 namespace cortexm {
 
 Error quantized_linear_s16_prepare(const LinearS16Params& p) {
-  if (p.batches < 1) return invalid("batches", p.batches, "must be >= 1");
-  if (p.input_features < 1) return invalid("input_features", p.input_features, "must be >= 1");
-  if (p.output_features < 1)
-    return invalid("output_features", p.output_features, "must be >= 1");
+  CORTEXM_RETURN_IF_ERROR(check_linear_dims(p.batches, p.input_features, p.output_features));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
-  if (p.num_multipliers != 1 && p.num_multipliers != p.output_features)
-    return invalid("requantize_multipliers", p.num_multipliers,
-                   "length must be 1 or output_features");
-  if (p.multipliers == nullptr || p.shifts == nullptr)
-    return invalid("requantize_multipliers", 0, "must be given");
-  for (int32_t i = 0; i < p.num_multipliers; ++i) {
-    if (p.multipliers[i] < 0)
-      return invalid("requantize_multipliers", p.multipliers[i], "must be in [0, 2^31)", i);
-    if (p.shifts[i] < kMinShift || p.shifts[i] > kMaxShiftS64)
-      return invalid("requantize_shifts", p.shifts[i], "must be in [-31, 7]", i);
-  }
-  return kOk;
+  CORTEXM_RETURN_IF_ERROR(check_multiplier_count(p.num_multipliers, p.output_features));
+  return check_multipliers(p.multipliers, p.shifts, p.num_multipliers, "must be given",
+                           kMaxShiftS64);
 }
 
 // Only the DSP variant copies the row (prepare_row); scalar and MVE read the input in place.

@@ -55,6 +55,23 @@ inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
 #endif
 }
 
+// `count` multipliers in [0, 2^31) and shifts in [kMinShift, max_shift] (kMaxShift, or
+// kMaxShiftS64 for the 64-bit requantize), one per channel or one per tensor; `missing` is the
+// rule named when either array is absent.
+inline Error check_multipliers(const int32_t* multipliers, const int32_t* shifts, int32_t count,
+                               const char* missing, int32_t max_shift = kMaxShift) {
+  if (multipliers == nullptr || shifts == nullptr)
+    return invalid("requantize_multipliers", 0, missing);
+  const char* shift_range = max_shift == kMaxShift ? "must be in [-31, 30]" : "must be in [-31, 7]";
+  for (int32_t i = 0; i < count; ++i) {
+    if (multipliers[i] < 0)
+      return invalid("requantize_multipliers", multipliers[i], "must be in [0, 2^31)", i);
+    if (shifts[i] < kMinShift || shifts[i] > max_shift)
+      return invalid("requantize_shifts", shifts[i], shift_range, i);
+  }
+  return kOk;
+}
+
 // The 16-bit multiplier of CMSIS-NN's 64-bit requantize (REDUCE_MULTIPLIER): multiplier / 2^16
 // rounded half up, saturated to 2^15 - 1. multiplier in [0, 2^31).
 inline int32_t reduce_multiplier(int32_t multiplier) {
