@@ -12,15 +12,14 @@ Error quantized_add_prepare(const AddParams& p) { return check_rescaled_binary(p
 namespace {
 
 void add_scalar(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
-  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
-    const int8_t* a = lhs + li;
-    const int8_t* b = rhs + ri;
-    int8_t* out = output;
-    output += count;
+  const auto one = [&p](int32_t a, int32_t b) { return add_one(p, a, b); };
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [&](const int8_t* a, const int8_t* b,
+                                                           int8_t* out, int32_t count, int32_t ls,
+                                                           int32_t rs) {
     if (ls == 1 && rs == 1) {
       for (int32_t i = 0; i < count; ++i) out[i] = add_one(p, a[i], b[i]);
     } else {
-      for (int32_t i = 0; i < count; ++i) out[i] = add_one(p, a[i * ls], b[i * rs]);
+      strided_run(a, b, out, count, ls, rs, one);
     }
   });
 }

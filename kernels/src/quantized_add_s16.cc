@@ -24,11 +24,10 @@ namespace {
 void add_s16_scalar(const AddS16Params& params, const int16_t* lhs, const int16_t* rhs,
                     int16_t* output) {
   const AddS16Params p = params;
-  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
-    const int16_t* __restrict a = lhs + li;
-    const int16_t* __restrict b = rhs + ri;
-    int16_t* __restrict out = output;
-    output += count;
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [&](const int16_t* __restrict a,
+                                                           const int16_t* __restrict b,
+                                                           int16_t* __restrict out, int32_t count,
+                                                           int32_t ls, int32_t rs) {
     if (ls == 1 && rs == 1) {
       for (int32_t i = 0; i < count; ++i) out[i] = add_s16_one(p, a[i], b[i]);
     } else if (rs == 0) {
@@ -40,7 +39,8 @@ void add_s16_scalar(const AddS16Params& params, const int16_t* lhs, const int16_
       for (int32_t i = 0; i < count; ++i)
         out[i] = add_s16_sum(p, x, add_s16_scaled(b[int64_t{i} * rs], p.rhs_multiplier, p.rhs_shift));
     } else {
-      for (int32_t i = 0; i < count; ++i) out[i] = add_s16_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      strided_run(a, b, out, count, ls, rs,
+                  [&p](int32_t x, int32_t y) { return add_s16_one(p, x, y); });
     }
   });
 }
