@@ -1,18 +1,14 @@
 #include "cortexm/kernels/quantized_add_s16.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "cortexm/kernels/rescaled_binary.h"
 #include "elementwise.h"
 #include "variants.h"
 
 namespace cortexm {
 
 Error quantized_add_s16_prepare(const AddS16Params& p) {
-  CORTEXM_RETURN_IF_ERROR(
-      check_multiplier("self_multiplier", p.lhs_multiplier, "self_shift", p.lhs_shift));
-  CORTEXM_RETURN_IF_ERROR(
-      check_multiplier("other_multiplier", p.rhs_multiplier, "other_shift", p.rhs_shift));
-  CORTEXM_RETURN_IF_ERROR(
-      check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
+  CORTEXM_RETURN_IF_ERROR(check_rescale_multipliers(p));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   return kOk;
 }

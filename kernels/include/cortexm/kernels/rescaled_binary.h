@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cortexm/kernels/broadcast.h"
+#include "cortexm/kernels/requantize.h"
 
 namespace cortexm {
 
@@ -24,6 +25,17 @@ struct RescaledBinaryParams {
   int32_t activation_min = -128;
   int32_t activation_max = 127;
 };
+
+// The multipliers and shifts that take each input to the common scale and the result to the
+// output's (quantized_add, quantized_maximum / minimum, quantized_add_s16).
+template <typename Params>
+Error check_rescale_multipliers(const Params& p) {
+  CORTEXM_RETURN_IF_ERROR(
+      check_multiplier("self_multiplier", p.lhs_multiplier, "self_shift", p.lhs_shift));
+  CORTEXM_RETURN_IF_ERROR(
+      check_multiplier("other_multiplier", p.rhs_multiplier, "other_shift", p.rhs_shift));
+  return check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift);
+}
 
 // Zero points within int8, the three multipliers and shifts as quantize_multiplier makes them, the
 // activation range within int8: the prepare step of every op that uses these parameters.
