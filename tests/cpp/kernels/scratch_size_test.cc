@@ -80,21 +80,23 @@ TEST(ScratchSize, ScalarFitsEveryIsaForConvolutions) {
   }
 }
 
+// LinearParams or LinearS16Params of a random shape.
+template <typename Params>
+Params random_linear(testing::RandomData& r) {
+  Params p;
+  p.batches = r.uniform(1, 5);
+  p.input_features = r.uniform(1, 5000);
+  p.output_features = r.uniform(1, 300);
+  return p;
+}
+
 TEST(ScratchSize, ScalarFitsEveryIsaForMatmulsPoolsAndMeans) {
   testing::RandomData r(17);
   for (int i = 0; i < kShapes; ++i) {
     SCOPED_TRACE(i);
-    LinearParams linear;
-    linear.batches = r.uniform(1, 5);
-    linear.input_features = r.uniform(1, 5000);
-    linear.output_features = r.uniform(1, 300);
-    expect_scalar_fits_every_isa(&quantized_linear_scratch_size, linear);
-
-    LinearS16Params linear16;
-    linear16.batches = r.uniform(1, 5);
-    linear16.input_features = r.uniform(1, 5000);
-    linear16.output_features = r.uniform(1, 300);
-    expect_scalar_fits_every_isa(&quantized_linear_s16_scratch_size, linear16);
+    expect_scalar_fits_every_isa(&quantized_linear_scratch_size, random_linear<LinearParams>(r));
+    expect_scalar_fits_every_isa(&quantized_linear_s16_scratch_size,
+                                 random_linear<LinearS16Params>(r));
 
     BatchMatmulParams bmm;
     bmm.batch = r.uniform(1, 4);
