@@ -105,12 +105,11 @@ Error quantized_avg_pool2d_prepare(const Pool2dParams& params) {
   return kOk;
 }
 
-// One sum per channel: int16 for windows of at most 256 taps, else int32; rounded up to 4 bytes.
-// One variant serves every isa.
+// One int32 sum per channel, 4-byte aligned; one variant serves every isa. (Windows of at most 256
+// taps use int16 sums, half of it; the size depends on the channels alone because the lowering
+// asks for it before it knows the window.)
 size_t quantized_avg_pool2d_scratch_size(const Pool2dParams& params, Isa /*isa*/) {
-  if (params.input.c < 1) return 0;
-  const size_t sum_bytes = max_window_taps(params) <= 256 ? sizeof(int16_t) : sizeof(int32_t);
-  return (static_cast<size_t>(params.input.c) * sum_bytes + 3) & ~size_t{3};
+  return static_cast<size_t>(params.input.c) * sizeof(int32_t);
 }
 
 void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
