@@ -414,6 +414,24 @@ void bind_graph(py::module_& m) {
 
   m.def("registered_ops", [] { return OpRegistry::global().names(); },
         "Names of every op the graph, the interpreter and the passes know.");
+  m.def("ops_with", [](const std::string& property) {
+        std::vector<std::string> out;
+        for (const std::string& name : OpRegistry::global().names()) {
+          const OpSchema& s = OpRegistry::global().get(name);
+          bool has;
+          if (property == "is_view") has = s.is_view;
+          else if (property == "is_data_movement") has = s.is_data_movement;
+          else if (property == "keeps_qparams") has = s.keeps_qparams;
+          else if (property == "has_activation_range") has = s.has_activation_range();
+          else if (property == "encode") has = s.encode != nullptr;
+          else throw py::value_error("ops_with: property '" + property + "' is not one of is_view, "
+                                     "is_data_movement, keeps_qparams, has_activation_range, encode");
+          if (has) out.push_back(name);
+        }
+        return out;
+      }, py::arg("property"),
+      "Names of the registered ops whose descriptor has `property` (is_view, is_data_movement, "
+      "keeps_qparams, has_activation_range, encode: a program can hold the op).");
 }
 
 }  // namespace cortexm::bindings

@@ -151,21 +151,6 @@ std::vector<uint8_t> reduced_dims(const OpArgs& args, int64_t rank) {
   return dims;
 }
 
-Emitted view(FlatBufferBuilder& b) {
-  return {fb::KernelId_View, fb::OpParams_ViewParams, fb::CreateViewParams(b).Union()};
-}
-
-Emitted permute(FlatBufferBuilder& b, const std::vector<uint8_t>& dims) {
-  return {fb::KernelId_Permute, fb::OpParams_PermuteParams,
-          fb::CreatePermuteParams(b, b.CreateVector(dims)).Union()};
-}
-
-Emitter unary(fb::UnaryFn fn) {
-  return [fn](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
-    return Emitted{fb::KernelId_FloatUnary, fb::OpParams_UnaryParams, fb::CreateUnaryParams(b, fn).Union()};
-  };
-}
-
 const std::map<std::string, Emitter>& emitters() {
   static const std::map<std::string, Emitter> table = {
       {"cortex_m.quantized_conv2d.default",
@@ -201,107 +186,6 @@ const std::map<std::string, Emitter>& emitters() {
       {"cortex_m.dequantize_per_tensor.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          return quantize(b, a, fb::KernelId_DequantizePerTensor);
-       }},
-      {"aten.view_copy.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) { return view(b); }},
-      {"aten.squeeze_copy.dims",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) { return view(b); }},
-      {"aten.unsqueeze_copy.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) { return view(b); }},
-      {"dim_order_ops._clone_dim_order.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs&) {
-         std::vector<uint8_t> dims(static_cast<size_t>(in_info(g, n, 0).rank()));
-         for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<uint8_t>(i);
-         return permute(b, dims);
-       }},
-      {"aten.permute_copy.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t rank = in_info(g, n, 0).rank();
-         std::vector<uint8_t> dims;
-         for (int64_t d : a.ints("dims")) dims.push_back(static_cast<uint8_t>(normalized_dim(a, d, rank)));
-         return permute(b, dims);
-       }},
-      {"aten.cat.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), out_info(g, n).rank());
-         return Emitted{fb::KernelId_Cat, fb::OpParams_CatParams,
-                        fb::CreateCatParams(b, static_cast<int32_t>(dim)).Union()};
-       }},
-      {"aten.slice_copy.Tensor",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const TensorInfo& in = in_info(g, n, 0);
-         const int64_t dim = normalized_dim(a, a.i("dim"), in.rank());
-         const int64_t extent = in.shape[dim];
-         int64_t start = a.is_none("start") ? 0 : a.i("start");
-         if (start < 0) start += extent;
-         start = std::min(std::max<int64_t>(start, 0), extent);
-         return Emitted{fb::KernelId_Slice, fb::OpParams_SliceParams,
-                        fb::CreateSliceParams(b, static_cast<int32_t>(dim), start, a.i("step")).Union()};
-       }},
-      {"aten.select_copy.int",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const TensorInfo& in = in_info(g, n, 0);
-         const int64_t dim = normalized_dim(a, a.i("dim"), in.rank());
-         int64_t index = a.i("index");
-         if (index < 0) index += in.shape[dim];
-         return Emitted{fb::KernelId_Select, fb::OpParams_SelectParams,
-                        fb::CreateSelectParams(b, static_cast<int32_t>(dim), index).Union()};
-       }},
-      {"aten.split_with_sizes_copy.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         return Emitted{fb::KernelId_Split, fb::OpParams_SplitParams,
-                        fb::CreateSplitParams(b, static_cast<int32_t>(dim)).Union()};
-       }},
-      {"aten.constant_pad_nd.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t rank = in_info(g, n, 0).rank();
-         const auto& pad = a.ints("pad");
-         if (pad.size() % 2 || static_cast<int64_t>(pad.size()) > 2 * rank) a.fail("attribute 'pad' is malformed");
-         std::vector<int64_t> per_dim(static_cast<size_t>(2 * rank), 0);
-         for (size_t i = 0; i < pad.size() / 2; ++i) {
-           const size_t d = static_cast<size_t>(rank) - 1 - i;
-           per_dim[2 * d] = pad[2 * i];
-           per_dim[2 * d + 1] = pad[2 * i + 1];
-         }
-         return Emitted{fb::KernelId_ConstantPad, fb::OpParams_ConstantPadParams,
-                        fb::CreateConstantPadParams(b, b.CreateVector(per_dim), a.f("value")).Union()};
-       }},
-      {"aten.reflection_pad1d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = pair(a, "padding");
-         return Emitted{fb::KernelId_ReflectionPad1d, fb::OpParams_ReflectionPad1dParams,
-                        fb::CreateReflectionPad1dParams(b, p.first, p.second).Union()};
-       }},
-      {"aten.upsample_nearest2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
-         return Emitted{fb::KernelId_UpsampleNearest2d, fb::OpParams_UpsampleNearest2dParams,
-                        fb::CreateUpsampleNearest2dParams(b).Union()};
-       }},
-      {"aten._softmax.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         return Emitted{fb::KernelId_Softmax, fb::OpParams_SoftmaxParams,
-                        fb::CreateSoftmaxParams(b, static_cast<int32_t>(dim)).Union()};
-       }},
-      {"aten._log_softmax.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         return Emitted{fb::KernelId_LogSoftmax, fb::OpParams_SoftmaxParams,
-                        fb::CreateSoftmaxParams(b, static_cast<int32_t>(dim)).Union()};
-       }},
-      {"aten.relu.default", unary(fb::UnaryFn_Relu)},
-      {"aten.hardswish.default", unary(fb::UnaryFn_Hardswish)},
-      {"aten.silu.default", unary(fb::UnaryFn_Silu)},
-      {"aten.sigmoid.default", unary(fb::UnaryFn_Sigmoid)},
-      {"aten.tanh.default", unary(fb::UnaryFn_Tanh)},
-      {"aten.sqrt.default", unary(fb::UnaryFn_Sqrt)},
-      {"aten.hardsigmoid.default", unary(fb::UnaryFn_Hardsigmoid)},
-      {"aten.abs.default", unary(fb::UnaryFn_Abs)},
-      {"aten.gelu.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const fb::UnaryFn fn = a.s("approximate") == "tanh" ? fb::UnaryFn_GeluTanh : fb::UnaryFn_Gelu;
-         return Emitted{fb::KernelId_FloatUnary, fb::OpParams_UnaryParams, fb::CreateUnaryParams(b, fn).Union()};
        }},
       {"cortex_m.quantized_softmax.default",
        [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
@@ -382,30 +266,18 @@ const std::map<std::string, Emitter>& emitters() {
        }},
       {"cortex_m.quantized_transpose_conv2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedTransposeConv2d); }},
-      {"aten.mean.dim",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
-         return Emitted{fb::KernelId_Mean, fb::OpParams_MeanParams, fb::CreateMeanParams(b, dims).Union()};
-       }},
   };
   return table;
 }
 
 bool is_view_op(const std::string& op) { return OpRegistry::global().get(op).is_view; }
 
-NodeContext node_context(const Graph& g, const Node& n) {
-  std::vector<const TensorInfo*> ins, outs;
-  for (ValueId v : n.inputs) ins.push_back(v == kNoValue ? nullptr : &g.value(v).info);
-  for (ValueId v : n.outputs) outs.push_back(&g.value(v).info);
-  return NodeContext(n.op, n.name, n.attrs, std::move(ins), std::move(outs));
-}
-
 // The node's kernel id and params table: from its op's descriptor (OpSchema::encode).
 Emitted emit(FlatBufferBuilder& b, const Graph& g, const Node& n) {
   const OpSchema& schema = OpRegistry::global().get(n.op);
   if (schema.encode) {
     ParamsBuilder params(b);
-    const EncodedOp e = schema.encode(params, node_context(g, n));
+    const EncodedOp e = schema.encode(params, node_context(g, n.id));
     return {static_cast<fb::KernelId>(e.kernel_id), static_cast<fb::OpParams>(e.params_type),
             Offset<void>(e.params)};
   }
@@ -447,7 +319,7 @@ void check_runnable(const Graph& graph) {
 int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
   const Node& n = graph.node(id);
   if (const OpSchema* schema = OpRegistry::global().find(n.op); schema && schema->scratch)
-    return static_cast<int64_t>(schema->scratch(node_context(graph, n), isa));
+    return static_cast<int64_t>(schema->scratch(node_context(graph, n.id), isa));
   auto nhwc = [](const TensorInfo& t) {
     return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[2]),
                  static_cast<int32_t>(t.shape[3]), static_cast<int32_t>(t.shape[1])};
@@ -664,6 +536,15 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
     for (ValueId v : node.inputs) ins.push_back(v == kNoValue ? -1 : tensor_index.at(v));
     for (ValueId v : node.outputs) outs.push_back(tensor_index.at(v));
     const int64_t need = required_scratch(graph, node.id, isa);
+    // The lowering recorded the scratch of the isa it lowered for (AnnotateScratch).
+    for (const auto& [name, value] : node.attrs) {
+      const int64_t* lowered = std::get_if<int64_t>(&value);
+      if (name != "scratch_bytes" || !lowered || *lowered == 0 || *lowered == need) continue;
+      throw GraphError("node '" + node.name + "' (" + node.op + ") was lowered for another isa: it " +
+                       "records " + std::to_string(*lowered) + " bytes of scratch, its kernel on " +
+                       options.target + " (" + isa_name(isa) + ") needs " + std::to_string(need) +
+                       "; lower and write the program for the same target");
+    }
     int64_t scratch_offset = 0, scratch_size = 0;
     const auto it = layout.scratch.find(static_cast<int32_t>(step));
     if (it != layout.scratch.end()) std::tie(scratch_offset, scratch_size) = it->second;

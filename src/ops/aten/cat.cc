@@ -2,6 +2,7 @@
 // dtype; per-tensor qparams pass through when every input has the same ones (portable::cat).
 #include "cortexm/portable/cat.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -59,6 +60,10 @@ void register_aten_cat(OpRegistry& registry) {
   s.inputs = {{"tensors", false, true}};
   s.attrs = {{"dim", AttrKind::kInt, false, AttrValue(int64_t{0})}};
   s.is_data_movement = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    const int64_t dim = normalize_dim(node, "dim", node.i("dim"), node.input(0).rank());
+    return program::encoded(fb::KernelId_Cat, fb::CreateCatParams(b.fbb(), static_cast<int32_t>(dim)));
+  };
   s.infer = infer;
   s.kernel = kernel;
   registry.add(std::move(s));

@@ -7,8 +7,8 @@
 namespace cortexm::ops {
 
 void register_aten_clamp(OpRegistry& registry) {
-  register_portable_unary(
-      registry, "aten.clamp.default",
+  OpSchema s = portable_unary_schema(
+      "aten.clamp.default",
       {{"min", AttrKind::kFloat, true, AttrValue(NoneAttr{})},
        {"max", AttrKind::kFloat, true, AttrValue(NoneAttr{})}},
       [](const OpArgs& args) {
@@ -21,6 +21,8 @@ void register_aten_clamp(OpRegistry& registry) {
         p.b = args.is_none("max") ? kInf : static_cast<float>(args.f("max"));
         return p;
       });
+  s.keeps_qparams = true;
+  registry.add(std::move(s));
 }
 
 }  // namespace cortexm::ops

@@ -2,6 +2,7 @@
 // the given dim_order (None = contiguous). dtype, shape and qparams stay the input's; any dtype.
 #include "cortexm/portable/copy.h"
 #include "ops/aten/portable_call.h"
+#include "program/params/permute.h"
 
 namespace cortexm::ops {
 
@@ -12,6 +13,12 @@ void register_clone_dim_order(OpRegistry& registry) {
   s.attrs = {{"dim_order", AttrKind::kInts, true, AttrValue(NoneAttr{})},
              {"non_blocking", AttrKind::kBool, false, AttrValue(false)}};
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    std::vector<int64_t> dims(static_cast<size_t>(node.input(0).rank()));
+    for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i);
+    return program::encode_permute(b, dims);
+  };
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     TensorInfo out = in;

@@ -9,6 +9,7 @@
 
 #include "cortexm/portable/constant_pad.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -66,6 +67,15 @@ void register_aten_constant_pad_nd(OpRegistry& registry) {
   s.inputs = {{"self"}};
   s.attrs = {{"pad", AttrKind::kInts}, {"value", AttrKind::kFloat, false, AttrValue(0.0)}};
   s.is_data_movement = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    std::vector<int64_t> per_dim;  // (before, after) per dim, in dim order
+    for (const auto& [before, after] : resolve(node, node.input(0).shape)) {
+      per_dim.push_back(before);
+      per_dim.push_back(after);
+    }
+    return program::encoded(fb::KernelId_ConstantPad,
+                            fb::CreateConstantPadParams(b.fbb(), b.fbb().CreateVector(per_dim), node.f("value")));
+  };
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const auto pads = resolve(ctx, in.shape);

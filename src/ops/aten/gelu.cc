@@ -5,17 +5,19 @@
 namespace cortexm::ops {
 
 void register_aten_gelu(OpRegistry& registry) {
-  register_portable_unary(
-      registry, "aten.gelu.default",
-      {{"approximate", AttrKind::kString, false, AttrValue(std::string("none"))}},
-      [](const OpArgs& args) {
-        const std::string& approximate = args.s("approximate");
-        if (approximate != "none" && approximate != "tanh")
-          args.fail("attribute 'approximate' = \"" + approximate + "\" must be \"none\" or \"tanh\"");
-        portable::UnaryParams p;
-        p.op = approximate == "tanh" ? portable::UnaryOp::kGeluTanh : portable::UnaryOp::kGelu;
-        return p;
-      });
+  const UnaryParamsFn make = [](const OpArgs& args) {
+    const std::string& approximate = args.s("approximate");
+    if (approximate != "none" && approximate != "tanh")
+      args.fail("attribute 'approximate' = \"" + approximate + "\" must be \"none\" or \"tanh\"");
+    portable::UnaryParams p;
+    p.op = approximate == "tanh" ? portable::UnaryOp::kGeluTanh : portable::UnaryOp::kGelu;
+    return p;
+  };
+  OpSchema s = portable_unary_schema(
+      "aten.gelu.default", {{"approximate", AttrKind::kString, false, AttrValue(std::string("none"))}},
+      make);
+  s.encode = float_unary_encode(make);
+  registry.add(std::move(s));
 }
 
 }  // namespace cortexm::ops

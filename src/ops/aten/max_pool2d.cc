@@ -30,6 +30,7 @@ void register_aten_max_pool2d(OpRegistry& registry) {
              {"padding", AttrKind::kInts, false, AttrValue(std::vector<int64_t>{0})},
              {"dilation", AttrKind::kInts, false, AttrValue(std::vector<int64_t>{1})},
              {"ceil_mode", AttrKind::kBool, false, AttrValue(false)}};
+  s.keeps_qparams = true;
   s.infer = infer;
   s.kernel = kernel;
   registry.add(std::move(s));

@@ -2,6 +2,7 @@
 // with size 1. Sums in double; an empty reduction gives NaN, as in torch (portable::mean_f32).
 #include "cortexm/portable/mean.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -60,6 +61,13 @@ void register_aten_mean_dim(OpRegistry& registry) {
   s.attrs = {{"dim", AttrKind::kInts}, {"keepdim", AttrKind::kBool, false, AttrValue(false)}};
   s.infer = infer;
   s.kernel = kernel;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    const std::vector<bool> reduced = reduced_dims(node, node.input(0).rank());
+    std::vector<uint8_t> dims;  // ascending
+    for (size_t d = 0; d < reduced.size(); ++d)
+      if (reduced[d]) dims.push_back(static_cast<uint8_t>(d));
+    return program::encoded(fb::KernelId_Mean, fb::CreateMeanParams(b.fbb(), b.fbb().CreateVector(dims)));
+  };
   registry.add(std::move(s));
 }
 

@@ -2,6 +2,7 @@
 // per-tensor qparams pass through.
 #include "cortexm/portable/permute.h"
 #include "ops/aten/portable_call.h"
+#include "program/params/permute.h"
 
 namespace cortexm::ops {
 
@@ -31,6 +32,10 @@ void register_aten_permute_copy(OpRegistry& registry) {
   s.inputs = {{"self"}};
   s.attrs = {{"dims", AttrKind::kInts}};
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encode_permute(b, normalized_dims(node, node.input(0).rank()));
+  };
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     portable_shape(ctx, in.shape);  // rank <= 6

@@ -11,6 +11,8 @@
 #include "cortexm/portable/shape.h"
 #include "cortexm/portable/unary.h"
 #include "ops/op_util.h"
+#include "program/params/unary.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -37,8 +39,8 @@ inline int32_t element_size(const Tensor& t) { return static_cast<int32_t>(dtype
 // (failing on bad ones) and returns the op and its constants.
 using UnaryParamsFn = std::function<portable::UnaryParams(const OpArgs&)>;
 
-inline void register_portable_unary(OpRegistry& registry, const std::string& name,
-                                    std::vector<AttrSpec> attrs, UnaryParamsFn make) {
+inline OpSchema portable_unary_schema(const std::string& name, std::vector<AttrSpec> attrs,
+                                      UnaryParamsFn make) {
   OpSchema s;
   s.name = name;
   s.inputs = {{"self"}};
@@ -55,16 +57,41 @@ inline void register_portable_unary(OpRegistry& registry, const std::string& nam
     check_portable(ctx, "unary", portable::unary_prepare(params));
     portable::unary_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
   };
-  registry.add(std::move(s));
+  return s;
+}
+
+// The op as a program's FloatUnary kernel; for ops whose every function has a UnaryFn.
+inline EncodeFn float_unary_encode(UnaryParamsFn make) {
+  return [make](program::ParamsBuilder& b, const NodeContext& node) {
+    fb::UnaryFn fn;
+    const portable::UnaryOp op = make(node).op;
+    if (!program::unary_fn(op, &fn))
+      node.fail("a program has no float unary function " + std::to_string(static_cast<int>(op)));
+    return program::encoded(fb::KernelId_FloatUnary, fb::CreateUnaryParams(b.fbb(), fn));
+  };
+}
+
+inline void register_portable_unary(OpRegistry& registry, const std::string& name,
+                                    std::vector<AttrSpec> attrs, UnaryParamsFn make) {
+  registry.add(portable_unary_schema(name, std::move(attrs), std::move(make)));
+}
+
+// An op without attributes; a program runs it if its function has a UnaryFn.
+inline OpSchema portable_unary_schema(const std::string& name, portable::UnaryOp op) {
+  const UnaryParamsFn make = [op](const OpArgs&) {
+    portable::UnaryParams p;
+    p.op = op;
+    return p;
+  };
+  OpSchema s = portable_unary_schema(name, {}, make);
+  fb::UnaryFn fn;
+  if (program::unary_fn(op, &fn)) s.encode = float_unary_encode(make);
+  return s;
 }
 
 inline void register_portable_unary(OpRegistry& registry, const std::string& name,
                                     portable::UnaryOp op) {
-  register_portable_unary(registry, name, {}, [op](const OpArgs&) {
-    portable::UnaryParams p;
-    p.op = op;
-    return p;
-  });
+  registry.add(portable_unary_schema(name, op));
 }
 
 // A float32 (x) float32 -> float32 op with numpy broadcasting run by portable::binary_f32; `make`

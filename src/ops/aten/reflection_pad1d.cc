@@ -3,6 +3,7 @@
 // Any dtype; per-tensor qparams pass through (portable::reflection_pad1d).
 #include "cortexm/portable/reflection_pad1d.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -29,6 +30,13 @@ void register_aten_reflection_pad1d(OpRegistry& registry) {
   s.inputs = {{"self"}};
   s.attrs = {{"padding", AttrKind::kInts}};
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    const std::vector<int64_t>& padding = node.ints("padding");
+    return program::encoded(fb::KernelId_ReflectionPad1d,
+                            fb::CreateReflectionPad1dParams(b.fbb(), static_cast<int32_t>(padding[0]),
+                                                            static_cast<int32_t>(padding[1])));
+  };
   s.infer = [](const InferContext& ctx) {
     require_rank(ctx, 0, {2, 3});
     const TensorInfo& in = ctx.input(0);

@@ -4,7 +4,9 @@
 namespace cortexm::ops {
 
 void register_aten_relu(OpRegistry& registry) {
-  register_portable_unary(registry, "aten.relu.default", portable::UnaryOp::kRelu);
+  OpSchema s = portable_unary_schema("aten.relu.default", portable::UnaryOp::kRelu);
+  s.keeps_qparams = true;
+  registry.add(std::move(s));
 }
 
 }  // namespace cortexm::ops

@@ -2,6 +2,7 @@
 // removed. Any dtype; per-tensor qparams pass through (portable::select).
 #include "cortexm/portable/select.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -28,6 +29,12 @@ void register_aten_select_copy(OpRegistry& registry) {
   s.inputs = {{"self"}};
   s.attrs = {{"dim", AttrKind::kInt}, {"index", AttrKind::kInt}};
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    const auto [dim, index] = resolve(node, node.input(0).shape);
+    return program::encoded(fb::KernelId_Select,
+                            fb::CreateSelectParams(b.fbb(), static_cast<int32_t>(dim), index));
+  };
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const int64_t dim = resolve(ctx, in.shape).first;

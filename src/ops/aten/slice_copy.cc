@@ -5,6 +5,7 @@
 
 #include "cortexm/portable/slice.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -44,6 +45,12 @@ void register_aten_slice_copy(OpRegistry& registry) {
              {"end", AttrKind::kInt, true, AttrValue(NoneAttr{})},
              {"step", AttrKind::kInt, false, AttrValue(int64_t{1})}};
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    const Slice sl = resolve(node, node.input(0).shape);
+    return program::encoded(fb::KernelId_Slice, fb::CreateSliceParams(b.fbb(), static_cast<int32_t>(sl.dim),
+                                                                      sl.start, sl.step));
+  };
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const Slice sl = resolve(ctx, in.shape);

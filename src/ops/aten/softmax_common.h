@@ -4,6 +4,7 @@
 
 #include "cortexm/portable/softmax.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -18,6 +19,11 @@ inline void register_softmax_op(OpRegistry& registry, const std::string& name, b
     portable_shape(ctx, ctx.input(0).shape);  // rank <= 6
     if (ctx.b("half_to_float")) ctx.fail("attribute 'half_to_float' = True is not supported");
     return same_as_input(ctx);
+  };
+  s.encode = [log](program::ParamsBuilder& b, const NodeContext& node) {
+    const int64_t dim = normalize_dim(node, "dim", node.i("dim"), node.input(0).rank());
+    const auto params = fb::CreateSoftmaxParams(b.fbb(), static_cast<int32_t>(dim));
+    return program::encoded(log ? fb::KernelId_LogSoftmax : fb::KernelId_Softmax, params);
   };
   s.kernel = [log](const KernelContext& ctx) {
     portable::SoftmaxParams params;

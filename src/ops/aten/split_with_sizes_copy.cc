@@ -3,6 +3,7 @@
 // through.
 #include "cortexm/portable/split_with_sizes.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -36,6 +37,11 @@ void register_aten_split_with_sizes_copy(OpRegistry& registry) {
   s.attrs = {{"split_sizes", AttrKind::kInts},
              {"dim", AttrKind::kInt, false, AttrValue(int64_t{0})}};
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    const int64_t dim = resolve_dim(node, node.input(0).shape);
+    return program::encoded(fb::KernelId_Split, fb::CreateSplitParams(b.fbb(), static_cast<int32_t>(dim)));
+  };
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const int64_t dim = resolve_dim(ctx, in.shape);

@@ -1,6 +1,7 @@
 // aten.squeeze_copy.dims: removes the listed dims that have size 1 (a listed dim of another size
 // stays, as in torch). Any dtype; a view; per-tensor qparams pass through.
 #include "ops/op_util.h"
+#include "program/params/view.h"
 
 namespace cortexm::ops {
 
@@ -11,6 +12,8 @@ void register_aten_squeeze_copy(OpRegistry& registry) {
   s.attrs = {{"dim", AttrKind::kInts}};
   s.is_view = true;
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = program::encode_view;
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const int64_t rank = in.rank();

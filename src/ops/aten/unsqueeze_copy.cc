@@ -1,6 +1,7 @@
 // aten.unsqueeze_copy.default: inserts a size-1 dim at `dim` in [-rank - 1, rank]. Any dtype; a
 // view; per-tensor qparams pass through.
 #include "ops/op_util.h"
+#include "program/params/view.h"
 
 namespace cortexm::ops {
 
@@ -11,6 +12,8 @@ void register_aten_unsqueeze_copy(OpRegistry& registry) {
   s.attrs = {{"dim", AttrKind::kInt}};
   s.is_view = true;
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = program::encode_view;
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const int64_t d = normalize_dim(ctx, "dim", ctx.i("dim"), in.rank() + 1);

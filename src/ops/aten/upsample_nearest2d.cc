@@ -3,6 +3,7 @@
 // dtype; per-tensor qparams pass through (portable::upsample_nearest2d).
 #include "cortexm/portable/upsample_nearest2d.h"
 #include "ops/aten/portable_call.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -12,6 +13,10 @@ void register_aten_upsample_nearest2d(OpRegistry& registry) {
   s.inputs = {{"self"}};
   s.attrs = {{"output_size", AttrKind::kInts}};
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_UpsampleNearest2d, fb::CreateUpsampleNearest2dParams(b.fbb()));
+  };
   s.infer = [](const InferContext& ctx) {
     require_rank(ctx, 0, {4});
     const TensorInfo& in = ctx.input(0);

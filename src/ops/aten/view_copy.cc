@@ -1,5 +1,6 @@
 // aten.view_copy.default: the same elements in a new shape (one dim may be -1). Any dtype.
 #include "ops/op_util.h"
+#include "program/params/view.h"
 
 namespace cortexm::ops {
 
@@ -38,6 +39,8 @@ void register_aten_view_copy(OpRegistry& registry) {
   s.attrs = {{"size", AttrKind::kInts}};
   s.is_view = true;
   s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = program::encode_view;
   s.infer = [](const InferContext& ctx) {
     return std::vector<TensorInfo>{view_info(ctx.input(0), resolve_size(ctx, ctx.input(0)))};
   };

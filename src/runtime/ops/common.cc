@@ -68,7 +68,7 @@ Status require_bias(const OpContext& ctx, int32_t input, int64_t count) {
 Status require_scratch(const OpContext& ctx, size_t bytes) {
   if (ctx.op.scratch_size() < bytes)
     return ctx.fail("scratch_size", static_cast<int64_t>(ctx.op.scratch_size()),
-                    "is smaller than the kernel needs");
+                    "is smaller than this runtime's kernel needs (program planned for another isa?)");
   if (bytes && ctx.op.scratch_offset() % 4 != 0)
     return ctx.fail("scratch_offset", static_cast<int64_t>(ctx.op.scratch_offset()),
                     "must be 4-byte aligned");
