@@ -1,10 +1,12 @@
-// The loop shared by quantized_maximum / quantized_minimum (kernels/src only).
-#pragma once
-
-#include "cortexm/kernels/minmax_params.h"
+// quantized_maximum and quantized_minimum: one loop, the pick a template parameter (as TFLite
+// Micro's maximum_minimum.cc).
+#include "cortexm/kernels/quantized_maximum.h"
+#include "cortexm/kernels/quantized_minimum.h"
 #include "cortexm/kernels/requantize.h"
 
-namespace cortexm::detail {
+namespace cortexm {
+
+namespace {
 
 // Each input at the common scale: (x + offset) << 20, requantized.
 inline int32_t to_common(int32_t x, int32_t offset, int32_t multiplier, int32_t shift) {
@@ -35,4 +37,16 @@ void minmax(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs, in
   });
 }
 
-}  // namespace cortexm::detail
+}  // namespace
+
+void quantized_maximum(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs,
+                       int8_t* output) {
+  minmax<true>(params, lhs, rhs, output);
+}
+
+void quantized_minimum(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs,
+                       int8_t* output) {
+  minmax<false>(params, lhs, rhs, output);
+}
+
+}  // namespace cortexm
