@@ -35,15 +35,7 @@ void bind_quantized_log_softmax(py::module_& ops) {
         s.reverse_scaling_right_shift =
             require_int(op, "reverse_scaling_right_shift", reverse_scaling_right_shift, 0, 31);
         check(op, quantized_log_softmax_prepare(p));
-        const std::vector<int8_t> rows = gather_rows(l, x.data());
-        std::vector<int8_t> result(rows.size());
-        {
-          py::gil_scoped_release release;
-          quantized_log_softmax(p, rows.data(), result.data());
-        }
-        py::array_t<int8_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
-        scatter_rows(l, result, out.mutable_data());
-        return out;
+        return run_rows(x, l, p, quantized_log_softmax);
       },
       py::arg("input"), py::arg("input_multiplier"), py::arg("input_shift"), py::arg("diff_min"),
       py::arg("reverse_scaling_divisor"), py::arg("reverse_scaling_right_shift"),

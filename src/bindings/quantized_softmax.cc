@@ -28,15 +28,7 @@ void bind_quantized_softmax(py::module_& ops) {
         p.scaling.input_left_shift = require_int(op, "input_shift", input_shift, 0, 31);
         p.scaling.diff_min = require_int(op, "diff_min", diff_min, INT32_MIN, 0);
         check(op, quantized_softmax_prepare(p));
-        const std::vector<int8_t> rows = gather_rows(l, x.data());
-        std::vector<int8_t> result(rows.size());
-        {
-          py::gil_scoped_release release;
-          quantized_softmax(p, rows.data(), result.data());
-        }
-        py::array_t<int8_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
-        scatter_rows(l, result, out.mutable_data());
-        return out;
+        return run_rows(x, l, p, quantized_softmax);
       },
       py::arg("input"), py::arg("input_multiplier"), py::arg("input_shift"), py::arg("diff_min"),
       py::arg("dim") = -1,
