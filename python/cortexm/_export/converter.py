@@ -1,4 +1,5 @@
-"""Convert: walk an ExportedProgram's FX graph and build the cortexm.Graph.
+"""The converter: walks an ExportedProgram's FX graph and builds the cortexm.Graph, calling one
+handler per torch op from a HandlerTable (convert.py assembles the tables of ops, quant and batchnorm).
 
 Each FX value maps to one of: a graph Value; a Const (a tensor of the program, added to the graph
 only when a node reads it as a tensor, so handlers can read qparams and batch-norm statistics
@@ -25,6 +26,32 @@ DTYPES = {
     torch.int64: "int64",
     torch.bool: "bool",
 }
+
+
+class HandlerTable(dict):
+    """torch op name -> handler(cx, args). One table per module of handlers, filled by its own
+    @handles decorators; convert.py merges them."""
+
+    def handles(self, *names):
+        def register(fn):
+            for name in names:
+                if name in self:
+                    raise ValueError(f"{name} has two handlers: {self[name].__name__} and {fn.__name__}")
+                self[name] = fn
+            return fn
+
+        return register
+
+
+def merge_tables(*tables: HandlerTable) -> dict:
+    """One lookup table; an op handled by two tables is an error."""
+    merged: dict = {}
+    for table in tables:
+        twice = sorted(merged.keys() & table.keys())
+        if twice:
+            raise ValueError(f"ops with two handlers: {', '.join(twice)}")
+        merged.update(table)
+    return merged
 
 
 class Const:
@@ -80,7 +107,7 @@ def dtype_name(dtype: torch.dtype, what: str) -> str:
 
 
 class Converter:
-    """Handlers (ops.HANDLERS) see this as `cx`: tensor(), const(), call(), shape() and friends."""
+    """Handlers see this as `cx`: tensor(), const(), call(), shape() and friends."""
 
     def __init__(self, ep: torch.export.ExportedProgram, handlers: dict):
         self.ep = ep
@@ -247,8 +274,3 @@ class Converter:
         except (UnsupportedError, GraphError) as e:
             raise type(e)(f"cortexm.export: {op_name(self.node.target)}{self.where()}: {e}") from e
 
-
-def convert(ep: torch.export.ExportedProgram) -> Graph:
-    from . import batchnorm, ops, quant  # noqa: F401  (they fill ops.HANDLERS)
-
-    return Converter(ep, ops.HANDLERS).run()
