@@ -25,6 +25,8 @@ import warnings
 
 import numpy as np
 
+from . import _core
+
 
 def load_model(spec: str):
     """(model, example_inputs, calibration or None) from a zoo name or path.py:factory."""
@@ -53,12 +55,8 @@ def load_model(spec: str):
     return model, tuple(example), calibration
 
 
-DATA_MOVEMENT = {
-    "aten.view_copy.default", "aten.permute_copy.default", "aten.squeeze_copy.dims",
-    "aten.unsqueeze_copy.default", "aten.cat.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
-    "aten.split_with_sizes_copy.default", "aten.constant_pad_nd.default", "aten.reflection_pad1d.default",
-    "aten.upsample_nearest2d.default", "dim_order_ops._clone_dim_order.default",
-}
+# Ops that only move or reshape data, as the C++ op registry flags them (OpSchema::is_data_movement).
+DATA_MOVEMENT = frozenset(name for name in _core.registered_ops() if _core.op_info(name).is_data_movement)
 
 
 def lowering_summary(graph) -> str:
