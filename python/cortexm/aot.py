@@ -104,6 +104,10 @@ def parse_args(argv):
         p.error(f"--calibration-samples {args.calibration_samples} must be >= 1")
     if not args.quantize and (args.activations != "int8" or args.fuse_magnitude or args.weight_rounding != "nearest"):
         p.error("--activations, --fuse-magnitude and --weight-rounding need --quantize")
+    try:  # parsed once: lower and to_program get the same target
+        args.target_config = _core.CortexMTargetConfig.from_string(args.target)
+    except ValueError as e:
+        p.error(f"--target {args.target!r}: {e}")
     if args.export_c_name is not None and not args.export_c:
         p.error("--export-c-name needs --export-c DIR")
     if args.export_c:
@@ -140,7 +144,7 @@ def main(argv=None) -> int:
         qgraph = cortexm.quantize(graph, samples, quantizer, progress=False)
         if args.intermediates:
             qgraph.save(os.path.join(args.intermediates, "quantized.cmg"))
-        lowered = cortexm.lower(qgraph, args.target, intermediates=args.intermediates)
+        lowered = cortexm.lower(qgraph, args.target_config, intermediates=args.intermediates)
     else:
         msg = ("Cortex-M needs quantization: without --quantize the graph stays float and only a "
                "graph the runtime can run in float is written")
@@ -150,7 +154,7 @@ def main(argv=None) -> int:
     print(f"model {args.model} -> {args.target}" + (f" ({quantizer})" if args.quantize else ""))
     print(lowering_summary(lowered))
     try:
-        program = cortexm.to_program(lowered, target=args.target,
+        program = cortexm.to_program(lowered, target=args.target_config,
                                      bundle_inputs=tuple(inputs) if args.bundleio else None)
     except NotImplementedError as e:
         print(f"error: cannot write a program: {e}", file=sys.stderr)
