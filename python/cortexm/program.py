@@ -18,6 +18,10 @@ from ._core import Graph
 from .atomic_write import write_file_atomically
 from .export_c import export_c as _export_c
 
+# The FlatBuffers schema of program files (for flatc --json and other readers), installed with
+# the package.
+SCHEMA = os.path.join(os.path.dirname(__file__), "program.fbs")
+
 __all__ = ["Program", "ProgramMemoryPlan", "to_program", "load_program", "write_file_atomically"]
 
 
