@@ -415,8 +415,8 @@ void bind_graph(py::module_& m) {
   m.def("registered_ops", [] { return OpRegistry::global().names(); },
         "Names of every op the graph, the interpreter and the passes know.");
 
-  // The registry's schemas, read-only: Python derives its op sets (data movement, views) from
-  // these flags instead of keeping lists of its own.
+  // The registry's schemas, read-only: Python derives its op sets (data movement, views, ops that
+  // keep their input's qparams) from these flags instead of keeping lists of its own.
   py::class_<InputSpec>(m, "OpInput", "A tensor input of an op schema.")
       .def_readonly("name", &InputSpec::name)
       .def_readonly("optional", &InputSpec::optional)
@@ -437,6 +437,7 @@ void bind_graph(py::module_& m) {
       .def_readonly("attrs", &OpSchema::attrs)
       .def_readonly("is_view", &OpSchema::is_view)
       .def_readonly("is_data_movement", &OpSchema::is_data_movement)
+      .def_readonly("keeps_qparams", &OpSchema::keeps_qparams)
       .def("__repr__", [](const OpSchema& s) { return "OpInfo('" + s.name + "')"; });
   m.def(
       "op_info", [](const std::string& name) { return &OpRegistry::global().get(name); },

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bindings/numpy_args.h"
-#include "cortexm/kernels/conv_params.h"  // Isa
+#include "cortexm/kernels/isa.h"
 
 namespace cortexm::bindings {
 
