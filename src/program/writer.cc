@@ -393,19 +393,12 @@ const std::map<std::string, Emitter>& emitters() {
 
 bool is_view_op(const std::string& op) { return OpRegistry::global().get(op).is_view; }
 
-NodeContext node_context(const Graph& g, const Node& n) {
-  std::vector<const TensorInfo*> ins, outs;
-  for (ValueId v : n.inputs) ins.push_back(v == kNoValue ? nullptr : &g.value(v).info);
-  for (ValueId v : n.outputs) outs.push_back(&g.value(v).info);
-  return NodeContext(n.op, n.name, n.attrs, std::move(ins), std::move(outs));
-}
-
 // The node's kernel id and params table: from its op's descriptor (OpSchema::encode).
 Emitted emit(FlatBufferBuilder& b, const Graph& g, const Node& n) {
   const OpSchema& schema = OpRegistry::global().get(n.op);
   if (schema.encode) {
     ParamsBuilder params(b);
-    const EncodedOp e = schema.encode(params, node_context(g, n));
+    const EncodedOp e = schema.encode(params, node_context(g, n.id));
     return {static_cast<fb::KernelId>(e.kernel_id), static_cast<fb::OpParams>(e.params_type),
             Offset<void>(e.params)};
   }
@@ -447,7 +440,7 @@ void check_runnable(const Graph& graph) {
 int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
   const Node& n = graph.node(id);
   if (const OpSchema* schema = OpRegistry::global().find(n.op); schema && schema->scratch)
-    return static_cast<int64_t>(schema->scratch(node_context(graph, n), isa));
+    return static_cast<int64_t>(schema->scratch(node_context(graph, n.id), isa));
   auto nhwc = [](const TensorInfo& t) {
     return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[2]),
                  static_cast<int32_t>(t.shape[3]), static_cast<int32_t>(t.shape[1])};

@@ -122,6 +122,6 @@ def test_default_pass_list_is_the_cpp_order():
     order = list(CortexMPassManager.pass_list)
     assert order == cortexm._core.default_passes()
     assert set(order) == set(cortexm.pass_names())  # every pass runs by default
-    assert order[0] == "FoldAndAnnotateQParams" and order[-1] == "DeadCodeElimination"
+    assert order[0] == "FoldAndAnnotateQParams" and order[-1] == "AnnotateScratch"
     assert order.count("FoldInverseDimOrderClone") == 2  # again after SinkDimOrderClones
     assert order.index("SinkDimOrderClones") < len(order) - 1 - order[::-1].index("FoldInverseDimOrderClone")
