@@ -199,3 +199,25 @@ def test_registered_ops_include_the_basics():
     for op in ["aten.convolution.default", "quantized_decomposed.quantize_per_tensor.default",
                "cortex_m.quantize_per_tensor.default"]:
         assert op in names
+
+
+def test_op_info_reads_the_registry():
+    view = cortexm._core.op_info("aten.view_copy.default")
+    assert view.name == "aten.view_copy.default"
+    assert [i.name for i in view.inputs] == ["self"]
+    assert [(a.name, a.kind, a.required) for a in view.attrs] == [("size", "int list", True)]
+    assert view.is_view and view.is_data_movement
+    conv = cortexm._core.op_info("aten.convolution.default")
+    assert conv.inputs[2].optional  # the bias
+    assert not conv.is_view and not conv.is_data_movement
+    with pytest.raises(NotImplementedError, match="aten.no_such_op.default"):
+        cortexm._core.op_info("aten.no_such_op.default")
+
+
+def test_data_movement_is_the_registry_flag():
+    from cortexm.aot import DATA_MOVEMENT
+
+    flagged = {n for n in cortexm.registered_ops() if cortexm._core.op_info(n).is_data_movement}
+    assert DATA_MOVEMENT == flagged
+    assert {"aten.view_copy.default", "aten.cat.default", "dim_order_ops._clone_dim_order.default"} <= DATA_MOVEMENT
+    assert "aten.relu.default" not in DATA_MOVEMENT

@@ -359,6 +359,13 @@ def test_float_fallback_ops_are_counted_and_profiled():
     assert all(s >= 0 for _, _, s in prof)
 
 
+def test_to_program_takes_the_target_config_lower_took():
+    graph, _ = g_softmax()
+    target = cortexm.CortexMTargetConfig("cortex-m4")
+    assert cortexm.to_program(graph, target=target).target == "cortex-m4+int8"
+    assert cortexm.to_program(graph, target="cortex-m4+int8").target == "cortex-m4+int8"
+
+
 def test_input_checks_name_the_input():
     graph, inputs = g_softmax()
     program = cortexm.to_program(graph)
