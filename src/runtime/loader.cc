@@ -12,15 +12,23 @@ namespace {
 constexpr uint64_t kMaxBytes = uint64_t{1} << 32;  // a Cortex-M address space
 
 // Byte size of a tensor's logical shape; false when a dim is negative or the size overflows.
+// The bound also holds for the product of the non-zero dims, so element counts and strides
+// computed from a shape with a zero dim (numel 0) cannot overflow either.
 bool tensor_bytes(const fb::Tensor& t, uint64_t* bytes) {
-  uint64_t n = dtype_size(static_cast<DType>(t.dtype()));
+  const uint64_t element = dtype_size(static_cast<DType>(t.dtype()));
+  uint64_t n = element;
+  bool empty = false;
   if (t.shape())
     for (int64_t d : *t.shape()) {
       if (d < 0 || d > static_cast<int64_t>(kMaxBytes)) return false;
+      if (d == 0) {
+        empty = true;
+        continue;
+      }
       n *= static_cast<uint64_t>(d);
       if (n > kMaxBytes) return false;
     }
-  *bytes = n;
+  *bytes = empty ? 0 : n;
   return true;
 }
 
@@ -54,7 +62,8 @@ Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
     if (zps != scales) return fail("qparams.zero_points.size", zps, "must equal qparams.scales.size");
     for (int64_t i = 0; i < scales; ++i) {
       const double s = q->scales()->Get(i);
-      if (!(s > 0.0) || std::isinf(s)) return fail("qparams.scales", static_cast<int64_t>(s), "must be finite and > 0", i);
+      // NaN, inf and -1e300 have no int64 value: the host message reads the scale from the file.
+      if (!(s > 0.0) || std::isinf(s)) return fail("qparams.scales", 0, "must be finite and > 0", i);
     }
     if (q->axis() < -1 || q->axis() >= rank) return fail("qparams.axis", q->axis(), "must be -1 or a dim");
     if (q->axis() >= 0 && t->shape()->Get(q->axis()) != scales)
