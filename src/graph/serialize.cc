@@ -5,8 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -410,7 +408,10 @@ bool write_all(int fd, const char* data, size_t size) {
   while (size > 0) {
     const ssize_t n = ::write(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
     data += n;
     size -= static_cast<size_t>(n);
   }
