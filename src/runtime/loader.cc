@@ -11,22 +11,22 @@ namespace {
 
 constexpr uint64_t kMaxBytes = uint64_t{1} << 32;  // a Cortex-M address space
 
-// Byte size of a tensor's logical shape; false when a dim is negative or the size overflows.
+// Byte size of a tensor's logical shape; false when a dim is negative or the size exceeds 2^32.
 // The bound also holds for the product of the non-zero dims, so element counts and strides
 // computed from a shape with a zero dim (numel 0) cannot overflow either.
 bool tensor_bytes(const fb::Tensor& t, uint64_t* bytes) {
-  const uint64_t element = dtype_size(static_cast<DType>(t.dtype()));
-  uint64_t n = element;
+  uint64_t n = dtype_size(static_cast<DType>(t.dtype()));
+  if (n == 0) return false;  // unknown dtype
   bool empty = false;
   if (t.shape())
     for (int64_t d : *t.shape()) {
-      if (d < 0 || d > static_cast<int64_t>(kMaxBytes)) return false;
+      if (d < 0) return false;
       if (d == 0) {
         empty = true;
         continue;
       }
+      if (static_cast<uint64_t>(d) > kMaxBytes / n) return false;  // n * d > 2^32, without wrapping
       n *= static_cast<uint64_t>(d);
-      if (n > kMaxBytes) return false;
     }
   *bytes = empty ? 0 : n;
   return true;
