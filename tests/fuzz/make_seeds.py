@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the fuzz seed corpora: tests/fuzz/corpus/program/seed_*.cmpte (every program builder
 of tests/py/test_program.py, with bundled IO, and the ds_cnn and resnet8 zoo programs) and
-tests/fuzz/corpus/graph/seed_*.cmg (the same graphs, plus ds_cnn as exported and as quantized).
+tests/fuzz/corpus/graph/seed_*.cmg (the same graphs, and ds_cnn as exported, quantized and lowered).
 Files not named seed_* are regression inputs the fuzzers found; they are kept.
 Run from the repository root: PYTHONPATH=python .venv/bin/python tests/fuzz/make_seeds.py
 """
@@ -42,8 +42,8 @@ def main():
     for name in ("ds_cnn", "resnet8"):
         graph, qgraph, lowered, program = zoo(name)
         program.save(CORPUS / "program" / f"seed_{name}.cmpte")
-        lowered.save(CORPUS / "graph" / f"seed_{name}_lowered.cmg")
         if name == "ds_cnn":
+            lowered.save(CORPUS / "graph" / f"seed_{name}_lowered.cmg")
             graph.save(CORPUS / "graph" / f"seed_{name}_exported.cmg")
             qgraph.save(CORPUS / "graph" / f"seed_{name}_quantized.cmg")
     for kind in ("program", "graph"):
