@@ -1,5 +1,6 @@
 // Program::load: verifies a program buffer completely before anything runs from it.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "program/program_generated.h"
@@ -32,6 +33,14 @@ bool tensor_bytes(const fb::Tensor& t, uint64_t* bytes) {
   return true;
 }
 
+// The FlatBuffers verifier checks only the 4-byte alignment of a vector's length field: 8-byte
+// elements at a 4-aligned address are undefined behaviour to read (the buffer itself is 16-aligned).
+template <typename T>
+int64_t misalignment(const flatbuffers::Vector<T>* v) {
+  if (!v || v->size() == 0) return 0;  // nothing is read (and the writer leaves empty vectors 4-aligned)
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(v->data()) % alignof(T));
+}
+
 Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
   const fb::Tensor* t = p.tensors()->Get(index);
   auto fail = [&](const char* field, int64_t value, const char* requirement, int64_t element = -1) {
@@ -41,6 +50,7 @@ Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
   if (t->dtype() >= kNumDTypes) return fail("dtype", t->dtype(), "must be a known dtype");
   const int64_t rank = t->shape() ? t->shape()->size() : 0;
   if (rank > kMaxRank) return fail("shape.size", rank, "must be <= 8");
+  if (const int64_t m = misalignment(t->shape())) return fail("shape.address % 8", m, "must be 0 (malformed file)");
   for (int64_t d = 0; d < rank; ++d)
     if (t->shape()->Get(d) < 0) return fail("shape", t->shape()->Get(d), "must be >= 0", d);
   uint64_t bytes = 0;
@@ -60,6 +70,10 @@ Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
     const int64_t zps = q->zero_points() ? q->zero_points()->size() : 0;
     if (scales < 1) return fail("qparams.scales.size", scales, "must be >= 1");
     if (zps != scales) return fail("qparams.zero_points.size", zps, "must equal qparams.scales.size");
+    if (const int64_t m = misalignment(q->scales()))
+      return fail("qparams.scales.address % 8", m, "must be 0 (malformed file)");
+    if (const int64_t m = misalignment(q->zero_points()))
+      return fail("qparams.zero_points.address % 8", m, "must be 0 (malformed file)");
     for (int64_t i = 0; i < scales; ++i) {
       const double s = q->scales()->Get(i);
       // NaN, inf and -1e300 have no int64 value: the host message reads the scale from the file.
