@@ -17,4 +17,6 @@ if [ ! -f build/dev/build.ninja ]; then
     -DPython_EXECUTABLE="$PY" -Dpybind11_DIR="$("$PY" -m pybind11 --cmakedir)" >/dev/null
 fi
 cmake --build build/dev -- "$@"
-for so in build/dev/src/_core*.so; do ln -sf "$ROOT/$so" python/cortexm/; done
+for so in build/dev/src/_core*.so build/dev/generated/program/program.fbs; do
+  ln -sf "$ROOT/$so" python/cortexm/
+done

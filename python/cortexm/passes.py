@@ -49,6 +49,7 @@ class CortexMPassManager:
         "SinkDimOrderClones",
         "FoldInverseDimOrderClone",
         "DeadCodeElimination",
+        "AnnotateScratch",
     )
 
     def __init__(self, graph: Graph, target_config: Union[str, CortexMTargetConfig] = "cortex-m55+int8",

@@ -16,6 +16,10 @@ import numpy as np
 from . import _core
 from ._core import Graph
 
+# The FlatBuffers schema of program files (for flatc --json and other readers), installed with
+# the package.
+SCHEMA = os.path.join(os.path.dirname(__file__), "program.fbs")
+
 __all__ = ["Program", "ProgramMemoryPlan", "to_program", "load_program", "write_file_atomically"]
 
 

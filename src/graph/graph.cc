@@ -507,4 +507,12 @@ std::string Graph::to_string() const {
   return os.str();
 }
 
+NodeContext node_context(const Graph& graph, NodeId id) {
+  const Node& n = graph.node(id);
+  std::vector<const TensorInfo*> ins, outs;
+  for (ValueId v : n.inputs) ins.push_back(v == kNoValue ? nullptr : &graph.value(v).info);
+  for (ValueId v : n.outputs) outs.push_back(&graph.value(v).info);
+  return NodeContext(n.op, n.name, n.attrs, std::move(ins), std::move(outs));
+}
+
 }  // namespace cortexm

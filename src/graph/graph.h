@@ -110,4 +110,7 @@ Attrs normalize_attrs(const OpSchema& schema, const std::string& node_name, Attr
 // Throws GraphError naming `what` unless info.dim_order is empty or a permutation of its dims.
 void check_dim_order(const std::string& what, const TensorInfo& info);
 
+// Node `id` with its attributes and its inputs' and outputs' infos (for its op's descriptor).
+NodeContext node_context(const Graph& graph, NodeId id);
+
 }  // namespace cortexm

@@ -4,12 +4,6 @@
 
 namespace cortexm {
 
-namespace ops {
-#define CORTEXM_OP(fn) void fn(OpRegistry& registry);
-#include "ops/ops.def"
-#undef CORTEXM_OP
-}  // namespace ops
-
 const AttrValue& OpArgs::attr(const std::string& name) const {
   for (const auto& [key, value] : attrs_)
     if (key == name) return value;
@@ -50,15 +44,14 @@ const TensorInfo& InferContext::input(size_t i) const {
   return *inputs[i];
 }
 
-const OpRegistry& OpRegistry::global() {
-  static const OpRegistry registry = [] {
-    OpRegistry r;
-#define CORTEXM_OP(fn) ops::fn(r);
-#include "ops/ops.def"
-#undef CORTEXM_OP
-    return r;
-  }();
-  return registry;
+bool OpSchema::has_attr(const std::string& attr) const {
+  for (const AttrSpec& a : attrs)
+    if (a.name == attr) return true;
+  return false;
+}
+
+bool OpSchema::has_activation_range() const {
+  return has_attr("activation_min") && has_attr("activation_max");
 }
 
 void OpRegistry::add(OpSchema schema) {

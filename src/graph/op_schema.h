@@ -8,10 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "cortexm/kernels/isa.h"
 #include "graph/attr.h"
 #include "graph/tensor.h"
 
 namespace cortexm {
+
+namespace program {
+class ParamsBuilder;  // program/params_builder.h
+}
 
 struct InputSpec {
   std::string name;
@@ -77,8 +82,29 @@ struct KernelContext : OpArgs {
   Tensor& output(size_t i = 0) const { return outputs[i]; }
 };
 
+// A node of a graph as the program writer sees it: its attributes and its inputs' and outputs'
+// infos (all inferred).
+struct NodeContext : InferContext {
+  NodeContext(const std::string& op, const std::string& node, const Attrs& attrs,
+              std::vector<const TensorInfo*> inputs, std::vector<const TensorInfo*> outputs)
+      : InferContext(op, node, attrs, std::move(inputs)), outputs(std::move(outputs)) {}
+  std::vector<const TensorInfo*> outputs;
+
+  const TensorInfo& output(size_t i = 0) const { return *outputs.at(i); }
+};
+
+// An op's entry in a program file: its fb::KernelId, the fb::OpParams union type of its params
+// table and that table's offset in the builder.
+struct EncodedOp {
+  uint8_t kernel_id = 0;
+  uint8_t params_type = 0;
+  uint32_t params = 0;
+};
+
 using InferFn = std::function<std::vector<TensorInfo>(const InferContext&)>;
 using KernelFn = std::function<void(const KernelContext&)>;
+using EncodeFn = std::function<EncodedOp(program::ParamsBuilder&, const NodeContext&)>;
+using ScratchFn = std::function<size_t(const NodeContext&, Isa)>;
 
 struct OpSchema {
   std::string name;  // PyTorch's canonical form, e.g. "aten.convolution.default"
@@ -90,6 +116,17 @@ struct OpSchema {
   bool is_view = false;
   // Pure data movement (no arithmetic): copies, views, permutes, pads, concatenations.
   bool is_data_movement = false;
+  // An int8 output at input 0's qparams: the quantizer passes quantization through the op
+  // (data movement, max pooling, relu / clamp).
+  bool keeps_qparams = false;
+  // How a program runs the op: its kernel id and params table from the node (unset: a program
+  // cannot hold the op) and the scratch its kernel needs on an isa (unset: none).
+  EncodeFn encode = nullptr;
+  ScratchFn scratch = nullptr;
+
+  // Has activation_min / activation_max attributes (a following clamp can fold into them).
+  bool has_activation_range() const;
+  bool has_attr(const std::string& attr) const;
 };
 
 class OpRegistry {

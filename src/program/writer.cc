@@ -18,6 +18,7 @@
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "graph/layout.h"
+#include "program/params_builder.h"
 #include "program/program_generated.h"
 #include "planner/memory_plan.h"
 #include "program/status_message.h"
@@ -140,15 +141,6 @@ Emitted quantize(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) 
   return {kernel, fb::OpParams_QuantizeParams, p.Union()};
 }
 
-Emitted minmax(FlatBufferBuilder& b, const OpArgs& a, fb::KernelId kernel) {
-  const auto p = fb::CreateAddParams(
-      b, -i32(a, "self_zero_point"), i32(a, "self_multiplier"), i32(a, "self_shift"),
-      -i32(a, "other_zero_point"), i32(a, "other_multiplier"), i32(a, "other_shift"),
-      i32(a, "output_zero_point"), i32(a, "output_multiplier"), i32(a, "output_shift"),
-      i32(a, "activation_min"), i32(a, "activation_max"));
-  return {kernel, fb::OpParams_AddParams, p.Union()};
-}
-
 // The dims of attribute 'dim' (all when empty), normalized and ascending.
 std::vector<uint8_t> reduced_dims(const OpArgs& args, int64_t rank) {
   std::vector<bool> reduced(static_cast<size_t>(rank), args.ints("dim").empty());
@@ -193,38 +185,6 @@ const std::map<std::string, Emitter>& emitters() {
          p.add_multipliers(m);
          p.add_shifts(s);
          return Emitted{fb::KernelId_QuantizedLinear, fb::OpParams_LinearParams, p.Finish().Union()};
-       }},
-      {"cortex_m.quantized_add.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateAddParams(
-             b, -i32(a, "self_zero_point"), i32(a, "self_multiplier"), i32(a, "self_shift"),
-             -i32(a, "other_zero_point"), i32(a, "other_multiplier"), i32(a, "other_shift"),
-             i32(a, "output_zero_point"), i32(a, "output_multiplier"), i32(a, "output_shift"),
-             i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedAdd, fb::OpParams_AddParams, p.Union()};
-       }},
-      {"cortex_m.quantized_mul.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateMulParams(
-             b, -i32(a, "self_zero_point"), -i32(a, "other_zero_point"), i32(a, "output_zero_point"),
-             i32(a, "output_multiplier"), i32(a, "output_shift"), i32(a, "activation_min"),
-             i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedMul, fb::OpParams_MulParams, p.Union()};
-       }},
-      {"cortex_m.quantized_add_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateAddParams(
-             b, 0, i32(a, "self_multiplier"), i32(a, "self_shift"), 0, i32(a, "other_multiplier"),
-             i32(a, "other_shift"), 0, i32(a, "output_multiplier"), i32(a, "output_shift"),
-             i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedAddS16, fb::OpParams_AddParams, p.Union()};
-       }},
-      {"cortex_m.quantized_mul_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateMulParams(b, 0, 0, 0, i32(a, "output_multiplier"),
-                                            i32(a, "output_shift"), i32(a, "activation_min"),
-                                            i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedMulS16, fb::OpParams_MulParams, p.Union()};
        }},
       {"cortex_m.quantized_avg_pool2d.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
@@ -412,14 +372,6 @@ const std::map<std::string, Emitter>& emitters() {
              i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
          return Emitted{fb::KernelId_QuantizedMean, fb::OpParams_QuantizedMeanParams, p.Union()};
        }},
-      {"cortex_m.quantized_maximum.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return minmax(b, a, fb::KernelId_QuantizedMaximum);
-       }},
-      {"cortex_m.quantized_minimum.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return minmax(b, a, fb::KernelId_QuantizedMinimum);
-       }},
       {"cortex_m.quantized_batch_matmul.default",
        [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
          const auto p = fb::CreateMulParams(
@@ -439,9 +391,23 @@ const std::map<std::string, Emitter>& emitters() {
   return table;
 }
 
-bool is_view_op(const std::string& op) {
-  return op == "aten.view_copy.default" || op == "aten.squeeze_copy.dims" ||
-         op == "aten.unsqueeze_copy.default";
+bool is_view_op(const std::string& op) { return OpRegistry::global().get(op).is_view; }
+
+// The node's kernel id and params table: from its op's descriptor (OpSchema::encode).
+Emitted emit(FlatBufferBuilder& b, const Graph& g, const Node& n) {
+  const OpSchema& schema = OpRegistry::global().get(n.op);
+  if (schema.encode) {
+    ParamsBuilder params(b);
+    const EncodedOp e = schema.encode(params, node_context(g, n.id));
+    return {static_cast<fb::KernelId>(e.kernel_id), static_cast<fb::OpParams>(e.params_type),
+            Offset<void>(e.params)};
+  }
+  return emitters().at(n.op)(b, g, n, OpArgs(n.op, n.name, n.attrs));
+}
+
+bool runnable(const std::string& op) {
+  const OpSchema* schema = OpRegistry::global().find(op);
+  return (schema && schema->encode) || emitters().count(op);
 }
 
 int64_t align16(int64_t v) { return (v + 15) / 16 * 16; }
@@ -453,7 +419,7 @@ fb::Isa fb_isa(Isa isa) { return static_cast<fb::Isa>(static_cast<uint8_t>(isa))
 void check_runnable(const Graph& graph) {
   for (NodeId id : graph.order()) {
     const Node& node = graph.node(id);
-    if (!emitters().count(node.op)) {
+    if (!runnable(node.op)) {
       const auto lowering = node.meta.find("lowering");
       throw UnsupportedError(
           "node '" + node.name + "' (" + node.op + ") cannot run in a cortexm program: the runtime " +
@@ -473,6 +439,8 @@ void check_runnable(const Graph& graph) {
 
 int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
   const Node& n = graph.node(id);
+  if (const OpSchema* schema = OpRegistry::global().find(n.op); schema && schema->scratch)
+    return static_cast<int64_t>(schema->scratch(node_context(graph, n.id), isa));
   auto nhwc = [](const TensorInfo& t) {
     return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[2]),
                  static_cast<int32_t>(t.shape[3]), static_cast<int32_t>(t.shape[1])};
@@ -684,8 +652,7 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
   const auto& order = graph.order();
   for (size_t step = 0; step < order.size(); ++step) {
     const Node& node = graph.node(order[step]);
-    const OpArgs args(node.op, node.name, node.attrs);
-    const Emitted e = emitters().at(node.op)(b, graph, node, args);
+    const Emitted e = emit(b, graph, node);
     std::vector<int32_t> ins, outs;
     for (ValueId v : node.inputs) ins.push_back(v == kNoValue ? -1 : tensor_index.at(v));
     for (ValueId v : node.outputs) outs.push_back(tensor_index.at(v));

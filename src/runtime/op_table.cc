@@ -1,12 +1,21 @@
 // Kernel id -> prepare / run, from ops/ops.def.
+#include "cortexm/kernels/quantized_add.h"
+#include "cortexm/kernels/quantized_add_s16.h"
+#include "cortexm/kernels/quantized_maximum.h"
+#include "cortexm/kernels/quantized_minimum.h"
+#include "cortexm/kernels/quantized_mul.h"
+#include "cortexm/kernels/quantized_mul_s16.h"
 #include "runtime/op_context.h"
+#include "runtime/ops/binary.h"
 
 namespace cortexm::runtime {
 
 #define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) \
   Status prepare_##stem(const OpContext& ctx);                                 \
   void run_##stem(const OpContext& ctx);
+#define RUNTIME_BINARY(id, params, type, stem)
 #include "runtime/ops/ops.def"
+#undef RUNTIME_BINARY
 #undef RUNTIME_OP
 
 namespace {
@@ -14,13 +23,19 @@ namespace {
 constexpr OpImpl kOps[] = {
 #define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) \
   {fb::OpParams_##params, min_in, max_in, min_out, max_out, is_float, prepare_##stem, run_##stem},
+#define RUNTIME_BINARY(id, params, type, stem)                                                  \
+  {fb::OpParamsTraits<program::BinaryTable<params>>::enum_value, 2, 2, 1, 1, false,           \
+   prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>},
 #include "runtime/ops/ops.def"
+#undef RUNTIME_BINARY
 #undef RUNTIME_OP
 };
 
 constexpr const char* kNames[] = {
 #define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) #id,
+#define RUNTIME_BINARY(id, params, type, stem) #id,
 #include "runtime/ops/ops.def"
+#undef RUNTIME_BINARY
 #undef RUNTIME_OP
 };
 
@@ -29,7 +44,9 @@ static_assert(kNumOps == static_cast<size_t>(fb::KernelId_MAX) + 1, "ops.def mus
 
 constexpr fb::KernelId kIds[] = {
 #define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) fb::KernelId_##id,
+#define RUNTIME_BINARY(id, params, type, stem) fb::KernelId_##id,
 #include "runtime/ops/ops.def"
+#undef RUNTIME_BINARY
 #undef RUNTIME_OP
 };
 

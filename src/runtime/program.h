@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cortexm/kernels/conv_params.h"
+#include "cortexm/kernels/isa.h"
 #include "runtime/status.h"
 #include "runtime/tensor_view.h"
 

@@ -39,15 +39,6 @@ const char* cpu_name(Cpu cpu) {
   return "?";
 }
 
-const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar: return "SCALAR";
-    case Isa::kDsp: return "DSP";
-    case Isa::kMve: return "MVE";
-  }
-  return "?";
-}
-
 std::vector<std::string> cpu_names() {
   std::vector<std::string> names;
   for (const auto& e : kCpus) names.push_back(e.name);

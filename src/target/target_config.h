@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cortexm/kernels/conv_params.h"
+#include "cortexm/kernels/isa.h"
 
 namespace cortexm {
 
@@ -16,7 +16,6 @@ struct TargetConfig {
 };
 
 const char* cpu_name(Cpu cpu);  // "cortex-m55"
-const char* isa_name(Isa isa);  // "SCALAR", "DSP", "MVE"
 std::vector<std::string> cpu_names();
 // What a core can run: SCALAR everywhere, DSP on M4/M7/M33/M35P/M55/M85, MVE on M55/M85.
 std::vector<Isa> supported_isas(Cpu cpu);

@@ -485,7 +485,7 @@ def test_flipped_bytes_never_crash(real_program):
 
 
 FLATC = shutil.which("flatc")
-SCHEMA = os.path.join(os.path.dirname(__file__), "..", "..", "src", "program", "program.fbs")
+SCHEMA = cortexm.program.SCHEMA
 
 
 def to_json(data, tmp_path):

@@ -25,16 +25,6 @@ inline bool memory_order(const TensorView& t, int64_t* order) {
   return t.has_layout(order);
 }
 
-// The symmetric int16 ops keep AddParams / MulParams' offsets at 0.
-template <typename FbParams>
-Status require_zero_offsets(const OpContext& ctx, const FbParams* params) {
-  if (params->lhs_offset() != 0) return ctx.fail("lhs_offset", params->lhs_offset(), "must be 0 for int16");
-  if (params->rhs_offset() != 0) return ctx.fail("rhs_offset", params->rhs_offset(), "must be 0 for int16");
-  if (params->output_offset() != 0)
-    return ctx.fail("output_offset", params->output_offset(), "must be 0 for int16");
-  return kStatusOk;
-}
-
 // Both inputs and the output must be of `dtype`.
 inline Status binary_shape(const OpContext& ctx, BroadcastShape* shape, DType dtype = DType::kInt8) {
   const TensorView lhs = ctx.input(0), rhs = ctx.input(1), out = ctx.output();

@@ -1,6 +1,7 @@
 // Conv2dParams table -> kernel params (shared by conv2d and depthwise).
 #pragma once
 
+#include "cortexm/kernels/conv_params.h"
 #include "runtime/op_context.h"
 
 namespace cortexm::runtime {

@@ -4,13 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cortexm/kernels/isa.h"
 #include "cortexm/kernels/shape.h"
 #include "cortexm/kernels/status.h"
 
 namespace cortexm {
-
-// Which instruction set a kernel variant (and its scratch requirement) is for.
-enum class Isa : uint8_t { kScalar = 0, kDsp = 1, kMve = 2 };
 
 struct ConvQuantParams {
   int32_t input_offset = 0;   // -input zero point, in [-127, 128]

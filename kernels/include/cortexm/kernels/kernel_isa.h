@@ -5,7 +5,7 @@
 // portable C definitions of the DSP instructions.
 #pragma once
 
-#include "cortexm/kernels/conv_params.h"
+#include "cortexm/kernels/isa.h"
 
 #if defined(CORTEXM_KERNEL_ISA)
 #define CORTEXM_BUILT_ISA CORTEXM_KERNEL_ISA
