@@ -1,6 +1,8 @@
 """python -m cortexm.aot and python -m cortexm.run on a small model given as path.py:factory."""
 
 import os
+import resource
+import signal
 import subprocess
 import sys
 
@@ -140,18 +142,19 @@ def test_without_quantize_warns_and_refuses_what_cannot_run(model_file, tmp_path
     assert cortexm.load_program(out).verify() == 1
 
 
-def test_output_is_never_half_written(model_file, tmp_path, monkeypatch):
+def test_output_is_never_half_written(model_file, tmp_path):
     out = tmp_path / "small.cmpte"
     out.write_bytes(b"previous program")
-    import cortexm.program as program_module
-
-    def fail_mid_write(fd):
-        os.write(fd, b"half a program")
-        raise OSError("simulated crash while writing")
-
-    monkeypatch.setattr(program_module.os, "fsync", fail_mid_write)
-    with pytest.raises(OSError, match="simulated crash"):
-        aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--output", out)
+    # Writes past 1000 bytes fail with EFBIG (SIGXFSZ ignored) while the CLI runs.
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1000, limit[1]))
+    try:
+        with pytest.raises(OSError, match="write failed: File too large"):
+            aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--output", out)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+        signal.signal(signal.SIGXFSZ, handler)
     assert out.read_bytes() == b"previous program"
     assert sorted(os.listdir(tmp_path)) == ["small.cmpte", "small_model.py"]
 
