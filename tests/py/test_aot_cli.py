@@ -1,8 +1,6 @@
 """python -m cortexm.aot and python -m cortexm.run on a small model given as path.py:factory."""
 
 import os
-import resource
-import signal
 import subprocess
 import sys
 
@@ -10,6 +8,7 @@ import numpy as np
 import pytest
 
 import cortexm
+from file_limits import file_size_limit
 
 torch = pytest.importorskip("torch")
 
@@ -145,16 +144,8 @@ def test_without_quantize_warns_and_refuses_what_cannot_run(model_file, tmp_path
 def test_output_is_never_half_written(model_file, tmp_path):
     out = tmp_path / "small.cmpte"
     out.write_bytes(b"previous program")
-    # Writes past 1000 bytes fail with EFBIG (SIGXFSZ ignored) while the CLI runs.
-    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
-    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (1000, limit[1]))
-    try:
-        with pytest.raises(OSError, match="write failed: File too large"):
-            aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--output", out)
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
-        signal.signal(signal.SIGXFSZ, handler)
+    with file_size_limit(1000), pytest.raises(OSError, match="write failed: File too large"):
+        aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--output", out)
     assert out.read_bytes() == b"previous program"
     assert sorted(os.listdir(tmp_path)) == ["small.cmpte", "small_model.py"]
 
