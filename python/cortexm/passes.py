@@ -68,8 +68,7 @@ class CortexMPassManager:
             if intermediates is not None:
                 stem = os.path.join(os.fspath(intermediates), f"{index:02d}_{name}")
                 self.graph.save(stem + ".cmg")
-                with open(stem + ".txt", "w") as f:
-                    f.write(str(self.graph))
+                _core.write_file_atomically(stem + ".txt", str(self.graph).encode("utf-8"))
         return self.graph
 
 

@@ -1,10 +1,13 @@
 """Program files: writer, loader and host runtime against the graph interpreter, bit for bit."""
 
+import errno
 import os
 from pathlib import Path
 import shutil
 import subprocess
+import sys
 import json
+import re
 
 import numpy as np
 import pytest
@@ -431,26 +434,34 @@ def test_memory_plan_table_and_plot(tmp_path):
 # --- atomic save -------------------------------------------------------------------------------
 
 
-def test_save_is_atomic_when_the_write_fails(tmp_path, monkeypatch):
+SAVE_WITH_FILE_SIZE_LIMIT = """
+import resource, signal, sys
+import cortexm
+program = cortexm.load_program(sys.argv[1])
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[3]), resource.RLIM_INFINITY))
+try:
+    program.save(sys.argv[2])
+except OSError as e:
+    print(type(e).__name__, e.errno, e)
+"""
+
+
+def test_save_is_atomic_when_the_write_fails(tmp_path):
     graph, inputs = g_softmax()
     program = cortexm.to_program(graph)
-    path = tmp_path / "model.cmpte"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "out").mkdir()
+    program.save(tmp_path / "src" / "model.cmpte")
+    path = tmp_path / "out" / "model.cmpte"
     path.write_bytes(b"old contents")
-
-    import cortexm.program as program_module
-
-    real_fsync = os.fsync
-
-    def failing_fsync(fd):
-        os.write(fd, b"partial garbage")
-        raise OSError("disk full (simulated)")
-
-    monkeypatch.setattr(program_module.os, "fsync", failing_fsync)
-    with pytest.raises(OSError, match="disk full"):
-        program.save(path)
-    monkeypatch.setattr(program_module.os, "fsync", real_fsync)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", SAVE_WITH_FILE_SIZE_LIMIT, str(tmp_path / "src" / "model.cmpte"),
+                          str(path), str(len(program.data) // 2)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"OSError {errno.EFBIG} ") and "write failed: File too large" in out.stdout
     assert path.read_bytes() == b"old contents"
-    assert os.listdir(tmp_path) == ["model.cmpte"]  # no temporary file left behind
+    assert os.listdir(tmp_path / "out") == ["model.cmpte"]  # no temporary file left behind
     program.save(path)
     assert cortexm.load_program(path).data == program.data
 
@@ -526,7 +537,9 @@ def to_json(data, tmp_path):
 
 def from_json(doc, tmp_path):
     path = tmp_path / "edited.json"
-    path.write_text(json.dumps(doc))
+    # flatc spells non-finite doubles nan / inf, Python's json NaN / Infinity.
+    text = re.sub(r"(?:(?<=\[)|(?<=[,:] ))(-?)Infinity\b", r"\1inf", json.dumps(doc))
+    path.write_text(re.sub(r"(?:(?<=\[)|(?<=[,:] ))NaN\b", "nan", text))
     subprocess.run([FLATC, "-b", "--size-prefixed", "-o", str(tmp_path), SCHEMA, str(path)], check=True)
     return (tmp_path / "edited.cmpte").read_bytes() if (tmp_path / "edited.cmpte").exists() else \
         (tmp_path / "edited.bin").read_bytes()
@@ -573,6 +586,32 @@ def edit_arena_size(d):
 def edit_qparams(d):
     t = next(t for t in d["tensors"] if "qparams" in t)
     t["qparams"]["scales"] = [0.0]
+
+
+def set_first_scale(d, scale):
+    next(t for t in d["tensors"] if "qparams" in t)["qparams"]["scales"] = [scale]
+
+
+def edit_qparams_nan(d):
+    set_first_scale(d, float("nan"))
+
+
+def edit_qparams_inf(d):
+    set_first_scale(d, float("inf"))
+
+
+def edit_qparams_huge_negative(d):
+    set_first_scale(d, -1e300)
+
+
+def edit_wrapping_shape(d):
+    # 2^64 bytes: a product that wraps to 0 in uint64.
+    d["tensors"][d["inputs"][0]]["shape"] = [2 ** 32, 2 ** 32]
+
+
+def edit_zero_dim_huge_shape(d):
+    # numel 0, but strides of 2^64 elements: every dim is within bounds, their product is not.
+    d["tensors"][d["inputs"][0]]["shape"] = [0, 2 ** 32, 2 ** 32, 2 ** 32]
 
 
 def edit_overlap(d):
@@ -642,6 +681,11 @@ EDITS = {
     edit_schema_version: r"schema_version = 99",
     edit_arena_size: r"offset.*within the arena",
     edit_qparams: r"qparams.scales\[0\]",
+    edit_qparams_nan: r"tensors\[\d+\] \('[^']*'\): qparams.scales\[0\] = nan: must be finite and > 0",
+    edit_qparams_inf: r"qparams.scales\[0\] = inf: must be finite and > 0",
+    edit_qparams_huge_negative: r"qparams.scales\[0\] = -1e\+300: must be finite and > 0",
+    edit_wrapping_shape: r"tensors\[\d+\].*shape = 2: describes more than 2\^32 bytes",
+    edit_zero_dim_huge_shape: r"tensors\[\d+\].*shape = 4: describes more than 2\^32 bytes",
     edit_overlap: r"overlaps",
     edit_dtype: r"input.dtype|dtype",
     edit_cat_dim: r"params.dim = 7",
