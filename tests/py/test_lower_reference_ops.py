@@ -152,8 +152,8 @@ def test_cat_of_differently_quantized_branches(dim):
 
 # --- mean -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dims,keepdim,op", [((2, 3), False, "quantized_avg_pool2d"),
-                                             ((-1, -2), True, "quantized_avg_pool2d"),
+@pytest.mark.parametrize("dims,keepdim,op", [((2, 3), False, "quantized_mean"),  # TFLM MEAN, no pool
+                                             ((-1, -2), True, "quantized_mean"),
                                              ((3,), True, "quantized_mean"),
                                              ((1,), False, "quantized_mean"),
                                              ((1, 2, 3), False, "quantized_mean")])
