@@ -84,7 +84,12 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
   // order are one of them.
   std::vector<int64_t> normalized;
   for (int64_t d : dims) normalized.push_back(d < 0 ? d + in.rank() : d);
-  const std::vector<int64_t> order = in.effective_dim_order();
+  std::sort(normalized.begin(), normalized.end());
+  // A mean over H and W of NCHW reads channels-last, as the convs around it write: the clone
+  // cancels against theirs, and the kernel sums rows of C values.
+  const bool spatial = in.rank() == 4 && normalized == std::vector<int64_t>{2, 3};
+  const ValueId source = spatial ? rw.clone_dim_order(x, channels_last_dim_order(4)) : x;
+  const std::vector<int64_t> order = graph.value(source).info.effective_dim_order();
   int64_t inner = 1;
   for (size_t k = order.size(); k-- > 0;) {
     if (std::find(normalized.begin(), normalized.end(), order[k]) != normalized.end()) break;
@@ -92,7 +97,7 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
   }
   if (inner > std::numeric_limits<int32_t>::max())
     not_lowered("more than 2^31 elements after the reduced dims (the kernel's int32 extents)");
-  const ValueId y = rw.call("cortex_m.quantized_mean.default", {x},
+  const ValueId y = rw.call("cortex_m.quantized_mean.default", {source},
                             {{"dim", dims},
                              {"keepdim", args.b("keepdim")},
                              {"input_offset", -q_in.zero_points[0]},
@@ -103,7 +108,8 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
                              {"activation_max", q_out.quant_max}},
                             true);
   rw.set_qparams(y, q_out);
-  rw.commit(y);
+  // keepdim's [N, C, 1, 1] keeps the channels-last order: back to the graph's contiguous one.
+  rw.commit(spatial && args.b("keepdim") ? rw.clone_dim_order(y, {0, 1, 2, 3}) : y);
 }
 
 }  // namespace cortexm::convert
