@@ -3,14 +3,8 @@
 #include "program/writer.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
-#include <functional>
 
-#include "cortexm/kernels/quantized_conv2d.h"
-#include "cortexm/kernels/quantized_conv2d_s16.h"
-#include "cortexm/kernels/quantized_depthwise_conv2d.h"
-#include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "graph/layout.h"
 #include "program/params_builder.h"
@@ -27,116 +21,12 @@ namespace {
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
-struct Emitted {
-  fb::KernelId kernel;
-  fb::OpParams type;
-  Offset<void> params;
-};
-
-using Emitter = std::function<Emitted(FlatBufferBuilder&, const Graph&, const Node&, const OpArgs&)>;
-
-const TensorInfo& in_info(const Graph& g, const Node& n, size_t i) { return g.value(n.inputs[i]).info; }
-const TensorInfo& out_info(const Graph& g, const Node& n, size_t i = 0) { return g.value(n.outputs[i]).info; }
-
-int32_t i32(const OpArgs& args, const std::string& name) {
-  const int64_t v = args.i(name);
-  if (v < INT32_MIN || v > INT32_MAX) args.fail("attribute '" + name + "' does not fit in int32");
-  return static_cast<int32_t>(v);
-}
-
-std::vector<int32_t> i32s(const OpArgs& args, const std::string& name) {
-  std::vector<int32_t> out;
-  for (int64_t v : args.ints(name)) {
-    if (v < INT32_MIN || v > INT32_MAX) args.fail("attribute '" + name + "' does not fit in int32");
-    out.push_back(static_cast<int32_t>(v));
-  }
-  return out;
-}
-
-std::array<int32_t, 4> padding4(const OpArgs& args) {
-  const auto p = i32s(args, "padding");
-  if (p.size() == 2) return {p[0], p[1], p[0], p[1]};
-  if (p.size() == 4) return {p[0], p[1], p[2], p[3]};
-  args.fail("attribute 'padding' must have 2 or 4 values");
-}
-
-std::pair<int32_t, int32_t> pair(const OpArgs& args, const std::string& name) {
-  const auto v = i32s(args, name);
-  if (v.size() != 2) args.fail("attribute '" + name + "' must have 2 values");
-  return {v[0], v[1]};
-}
-
-// Conv2dParams for the convolution kernels; each kernel writes only the fields its op has
-// (transposed: no dilation, output padding; s16: no offsets; depthwise: depth multiplier).
-Emitted conv(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const bool transposed = kernel == fb::KernelId_QuantizedTransposeConv2d;
-  const bool has_offsets = kernel != fb::KernelId_QuantizedConv2dS16;
-  const auto stride = pair(args, "stride");
-  const auto pad = padding4(args);
-  const auto multipliers = b.CreateVector(i32s(args, "requantize_multipliers"));
-  const auto shifts = b.CreateVector(i32s(args, "requantize_shifts"));
-  fb::Conv2dParamsBuilder p(b);
-  p.add_stride_h(stride.first);
-  p.add_stride_w(stride.second);
-  if (!transposed) {
-    const auto dilation = pair(args, "dilation");
-    p.add_dilation_h(dilation.first);
-    p.add_dilation_w(dilation.second);
-  }
-  p.add_pad_top(pad[0]);
-  p.add_pad_left(pad[1]);
-  p.add_pad_bottom(pad[2]);
-  p.add_pad_right(pad[3]);
-  if (has_offsets) {
-    p.add_input_offset(i32(args, "input_offset"));
-    p.add_output_offset(i32(args, "output_offset"));
-  }
-  p.add_activation_min(i32(args, "activation_min"));
-  p.add_activation_max(i32(args, "activation_max"));
-  p.add_multipliers(multipliers);
-  p.add_shifts(shifts);
-  if (kernel == fb::KernelId_QuantizedDepthwiseConv2d) p.add_depth_multiplier(i32(args, "depth_multiplier"));
-  if (transposed) {
-    const auto output_padding = pair(args, "output_padding");
-    p.add_output_padding_h(output_padding.first);
-    p.add_output_padding_w(output_padding.second);
-  }
-  return {kernel, fb::OpParams_Conv2dParams, p.Finish().Union()};
-}
-
-const std::map<std::string, Emitter>& emitters() {
-  static const std::map<std::string, Emitter> table = {
-      {"cortex_m.quantized_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedConv2d); }},
-      {"cortex_m.quantized_depthwise_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedDepthwiseConv2d); }},
-      {"cortex_m.quantized_conv2d_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return conv(b, a, fb::KernelId_QuantizedConv2dS16);
-       }},
-      {"cortex_m.quantized_transpose_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedTransposeConv2d); }},
-  };
-  return table;
-}
-
 bool is_view_op(const std::string& op) { return OpRegistry::global().get(op).is_view; }
 
-// The node's kernel id and params table: from its op's descriptor (OpSchema::encode).
-Emitted emit(FlatBufferBuilder& b, const Graph& g, const Node& n) {
-  const OpSchema& schema = OpRegistry::global().get(n.op);
-  if (schema.encode) {
-    ParamsBuilder params(b);
-    const EncodedOp e = schema.encode(params, node_context(g, n.id));
-    return {static_cast<fb::KernelId>(e.kernel_id), static_cast<fb::OpParams>(e.params_type),
-            Offset<void>(e.params)};
-  }
-  return emitters().at(n.op)(b, g, n, OpArgs(n.op, n.name, n.attrs));
-}
-
+// A program can hold the op: its descriptor encodes a kernel id and params table.
 bool runnable(const std::string& op) {
   const OpSchema* schema = OpRegistry::global().find(op);
-  return (schema && schema->encode) || emitters().count(op);
+  return schema && schema->encode;
 }
 
 int64_t align16(int64_t v) { return (v + 15) / 16 * 16; }
@@ -167,44 +57,8 @@ void check_runnable(const Graph& graph) {
 }
 
 int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
-  const Node& n = graph.node(id);
-  if (const OpSchema* schema = OpRegistry::global().find(n.op); schema && schema->scratch)
-    return static_cast<int64_t>(schema->scratch(node_context(graph, n.id), isa));
-  auto nhwc = [](const TensorInfo& t) {
-    return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[2]),
-                 static_cast<int32_t>(t.shape[3]), static_cast<int32_t>(t.shape[1])};
-  };
-  auto dims = [](const TensorInfo& t) {
-    return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[1]),
-                 static_cast<int32_t>(t.shape[2]), static_cast<int32_t>(t.shape[3])};
-  };
-  if (n.op == "cortex_m.quantized_conv2d.default") {
-    Conv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_conv2d_s16.default") {
-    Conv2dS16Params p;
-    p.filter = dims(in_info(graph, n, 1));
-    return static_cast<int64_t>(quantized_conv2d_s16_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_depthwise_conv2d.default") {
-    DepthwiseConv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_transpose_conv2d.default") {
-    TransposeConv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_transpose_conv2d_scratch_size(p, isa));
-  }
-  return 0;
+  const OpSchema& schema = OpRegistry::global().get(graph.node(id).op);
+  return schema.scratch ? static_cast<int64_t>(schema.scratch(node_context(graph, id), isa)) : 0;
 }
 
 ArenaLayout sequential_layout(const Graph& graph, Isa isa) {
@@ -342,7 +196,8 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
   const auto& order = graph.order();
   for (size_t step = 0; step < order.size(); ++step) {
     const Node& node = graph.node(order[step]);
-    const Emitted e = emit(b, graph, node);
+    ParamsBuilder params(b);
+    const EncodedOp e = OpRegistry::global().get(node.op).encode(params, node_context(graph, node.id));
     std::vector<int32_t> ins, outs;
     for (ValueId v : node.inputs) ins.push_back(v == kNoValue ? -1 : tensor_index.at(v));
     for (ValueId v : node.outputs) outs.push_back(tensor_index.at(v));
@@ -363,7 +218,8 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
       throw GraphError("memory plan gives node '" + node.name + "' (" + node.op + ") " +
                        std::to_string(scratch_size) + " bytes of scratch, its kernel needs " +
                        std::to_string(need));
-    ops.push_back(fb::CreateOp(b, b.CreateString(node.name), e.kernel, e.type, e.params,
+    ops.push_back(fb::CreateOp(b, b.CreateString(node.name), static_cast<fb::KernelId>(e.kernel_id),
+                               static_cast<fb::OpParams>(e.params_type), Offset<void>(e.params),
                                b.CreateVector(ins), b.CreateVector(outs),
                                static_cast<uint64_t>(scratch_offset), static_cast<uint64_t>(scratch_size)));
   }
