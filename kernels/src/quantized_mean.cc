@@ -13,6 +13,15 @@ inline int8_t finish(const MeanParams& p, int32_t sum) {
 
 }  // namespace
 
+QuantizedMultiplier mean_multiplier(QuantizedMultiplier m, int64_t count) {
+  int32_t k = 0;  // floor(log2(count))
+  while ((count >> (k + 1)) != 0) ++k;
+  if (k > 32) k = 32;
+  if (k > 31 + m.shift) k = 31 + m.shift;  // keeps the final shift >= -31
+  if (k < 0) k = 0;  // a shift below -31 stays one (prepare refuses it)
+  return {static_cast<int32_t>((int64_t{m.multiplier} << k) / count), m.shift - k};
+}
+
 Error quantized_mean_prepare(const MeanParams& p) {
   if (p.outer < 1) return invalid("outer", p.outer, "must be >= 1");
   if (p.reduce < 1) return invalid("reduce", p.reduce, "must be >= 1");

@@ -1,12 +1,13 @@
-// ConvertToCortexM, aten.mean.dim: the global average pool when convert_pool takes it (NCHW, H
-// and W, equal qparams); otherwise cortex_m.quantized_mean (multiplier s_in / (count * s_out),
-// see quantized_mean.h) over any dims that form one block in the input's memory order, any keepdim, any
-// input and output qparams. A symmetric int16 mean over dims that all have size 1 (silero's mean
-// over one time step) moves its elements unchanged: a view when the qparams agree, else
-// cortex_m.requantize_s16 and a view.
+// ConvertToCortexM, aten.mean.dim: cortex_m.quantized_mean (TFLite Micro's MEAN: the multiplier
+// of s_in / s_out with 1/count folded in, mean_multiplier in quantized_mean.h) over any dims that
+// form one block in the input's memory order, any keepdim, any input and output qparams. Equal
+// qparams are no global average pool: AVERAGE_POOL_2D rounds differently from MEAN. A symmetric int16 mean
+// over dims that all have size 1 (silero's mean over one time step) moves its elements unchanged:
+// a view when the qparams agree, else cortex_m.requantize_s16 and a view.
 #include <algorithm>
 #include <limits>
 
+#include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/requantize_s16.h"
 #include "passes/convert_to_cortex_m.h"
 
@@ -58,15 +59,9 @@ void convert_mean_s16(Graph& graph, NodeId id) {
 
 }  // namespace
 
-void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
+void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
   if (graph.value(graph.node(id).inputs[0]).info.dtype == DType::kInt16)
     return convert_mean_s16(graph, id);
-  try {
-    convert_pool(graph, id, target);
-    return;
-  } catch (const NotLowered&) {
-    // Not a global pool: the mean kernel below.
-  }
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
@@ -77,17 +72,24 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
   std::vector<int64_t> dims = args.ints("dim");
   if (dims.empty())
     for (int64_t d = 0; d < in.rank(); ++d) dims.push_back(d);
-  double count = 1.0;
+  int64_t count = 1;
   for (int64_t d : dims)  // aten.mean.dim's inference checked them
-    count *= static_cast<double>(in.shape[static_cast<size_t>(d < 0 ? d + in.rank() : d)]);
-  if (count < 1.0) not_lowered("an empty mean");
+    count *= in.shape[static_cast<size_t>(d < 0 ? d + in.rank() : d)];
+  if (count < 1) not_lowered("an empty mean");
   std::vector<int64_t> m, s;
-  requantize_attrs({q_in.scales[0] / (count * q_out.scales[0])}, &m, &s);
+  requantize_attrs({q_in.scales[0] / q_out.scales[0]}, &m, &s);
+  const QuantizedMultiplier rescale = mean_multiplier(
+      {static_cast<int32_t>(m[0]), static_cast<int32_t>(s[0])}, count);
   // The kernel's extents are int32; the elements after the reduced block in the input's memory
   // order are one of them.
   std::vector<int64_t> normalized;
   for (int64_t d : dims) normalized.push_back(d < 0 ? d + in.rank() : d);
-  const std::vector<int64_t> order = in.effective_dim_order();
+  std::sort(normalized.begin(), normalized.end());
+  // A mean over H and W of NCHW reads channels-last, as the convs around it write: the clone
+  // cancels against theirs, and the kernel sums rows of C values.
+  const bool spatial = in.rank() == 4 && normalized == std::vector<int64_t>{2, 3};
+  const ValueId source = spatial ? rw.clone_dim_order(x, channels_last_dim_order(4)) : x;
+  const std::vector<int64_t> order = graph.value(source).info.effective_dim_order();
   int64_t inner = 1;
   for (size_t k = order.size(); k-- > 0;) {
     if (std::find(normalized.begin(), normalized.end(), order[k]) != normalized.end()) break;
@@ -95,18 +97,19 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
   }
   if (inner > std::numeric_limits<int32_t>::max())
     not_lowered("more than 2^31 elements after the reduced dims (the kernel's int32 extents)");
-  const ValueId y = rw.call("cortex_m.quantized_mean.default", {x},
+  const ValueId y = rw.call("cortex_m.quantized_mean.default", {source},
                             {{"dim", dims},
                              {"keepdim", args.b("keepdim")},
                              {"input_offset", -q_in.zero_points[0]},
                              {"output_offset", q_out.zero_points[0]},
-                             {"output_multiplier", m[0]},
-                             {"output_shift", s[0]},
+                             {"output_multiplier", int64_t{rescale.multiplier}},
+                             {"output_shift", int64_t{rescale.shift}},
                              {"activation_min", q_out.quant_min},
                              {"activation_max", q_out.quant_max}},
                             true);
   rw.set_qparams(y, q_out);
-  rw.commit(y);
+  // keepdim's [N, C, 1, 1] keeps the channels-last order: back to the graph's contiguous one.
+  rw.commit(spatial && args.b("keepdim") ? rw.clone_dim_order(y, {0, 1, 2, 3}) : y);
 }
 
 }  // namespace cortexm::convert

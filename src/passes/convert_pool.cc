@@ -2,8 +2,7 @@
 // (when averaging the valid taps is what torch does: no divisor_override, and no padding or
 // count_include_pad False) -> _clone_dim_order to channels-last, cortex_m.quantized_max_pool2d /
 // quantized_avg_pool2d, _clone_dim_order back. Input and output qparams must be equal. ceil_mode's
-// partial windows become bottom / right padding (padding taps are never read). aten.mean.dim over
-// H and W with equal qparams is the global average pool.
+// partial windows become bottom / right padding (padding taps are never read).
 #include <algorithm>
 
 #include "cortexm/kernels/shape.h"
@@ -36,28 +35,6 @@ int64_t pad_after(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64
   return after;
 }
 
-// mean over H and W of NCHW: one average over the whole plane (a global pool).
-void convert_global_mean(Rewrite& rw, const TensorInfo& in, const TensorInfo& out,
-                         const QuantParams& q) {
-  const Node& node = rw.old();
-  const OpArgs args(node.op, node.name, node.attrs);
-  std::vector<int64_t> dims = args.ints("dim");
-  for (int64_t& d : dims) d = d < 0 ? d + 4 : d;
-  std::sort(dims.begin(), dims.end());
-  if (dims != std::vector<int64_t>{2, 3}) not_lowered("mean over dims other than H and W");
-  const std::vector<int64_t> kernel = {in.shape[2], in.shape[3]};
-  const ValueId xc = rw.clone_dim_order(node.inputs[0], channels_last_dim_order(4));
-  const ValueId y = rw.call("cortex_m.quantized_avg_pool2d.default", {xc},
-                            {{"kernel_size", kernel}, {"stride", std::vector<int64_t>{1, 1}},
-                             {"padding", std::vector<int64_t>{0, 0}},
-                             {"activation_min", q.quant_min}, {"activation_max", q.quant_max}},
-                            true);
-  rw.set_qparams(y, q);
-  ValueId v = rw.clone_dim_order(y, {0, 1, 2, 3});
-  if (!args.b("keepdim")) v = rw.view(v, out.shape);
-  rw.commit(v);
-}
-
 }  // namespace
 
 void convert_pool(Graph& graph, NodeId id, const TargetConfig&) {
@@ -71,7 +48,6 @@ void convert_pool(Graph& graph, NodeId id, const TargetConfig&) {
   const QuantParams q_in = int8_per_tensor(graph, x, "input");
   const QuantParams q_out = int8_per_tensor(graph, node.outputs[0], "output");
   if (q_in != q_out) not_lowered("input and output qparams differ (the pools do not rescale)");
-  if (node.op == "aten.mean.dim") return convert_global_mean(rw, in, out, q_out);
   const OpArgs args(node.op, node.name, node.attrs);
   const std::vector<int64_t> kernel = pair(args, "kernel_size");
   const std::vector<int64_t> stride = args.ints("stride").empty() ? kernel : pair(args, "stride");

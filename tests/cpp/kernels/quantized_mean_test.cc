@@ -16,7 +16,7 @@ void check(int32_t outer, int32_t reduce, int32_t inner, int32_t zp_in, int32_t 
            double s_in, double s_out, int32_t lo, int32_t hi, uint32_t seed) {
   testing::RandomData rng(seed);
   const auto x = rng.int8s(size_t(outer) * reduce * inner);
-  const QuantizedMultiplier m = quantize_multiplier(s_in / (reduce * s_out));
+  const QuantizedMultiplier m = mean_multiplier(quantize_multiplier(s_in / s_out), reduce);
   MeanParams p;
   p.outer = outer;
   p.reduce = reduce;
@@ -63,6 +63,22 @@ TEST(QuantizedMean, RandomizedAwkwardCases) {
           rng.uniform(-128, 127), s_in, s_in * rng.uniform(20, 400) / 100.0, lo,
           rng.uniform(lo, 127), uint32_t(i));
   }
+}
+
+// TFLM's fold of 1/count, worked by hand: k = min(floor(log2 count), 31 + shift),
+// ((multiplier << k) / count, shift - k).
+TEST(QuantizedMean, MeanMultiplierFoldsTheCountLikeTflm) {
+  auto fold = [](int32_t m, int32_t s, int64_t count) {
+    const QuantizedMultiplier r = mean_multiplier({m, s}, count);
+    return std::vector<int32_t>{r.multiplier, r.shift};
+  };
+  EXPECT_EQ(fold(1 << 30, 1, 1), (std::vector<int32_t>{1 << 30, 1}));            // count 1: as is
+  EXPECT_EQ(fold(1 << 30, 1, 49), (std::vector<int32_t>{701219150, -4}));        // 2^35 / 49
+  EXPECT_EQ(fold(1518500250, 0, 3), (std::vector<int32_t>{1012333500, -1}));     // k = 1
+  EXPECT_EQ(fold(INT32_MAX, 30, 1000), (std::vector<int32_t>{1099511627, 21}));  // k = 9
+  EXPECT_EQ(fold(1 << 30, -29, 1000), (std::vector<int32_t>{4294967, -31}));     // k capped at 2
+  EXPECT_EQ(fold(1 << 30, -31, 1000), (std::vector<int32_t>{1073741, -31}));     // k capped at 0
+  EXPECT_EQ(fold(0, 0, 96), (std::vector<int32_t>{0, -6}));
 }
 
 TEST(QuantizedMean, PrepareRejectsBadParams) {

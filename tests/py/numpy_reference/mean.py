@@ -1,4 +1,5 @@
-"""quantized_mean reference: centered sum over the dims, one requantize by s_in / (count s_out)."""
+"""quantized_mean reference, TFLite Micro's MEAN: the zero-point-centred sum over the dims and one
+requantize by the multiplier of s_in / s_out with 1/count folded in by integer arithmetic."""
 
 import numpy as np
 
@@ -11,5 +12,13 @@ def mean(x, dims, keepdim, input_offset, output_offset, mult, shift, act_min=-12
     return np.clip(out, act_min, act_max).astype(np.int8)
 
 
+def fold_count(mult, shift, count):
+    """TFLM's reduce: k = floor(log2 count) capped at 32 and at 31 + shift; the multiplier times
+    2^k divided by count (truncated), the shift minus k."""
+    k = max(min(int(count).bit_length() - 1, 32, 31 + int(shift)), 0)
+    return (int(mult) << k) // int(count), int(shift) - k
+
+
 def mean_params(scale_in, scale_out, count):
-    return quantize_multiplier(scale_in / (count * scale_out))
+    """The kernel's (multiplier, shift): QuantizeMultiplier(s_in / s_out) with 1/count folded in."""
+    return fold_count(*quantize_multiplier(scale_in / scale_out), count)

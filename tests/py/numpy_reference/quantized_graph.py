@@ -729,18 +729,15 @@ class QuantizedGraphReference:
         x = self._source(node.inputs[0])
         rank = len(x.shape)
         dims = sorted({d % rank for d in (node.attrs.get("dim") or range(rank))})
-        if rank == 4 and dims == [2, 3] and x.q.key() == out.q.key():  # a global average pool
-            return self._avg(x, list(x.shape[2:]), [1, 1], (0, 0, 0, 0), out,
-                             node.outputs[0].shape)
         order = list(x.value.dim_order or range(rank))
         at = sorted(order.index(d) for d in dims)
         if at[-1] - at[0] + 1 != len(dims):
             raise NotInteger("the reduced dims are not one block in memory")
-        count = int(np.prod([x.shape[d] for d in dims]))
-        mult, shift = _multipliers([x.q.scale / (count * out.scale)])
+        _multipliers([x.q.scale / out.scale])  # its range check
+        mult, shift = mean.mean_params(x.q.scale, out.scale, int(np.prod([x.shape[d] for d in dims])))
         keepdim = bool(node.attrs.get("keepdim", False))
         return Group(lambda env: out.clamp(mean.mean(x.get(env), dims, keepdim, -x.q.zp, out.zp,
-                                                     mult[0], shift[0], out.q.qmin, out.q.qmax)),
+                                                     mult, shift, out.q.qmin, out.q.qmax)),
                      [x], [CM.format("quantized_mean")])
 
     def _softmax(self, node, out, log):

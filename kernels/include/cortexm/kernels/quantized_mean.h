@@ -1,13 +1,13 @@
-// cortex_m.quantized_mean: int8 mean over a contiguous block of dims. The input is seen as
-// [outer, reduce, inner] (reduce = the product of the reduced dims);
+// cortex_m.quantized_mean: int8 mean over a contiguous block of dims, TFLite Micro's MEAN (the
+// reference reduce's QuantizedMeanOrSum). The input is seen as [outer, reduce, inner]
+// (reduce = the product of the reduced dims);
 // out[o, i] = clamp(requantize(sum_r (x[o, r, i] + input_offset), multiplier, shift) + output_offset)
-// with multiplier = s_in / (reduce * s_out): TFLite's 4-D integer Mean scale, with the input zero
-// point taken out of the sum exactly (TFLite folds it into a float bias truncated to an integer)
-// and one requantize (TFLite's newer reduce.cc divides by the count after requantizing, a second
-// rounding).
+// with (multiplier, shift) = mean_multiplier(quantize_multiplier(s_in / s_out), reduce): TFLM folds
+// 1/reduce into the multiplier with integer arithmetic, for equal qparams too.
 #pragma once
 
 #include "cortexm/kernels/conv_params.h"
+#include "cortexm/kernels/requantize.h"
 
 namespace cortexm {
 
@@ -17,11 +17,16 @@ struct MeanParams {
   int32_t inner = 1;
   int32_t input_offset = 0;   // -input zero point, in [-127, 128]
   int32_t output_offset = 0;  // +output zero point
-  int32_t multiplier = 0;  // s_in / (reduce * s_out)
+  int32_t multiplier = 0;  // mean_multiplier(quantize_multiplier(s_in / s_out), reduce)
   int32_t shift = 0;
   int32_t activation_min = -128;
   int32_t activation_max = 127;
 };
+
+// TFLM's fold of 1/count into the (multiplier, shift) of s_in / s_out:
+// k = min(floor(log2 count), 32, 31 + shift), ((multiplier << k) / count truncated, shift - k).
+// count >= 1.
+QuantizedMultiplier mean_multiplier(QuantizedMultiplier s_in_over_s_out, int64_t count);
 
 Error quantized_mean_prepare(const MeanParams& params);
 
