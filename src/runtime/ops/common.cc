@@ -1,4 +1,5 @@
 // Checks shared by the op prepare functions.
+#include "cortexm/kernels/kernel_isa.h"
 #include "runtime/ops/conv_decode.h"
 
 namespace cortexm::runtime {
@@ -65,10 +66,31 @@ Status require_bias(const OpContext& ctx, int32_t input, int64_t count) {
   return kStatusOk;
 }
 
+namespace {
+
+// Why an op's scratch is short: [program isa][this runtime's kernel isa].
+constexpr const char* kShortScratch[3][3] = {
+    {"is smaller than this runtime's SCALAR kernel needs",
+     "is smaller than this runtime's DSP kernel needs: the program was planned for SCALAR; write it "
+     "for this core's target",
+     "is smaller than this runtime's MVE kernel needs: the program was planned for SCALAR; write it "
+     "for this core's target"},
+    {"is smaller than this runtime's SCALAR kernel needs: the program was planned for DSP",
+     "is smaller than this runtime's DSP kernel needs",
+     "is smaller than this runtime's MVE kernel needs: the program was planned for DSP; write it for "
+     "this core's target"},
+    {"is smaller than this runtime's SCALAR kernel needs: the program was planned for MVE",
+     "is smaller than this runtime's DSP kernel needs: the program was planned for MVE; write it for "
+     "this core's target",
+     "is smaller than this runtime's MVE kernel needs"},
+};
+
+}  // namespace
+
 Status require_scratch(const OpContext& ctx, size_t bytes) {
   if (ctx.op.scratch_size() < bytes)
     return ctx.fail("scratch_size", static_cast<int64_t>(ctx.op.scratch_size()),
-                    "is smaller than this runtime's kernel needs (program planned for another isa?)");
+                    kShortScratch[static_cast<int>(ctx.program.isa())][static_cast<int>(kKernelIsa)]);
   if (bytes && ctx.op.scratch_offset() % 4 != 0)
     return ctx.fail("scratch_offset", static_cast<int64_t>(ctx.op.scratch_offset()),
                     "must be 4-byte aligned");
