@@ -3,7 +3,7 @@ PY := .venv/bin/python
 JOBS ?= $(shell nproc)
 CROSS_PRESETS := cortex-m55 cortex-m4 cortex-m0plus
 
-.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench clean
+.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench sanitize fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -37,6 +37,30 @@ cross:
 	    bash scripts/check_freestanding.sh build/$$p/kernels/libcortexm_kernels.a || exit 1; \
 	  echo "cross build $$p: ok"; \
 	done
+
+# The C++ suites under ASan + UBSan (clang, -fno-sanitize-recover=undefined): any report fails the run.
+# Not part of `make test` yet (it rebuilds the whole tree instrumented).
+CCACHE := $(shell command -v ccache)
+LAUNCHER := $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+NEED_CLANG = @command -v clang++ >/dev/null || { echo "$@ needs clang: apt-get install clang"; exit 1; }
+sanitize:
+	$(NEED_CLANG)
+	cmake --preset host-asan $(LAUNCHER)
+	cmake --build --preset host-asan -j $(JOBS)
+	ctest --preset host-asan -j $(JOBS)
+
+# libFuzzer on the program loader (+ run) and the graph file reader, FUZZ_SECONDS each, seeded with
+# the stored corpora; new inputs go to build/host-fuzz/corpus, crashes to build/host-fuzz/crash-*.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(NEED_CLANG)
+	cmake --preset host-fuzz $(LAUNCHER)
+	cmake --build --preset host-fuzz -j $(JOBS) --target program_fuzzer graph_fuzzer
+	@mkdir -p build/host-fuzz/corpus/program build/host-fuzz/corpus/graph
+	cd build/host-fuzz && ./tests/fuzz/program_fuzzer -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -artifact_prefix=crash-program- corpus/program ../../tests/fuzz/corpus/program ../../tests/py/data/program_corpus
+	cd build/host-fuzz && ./tests/fuzz/graph_fuzzer -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -artifact_prefix=crash-graph- corpus/graph ../../tests/fuzz/corpus/graph
 
 # QEMU (docs/qemu.md): pytest above already runs tests/py/test_qemu.py, which builds the runners and
 # the on-target kernel tests for the M55 and the M4; these targets run it alone, or with every zoo model and the portable suite.

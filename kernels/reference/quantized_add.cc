@@ -1,30 +1,20 @@
 #include "cortexm/kernels/quantized_add.h"
 
+#include "broadcast_elements.h"
 #include "cortexm/kernels/requantize.h"
 
 namespace cortexm {
 
 void quantized_add_reference(const AddParams& p, const int8_t* lhs, const int8_t* rhs,
                              int8_t* output) {
-  int64_t index[kMaxBroadcastRank] = {0, 0, 0, 0, 0, 0};
-  const int64_t total = p.shape.elements();
-  for (int64_t e = 0; e < total; ++e) {
-    int64_t li = 0, ri = 0, rem = e;
-    for (int d = p.shape.rank - 1; d >= 0; --d) {
-      index[d] = rem % p.shape.dims[d];
-      rem /= p.shape.dims[d];
-      li += index[d] * p.shape.lhs_strides[d];
-      ri += index[d] * p.shape.rhs_strides[d];
-    }
+  reference::for_each_broadcast_element(p.shape, [&](int64_t e, int64_t li, int64_t ri) {
     const int32_t a = (lhs[li] + p.lhs_offset) * (1 << kAddLeftShift);
     const int32_t b = (rhs[ri] + p.rhs_offset) * (1 << kAddLeftShift);
     const int32_t sum = requantize(a, p.lhs_multiplier, p.lhs_shift) +
                         requantize(b, p.rhs_multiplier, p.rhs_shift);
-    int32_t out = requantize(sum, p.output_multiplier, p.output_shift) + p.output_offset;
-    out = out < p.activation_min ? p.activation_min : out;
-    out = out > p.activation_max ? p.activation_max : out;
-    output[e] = static_cast<int8_t>(out);
-  }
+    const int32_t out = requantize(sum, p.output_multiplier, p.output_shift) + p.output_offset;
+    output[e] = static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
+  });
 }
 
 }  // namespace cortexm

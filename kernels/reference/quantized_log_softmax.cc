@@ -10,15 +10,12 @@ void quantized_log_softmax_reference(const LogSoftmaxParams& p, const int8_t* in
   for (int32_t r = 0; r < p.rows; ++r) {
     const int8_t* in = input + int64_t{r} * p.row_size;
     int8_t* out = output + int64_t{r} * p.row_size;
-    int32_t max = -128;
-    for (int32_t c = 0; c < p.row_size; ++c) max = in[c] > max ? in[c] : max;
+    const int32_t max = row_max(in, p.row_size);
     int64_t sum = 0;
     for (int32_t c = 0; c < p.row_size; ++c) {
       const int32_t diff = in[c] - max;
       if (diff < s.diff_min) continue;
-      const int32_t scaled = saturating_rounding_doubling_high_mul(
-          static_cast<int32_t>(int64_t{diff} * (int64_t{1} << s.input_left_shift)),
-          s.input_multiplier);
+      const int32_t scaled = scaled_diff(diff, s.input_multiplier, s.input_left_shift);
       sum += rounding_divide_by_pot(exp_on_negative_values(scaled), 12);
     }
     const int32_t log_sum = log_q12_to_q5(static_cast<int32_t>(sum > INT32_MAX ? INT32_MAX : sum));
@@ -32,9 +29,7 @@ void quantized_log_softmax_reference(const LogSoftmaxParams& p, const int8_t* in
         out[c] = -128;
         continue;
       }
-      const int32_t scaled = saturating_rounding_doubling_high_mul(
-          static_cast<int32_t>(int64_t{diff} * (int64_t{1} << s.input_left_shift)),
-          s.input_multiplier);
+      const int32_t scaled = scaled_diff(diff, s.input_multiplier, s.input_left_shift);
       int32_t v = rounding_divide_by_pot(wrapping_sub(scaled, log_sum), 22) + 127;
       out[c] = static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v));
     }

@@ -1,26 +1,17 @@
 #include "cortexm/kernels/quantized_mul.h"
 
+#include "broadcast_elements.h"
 #include "cortexm/kernels/requantize.h"
 
 namespace cortexm {
 
 void quantized_mul_reference(const MulParams& p, const int8_t* lhs, const int8_t* rhs,
                              int8_t* output) {
-  const int64_t total = p.shape.elements();
-  for (int64_t e = 0; e < total; ++e) {
-    int64_t li = 0, ri = 0, rem = e;
-    for (int d = p.shape.rank - 1; d >= 0; --d) {
-      const int64_t index = rem % p.shape.dims[d];
-      rem /= p.shape.dims[d];
-      li += index * p.shape.lhs_strides[d];
-      ri += index * p.shape.rhs_strides[d];
-    }
+  reference::for_each_broadcast_element(p.shape, [&](int64_t e, int64_t li, int64_t ri) {
     const int32_t product = (lhs[li] + p.lhs_offset) * (rhs[ri] + p.rhs_offset);
-    int32_t out = requantize(product, p.output_multiplier, p.output_shift) + p.output_offset;
-    out = out < p.activation_min ? p.activation_min : out;
-    out = out > p.activation_max ? p.activation_max : out;
-    output[e] = static_cast<int8_t>(out);
-  }
+    const int32_t out = requantize(product, p.output_multiplier, p.output_shift) + p.output_offset;
+    output[e] = static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
+  });
 }
 
 }  // namespace cortexm

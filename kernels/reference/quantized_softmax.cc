@@ -9,14 +9,12 @@ void quantized_softmax_reference(const SoftmaxParams& p, const int8_t* input, in
   for (int32_t r = 0; r < p.rows; ++r) {
     const int8_t* in = input + int64_t{r} * p.row_size;
     int8_t* out = output + int64_t{r} * p.row_size;
-    int32_t max = -128;
-    for (int32_t c = 0; c < p.row_size; ++c) max = in[c] > max ? in[c] : max;
+    const int32_t max = row_max(in, p.row_size);
     uint32_t sum = 0;
     for (int32_t c = 0; c < p.row_size; ++c) {
       const int32_t diff = in[c] - max;
       if (diff < s.diff_min) continue;
-      const int32_t scaled = saturating_rounding_doubling_high_mul(
-          static_cast<int32_t>(int64_t{diff} * (int64_t{1} << s.input_left_shift)), s.input_multiplier);
+      const int32_t scaled = scaled_diff(diff, s.input_multiplier, s.input_left_shift);
       sum += static_cast<uint32_t>(rounding_divide_by_pot(exp_on_negative_values(scaled), 12));
     }
     const int32_t headroom = count_leading_zeros(sum);
@@ -29,8 +27,7 @@ void quantized_softmax_reference(const SoftmaxParams& p, const int8_t* input, in
         out[c] = -128;
         continue;
       }
-      const int32_t scaled = saturating_rounding_doubling_high_mul(
-          static_cast<int32_t>(int64_t{diff} * (int64_t{1} << s.input_left_shift)), s.input_multiplier);
+      const int32_t scaled = scaled_diff(diff, s.input_multiplier, s.input_left_shift);
       const int32_t e = exp_on_negative_values(scaled);
       int32_t v = rounding_divide_by_pot(saturating_rounding_doubling_high_mul(reciprocal, e),
                                          12 - headroom + 23) -

@@ -1,6 +1,6 @@
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 
-#include "cortexm/kernels/requantize.h"
+#include "conv_reference.h"
 
 namespace cortexm {
 
@@ -29,14 +29,8 @@ void quantized_transpose_conv2d_reference(const TransposeConv2dParams& p, const 
               }
             }
           }
-          const int32_t scaled =
-              requantize(static_cast<int32_t>(acc), q.multipliers[oc], q.shifts[oc]);
-          int32_t out = static_cast<int32_t>(static_cast<uint32_t>(scaled) +
-                                             static_cast<uint32_t>(q.output_offset));
-          out = out < q.activation_min ? q.activation_min : out;
-          out = out > q.activation_max ? q.activation_max : out;
           output[((int64_t{n} * p.output.h + oy) * p.output.w + ox) * p.output.c + oc] =
-              static_cast<int8_t>(out);
+              reference::requantize_output(acc, q, oc);
         }
       }
     }

@@ -58,20 +58,30 @@ Error validate_conv_common(const ConvQuantParams& quant, const ConvGeometry& g, 
   if (output.w != ow) return invalid("output.shape[2]", output.w, "must equal the computed width");
   if (output.c != output_channels)
     return invalid("output.shape[3]", output.c, "must equal the output channels");
-  if (quant.input_offset < -127 || quant.input_offset > 128)
-    return invalid("input_offset", quant.input_offset, "must be in [-127, 128]");
-  if (quant.output_offset < -128 || quant.output_offset > 127)
-    return invalid("output_offset", quant.output_offset, "must be in [-128, 127]");
-  CORTEXM_RETURN_IF_ERROR(check_activation_range(quant.activation_min, quant.activation_max));
-  if (quant.multipliers == nullptr || quant.shifts == nullptr)
-    return invalid("requantize_multipliers", 0, "must be given per output channel");
-  for (int32_t c = 0; c < output_channels; ++c) {
-    if (quant.multipliers[c] < 0)
-      return invalid("requantize_multipliers", quant.multipliers[c], "must be in [0, 2^31)", c);
-    if (quant.shifts[c] < kMinShift || quant.shifts[c] > kMaxShift)
-      return invalid("requantize_shifts", quant.shifts[c], "must be in [-31, 30]", c);
-  }
+  return validate_conv_quant(quant, output_channels);
+}
+
+Error validate_grouped_conv(const ConvQuantParams& quant, const ConvGeometry& geometry,
+                            const Dims4& input, const Dims4& filter, const Dims4& output) {
+  if (filter.n < 1) return invalid("weight.shape[0]", filter.n, "must be >= 1");
+  if (filter.c < 1) return invalid("weight.shape[3]", filter.c, "must be >= 1");
+  CORTEXM_RETURN_IF_ERROR(check_padded_extent(input, geometry.padding));
+  CORTEXM_RETURN_IF_ERROR(validate_conv_common(quant, geometry, input, filter.h, filter.w, output,
+                                               filter.n));
+  if (input.c % filter.c != 0)
+    return invalid("weight.shape[3]", filter.c, "must divide input.shape[3]");
+  if (filter.n % (input.c / filter.c) != 0)
+    return invalid("weight.shape[0]", filter.n,
+                   "must be a multiple of groups = input.shape[3] / weight.shape[3]");
   return kOk;
+}
+
+Error validate_conv_quant(const ConvQuantParams& quant, int32_t output_channels) {
+  CORTEXM_RETURN_IF_ERROR(check_input_offset("input_offset", quant.input_offset));
+  CORTEXM_RETURN_IF_ERROR(check_output_offset("output_offset", quant.output_offset));
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(quant.activation_min, quant.activation_max));
+  return check_multipliers(quant.multipliers, quant.shifts, output_channels,
+                           "must be given per output channel");
 }
 
 }  // namespace cortexm

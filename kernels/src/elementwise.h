@@ -10,6 +10,24 @@
 
 namespace cortexm {
 
+// for_each_broadcast_run with the run's pointers: run(a, b, out, count, ls, rs) reads a[i * ls] and
+// b[i * rs] and writes out[0, count); runs follow each other in the output.
+template <typename T, typename Run>
+void for_each_elementwise_run(const BroadcastShape& shape, const T* lhs, const T* rhs, T* output,
+                              Run run) {
+  for_each_broadcast_run(shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
+    run(lhs + li, rhs + ri, output, count, ls, rs);
+    output += count;
+  });
+}
+
+// One run element by element: out[i] = one(a[i * ls], b[i * rs]).
+template <typename T, typename One>
+inline void strided_run(const T* a, const T* b, T* out, int32_t count, int32_t ls, int32_t rs,
+                        One one) {
+  for (int32_t i = 0; i < count; ++i) out[i] = one(a[int64_t{i} * ls], b[int64_t{i} * rs]);
+}
+
 // a_offset = lhs + lhs_offset, b_offset = rhs + rhs_offset.
 inline int8_t add_offset_inputs(const AddParams& p, int32_t a_offset, int32_t b_offset) {
   const int32_t a_scaled =

@@ -1,29 +1,14 @@
 #include "cortexm/kernels/quantized_add_s16.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "cortexm/kernels/rescaled_binary.h"
 #include "elementwise.h"
 #include "variants.h"
 
 namespace cortexm {
 
-namespace {
-
-Error check_multiplier(const char* multiplier_name, int32_t multiplier, const char* shift_name,
-                       int32_t shift) {
-  if (multiplier < 0) return invalid(multiplier_name, multiplier, "must be in [0, 2^31)");
-  if (shift < kMinShift || shift > kMaxShift) return invalid(shift_name, shift, "must be in [-31, 30]");
-  return kOk;
-}
-
-}  // namespace
-
 Error quantized_add_s16_prepare(const AddS16Params& p) {
-  CORTEXM_RETURN_IF_ERROR(
-      check_multiplier("self_multiplier", p.lhs_multiplier, "self_shift", p.lhs_shift));
-  CORTEXM_RETURN_IF_ERROR(
-      check_multiplier("other_multiplier", p.rhs_multiplier, "other_shift", p.rhs_shift));
-  CORTEXM_RETURN_IF_ERROR(
-      check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
+  CORTEXM_RETURN_IF_ERROR(check_rescale_multipliers(p));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   return kOk;
 }
@@ -35,11 +20,10 @@ namespace {
 void add_s16_scalar(const AddS16Params& params, const int16_t* lhs, const int16_t* rhs,
                     int16_t* output) {
   const AddS16Params p = params;
-  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
-    const int16_t* __restrict a = lhs + li;
-    const int16_t* __restrict b = rhs + ri;
-    int16_t* __restrict out = output;
-    output += count;
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [&](const int16_t* __restrict a,
+                                                           const int16_t* __restrict b,
+                                                           int16_t* __restrict out, int32_t count,
+                                                           int32_t ls, int32_t rs) {
     if (ls == 1 && rs == 1) {
       for (int32_t i = 0; i < count; ++i) out[i] = add_s16_one(p, a[i], b[i]);
     } else if (rs == 0) {
@@ -51,7 +35,8 @@ void add_s16_scalar(const AddS16Params& params, const int16_t* lhs, const int16_
       for (int32_t i = 0; i < count; ++i)
         out[i] = add_s16_sum(p, x, add_s16_scaled(b[int64_t{i} * rs], p.rhs_multiplier, p.rhs_shift));
     } else {
-      for (int32_t i = 0; i < count; ++i) out[i] = add_s16_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      strided_run(a, b, out, count, ls, rs,
+                  [&p](int32_t x, int32_t y) { return add_s16_one(p, x, y); });
     }
   });
 }

@@ -105,7 +105,9 @@ Error quantized_avg_pool2d_prepare(const Pool2dParams& params) {
   return kOk;
 }
 
-// One int32 sum per channel, 4-byte aligned.
+// One int32 sum per channel, 4-byte aligned; one variant serves every isa. (Windows of at most 256
+// taps use int16 sums, half of it; the size depends on the channels alone because the lowering
+// asks for it before it knows the window.)
 size_t quantized_avg_pool2d_scratch_size(const Pool2dParams& params, Isa /*isa*/) {
   return static_cast<size_t>(params.input.c) * sizeof(int32_t);
 }

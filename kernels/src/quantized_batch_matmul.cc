@@ -27,15 +27,10 @@ Error quantized_batch_matmul_prepare(const BatchMatmulParams& p) {
   if (p.cols < 1) return invalid("lhs.shape[2]", p.cols, "must be >= 1");
   // The int16 x int8 products of one dot stay below 2^31 in magnitude up to 2^16 columns.
   if (p.cols > 65536) return invalid("lhs.shape[2]", p.cols, "must be <= 65536");
-  if (p.lhs_offset < -127 || p.lhs_offset > 128)
-    return invalid("lhs_offset", p.lhs_offset, "must be in [-127, 128]");
-  if (p.rhs_offset < -127 || p.rhs_offset > 128)
-    return invalid("rhs_offset", p.rhs_offset, "must be in [-127, 128]");
-  if (p.output_offset < -128 || p.output_offset > 127)
-    return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
-  if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");
-  if (p.shift < kMinShift || p.shift > kMaxShift)
-    return invalid("output_shift", p.shift, "must be in [-31, 30]");
+  CORTEXM_RETURN_IF_ERROR(check_input_offset("lhs_offset", p.lhs_offset));
+  CORTEXM_RETURN_IF_ERROR(check_input_offset("rhs_offset", p.rhs_offset));
+  CORTEXM_RETURN_IF_ERROR(check_output_offset("output_offset", p.output_offset));
+  CORTEXM_RETURN_IF_ERROR(check_multiplier("output_multiplier", p.multiplier, "output_shift", p.shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   return kOk;
 }

@@ -56,22 +56,12 @@ Dims4 quantized_conv2d_output_dims(const Conv2dParams& p) {
 }
 
 Error quantized_conv2d_prepare(const Conv2dParams& p) {
-  if (p.filter.n < 1) return invalid("weight.shape[0]", p.filter.n, "must be >= 1");
-  if (p.filter.c < 1) return invalid("weight.shape[3]", p.filter.c, "must be >= 1");
-  CORTEXM_RETURN_IF_ERROR(check_padded_extent(p.input, p.geometry.padding));
-  CORTEXM_RETURN_IF_ERROR(validate_conv_common(p.quant, p.geometry, p.input, p.filter.h,
-                                               p.filter.w, p.output, p.filter.n));
-  if (p.input.c % p.filter.c != 0)
-    return invalid("weight.shape[3]", p.filter.c, "must divide input.shape[3]");
-  if (p.filter.n % p.groups() != 0)
-    return invalid("weight.shape[0]", p.filter.n,
-                   "must be a multiple of groups = input.shape[3] / weight.shape[3]");
-  return kOk;
+  return validate_grouped_conv(p.quant, p.geometry, p.input, p.filter, p.output);
 }
 
-// The scalar and DSP variants keep 4 int16 columns; the MVE variant 4 int8 columns, or none for
-// 1x1 windows without padding. Every isa gets the scalar size, so a program lowered for any isa
-// also runs on the host's scalar kernels and on every core.
+// Scalar and DSP: 4 int16 columns. MVE would need 4 int8 columns (none for a 1x1 window without
+// padding), less than scalar; it gets the scalar size, because the host runs the scalar kernel on
+// programs planned for any isa.
 size_t quantized_conv2d_scratch_size(const Conv2dParams& p, Isa /*isa*/) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
   return sizeof(int16_t) * kConvBlockPixels * static_cast<size_t>(conv_column_length(p));

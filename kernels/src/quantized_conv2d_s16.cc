@@ -3,96 +3,44 @@
 #include "conv_window.h"
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/requantize.h"
-#if CORTEXM_BUILT_ISA == 1
-#include "dsp/dsp_ops.h"
-#elif CORTEXM_BUILT_ISA == 2
-#include <arm_mve.h>
-#endif
+#include "s16_dots.h"
 
 namespace cortexm {
 
 namespace {
 
-// |int16 * int8| <= 2^22, so 256 taps sum exactly in int32 (|sum| <= 2^30); longer dot products
-// add such blocks into 64 bits.
-constexpr int32_t kInt32Taps = 256;
-
-#if CORTEXM_BUILT_ISA == 0
-
-void prepare_column(int16_t*, int32_t) {}
-
-int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length) {
-  int64_t total = 0;
-  for (int32_t start = 0; start < length; start += kInt32Taps) {
-    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
-    int32_t sum = 0;
-    for (int32_t i = start; i < end; ++i) sum += column[i] * static_cast<int16_t>(weights[i]);
-    total += sum;
+// The column stays in order except on DSP, which reorders its quads for SMLAD (s16_dots.h).
+#if CORTEXM_BUILT_ISA == 1
+void prepare_column(int16_t* column, int32_t length) {
+  for (int32_t i = 0; i + 4 <= length; i += 4) {
+    const int16_t x1 = column[i + 1];
+    column[i + 1] = column[i + 2];
+    column[i + 2] = x1;
   }
-  return total;
 }
+#else
+void prepare_column(int16_t*, int32_t) {}
+#endif
 
-#elif CORTEXM_BUILT_ISA == 2
+#if CORTEXM_BUILT_ISA == 2
 
 // Filter rows per pass over a column: each column load feeds this many multiply-adds.
 constexpr int32_t kMveRows = 4;
-
-// MVE: the column stays in order.
-void prepare_column(int16_t*, int32_t) {}
-
-// The dot products of the column with 4 filter rows `length` apart, 8 taps per step: VLDRH of
-// the column, VLDRB.S16 widening each row, VMLADAVA into int32 block sums; the last partial step
-// predicated (its off lanes load 0).
-void dot4(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length,
-          int64_t* sums) {
-  const int8_t* w0 = weights;
-  const int8_t* w1 = w0 + length;
-  const int8_t* w2 = w1 + length;
-  const int8_t* w3 = w2 + length;
-  int64_t total0 = 0, total1 = 0, total2 = 0, total3 = 0;
-  for (int32_t start = 0; start < length; start += kInt32Taps) {
-    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
-    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = start;
-    for (; k + 8 <= end; k += 8) {
-      const int16x8_t x = vldrhq_s16(column + k);
-      s0 = vmladavaq_s16(s0, x, vldrbq_s16(w0 + k));
-      s1 = vmladavaq_s16(s1, x, vldrbq_s16(w1 + k));
-      s2 = vmladavaq_s16(s2, x, vldrbq_s16(w2 + k));
-      s3 = vmladavaq_s16(s3, x, vldrbq_s16(w3 + k));
-    }
-    if (k < end) {
-      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
-      const int16x8_t x = vldrhq_z_s16(column + k, lanes);
-      s0 = vmladavaq_s16(s0, x, vldrbq_z_s16(w0 + k, lanes));
-      s1 = vmladavaq_s16(s1, x, vldrbq_z_s16(w1 + k, lanes));
-      s2 = vmladavaq_s16(s2, x, vldrbq_z_s16(w2 + k, lanes));
-      s3 = vmladavaq_s16(s3, x, vldrbq_z_s16(w3 + k, lanes));
-    }
-    total0 += s0;
-    total1 += s1;
-    total2 += s2;
-    total3 += s3;
-  }
-  sums[0] = total0;
-  sums[1] = total1;
-  sums[2] = total2;
-  sums[3] = total3;
-}
 
 // Filter rows per pass over two columns (12 instructions per 48 MACs in the loop, against 10 per
 // 32 for dot4; 2 x 4 sums would not fit the core registers).
 constexpr int32_t kMvePairRows = 3;
 
 // The dot products of two columns with 3 filter rows `length` apart: sums[j * 3 + r] for column
-// j and row r, as dot4.
+// j and row r, as s16::dot4.
 void dot2x3(const int8_t* __restrict weights, const int16_t* __restrict c0,
             const int16_t* __restrict c1, int32_t length, int64_t* sums) {
   const int8_t* w0 = weights;
   const int8_t* w1 = w0 + length;
   const int8_t* w2 = w1 + length;
   int64_t t00 = 0, t01 = 0, t02 = 0, t10 = 0, t11 = 0, t12 = 0;
-  for (int32_t start = 0; start < length; start += kInt32Taps) {
-    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
+  for (int32_t start = 0; start < length; start += s16::kInt32Taps) {
+    const int32_t end = s16::block_end(start, length);
     int32_t s00 = 0, s01 = 0, s02 = 0, s10 = 0, s11 = 0, s12 = 0, k = start;
     for (; k + 8 <= end; k += 8) {
       const int16x8_t x0 = vldrhq_s16(c0 + k), x1 = vldrhq_s16(c1 + k);
@@ -129,54 +77,6 @@ void dot2x3(const int8_t* __restrict weights, const int16_t* __restrict c0,
   sums[3] = t10;
   sums[4] = t11;
   sums[5] = t12;
-}
-
-int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length) {
-  int64_t total = 0;
-  for (int32_t start = 0; start < length; start += kInt32Taps) {
-    const int32_t end = length - start < kInt32Taps ? length : start + kInt32Taps;
-    int32_t s = 0, k = start;
-    for (; k + 8 <= end; k += 8)
-      s = vmladavaq_s16(s, vldrhq_s16(column + k), vldrbq_s16(weights + k));
-    if (k < end) {
-      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
-      s = vmladavaq_s16(s, vldrhq_z_s16(column + k, lanes), vldrbq_z_s16(weights + k, lanes));
-    }
-    total += s;
-  }
-  return total;
-}
-
-#else
-
-// DSP: each full quad of taps x0 x1 x2 x3 is stored x0 x2 x1 x3, so one SMLAD pairs SXTB16 of 4
-// weight bytes (w0, w2) with (x0, x2) and another the ROR #8 form (w1, w3) with (x1, x3), as
-// CMSIS-NN's read_and_pad_reordered. The tail stays in order.
-void prepare_column(int16_t* column, int32_t length) {
-  for (int32_t i = 0; i + 4 <= length; i += 4) {
-    const int16_t x1 = column[i + 1];
-    column[i + 1] = column[i + 2];
-    column[i + 2] = x1;
-  }
-}
-
-int64_t dot(const int8_t* __restrict weights, const int16_t* __restrict column, int32_t length) {
-  const int32_t quads_end = length & ~3;
-  int64_t total = 0;
-  int32_t i = 0;
-  while (i < quads_end) {
-    const int32_t block_end = quads_end - i < kInt32Taps ? quads_end : i + kInt32Taps;
-    int32_t sum = 0;
-    for (; i < block_end; i += 4) {
-      const uint32_t w = dsp::load_u32(weights + i);
-      sum = dsp::smlad(dsp::sxtb16(w), dsp::load_u32(column + i), sum);
-      sum = dsp::smlad(dsp::sxtb16_ror8(w), dsp::load_u32(column + i + 2), sum);
-    }
-    total += sum;
-  }
-  int32_t tail = 0;
-  for (; i < length; ++i) tail += column[i] * static_cast<int16_t>(weights[i]);
-  return total + tail;
 }
 
 #endif
@@ -250,32 +150,32 @@ Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& p) {
 }
 
 Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
-  if (p.filter.n < 1) return invalid("weight.shape[0]", p.filter.n, "must be >= 1");
-  if (p.filter.c < 1) return invalid("weight.shape[3]", p.filter.c, "must be >= 1");
-  CORTEXM_RETURN_IF_ERROR(check_padded_extent(p.input, p.geometry.padding));
-  if (p.multipliers == nullptr || p.shifts == nullptr)
-    return invalid("requantize_multipliers", 0, "must be given per output channel");
-  for (int32_t c = 0; c < p.filter.n; ++c) {
-    if (p.shifts[c] < kMinShift || p.shifts[c] > kMaxShiftS64)
-      return invalid("requantize_shifts", p.shifts[c], "must be in [-31, 7]", c);
-  }
+  CORTEXM_RETURN_IF_ERROR(check_multipliers(p.multipliers, p.shifts, p.filter.n,
+                                            "must be given per output channel", kMaxShiftS64));
   // The shared checks with int8-neutral offsets and range; the int16 range is checked below.
   ConvQuantParams common;
   common.multipliers = p.multipliers;
   common.shifts = p.shifts;
-  CORTEXM_RETURN_IF_ERROR(validate_conv_common(common, p.geometry, p.input, p.filter.h,
-                                               p.filter.w, p.output, p.filter.n));
-  if (p.input.c % p.filter.c != 0)
-    return invalid("weight.shape[3]", p.filter.c, "must divide input.shape[3]");
-  if (p.filter.n % p.groups() != 0)
-    return invalid("weight.shape[0]", p.filter.n,
-                   "must be a multiple of groups = input.shape[3] / weight.shape[3]");
-  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
-  return kOk;
+  CORTEXM_RETURN_IF_ERROR(validate_grouped_conv(common, p.geometry, p.input, p.filter, p.output));
+  return check_activation_range(p.activation_min, p.activation_max, true);
 }
 
-size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p, Isa /*isa*/) {
+// Whether every output pixel's window is one run of the input (window_run), so that the
+// column-in-order variants (scalar, MVE) never gather into scratch.
+bool every_window_is_a_run(const Conv2dS16Params& p) {
+  const ConvGeometry& g = p.geometry;
+  const int32_t kernel_w = p.filter.w;
+  if (p.filter.h != 1 || p.output.h < 1 || p.output.w < 1) return false;
+  if (kernel_w != 1 && (g.dilation_w != 1 || p.filter.c != p.input.c)) return false;
+  if (g.padding.top != 0 || g.padding.left != 0) return false;
+  return int64_t{p.output.h - 1} * g.stride_h < p.input.h &&
+         int64_t{p.output.w - 1} * g.stride_w + int64_t{kernel_w - 1} * g.dilation_w < p.input.w;
+}
+
+// One column for DSP, which always gathers; none for scalar and MVE when every window is a run.
+size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p, Isa isa) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
+  if (isa != Isa::kDsp && every_window_is_a_run(p)) return 0;
   const size_t bytes = sizeof(int16_t) * static_cast<size_t>(p.filter.h) * p.filter.w * p.filter.c;
   return (bytes + 3) & ~size_t{3};
 }
@@ -304,12 +204,12 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
 #if CORTEXM_BUILT_ISA == 2
     for (; oc + kMveRows <= last_oc; oc += kMveRows) {
       int64_t sums[kMveRows];
-      dot4(filter + int64_t{oc} * length, column, length, sums);
+      s16::dot4(column, filter + int64_t{oc} * length, length, sums);
       for (int32_t r = 0; r < kMveRows; ++r) out[oc + r] = finish(sums[r], oc + r);
     }
 #endif
     for (; oc < last_oc; ++oc)
-      out[oc] = finish(dot(filter + int64_t{oc} * length, column, length), oc);
+      out[oc] = finish(s16::dot(column, filter + int64_t{oc} * length, length), oc);
   };
   for (int32_t n = 0; n < p.input.n; ++n) {
     const int16_t* image = input + int64_t{n} * p.input.h * p.input.w * p.input.c;

@@ -21,6 +21,8 @@ Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& p) {
                               p.filter.c);
 }
 
+// The scalar variant's accumulators; DSP and MVE use none but get the same (the host runs the
+// scalar kernel on programs planned for any isa).
 size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& p, Isa /*isa*/) {
   return p.filter.c > 0 ? sizeof(int32_t) * static_cast<size_t>(p.filter.c) : 0;
 }

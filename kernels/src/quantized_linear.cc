@@ -1,40 +1,25 @@
 #include "cortexm/kernels/quantized_linear.h"
 
 #include "cortexm/kernels/requantize.h"
+#include "linear_checks.h"
 #include "variants.h"
 
 namespace cortexm {
 
 
 Error quantized_linear_prepare(const LinearParams& p) {
-  if (p.batches < 1) return invalid("batches", p.batches, "must be >= 1");
-  if (p.input_features < 1) return invalid("input_features", p.input_features, "must be >= 1");
-  if (p.output_features < 1)
-    return invalid("output_features", p.output_features, "must be >= 1");
-  if (p.input_offset < -127 || p.input_offset > 128)
-    return invalid("input_offset", p.input_offset, "must be in [-127, 128]");
-  if (p.filter_offset < -127 || p.filter_offset > 128)
-    return invalid("filter_offset", p.filter_offset, "must be in [-127, 128]");
-  if (p.output_offset < -128 || p.output_offset > 127)
-    return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
+  CORTEXM_RETURN_IF_ERROR(check_linear_dims(p.batches, p.input_features, p.output_features));
+  CORTEXM_RETURN_IF_ERROR(check_input_offset("input_offset", p.input_offset));
+  CORTEXM_RETURN_IF_ERROR(check_input_offset("filter_offset", p.filter_offset));
+  CORTEXM_RETURN_IF_ERROR(check_output_offset("output_offset", p.output_offset));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
-  if (p.num_multipliers != 1 && p.num_multipliers != p.output_features)
-    return invalid("requantize_multipliers", p.num_multipliers,
-                   "length must be 1 or output_features");
-  if (p.multipliers == nullptr || p.shifts == nullptr)
-    return invalid("requantize_multipliers", 0, "must be given");
-  for (int32_t i = 0; i < p.num_multipliers; ++i) {
-    if (p.multipliers[i] < 0)
-      return invalid("requantize_multipliers", p.multipliers[i], "must be in [0, 2^31)", i);
-    if (p.shifts[i] < kMinShift || p.shifts[i] > kMaxShift)
-      return invalid("requantize_shifts", p.shifts[i], "must be in [-31, 30]", i);
-  }
-  return kOk;
+  CORTEXM_RETURN_IF_ERROR(check_multiplier_count(p.num_multipliers, p.output_features));
+  return check_multipliers(p.multipliers, p.shifts, p.num_multipliers, "must be given");
 }
 
-// One input row widened to int16 with its offset added: input_features int16 values, 2-byte
-// aligned, for the scalar and DSP variants; the MVE variant needs none. Every isa gets the scalar
-// size, so a program lowered for any isa also runs on the host's scalar kernels.
+// One input row widened to int16 with its offset added, for the scalar and DSP variants. The MVE
+// variant uses none but gets the same: the host runs the scalar kernel on programs planned for
+// any isa.
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa /*isa*/) {
   return static_cast<size_t>(params.input_features) * sizeof(int16_t);
 }

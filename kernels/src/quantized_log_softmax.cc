@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cortexm/kernels/fixed_point.h"
+#include "lazy_exp_table.h"
 
 namespace cortexm {
 
@@ -87,8 +88,7 @@ constexpr int32_t kAccumulationIntegerBits = 12;
 constexpr int32_t kOutputShift = 31 - 5 - 4;  // Q5.26 -> units of 16/256
 
 inline int32_t scaled_diff(const LogSoftmaxScaling& s, int32_t diff) {
-  return saturating_rounding_doubling_high_mul(
-      static_cast<int32_t>(int64_t{diff} * (int64_t{1} << s.input_left_shift)), s.input_multiplier);
+  return fixed_point::scaled_diff(diff, s.input_multiplier, s.input_left_shift);
 }
 
 }  // namespace
@@ -134,25 +134,20 @@ Error quantized_log_softmax_prepare(const LogSoftmaxParams& p) {
   return kOk;
 }
 
-// exp depends on the difference alone: a table of the 256 possible ones (1 KB of stack), filled on
-// first use.
+// exp from a LazyExpTable.
 void quantized_log_softmax(const LogSoftmaxParams& p, const int8_t* input, int8_t* output) {
   const LogSoftmaxScaling& s = p.scaling;
-  int32_t exp_table[256];
-  uint32_t filled[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  LazyExpTable exp_table;
   auto exp_of = [&](int32_t k) {  // k = -diff
-    if (!(filled[k >> 5] & (uint32_t{1} << (k & 31)))) {
-      exp_table[k] = rounding_divide_by_pot(exp_on_negative_values(scaled_diff(s, -k)),
-                                            kAccumulationIntegerBits);
-      filled[k >> 5] |= uint32_t{1} << (k & 31);
-    }
-    return exp_table[k];
+    return exp_table.get(k, [&s](int32_t key) {
+      return rounding_divide_by_pot(exp_on_negative_values(scaled_diff(s, -key)),
+                                    kAccumulationIntegerBits);
+    });
   };
   for (int32_t r = 0; r < p.rows; ++r) {
     const int8_t* in = input + int64_t{r} * p.row_size;
     int8_t* out = output + int64_t{r} * p.row_size;
-    int32_t max = in[0];
-    for (int32_t c = 1; c < p.row_size; ++c) max = in[c] > max ? in[c] : max;
+    const int32_t max = row_max(in, p.row_size);
     uint32_t sum = 0;  // Q12.19
     for (int32_t c = 0; c < p.row_size; ++c)
       if (in[c] - max >= s.diff_min) sum += static_cast<uint32_t>(exp_of(max - in[c]));

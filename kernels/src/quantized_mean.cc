@@ -19,13 +19,9 @@ Error quantized_mean_prepare(const MeanParams& p) {
   if (p.inner < 1) return invalid("inner", p.inner, "must be >= 1");
   // The sum of reduce values in [-255, 255] stays within int32.
   if (p.reduce > (1 << 23)) return invalid("reduce", p.reduce, "must be <= 2^23");
-  if (p.input_offset < -127 || p.input_offset > 128)
-    return invalid("input_offset", p.input_offset, "must be in [-127, 128]");
-  if (p.output_offset < -128 || p.output_offset > 127)
-    return invalid("output_offset", p.output_offset, "must be in [-128, 127]");
-  if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");
-  if (p.shift < kMinShift || p.shift > kMaxShift)
-    return invalid("output_shift", p.shift, "must be in [-31, 30]");
+  CORTEXM_RETURN_IF_ERROR(check_input_offset("input_offset", p.input_offset));
+  CORTEXM_RETURN_IF_ERROR(check_output_offset("output_offset", p.output_offset));
+  CORTEXM_RETURN_IF_ERROR(check_multiplier("output_multiplier", p.multiplier, "output_shift", p.shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   return kOk;
 }

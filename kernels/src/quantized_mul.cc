@@ -7,16 +7,9 @@
 namespace cortexm {
 
 Error quantized_mul_prepare(const MulParams& p) {
-  if (p.lhs_offset < -127 || p.lhs_offset > 128)
-    return invalid("self_zero_point", -p.lhs_offset, "must be in [-128, 127]");
-  if (p.rhs_offset < -127 || p.rhs_offset > 128)
-    return invalid("other_zero_point", -p.rhs_offset, "must be in [-128, 127]");
-  if (p.output_offset < -128 || p.output_offset > 127)
-    return invalid("output_zero_point", p.output_offset, "must be in [-128, 127]");
-  if (p.output_multiplier < 0)
-    return invalid("output_multiplier", p.output_multiplier, "must be in [0, 2^31)");
-  if (p.output_shift < kMinShift || p.output_shift > kMaxShift)
-    return invalid("output_shift", p.output_shift, "must be in [-31, 30]");
+  CORTEXM_RETURN_IF_ERROR(check_binary_zero_points(p.lhs_offset, p.rhs_offset, p.output_offset));
+  CORTEXM_RETURN_IF_ERROR(
+      check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   return kOk;
 }
@@ -26,12 +19,10 @@ Error quantized_mul_prepare(const MulParams& p) {
 namespace {
 
 void mul_scalar(const MulParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
-  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls,
-                                      int32_t rs) {
-    const int8_t* __restrict a = lhs + li;
-    const int8_t* __restrict b = rhs + ri;
-    int8_t* __restrict out = output;
-    output += count;
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [&](const int8_t* __restrict a,
+                                                           const int8_t* __restrict b,
+                                                           int8_t* __restrict out, int32_t count,
+                                                           int32_t ls, int32_t rs) {
     if (ls == 1 && rs == 1) {
       for (int32_t i = 0; i < count; ++i)
         out[i] = mul_one(p, a[i] + p.lhs_offset, b[i] + p.rhs_offset);
@@ -42,8 +33,9 @@ void mul_scalar(const MulParams& p, const int8_t* lhs, const int8_t* rhs, int8_t
       const int32_t x = a[0] + p.lhs_offset;
       for (int32_t i = 0; i < count; ++i) out[i] = mul_one(p, x, b[i] + p.rhs_offset);
     } else {
-      for (int32_t i = 0; i < count; ++i)
-        out[i] = mul_one(p, a[int64_t{i} * ls] + p.lhs_offset, b[int64_t{i} * rs] + p.rhs_offset);
+      strided_run(a, b, out, count, ls, rs, [&p](int32_t x, int32_t y) {
+        return mul_one(p, x + p.lhs_offset, y + p.rhs_offset);
+      });
     }
   });
 }

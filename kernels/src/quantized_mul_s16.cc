@@ -7,10 +7,8 @@
 namespace cortexm {
 
 Error quantized_mul_s16_prepare(const MulS16Params& p) {
-  if (p.output_multiplier < 0)
-    return invalid("output_multiplier", p.output_multiplier, "must be in [0, 2^31)");
-  if (p.output_shift < kMinShift || p.output_shift > kMaxShift)
-    return invalid("output_shift", p.output_shift, "must be in [-31, 30]");
+  CORTEXM_RETURN_IF_ERROR(
+      check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   return kOk;
 }
@@ -21,15 +19,15 @@ namespace {
 void mul_s16_scalar(const MulS16Params& params, const int16_t* lhs, const int16_t* rhs,
                     int16_t* output) {
   const MulS16Params p = params;
-  for_each_broadcast_run(p.shape, [&](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
-    const int16_t* __restrict a = lhs + li;
-    const int16_t* __restrict b = rhs + ri;
-    int16_t* __restrict out = output;
-    output += count;
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [&](const int16_t* __restrict a,
+                                                           const int16_t* __restrict b,
+                                                           int16_t* __restrict out, int32_t count,
+                                                           int32_t ls, int32_t rs) {
     if (ls == 1 && rs == 1) {
       for (int32_t i = 0; i < count; ++i) out[i] = mul_s16_one(p, a[i], b[i]);
     } else {
-      for (int32_t i = 0; i < count; ++i) out[i] = mul_s16_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      strided_run(a, b, out, count, ls, rs,
+                  [&p](int32_t x, int32_t y) { return mul_s16_one(p, x, y); });
     }
   });
 }

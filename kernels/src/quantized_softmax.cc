@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cortexm/kernels/fixed_point.h"
+#include "lazy_exp_table.h"
 
 namespace cortexm {
 
@@ -15,8 +16,7 @@ constexpr int32_t kAccumulationIntegerBits = 12;
 
 // exp(diff * scale) in Q0.31 for one int8 difference (diff <= 0, >= diff_min).
 inline int32_t exp_of_diff(const SoftmaxScaling& s, int32_t diff) {
-  const int32_t scaled = static_cast<int32_t>(int64_t{diff} * (int64_t{1} << s.input_left_shift));
-  return exp_on_negative_values(saturating_rounding_doubling_high_mul(scaled, s.input_multiplier));
+  return exp_on_negative_values(scaled_diff(diff, s.input_multiplier, s.input_left_shift));
 }
 
 uint64_t float64_bits(double v) {
@@ -66,25 +66,17 @@ Error quantized_softmax_prepare(const SoftmaxParams& p) {
   return kOk;
 }
 
-// exp depends on the difference alone: a table of the 256 possible ones (1 KB of stack), filled
-// on first use.
+// exp from a LazyExpTable.
 void quantized_softmax(const SoftmaxParams& p, const int8_t* input, int8_t* output) {
-  int32_t exp_table[256];
-  uint32_t filled[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  LazyExpTable exp_table;
   const int32_t diff_min = p.scaling.diff_min;
   auto exp_of = [&](int32_t diff) {
-    const int32_t k = -diff;
-    if (!(filled[k >> 5] & (uint32_t{1} << (k & 31)))) {
-      exp_table[k] = exp_of_diff(p.scaling, diff);
-      filled[k >> 5] |= uint32_t{1} << (k & 31);
-    }
-    return exp_table[k];
+    return exp_table.get(-diff, [&p](int32_t k) { return exp_of_diff(p.scaling, -k); });
   };
   for (int32_t r = 0; r < p.rows; ++r) {
     const int8_t* in = input + int64_t{r} * p.row_size;
     int8_t* out = output + int64_t{r} * p.row_size;
-    int32_t max = in[0];
-    for (int32_t c = 1; c < p.row_size; ++c) max = in[c] > max ? in[c] : max;
+    const int32_t max = row_max(in, p.row_size);
     uint32_t sum = 0;  // Q12.19; 4096 exps of 1.0 reach 2^31, which uint32 holds
     for (int32_t c = 0; c < p.row_size; ++c) {
       const int32_t diff = in[c] - max;

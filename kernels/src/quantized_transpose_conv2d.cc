@@ -71,20 +71,7 @@ Error quantized_transpose_conv2d_prepare(const TransposeConv2dParams& p) {
   if (p.output.h != o.h) return invalid("output.shape[1]", p.output.h, "must equal the computed height");
   if (p.output.w != o.w) return invalid("output.shape[2]", p.output.w, "must equal the computed width");
   if (p.output.c != o.c) return invalid("output.shape[3]", p.output.c, "must equal the output channels");
-  if (q.input_offset < -127 || q.input_offset > 128)
-    return invalid("input_offset", q.input_offset, "must be in [-127, 128]");
-  if (q.output_offset < -128 || q.output_offset > 127)
-    return invalid("output_offset", q.output_offset, "must be in [-128, 127]");
-  CORTEXM_RETURN_IF_ERROR(check_activation_range(q.activation_min, q.activation_max));
-  if (q.multipliers == nullptr || q.shifts == nullptr)
-    return invalid("requantize_multipliers", 0, "must be given per output channel");
-  for (int32_t c = 0; c < p.filter.n; ++c) {
-    if (q.multipliers[c] < 0)
-      return invalid("requantize_multipliers", q.multipliers[c], "must be in [0, 2^31)", c);
-    if (q.shifts[c] < kMinShift || q.shifts[c] > kMaxShift)
-      return invalid("requantize_shifts", q.shifts[c], "must be in [-31, 30]", c);
-  }
-  return kOk;
+  return validate_conv_quant(q, p.filter.n);
 }
 
 size_t quantized_transpose_conv2d_scratch_size(const TransposeConv2dParams& p, Isa /*isa*/) {

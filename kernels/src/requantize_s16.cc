@@ -16,9 +16,7 @@ Error requantize_s16_prepare(const RequantizeS16Params& p) {
   const char* range = p.int16_output ? "must be in [-32768, 32767]" : "must be in [-128, 127]";
   if (p.output_offset < lo || p.output_offset > hi)
     return invalid("output_zero_point", p.output_offset, range);
-  if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");
-  if (p.shift < kMinShift || p.shift > kMaxShift)
-    return invalid("output_shift", p.shift, "must be in [-31, 30]");
+  CORTEXM_RETURN_IF_ERROR(check_multiplier("output_multiplier", p.multiplier, "output_shift", p.shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, p.int16_output));
   return kOk;
 }

@@ -8,11 +8,8 @@ Error requantize_tensor_prepare(const RequantizeParams& p) {
   if (p.size < 0) return invalid("input.numel", p.size, "must be >= 0");
   if (p.input_offset < -127 || p.input_offset > 128)
     return invalid("input_zero_point", -p.input_offset, "must be in [-128, 127]");
-  if (p.output_offset < -128 || p.output_offset > 127)
-    return invalid("output_zero_point", p.output_offset, "must be in [-128, 127]");
-  if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");
-  if (p.shift < kMinShift || p.shift > kMaxShift)
-    return invalid("output_shift", p.shift, "must be in [-31, 30]");
+  CORTEXM_RETURN_IF_ERROR(check_output_offset("output_zero_point", p.output_offset));
+  CORTEXM_RETURN_IF_ERROR(check_multiplier("output_multiplier", p.multiplier, "output_shift", p.shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
   return kOk;
 }

@@ -27,6 +27,8 @@ import warnings
 
 import numpy as np
 
+from . import _core
+
 
 def load_model(spec: str):
     """(model, example_inputs, calibration or None) from a zoo name or path.py:factory."""
@@ -55,12 +57,8 @@ def load_model(spec: str):
     return model, tuple(example), calibration
 
 
-DATA_MOVEMENT = {
-    "aten.view_copy.default", "aten.permute_copy.default", "aten.squeeze_copy.dims",
-    "aten.unsqueeze_copy.default", "aten.cat.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
-    "aten.split_with_sizes_copy.default", "aten.constant_pad_nd.default", "aten.reflection_pad1d.default",
-    "aten.upsample_nearest2d.default", "dim_order_ops._clone_dim_order.default",
-}
+# Ops that only move or reshape data, as the C++ op registry flags them (OpSchema::is_data_movement).
+DATA_MOVEMENT = frozenset(name for name in _core.registered_ops() if _core.op_info(name).is_data_movement)
 
 
 def lowering_summary(graph) -> str:
@@ -114,6 +112,10 @@ def parse_args(argv):
         p.error("--precision needs --quantize")
     if args.precision and (args.activations != "int8" or (args.precision == "auto" and args.weight_rounding != "nearest")):
         p.error("--precision sets the activations (and, auto, the weight rounding): drop --activations / --weight-rounding")
+    try:  # parsed once: lower and to_program get the same target
+        args.target_config = _core.CortexMTargetConfig.from_string(args.target)
+    except ValueError as e:
+        p.error(f"--target {args.target!r}: {e}")
     if args.export_c_name is not None and not args.export_c:
         p.error("--export-c-name needs --export-c DIR")
     if args.export_c:
@@ -153,7 +155,7 @@ def main(argv=None) -> int:
             print(cortexm.quantization_report(qgraph).precision)
         if args.intermediates:
             qgraph.save(os.path.join(args.intermediates, "quantized.cmg"))
-        lowered = cortexm.lower(qgraph, args.target, intermediates=args.intermediates)
+        lowered = cortexm.lower(qgraph, args.target_config, intermediates=args.intermediates)
     else:
         msg = ("Cortex-M needs quantization: without --quantize the graph stays float and only a "
                "graph the runtime can run in float is written")
@@ -163,7 +165,7 @@ def main(argv=None) -> int:
     print(f"model {args.model} -> {args.target}" + (f" ({quantizer})" if args.quantize else ""))
     print(lowering_summary(lowered))
     try:
-        program = cortexm.to_program(lowered, target=args.target,
+        program = cortexm.to_program(lowered, target=args.target_config,
                                      bundle_inputs=tuple(inputs) if args.bundleio else None)
     except NotImplementedError as e:
         print(f"error: cannot write a program: {e}", file=sys.stderr)

@@ -21,6 +21,8 @@ import re
 
 import numpy as np
 
+from .atomic_write import write_file_atomically
+
 __all__ = ["IDENTIFIER", "default_name", "export_c"]
 
 #: a valid program name (a C identifier without a leading underscore)
@@ -352,8 +354,6 @@ def export_c(program, directory, name: str | None = None) -> dict:
     symbol, macro and file. Returns {kind: path} for "source", "header", "main", "cmake",
     "cmakelists". Raises ValueError for a name that is not a C identifier or a path that is not a
     directory."""
-    from .program import write_file_atomically
-
     name = _check_name("model" if name is None else name)
     directory = _check_dir(directory)
     files = {

@@ -10,9 +10,9 @@ buffer, a text table and a PNG timeline.
 
 from __future__ import annotations
 
+import io
 import operator
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -212,16 +212,9 @@ class MemoryPlan:
 
         path = os.fspath(path)
         ext = os.path.splitext(path)[1].lstrip(".").lower() or "png"
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".memory_plan.", suffix="." + ext, dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                fig.savefig(f, format=ext)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        image = io.BytesIO()
+        fig.savefig(image, format=ext)
+        _core.write_file_atomically(path, image.getvalue())
 
 
 def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None, in_place: bool = True) -> MemoryPlan:

@@ -33,24 +33,8 @@ class CortexMPassManager:
     pass as ``NN_<PassName>.cmg`` plus a readable ``.txt``.
     """
 
-    # The order of docs/lowering.md.
-    pass_list: Sequence[str] = (
-        "FoldAndAnnotateQParams",
-        "PropagateQParams",
-        "DecomposeAdaptiveAvgPool2d",
-        "ConvertToCortexM",
-        "ActivationFusion",
-        "ConvertUnfusedClamps",
-        "ReplaceQuantNodes",
-        "UnfoldFloatOps",
-        "FuseViewCopy",
-        "RemoveNoopViewCopy",
-        "FoldInverseDimOrderClone",
-        "SinkDimOrderClones",
-        "FoldInverseDimOrderClone",
-        "DeadCodeElimination",
-        "AnnotateScratch",
-    )
+    # The default pipeline is src/passes/passes.def, in its order (docs/lowering.md describes it).
+    pass_list: Sequence[str] = tuple(_core.default_passes())
 
     def __init__(self, graph: Graph, target_config: Union[str, CortexMTargetConfig] = "cortex-m55+int8",
                  passes: Iterable[PassSpec] | None = None, skip_passes: Iterable[str] = ()):
@@ -84,8 +68,7 @@ class CortexMPassManager:
             if intermediates is not None:
                 stem = os.path.join(os.fspath(intermediates), f"{index:02d}_{name}")
                 self.graph.save(stem + ".cmg")
-                with open(stem + ".txt", "w") as f:
-                    f.write(str(self.graph))
+                _core.write_file_atomically(stem + ".txt", str(self.graph).encode("utf-8"))
         return self.graph
 
 

@@ -8,7 +8,6 @@ runs it on the host runtime (the same C++ that runs on a Cortex-M), ``program.sa
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -16,30 +15,14 @@ import numpy as np
 
 from . import _core
 from ._core import Graph
+from .atomic_write import write_file_atomically
+from .export_c import export_c as _export_c
 
 # The FlatBuffers schema of program files (for flatc --json and other readers), installed with
 # the package.
 SCHEMA = os.path.join(os.path.dirname(__file__), "program.fbs")
 
 __all__ = ["Program", "ProgramMemoryPlan", "to_program", "load_program", "write_file_atomically"]
-
-
-def write_file_atomically(path: str | os.PathLike, data: bytes) -> None:
-    """Writes data to a temporary file next to path, then renames it over path: readers see the
-    old file or the whole new one, never a partial file."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 @dataclass(frozen=True)
@@ -267,9 +250,7 @@ class Program:
         run, compare the bundled outputs: PASS / FAIL), cortexm.cmake and CMakeLists.txt; each
         atomically. name (default "model") must be a C identifier; dir is created when missing.
         Returns {kind: path}. See cortexm.export_c and docs/program.md."""
-        from .export_c import export_c
-
-        return export_c(self, dir, name)
+        return _export_c(self, dir, name)
 
     def summary(self) -> str:
         return (f"program for {self.target}: {self.num_ops} ops ({self.float_ops} float fallback), "
@@ -290,15 +271,18 @@ def _as_cases(bundle_inputs) -> list[tuple]:
     return [tuple(c) for c in cases]
 
 
-def to_program(lowered: Graph, *, target: str = "cortex-m55+int8", bundle_inputs=None,
-               layout: dict | str | None = None) -> Program:
-    """Writes a lowered graph as a program. bundle_inputs: one tuple of inputs or a list of tuples;
+def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig = "cortex-m55+int8",
+               bundle_inputs=None, layout: dict | str | None = None) -> Program:
+    """Writes a lowered graph as a program for target (a string like "cortex-m55+int8" or the
+    CortexMTargetConfig the graph was lowered with). bundle_inputs: one tuple of inputs or a list of tuples;
     each is run through the graph interpreter and stored with its outputs for Program.verify().
     layout: None places the arena with the memory planner (cortexm's src/planner), "sequential"
     gives every buffer its own bytes, a dict gives explicit offsets.
     Raises NotImplementedError naming the first node the runtime cannot run."""
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
+    if isinstance(target, _core.CortexMTargetConfig):
+        target = str(target)
     _core.check_runnable(lowered)
     how, plan = "caller", None
     if layout is None:

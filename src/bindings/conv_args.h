@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bindings/numpy_args.h"
+#include "bindings/requant_args.h"
 #include "cortexm/kernels/conv_params.h"
 
 namespace cortexm::bindings {
@@ -73,15 +73,61 @@ inline std::vector<int32_t> require_per_channel(const char* op, const char* name
   return values;
 }
 
-// None, or an int32 array of shape (channels,). Returns its data or nullptr.
-inline const int32_t* require_bias(const char* op, const py::handle& obj, int64_t channels,
-                                   py::array_t<int32_t, py::array::c_style>* array) {
+// None, or a TBias array of shape (channels,) (int32; int64 for the 16x8 kernels). Returns its
+// data or nullptr.
+template <typename TBias>
+const TBias* require_bias(const char* op, const py::handle& obj, int64_t channels,
+                          py::array_t<TBias, py::array::c_style>* array) {
   if (obj.is_none()) return nullptr;
-  *array = require_array<int32_t>(op, "bias", obj, 1, 1);
+  *array = require_array<TBias>(op, "bias", obj, 1, 1);
   if (array->shape(0) != channels)
     raise_value_error(op, "bias shape " + shape_string(*array) + " must be (" +
                               std::to_string(channels) + ",), one per output channel");
   return array->data();
+}
+
+// Which weight dim counts the output channels: n for conv and transpose conv (OHWI), c for
+// depthwise ([1, KH, KW, C_in * m]).
+enum class ChannelDim { kN, kC };
+
+// The arrays of a convolution and its per-channel requantize parameters, checked against the
+// weight's output channels.
+template <typename TIn, typename TBias>
+struct ConvOperands {
+  py::array_t<TIn, py::array::c_style> input;
+  py::array_t<int8_t, py::array::c_style> weight;
+  py::array_t<TBias, py::array::c_style> bias;
+  Dims4 input_dims, filter_dims;
+  const TBias* bias_data = nullptr;
+  std::vector<int32_t> multipliers, shifts;
+};
+
+template <typename TIn, typename TBias>
+ConvOperands<TIn, TBias> require_conv_operands(const char* op, py::handle input, py::handle weight,
+                                               py::handle bias, ChannelDim channel_dim,
+                                               py::handle requantize_multipliers,
+                                               py::handle requantize_shifts) {
+  ConvOperands<TIn, TBias> a;
+  a.input_dims = require_nhwc(op, "input", input, &a.input);
+  a.filter_dims = require_nhwc(op, "weight", weight, &a.weight);
+  const int32_t channels = channel_dim == ChannelDim::kN ? a.filter_dims.n : a.filter_dims.c;
+  a.bias_data = require_bias(op, bias, channels, &a.bias);
+  a.multipliers =
+      require_per_channel(op, "requantize_multipliers", requantize_multipliers, channels);
+  a.shifts = require_per_channel(op, "requantize_shifts", requantize_shifts, channels);
+  return a;
+}
+
+// Output dims into p, then run_weighted into an NHWC output.
+template <typename TOut, typename TIn, typename TBias, typename Params>
+py::array_t<TOut> run_conv(const char* op, const ConvOperands<TIn, TBias>& a, Params& p,
+                           Dims4 (*output_dims)(const Params&), Error (*prepare)(const Params&),
+                           size_t (*scratch_size)(const Params&, Isa),
+                           void (*kernel)(const Params&, const TIn*, const int8_t*, const TBias*,
+                                          TOut*, void*)) {
+  p.output = output_dims(p);
+  return run_weighted<TOut>(op, a, p, prepare, scratch_size, kernel,
+                            {p.output.n, p.output.h, p.output.w, p.output.c});
 }
 
 inline ConvQuantParams require_conv_quant(const char* op, const IntArg& input_offset,
@@ -92,9 +138,8 @@ inline ConvQuantParams require_conv_quant(const char* op, const IntArg& input_of
                                           const IntArg& activation_max) {
   ConvQuantParams q;
   q.input_offset = require_int(op, "input_offset", input_offset, -127, 128);
-  q.output_offset = require_int(op, "output_offset", output_offset, -128, 127);
-  q.activation_min = require_int(op, "activation_min", activation_min, -128, 127);
-  q.activation_max = require_int(op, "activation_max", activation_max, -128, 127);
+  q.output_offset = require_zero_point(op, "output_offset", output_offset);
+  require_activation_range<int8_t>(op, activation_min, activation_max, &q);
   q.multipliers = multipliers.data();
   q.shifts = shifts.data();
   return q;

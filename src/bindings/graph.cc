@@ -432,6 +432,38 @@ void bind_graph(py::module_& m) {
       }, py::arg("property"),
       "Names of the registered ops whose descriptor has `property` (is_view, is_data_movement, "
       "keeps_qparams, has_activation_range, encode: a program can hold the op).");
+
+  // The registry's schemas, read-only: Python derives its op sets (data movement, views, ops that
+  // keep their input's qparams) from these flags instead of keeping lists of its own.
+  py::class_<InputSpec>(m, "OpInput", "A tensor input of an op schema.")
+      .def_readonly("name", &InputSpec::name)
+      .def_readonly("optional", &InputSpec::optional)
+      .def_readonly("variadic", &InputSpec::variadic)
+      .def("__repr__", [](const InputSpec& i) { return "OpInput('" + i.name + "')"; });
+  py::class_<AttrSpec>(m, "OpAttr", "An attribute of an op schema.")
+      .def_readonly("name", &AttrSpec::name)
+      .def_property_readonly("kind", [](const AttrSpec& a) { return attr_kind_name(a.kind); })
+      .def_readonly("nullable", &AttrSpec::nullable)
+      .def_property_readonly("required", [](const AttrSpec& a) { return !a.default_value; })
+      .def_property_readonly("default", [](const AttrSpec& a) {
+        return a.default_value ? attr_to_python(*a.default_value) : py::none();
+      })
+      .def("__repr__", [](const AttrSpec& a) { return "OpAttr('" + a.name + "')"; });
+  py::class_<OpSchema>(m, "OpInfo", "An op's schema and properties, as the C++ registry holds them.")
+      .def_readonly("name", &OpSchema::name)
+      .def_readonly("inputs", &OpSchema::inputs)
+      .def_readonly("attrs", &OpSchema::attrs)
+      .def_readonly("is_view", &OpSchema::is_view)
+      .def_readonly("is_data_movement", &OpSchema::is_data_movement)
+      .def_readonly("keeps_qparams", &OpSchema::keeps_qparams)
+      .def_property_readonly("has_activation_range", &OpSchema::has_activation_range)
+      .def_property_readonly("runnable", [](const OpSchema& s) { return s.encode != nullptr; },
+                             "A program can hold the op (its descriptor encodes a kernel).")
+      .def("__repr__", [](const OpSchema& s) { return "OpInfo('" + s.name + "')"; });
+  m.def(
+      "op_info", [](const std::string& name) { return &OpRegistry::global().get(name); },
+      py::arg("name"), py::return_value_policy::reference,
+      "The registry's schema of op `name` (raises UnsupportedError for an unknown op).");
 }
 
 }  // namespace cortexm::bindings

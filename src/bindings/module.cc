@@ -5,6 +5,7 @@
 
 #include "cortexm/kernels/requantize.h"
 #include "graph/errors.h"
+#include "graph/serialize.h"
 
 namespace py = pybind11;
 
@@ -22,6 +23,25 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "cortexm native core: int8 Cortex-M kernels with CMSIS-NN arithmetic";
   py::register_exception<cortexm::GraphError>(m, "GraphError", PyExc_ValueError);
   py::register_exception<cortexm::UnsupportedError>(m, "UnsupportedError", PyExc_NotImplementedError);
+  // OSError(errno, message, filename) picks the subclass: FileNotFoundError, PermissionError, ...
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const cortexm::FileError& e) {
+      py::object error = py::reinterpret_borrow<py::object>(PyExc_OSError)(e.error_number(), e.what(), e.path());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
+    }
+  });
+
+  m.def(
+      "write_file_atomically",
+      [](const std::string& path, const py::bytes& data) {
+        std::string bytes = data;
+        py::gil_scoped_release release;
+        cortexm::write_file_atomically(path, bytes);
+      },
+      py::arg("path"), py::arg("data"),
+      "Writes data to path atomically: readers and a kill -9 see the old file or the whole new one.");
 
   m.def(
       "quantize_multiplier",

@@ -54,7 +54,15 @@ py::array_t<T, py::array::c_style> require_array(const char* op, const char* nam
     raise_value_error(op, std::string(name) + " rank " + std::to_string(a.ndim()) + " (shape " +
                               shape_string(a) + ") must be " + want);
   }
-  return py::array_t<T, py::array::c_style>::ensure(a);
+  // Not array_t::ensure: it returns null and clears the error when the C-contiguous copy fails.
+  try {
+    return py::array_t<T, py::array::c_style>(py::reinterpret_borrow<py::object>(a));
+  } catch (py::error_already_set& e) {
+    const std::string what = std::string(name) + " (shape " + shape_string(a) + "): cannot make a C-contiguous copy";
+    if (!e.matches(PyExc_MemoryError)) raise_value_error(op, what + ": " + e.what());
+    PyErr_SetString(PyExc_MemoryError, (std::string(op) + ": " + what + ": out of memory").c_str());
+    throw py::error_already_set();
+  }
 }
 
 inline int32_t require_int(const char* op, const char* name, int64_t value, int64_t lo, int64_t hi) {

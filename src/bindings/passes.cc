@@ -37,6 +37,8 @@ void bind_passes(py::module_& m) {
     for (const PassInfo& p : registered_passes()) names.push_back(p.name);
     return names;
   });
+  m.def("default_passes", &default_pass_order,
+        "Pass names of the default pipeline in the order they run (passes.def); a pass may repeat.");
   m.def("pass_summary", [](const std::string& name) { return find_pass(name).summary; });
   m.def(
       "run_pass",

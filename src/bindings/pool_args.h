@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bindings/numpy_args.h"
+#include "bindings/requant_args.h"
 #include "cortexm/kernels/pool_params.h"
 
 namespace cortexm::bindings {
@@ -73,8 +73,7 @@ inline PoolArgs pool_args(const char* op, const py::handle& input, const py::han
     p.padding.top = p.padding.bottom = pads[0];
     p.padding.left = p.padding.right = pads.back();
   }
-  p.activation_min = require_int(op, "activation_min", activation_min, -128, 127);
-  p.activation_max = require_int(op, "activation_max", activation_max, -128, 127);
+  require_activation_range<int8_t>(op, activation_min, activation_max, &p);
   p.output = pool2d_output_dims(p);
   return args;
 }

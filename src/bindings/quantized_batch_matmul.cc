@@ -1,6 +1,4 @@
-#include <vector>
-
-#include "bindings/numpy_args.h"
+#include "bindings/requant_args.h"
 #include "cortexm/kernels/quantized_batch_matmul.h"
 
 namespace cortexm::bindings {
@@ -31,19 +29,17 @@ void bind_quantized_batch_matmul(py::module_& ops) {
         p.cols = static_cast<int32_t>(a.shape(2));
         p.lhs_offset = require_int(op, "lhs_offset", lhs_offset, -127, 128);
         p.rhs_offset = require_int(op, "rhs_offset", rhs_offset, -127, 128);
-        p.output_offset = require_int(op, "output_offset", output_offset, -128, 127);
-        p.multiplier = require_int(op, "output_multiplier", output_multiplier, 0, INT32_MAX);
-        p.shift = require_int(op, "output_shift", output_shift, -31, 30);
-        p.activation_min = require_int(op, "activation_min", activation_min, -128, 127);
-        p.activation_max = require_int(op, "activation_max", activation_max, -128, 127);
+        p.output_offset = require_zero_point(op, "output_offset", output_offset);
+        p.multiplier = require_multiplier(op, "output_multiplier", output_multiplier);
+        p.shift = require_shift(op, "output_shift", output_shift);
+        require_activation_range<int8_t>(op, activation_min, activation_max, &p);
         check(op, quantized_batch_matmul_prepare(p));
         py::array_t<int8_t> out({a.shape(0), a.shape(1), b.shape(1)});
-        std::vector<int32_t> scratch(
-            (quantized_batch_matmul_scratch_size(p, Isa::kScalar) + 3) / sizeof(int32_t));
-        {
-          py::gil_scoped_release release;
-          quantized_batch_matmul(p, a.data(), b.data(), out.mutable_data(), scratch.data());
-        }
+        const int8_t *lhs_data = a.data(), *rhs_data = b.data();
+        int8_t* out_data = out.mutable_data();
+        run_released(quantized_batch_matmul_scratch_size(p, Isa::kScalar), [&](void* scratch) {
+          quantized_batch_matmul(p, lhs_data, rhs_data, out_data, scratch);
+        });
         return out;
       },
       py::arg("lhs"), py::arg("rhs"), py::arg("lhs_offset"), py::arg("rhs_offset"),

@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "bindings/numpy_args.h"
+#include "bindings/requant_args.h"
 #include "cortexm/kernels/quantized_magnitude_s16.h"
 
 namespace cortexm::bindings {
@@ -21,28 +21,19 @@ void bind_quantized_magnitude_s16(py::module_& ops) {
             re.ndim() != im.ndim())
           raise_value_error(op, "imag shape " + shape_string(im) + " must equal real shape " +
                                     shape_string(re));
-        const py::dtype dtype = py::dtype::from_args(py::reinterpret_borrow<py::object>(output_dtype));
-        const bool int8_output = dtype.is(py::dtype::of<int8_t>());
-        if (!int8_output && !dtype.is(py::dtype::of<int16_t>()))
-          raise_value_error(op, "output_dtype " + std::string(py::str(dtype)) +
-                                    " must be int8 or int16");
+        const bool int8_output = !require_int16_output(op, output_dtype);
         const int64_t lo = int8_output ? -128 : -32768, hi = int8_output ? 127 : 32767;
         MagnitudeParams p;
         p.size = static_cast<int64_t>(re.size());
         p.int8_output = int8_output;
-        p.multiplier = require_int(op, "output_multiplier", output_multiplier, 0, INT32_MAX);
-        p.shift = require_int(op, "output_shift", output_shift, -31, 30);
+        p.multiplier = require_multiplier(op, "output_multiplier", output_multiplier);
+        p.shift = require_shift(op, "output_shift", output_shift);
         p.output_offset = require_int(op, "output_zero_point", output_zero_point, lo, hi);
-        p.activation_min = activation_min.is_none()
-                               ? static_cast<int32_t>(lo)
-                               : require_int(op, "activation_min",
-                                             IntArg{py::reinterpret_borrow<py::object>(activation_min)}, lo, hi);
-        p.activation_max = activation_max.is_none()
-                               ? static_cast<int32_t>(hi)
-                               : require_int(op, "activation_max",
-                                             IntArg{py::reinterpret_borrow<py::object>(activation_max)}, lo, hi);
+        p.activation_min = require_optional_int(op, "activation_min", activation_min, lo, lo, hi);
+        p.activation_max = require_optional_int(op, "activation_max", activation_max, hi, lo, hi);
         check(op, quantized_magnitude_s16_prepare(p));
-        py::array out(dtype, shape);
+        py::array out = int8_output ? py::array(py::array_t<int8_t>(shape))
+                                    : py::array(py::array_t<int16_t>(shape));
         {
           py::gil_scoped_release release;
           if (int8_output) {

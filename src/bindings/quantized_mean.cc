@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "bindings/numpy_args.h"
+#include "bindings/requant_args.h"
 #include "cortexm/kernels/quantized_mean.h"
 
 namespace cortexm::bindings {
@@ -46,18 +46,17 @@ void bind_quantized_mean(py::module_& ops) {
         p.reduce = static_cast<int32_t>(reduce);
         p.inner = static_cast<int32_t>(inner);
         p.input_offset = require_int(op, "input_offset", input_offset, -127, 128);
-        p.output_offset = require_int(op, "output_offset", output_offset, -128, 127);
-        p.multiplier = require_int(op, "output_multiplier", output_multiplier, 0, INT32_MAX);
-        p.shift = require_int(op, "output_shift", output_shift, -31, 30);
-        p.activation_min = require_int(op, "activation_min", activation_min, -128, 127);
-        p.activation_max = require_int(op, "activation_max", activation_max, -128, 127);
+        p.output_offset = require_zero_point(op, "output_offset", output_offset);
+        p.multiplier = require_multiplier(op, "output_multiplier", output_multiplier);
+        p.shift = require_shift(op, "output_shift", output_shift);
+        require_activation_range<int8_t>(op, activation_min, activation_max, &p);
         check(op, quantized_mean_prepare(p));
         py::array_t<int8_t> out(out_shape);
-        std::vector<int32_t> scratch(quantized_mean_scratch_size(p, Isa::kScalar) / 4 + 1);
-        {
-          py::gil_scoped_release release;
-          quantized_mean(p, x.data(), out.mutable_data(), scratch.data());
-        }
+        const int8_t* in_data = x.data();
+        int8_t* out_data = out.mutable_data();
+        run_released(quantized_mean_scratch_size(p, Isa::kScalar), [&](void* scratch) {
+          quantized_mean(p, in_data, out_data, scratch);
+        });
         return out;
       },
       py::arg("input"), py::arg("dim"), py::arg("keepdim"), py::arg("input_offset"),

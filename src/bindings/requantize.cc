@@ -1,6 +1,4 @@
-#include <vector>
-
-#include "bindings/numpy_args.h"
+#include "bindings/requant_args.h"
 #include "cortexm/kernels/requantize_tensor.h"
 
 namespace cortexm::bindings {
@@ -15,15 +13,13 @@ void bind_requantize(py::module_& ops) {
         auto x = require_array<int8_t>(op, "input", input, 0, 32);
         RequantizeParams p;
         p.size = static_cast<int64_t>(x.size());
-        p.input_offset = -require_int(op, "input_zero_point", input_zero_point, -128, 127);
-        p.output_offset = require_int(op, "output_zero_point", output_zero_point, -128, 127);
-        p.multiplier = require_int(op, "output_multiplier", output_multiplier, 0, INT32_MAX);
-        p.shift = require_int(op, "output_shift", output_shift, -31, 30);
-        p.activation_min = require_int(op, "activation_min", activation_min, -128, 127);
-        p.activation_max = require_int(op, "activation_max", activation_max, -128, 127);
+        p.input_offset = -require_zero_point(op, "input_zero_point", input_zero_point);
+        p.output_offset = require_zero_point(op, "output_zero_point", output_zero_point);
+        p.multiplier = require_multiplier(op, "output_multiplier", output_multiplier);
+        p.shift = require_shift(op, "output_shift", output_shift);
+        require_activation_range<int8_t>(op, activation_min, activation_max, &p);
         check(op, requantize_tensor_prepare(p));
-        std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
-        py::array_t<int8_t> out(shape);
+        py::array_t<int8_t> out = array_like<int8_t>(x);
         {
           py::gil_scoped_release release;
           requantize_tensor(p, x.data(), out.mutable_data());

@@ -1,7 +1,7 @@
 #include <string>
 #include <vector>
 
-#include "bindings/numpy_args.h"
+#include "bindings/requant_args.h"
 #include "cortexm/kernels/requantize_s16.h"
 
 namespace cortexm::bindings {
@@ -21,12 +21,7 @@ void bind_requantize_s16(py::module_& ops) {
         if (!int16_input && !in_dtype.is(py::dtype::of<int8_t>()))
           raise_value_error(op, "input dtype " + std::string(py::str(in_dtype)) +
                                     " must be int8 or int16");
-        const py::dtype dtype =
-            py::dtype::from_args(py::reinterpret_borrow<py::object>(output_dtype));
-        const bool int16_output = dtype.is(py::dtype::of<int16_t>());
-        if (!int16_output && !dtype.is(py::dtype::of<int8_t>()))
-          raise_value_error(op, "output_dtype " + std::string(py::str(dtype)) +
-                                    " must be int8 or int16");
+        const bool int16_output = require_int16_output(op, output_dtype);
         if (!int16_input && !int16_output)
           raise_value_error(op, "int8 input and int8 output_dtype: use cortexm.ops.requantize");
         const int64_t lo = int16_output ? -32768 : -128, hi = int16_output ? 32767 : 127;
@@ -37,21 +32,18 @@ void bind_requantize_s16(py::module_& ops) {
                                        : require_int(op, "input_zero_point", input_zero_point,
                                                      -128, 127));
         p.output_offset = require_int(op, "output_zero_point", output_zero_point, lo, hi);
-        p.multiplier = require_int(op, "output_multiplier", output_multiplier, 0, INT32_MAX);
-        p.shift = require_int(op, "output_shift", output_shift, -31, 30);
-        const auto bound = [&](const char* name, py::handle value, int64_t fallback) {
-          if (value.is_none()) return static_cast<int32_t>(fallback);
-          return require_int(op, name, IntArg{py::reinterpret_borrow<py::object>(value)}, lo, hi);
-        };
-        p.activation_min = bound("activation_min", activation_min, lo);
-        p.activation_max = bound("activation_max", activation_max, hi);
+        p.multiplier = require_multiplier(op, "output_multiplier", output_multiplier);
+        p.shift = require_shift(op, "output_shift", output_shift);
+        p.activation_min = require_optional_int(op, "activation_min", activation_min, lo, lo, hi);
+        p.activation_max = require_optional_int(op, "activation_max", activation_max, hi, lo, hi);
 
         py::array in = int16_input ? py::array(require_array<int16_t>(op, "input", input, 0, 32))
                                    : py::array(require_array<int8_t>(op, "input", input, 0, 32));
         p.size = static_cast<int64_t>(in.size());
         check(op, requantize_s16_prepare(p));
         std::vector<py::ssize_t> shape(in.shape(), in.shape() + in.ndim());
-        py::array out(dtype, shape);
+        py::array out = int16_output ? py::array(py::array_t<int16_t>(shape))
+                                     : py::array(py::array_t<int8_t>(shape));
         {
           py::gil_scoped_release release;
           if (!int16_input) {

@@ -44,4 +44,19 @@ inline void scatter_rows(const RowLayout& l, const std::vector<int8_t>& rows, in
         out[(o * l.n + k) * l.inner + i] = rows[static_cast<size_t>((o * l.inner + i) * l.n + k)];
 }
 
+// Runs a row-wise kernel over x: rows gathered, the kernel with the GIL released, rows scattered.
+template <typename Params>
+py::array_t<int8_t> run_rows(const py::array_t<int8_t, py::array::c_style>& x, const RowLayout& l,
+                             const Params& p, void (*kernel)(const Params&, const int8_t*, int8_t*)) {
+  const std::vector<int8_t> rows = gather_rows(l, x.data());
+  std::vector<int8_t> result(rows.size());
+  {
+    py::gil_scoped_release release;
+    kernel(p, rows.data(), result.data());
+  }
+  py::array_t<int8_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+  scatter_rows(l, result, out.mutable_data());
+  return out;
+}
+
 }  // namespace cortexm::bindings

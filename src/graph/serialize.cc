@@ -1,12 +1,14 @@
 #include "graph/serialize.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <type_traits>
 
 #include "graph/errors.h"
 
@@ -79,24 +81,54 @@ class Reader {
   template <typename T>
   T get(const json& obj, const char* key, const std::string& where) const {
     const json& v = field(obj, key, where);
-    try {
-      return v.get<T>();
-    } catch (const json::exception&) {
-      fail(where + "." + key, "has the wrong type: " + v.dump());
+    const std::string at = where + "." + key;
+    if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>) {
+      return integer<T>(v, at);
+    } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+      return integers(v, at);
+    } else {
+      try {
+        return v.get<T>();
+      } catch (const json::exception&) {
+        fail(at, "has the wrong type: " + v.dump());
+      }
     }
+  }
+
+  // An integer field: JSON floats (2.7, 1e300) are errors, not truncated or cast out of range.
+  template <typename T>
+  T integer(const json& v, const std::string& where) const {
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) fail(where, v.dump() + " is out of range");
+      return static_cast<T>(u);
+    }
+    if (v.is_number_integer()) {
+      const int64_t i = v.get<int64_t>();
+      if (i < 0 && std::is_unsigned_v<T>) fail(where, v.dump() + " must not be negative");
+      return static_cast<T>(i);
+    }
+    fail(where, "must be an integer, got " + v.dump());
+  }
+
+  std::vector<int64_t> integers(const json& v, const std::string& where) const {
+    if (!v.is_array()) fail(where, "must be a list of integers, got " + v.dump());
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < v.size(); ++i) out.push_back(integer<int64_t>(v[i], where + "[" + std::to_string(i) + "]"));
+    return out;
   }
 
   AttrValue attr(const json& j, const std::string& where) const {
     if (!j.is_object() || j.size() != 1) fail(where, "must be an object with one type tag, got " + j.dump());
     const std::string tag = j.begin().key();
     const json& v = j.begin().value();
+    if (tag == "int") return integer<int64_t>(v, where);
+    if (tag == "ints") return integers(v, where);
     try {
       if (tag == "none") return NoneAttr{};
-      if (tag == "int") return v.get<int64_t>();
       if (tag == "float") return v.get<double>();
       if (tag == "bool") return v.get<bool>();
       if (tag == "str") return v.get<std::string>();
-      if (tag == "ints") return v.get<std::vector<int64_t>>();
       if (tag == "floats") return v.get<std::vector<double>>();
       if (tag == "dtype") return parse_dtype(v.get<std::string>());
     } catch (const json::exception&) {
@@ -117,6 +149,11 @@ class Reader {
     info.shape = get<std::vector<int64_t>>(j, "shape", where);
     for (int64_t d : info.shape)
       if (d < 0) fail(where + ".shape", "has a negative dim " + shape_to_string(info.shape));
+    try {
+      info.nbytes();
+    } catch (const GraphError& e) {
+      fail(where + ".shape", e.what());
+    }
     info.dim_order = get<std::vector<int64_t>>(j, "dim_order", where);
     if (!info.dim_order.empty()) {
       std::vector<int64_t> sorted = info.dim_order;
@@ -283,12 +320,15 @@ Graph deserialize_graph(const std::string& bytes, const std::string& origin) {
     const std::string name = r.get<std::string>(values[i], "name", where);
     const uint64_t offset = r.get<uint64_t>(values[i], "offset", where);
     const uint64_t nbytes = r.get<uint64_t>(values[i], "nbytes", where);
-    Tensor data(stored_info[name]);
-    if (nbytes != data.nbytes())
-      r.fail(where, "nbytes " + std::to_string(nbytes) + " does not match " + info_to_string(data.info()));
+    // Both checks come before the allocation: the file cannot make us allocate more than it holds.
+    const TensorInfo& info = stored_info[name];
+    if (nbytes != info.nbytes())
+      r.fail(where, "constant '" + name + "' nbytes " + std::to_string(nbytes) + " does not match " +
+                        info_to_string(info) + " (" + std::to_string(info.nbytes()) + " bytes)");
     if (offset > blob_size || nbytes > blob_size - offset)
-      r.fail(where, "constant data [" + std::to_string(offset) + ", +" + std::to_string(nbytes) +
+      r.fail(where, "constant '" + name + "' data [" + std::to_string(offset) + ", +" + std::to_string(nbytes) +
                         ") lies outside the blob of " + std::to_string(blob_size) + " bytes");
+    Tensor data(info);
     if (nbytes) std::memcpy(data.raw(), blob + offset, nbytes);
     by_name[name] = graph.add_constant(name, std::move(data));
   }
@@ -357,30 +397,109 @@ Graph deserialize_graph(const std::string& bytes, const std::string& origin) {
   return graph;
 }
 
+namespace {
+
+[[noreturn]] void file_error(int err, const std::string& what, const std::string& path) {
+  throw FileError(err, what + ": " + std::strerror(err), path);
+}
+
+// write() until every byte is written, retrying on EINTR; false with errno set otherwise.
+bool write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw GraphError("cannot write '" + path + "': cannot create " + tmp);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw GraphError("cannot write '" + path + "': write failed");
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  // Keep the mode of the file being replaced; a new file gets 0666 minus the umask, as open() would.
+  struct stat st;
+  mode_t mode;
+  if (::stat(path.c_str(), &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  // The bytes go to an unnamed file in the destination's directory (O_TMPFILE), named only once
+  // complete and renamed at once: a kill -9 while writing leaves nothing behind. Where the file
+  // system has no O_TMPFILE, a named temp file (mkstemps) takes its place.
+  std::string tmp;
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  const bool unnamed = fd >= 0;
+  if (!unnamed) {
+    tmp = path + ".XXXXXX.tmp";
+    fd = ::mkstemps(tmp.data(), 4);
+    if (fd < 0) file_error(errno, "cannot create a temporary file next to it", path);
+  }
+  const auto fail = [&](const char* what) {
+    const int err = errno;
+    ::close(fd);
+    if (!tmp.empty()) ::unlink(tmp.c_str());
+    file_error(err, what, path);
+  };
+  if (::fchmod(fd, mode) != 0) fail("cannot set the mode of the temporary file");
+  if (!write_all(fd, bytes.data(), bytes.size())) fail("write failed");
+  if (::fsync(fd) != 0) fail("fsync failed");
+  if (unnamed) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    for (unsigned attempt = 0;; ++attempt) {
+      tmp = path + "." + std::to_string(::getpid()) + "." + std::to_string(attempt) + ".tmp";
+      if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
+      if (errno != EEXIST || attempt == 100) {
+        tmp.clear();
+        fail("cannot link the temporary file");
+      }
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw GraphError("cannot write '" + path + "': rename failed");
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    file_error(err, "close failed", path);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    file_error(err, "rename failed", path);
+  }
+  // Make the rename itself durable.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
   }
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw GraphError("cannot read '" + path + "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) file_error(errno, "cannot read", path);
+  std::string bytes;
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      file_error(err, "read failed", path);
+    }
+    if (n == 0) break;
+    bytes.append(chunk, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return bytes;
 }
 
 void save_graph(const Graph& graph, const std::string& path) {

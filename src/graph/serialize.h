@@ -24,7 +24,9 @@ Graph deserialize_graph(const std::string& bytes, const std::string& origin = "g
 void save_graph(const Graph& graph, const std::string& path);
 Graph load_graph(const std::string& path);
 
-// Shared by everything cortexm writes: temp file + rename, never a truncated file.
+// Shared by everything cortexm writes (Python's cortexm.program.write_file_atomically too): an
+// unnamed temp file next to `path` with the mode of the file it replaces, fsync, rename, fsync of
+// the directory; nothing is left behind on failure. I/O failures throw FileError (OSError).
 void write_file_atomically(const std::string& path, const std::string& bytes);
 std::string read_file(const std::string& path);
 

@@ -2,16 +2,43 @@
 
 #include <cstring>
 #include <new>
+#include <optional>
 #include <sstream>
 
 #include "graph/errors.h"
 
 namespace cortexm {
 
+namespace {
+
+// The element count of `shape`, or nullopt when the product of its non-zero dims overflows int64
+// (checked even when a zero dim makes numel 0, so strides computed from the shape stay in range).
+std::optional<int64_t> checked_numel(const std::vector<int64_t>& shape) {
+  int64_t product = 1;
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(product, d, &product)) return std::nullopt;
+  }
+  return empty ? 0 : product;
+}
+
+}  // namespace
+
 int64_t TensorInfo::numel() const {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+  const std::optional<int64_t> n = checked_numel(shape);
+  if (!n) throw GraphError("tensor shape " + shape_to_string(shape) + " has more than 2^63 elements");
+  return *n;
+}
+
+size_t TensorInfo::nbytes() const {
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(numel(), static_cast<int64_t>(dtype_size(dtype)), &bytes))
+    throw GraphError(std::string("tensor ") + dtype_name(dtype) + shape_to_string(shape) + " has more than 2^63 bytes");
+  return static_cast<size_t>(bytes);
 }
 
 bool TensorInfo::contiguous() const {

@@ -37,8 +37,9 @@ struct TensorInfo {
   std::optional<QuantParams> qparams;
 
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  // Both throw GraphError for a negative dim or a size that overflows int64.
   int64_t numel() const;
-  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
+  size_t nbytes() const;
   bool contiguous() const;  // dim_order is empty or the identity
   std::vector<int64_t> effective_dim_order() const;  // the identity when empty
 

@@ -3,7 +3,6 @@
 // producer when that is permute_copy(x, [0, 2, 1]) (q @ k.transpose(-1, -2)), else an int8
 // permute_copy (data movement) of mat2. aten.mm.default goes the same way through views to
 // batch 1. One multiplier for s_self * s_mat2 / s_out, as arm_batch_matmul_s8.
-#include "cortexm/kernels/quantized_batch_matmul.h"
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -29,7 +28,7 @@ ValueId permuted_from(const Graph& graph, ValueId v, const std::vector<int64_t>&
 
 }  // namespace
 
-void convert_batch_matmul(Graph& graph, NodeId id, const TargetConfig& target) {
+void convert_batch_matmul(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const bool batched = node.op == "aten.bmm.default";
@@ -41,9 +40,6 @@ void convert_batch_matmul(Graph& graph, NodeId id, const TargetConfig& target) {
   const std::vector<int64_t> out_shape = graph.value(node.outputs[0]).info.shape;
   std::vector<int64_t> m, s;
   requantize_attrs({qa.scales[0] * qb.scales[0] / qo.scales[0]}, &m, &s);
-  BatchMatmulParams params;  // the scratch is one int32 per rhs row (N, the output's last dim)
-  params.rhs_rows = static_cast<int32_t>(out_shape.back());
-  const int64_t scratch = scratch_bytes(quantized_batch_matmul_scratch_size(params, target.isa));
 
   const std::vector<int64_t> transpose = batched ? std::vector<int64_t>{0, 2, 1}
                                                  : std::vector<int64_t>{1, 0};
@@ -64,8 +60,7 @@ void convert_batch_matmul(Graph& graph, NodeId id, const TargetConfig& target) {
                        {"output_multiplier", m[0]},
                        {"output_shift", s[0]},
                        {"activation_min", qo.quant_min},
-                       {"activation_max", qo.quant_max},
-                       {"scratch_bytes", scratch}},
+                       {"activation_max", qo.quant_max}},
                       true);
   rw.set_qparams(y, qo);
   if (!batched) {

@@ -3,8 +3,6 @@
 // groups == C_in and C_out % C_in == 0 (IHWO weight), else cortex_m.quantized_conv2d (OHWI weight,
 // grouped too), _clone_dim_order back. A float output read only by a clamp activation (the
 // quantizer's conv + hardsigmoid) is lowered with it (output_target).
-#include "cortexm/kernels/quantized_conv2d.h"
-#include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -24,29 +22,9 @@ std::vector<int64_t> spatial(const OpArgs& args, const char* attr, bool one_d, i
   not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
 }
 
-// The kernel's scratch for `isa` (the shapes are all the size functions read).
-int64_t conv_scratch_bytes(bool depthwise, const std::vector<int64_t>& nhwc,
-                           const std::vector<int64_t>& filter, int64_t depth_multiplier, Isa isa) {
-  const auto dims = [](const std::vector<int64_t>& d) {
-    return Dims4{static_cast<int32_t>(d[0]), static_cast<int32_t>(d[1]),
-                 static_cast<int32_t>(d[2]), static_cast<int32_t>(d[3])};
-  };
-  if (depthwise) {
-    DepthwiseConv2dParams p;
-    p.input = dims(nhwc);
-    p.filter = dims(filter);
-    p.depth_multiplier = static_cast<int32_t>(depth_multiplier);
-    return scratch_bytes(quantized_depthwise_conv2d_scratch_size(p, isa));
-  }
-  Conv2dParams p;
-  p.input = dims(nhwc);
-  p.filter = dims(filter);
-  return scratch_bytes(quantized_conv2d_scratch_size(p, isa));
-}
-
 }  // namespace
 
-void convert_conv(Graph& graph, NodeId id, const TargetConfig& target_config) {
+void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
@@ -114,10 +92,6 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& target_config) {
                              {"requantize_shifts", shifts},
                              {"activation_min", target.activation_min},
                              {"activation_max", target.activation_max}});
-  attrs.emplace_back("scratch_bytes",
-                     conv_scratch_bytes(depthwise, {in.shape[0], one_d ? 1 : in.shape[2],
-                                                    in.shape.back(), c_in},
-                                        w_info.shape, c_out / c_in, target_config.isa));
 
   ValueId v = x;
   if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});

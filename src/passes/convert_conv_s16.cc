@@ -6,7 +6,6 @@
 // the activation's bounds.
 #include <cmath>
 
-#include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/requantize.h"
 #include "cortexm/kernels/requantize_s16.h"
 #include "passes/convert_to_cortex_m.h"
@@ -44,7 +43,7 @@ std::vector<int64_t> spatial(const OpArgs& args, const char* attr, bool one_d, i
 
 }  // namespace
 
-void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& target_config) {
+void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
@@ -119,17 +118,13 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& target_config
           dst[((o * kh + y) * kw + x0) * c_per_group + i] =
               src[((o * c_per_group + i) * kh + y) * kw + x0];
 
-  Conv2dS16Params sizes;
-  sizes.filter = {static_cast<int32_t>(c_out), static_cast<int32_t>(kh), static_cast<int32_t>(kw),
-                  static_cast<int32_t>(c_per_group)};
   Attrs attrs = {{"stride", stride},
                  {"padding", padding},
                  {"dilation", dilation},
                  {"requantize_multipliers", multipliers},
                  {"requantize_shifts", shifts},
                  {"activation_min", int16_output ? q_conv.quant_min : int64_t{-32768}},
-                 {"activation_max", int16_output ? q_conv.quant_max : int64_t{32767}},
-                 {"scratch_bytes", scratch_bytes(quantized_conv2d_s16_scratch_size(sizes, target_config.isa))}};
+                 {"activation_max", int16_output ? q_conv.quant_max : int64_t{32767}}};
 
   ValueId v = x;
   if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});

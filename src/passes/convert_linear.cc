@@ -6,8 +6,6 @@
 // weights, an int64 bias and one multiplier per tensor or per channel.
 #include <cmath>
 
-#include "cortexm/kernels/quantized_linear.h"
-#include "cortexm/kernels/quantized_linear_s16.h"
 #include "cortexm/kernels/requantize.h"
 #include "passes/convert_to_cortex_m.h"
 
@@ -93,7 +91,7 @@ Tensor packed_weights(const Graph& graph, const LinearOperands& o) {
 
 // The 16x8 form: symmetric int16 input and output (or a clamp activation's), symmetric int8
 // weights, int64 bias.
-void convert_linear_s16(Rewrite& rw, const LinearOperands& o, Isa isa) {
+void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
   Graph& graph = rw.graph();
   const Node& node = rw.old();
   const QuantParams q_in = int16_per_tensor(graph, o.x, "input");
@@ -121,19 +119,13 @@ void convert_linear_s16(Rewrite& rw, const LinearOperands& o, Isa isa) {
           std::nearbyint(target.offset / (target.scale * bias_scales[c])));
   }
 
-  LinearS16Params params;
-  params.input_features = static_cast<int32_t>(o.weights.info().shape[1]);
-  params.output_features = static_cast<int32_t>(o.n);
-  const int64_t scratch =
-      scratch_bytes(quantized_linear_s16_scratch_size(params, isa));
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
   const ValueId b_packed = rw.constant("bias", bias);
   const ValueId y = rw.call("cortex_m.quantized_linear_s16.default", {o.x, w_packed, b_packed},
                             {{"requantize_multipliers", multipliers},
                              {"requantize_shifts", shifts},
                              {"activation_min", target.activation_min},
-                             {"activation_max", target.activation_max},
-                             {"scratch_bytes", scratch}},
+                             {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(y, &target);
@@ -141,11 +133,11 @@ void convert_linear_s16(Rewrite& rw, const LinearOperands& o, Isa isa) {
 
 }  // namespace
 
-void convert_linear(Graph& graph, NodeId id, const TargetConfig& target_config) {
+void convert_linear(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const LinearOperands o = linear_operands(graph, node);
-  if (graph.value(o.x).info.dtype == DType::kInt16) return convert_linear_s16(rw, o, target_config.isa);
+  if (graph.value(o.x).info.dtype == DType::kInt16) return convert_linear_s16(rw, o);
   const ValueId x = o.x, w = o.w, b = o.b;
   const QuantizedConstant& channels = o.channels;
   const int64_t n = o.n;
@@ -167,11 +159,6 @@ void convert_linear(Graph& graph, NodeId id, const TargetConfig& target_config) 
   std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
   add_tail_offset(target, bias_scales, &bias);
 
-  LinearParams params;
-  params.input_features = static_cast<int32_t>(o.weights.info().shape[1]);
-  params.output_features = static_cast<int32_t>(n);
-  const int64_t scratch = scratch_bytes(quantized_linear_scratch_size(params, target_config.isa));
-
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
   const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
   const ValueId y = rw.call("cortex_m.quantized_linear.default", {x, w_packed, b_packed},
@@ -181,8 +168,7 @@ void convert_linear(Graph& graph, NodeId id, const TargetConfig& target_config) 
                              {"requantize_multipliers", multipliers},
                              {"requantize_shifts", shifts},
                              {"activation_min", target.activation_min},
-                             {"activation_max", target.activation_max},
-                             {"scratch_bytes", scratch}},
+                             {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(y, &target);

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <limits>
 
-#include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/requantize_s16.h"
 #include "passes/convert_to_cortex_m.h"
 
@@ -84,7 +83,8 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
   if (count < 1.0) not_lowered("an empty mean");
   std::vector<int64_t> m, s;
   requantize_attrs({q_in.scales[0] / (count * q_out.scales[0])}, &m, &s);
-  // The scratch is one int32 per element after the reduced block in the input's memory order.
+  // The kernel's extents are int32; the elements after the reduced block in the input's memory
+  // order are one of them.
   std::vector<int64_t> normalized;
   for (int64_t d : dims) normalized.push_back(d < 0 ? d + in.rank() : d);
   const std::vector<int64_t> order = in.effective_dim_order();
@@ -95,9 +95,6 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
   }
   if (inner > std::numeric_limits<int32_t>::max())
     not_lowered("more than 2^31 elements after the reduced dims (the kernel's int32 extents)");
-  MeanParams params;
-  params.inner = static_cast<int32_t>(inner);
-  const int64_t scratch = scratch_bytes(quantized_mean_scratch_size(params, target.isa));
   const ValueId y = rw.call("cortex_m.quantized_mean.default", {x},
                             {{"dim", dims},
                              {"keepdim", args.b("keepdim")},
@@ -106,8 +103,7 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& target) {
                              {"output_multiplier", m[0]},
                              {"output_shift", s[0]},
                              {"activation_min", q_out.quant_min},
-                             {"activation_max", q_out.quant_max},
-                             {"scratch_bytes", scratch}},
+                             {"activation_max", q_out.quant_max}},
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(y);

@@ -6,7 +6,6 @@
 // H and W with equal qparams is the global average pool.
 #include <algorithm>
 
-#include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/shape.h"
 #include "passes/convert_to_cortex_m.h"
 
@@ -37,17 +36,9 @@ int64_t pad_after(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64
   return after;
 }
 
-// quantized_avg_pool2d's scratch for `isa` on an NCHW input (the channel count is what it reads).
-int64_t avg_pool_scratch_bytes(const TensorInfo& in, Isa isa) {
-  Pool2dParams p;
-  p.input = {static_cast<int32_t>(in.shape[0]), static_cast<int32_t>(in.shape[2]),
-             static_cast<int32_t>(in.shape[3]), static_cast<int32_t>(in.shape[1])};
-  return scratch_bytes(quantized_avg_pool2d_scratch_size(p, isa));
-}
-
 // mean over H and W of NCHW: one average over the whole plane (a global pool).
 void convert_global_mean(Rewrite& rw, const TensorInfo& in, const TensorInfo& out,
-                         const QuantParams& q, Isa isa) {
+                         const QuantParams& q) {
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
   std::vector<int64_t> dims = args.ints("dim");
@@ -59,8 +50,7 @@ void convert_global_mean(Rewrite& rw, const TensorInfo& in, const TensorInfo& ou
   const ValueId y = rw.call("cortex_m.quantized_avg_pool2d.default", {xc},
                             {{"kernel_size", kernel}, {"stride", std::vector<int64_t>{1, 1}},
                              {"padding", std::vector<int64_t>{0, 0}},
-                             {"activation_min", q.quant_min}, {"activation_max", q.quant_max},
-                             {"scratch_bytes", avg_pool_scratch_bytes(in, isa)}},
+                             {"activation_min", q.quant_min}, {"activation_max", q.quant_max}},
                             true);
   rw.set_qparams(y, q);
   ValueId v = rw.clone_dim_order(y, {0, 1, 2, 3});
@@ -70,7 +60,7 @@ void convert_global_mean(Rewrite& rw, const TensorInfo& in, const TensorInfo& ou
 
 }  // namespace
 
-void convert_pool(Graph& graph, NodeId id, const TargetConfig& target) {
+void convert_pool(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const bool is_max = node.op == "aten.max_pool2d.default";
@@ -81,7 +71,7 @@ void convert_pool(Graph& graph, NodeId id, const TargetConfig& target) {
   const QuantParams q_in = int8_per_tensor(graph, x, "input");
   const QuantParams q_out = int8_per_tensor(graph, node.outputs[0], "output");
   if (q_in != q_out) not_lowered("input and output qparams differ (the pools do not rescale)");
-  if (node.op == "aten.mean.dim") return convert_global_mean(rw, in, out, q_out, target.isa);
+  if (node.op == "aten.mean.dim") return convert_global_mean(rw, in, out, q_out);
   const OpArgs args(node.op, node.name, node.attrs);
   const std::vector<int64_t> kernel = pair(args, "kernel_size");
   const std::vector<int64_t> stride = args.ints("stride").empty() ? kernel : pair(args, "stride");
@@ -103,9 +93,8 @@ void convert_pool(Graph& graph, NodeId id, const TargetConfig& target) {
           ? padding
           : std::vector<int64_t>{padding[0], padding[1], bottom, right};
 
-  Attrs attrs = {{"kernel_size", kernel}, {"stride", stride}, {"padding", pads},
-                 {"activation_min", q_out.quant_min}, {"activation_max", q_out.quant_max}};
-  if (!is_max) attrs.emplace_back("scratch_bytes", avg_pool_scratch_bytes(in, target.isa));
+  const Attrs attrs = {{"kernel_size", kernel}, {"stride", stride}, {"padding", pads},
+                       {"activation_min", q_out.quant_min}, {"activation_max", q_out.quant_max}};
   const ValueId xc = rw.clone_dim_order(x, channels_last_dim_order(4));
   const ValueId y = rw.call(is_max ? "cortex_m.quantized_max_pool2d.default"
                                    : "cortex_m.quantized_avg_pool2d.default",

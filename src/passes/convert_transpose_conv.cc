@@ -3,7 +3,6 @@
 // cortex_m.quantized_transpose_conv2d (torch's weight [C_in, C_out, KH, KW] repacked OHWI
 // [C_out, KH, KW, C_in], per-channel multipliers s_in * s_w[c] / s_out, int32 bias at
 // s_in * s_w[c]), _clone_dim_order back. convert_convolution picks this or convert_conv.
-#include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -19,7 +18,7 @@ std::vector<int64_t> pair(const OpArgs& args, const char* attr) {
 
 }  // namespace
 
-void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& target_config) {
+void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
@@ -70,11 +69,6 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& target_
         for (int64_t x0 = 0; x0 < kw; ++x0)
           dst[((o * kh + y) * kw + x0) * c_in + i] = src[((i * c_out + o) * kh + y) * kw + x0];
 
-  TransposeConv2dParams params;  // the scratch is one int16 column of KH * KW * C_in
-  params.filter = {static_cast<int32_t>(c_out), static_cast<int32_t>(kh), static_cast<int32_t>(kw),
-                   static_cast<int32_t>(c_in)};
-  const int64_t scratch = scratch_bytes(quantized_transpose_conv2d_scratch_size(params, target_config.isa));
-
   const ValueId xc = rw.clone_dim_order(x, channels_last_dim_order(4));
   const ValueId w_packed = rw.constant("ohwi", packed);
   const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
@@ -87,8 +81,7 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& target_
                              {"requantize_multipliers", multipliers},
                              {"requantize_shifts", shifts},
                              {"activation_min", target.activation_min},
-                             {"activation_max", target.activation_max},
-                             {"scratch_bytes", scratch}},
+                             {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(rw.clone_dim_order(y, out.effective_dim_order()), &target);

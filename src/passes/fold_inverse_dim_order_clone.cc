@@ -1,8 +1,8 @@
 // FoldInverseDimOrderClone: a _clone_dim_order to the dim order its input already has is removed;
 // so is a pair clone(x: a -> b) -> clone(b -> a) whose middle value nothing else reads. The pair
-// may have views between them (view_copy / squeeze / unsqueeze, each read once) when the views,
-// applied to x itself, keep its bytes in place and end in the second clone's order (a size-1 dim
-// inserted or removed between the layout changes, graph/layout.h).
+// may have views between them (OpSchema::is_view: view_copy / squeeze / unsqueeze, each read
+// once) when the views, applied to x itself, keep its bytes in place and end in the second clone's
+// order (a size-1 dim inserted or removed between the layout changes, graph/layout.h).
 #include "graph/layout.h"
 #include "passes/pass.h"
 
@@ -11,11 +11,6 @@ namespace cortexm {
 namespace {
 
 constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
-
-bool is_view(const std::string& op) {
-  return op == "aten.view_copy.default" || op == "aten.squeeze_copy.dims" ||
-         op == "aten.unsqueeze_copy.default";
-}
 
 bool same_order(const TensorInfo& a, const TensorInfo& b) {
   return a.effective_dim_order() == b.effective_dim_order();
@@ -44,7 +39,7 @@ bool fold_pair(Graph& graph, NodeId second) {
   std::vector<NodeId> views;  // last first
   ValueId v = graph.node(second).inputs[0];
   NodeId p = graph.producer(v);
-  while (p != kNoNode && is_view(graph.node(p).op)) {
+  while (p != kNoNode && OpRegistry::global().get(graph.node(p).op).is_view) {
     if (!read_once(graph, v)) return false;
     views.push_back(p);
     v = graph.node(p).inputs[0];

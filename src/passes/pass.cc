@@ -13,6 +13,16 @@ const std::vector<PassInfo>& registered_passes() {
   return passes;
 }
 
+const std::vector<std::string>& default_pass_order() {
+  static const std::vector<std::string> order = {
+#define CORTEXM_PASS(name, fn, summary) #name,
+#define CORTEXM_PASS_AGAIN(name) #name,
+#include "passes/passes.def"
+#undef CORTEXM_PASS
+  };
+  return order;
+}
+
 const PassInfo& find_pass(const std::string& name) {
   std::string known;
   for (const PassInfo& p : registered_passes()) {

@@ -1,5 +1,5 @@
-// Graph passes of the lowering. Each pass lives in its own file and is listed in passes.def; the
-// Python CortexMPassManager orders and runs them by name.
+// Graph passes of the lowering. Each pass lives in its own file and is listed in passes.def, in
+// the order the default pipeline runs them; the Python CortexMPassManager runs them by name.
 #pragma once
 
 #include <string>
@@ -21,6 +21,8 @@ struct PassInfo {
 
 const std::vector<PassInfo>& registered_passes();
 const PassInfo& find_pass(const std::string& name);  // throws GraphError listing the known names
+// The default pipeline: pass names in the order passes.def runs them (a pass may run twice).
+const std::vector<std::string>& default_pass_order();
 
 #define CORTEXM_PASS(name, fn, summary) bool fn(Graph& graph, const TargetConfig& target);
 #include "passes/passes.def"

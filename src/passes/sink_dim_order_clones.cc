@@ -7,7 +7,8 @@
 // - cortex_m.quantized_add / quantized_mul (and their int16 _s16 forms) with two inputs of one
 //   rank, both such clones from the same order (same shapes run over the elements as one flat run;
 //   broadcasting ones, a squeeze-and-excite scale [N, C, 1, 1] say, over the physical shapes);
-// - view_copy / squeeze / unsqueeze that only insert or remove size-1 dims (graph/layout.h).
+// - views (OpSchema::is_view: view_copy / squeeze / unsqueeze) that only insert or remove size-1
+//   dims (graph/layout.h).
 // A dequantize is not passed: the copy would move to the four times larger float side. A clone
 // moves only when one of the clones it replaces goes, so the number of clones never grows, and
 // only when that gains something (it vanishes, two become one, or a reader folds it or takes it
@@ -26,16 +27,11 @@ namespace {
 
 constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 
-bool is_view(const std::string& op) {
-  return op == "aten.view_copy.default" || op == "aten.squeeze_copy.dims" ||
-         op == "aten.unsqueeze_copy.default";
-}
-
 // Indices of the inputs that follow the layout of the consumer's output; empty: not a consumer
 // the pass moves clones past.
 std::vector<size_t> layout_inputs(const Graph& graph, const Node& node) {
   if (node.op == "cortex_m.quantized_activation.default" || node.op == "cortex_m.requantize.default" ||
-      node.op == "aten.constant_pad_nd.default" || is_view(node.op))
+      node.op == "aten.constant_pad_nd.default" || OpRegistry::global().get(node.op).is_view)
     return {0};
   if (node.op == "cortex_m.quantized_add.default" || node.op == "cortex_m.quantized_mul.default" ||
       node.op == "cortex_m.quantized_add_s16.default" || node.op == "cortex_m.quantized_mul_s16.default") {
@@ -96,7 +92,7 @@ bool sink_past(Graph& graph, NodeId id) {
   if (going == 0) return false;
   // The order the consumer's output takes.
   std::vector<int64_t> order = source.effective_dim_order();
-  if (is_view(node.op)) {
+  if (OpRegistry::global().get(node.op).is_view) {
     const auto kept = view_dim_order(source, graph.value(out).info.shape);
     if (!kept) return false;
     order = *kept;

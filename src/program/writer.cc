@@ -3,19 +3,8 @@
 #include "program/writer.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
-#include <functional>
 
-#include "cortexm/kernels/quantized_avg_pool2d.h"
-#include "cortexm/kernels/quantized_batch_matmul.h"
-#include "cortexm/kernels/quantized_conv2d.h"
-#include "cortexm/kernels/quantized_conv2d_s16.h"
-#include "cortexm/kernels/quantized_depthwise_conv2d.h"
-#include "cortexm/kernels/quantized_linear.h"
-#include "cortexm/kernels/quantized_linear_s16.h"
-#include "cortexm/kernels/quantized_mean.h"
-#include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "graph/layout.h"
 #include "program/params_builder.h"
@@ -32,261 +21,12 @@ namespace {
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
-struct Emitted {
-  fb::KernelId kernel;
-  fb::OpParams type;
-  Offset<void> params;
-};
-
-using Emitter = std::function<Emitted(FlatBufferBuilder&, const Graph&, const Node&, const OpArgs&)>;
-
-const TensorInfo& in_info(const Graph& g, const Node& n, size_t i) { return g.value(n.inputs[i]).info; }
-const TensorInfo& out_info(const Graph& g, const Node& n, size_t i = 0) { return g.value(n.outputs[i]).info; }
-
-int32_t i32(const OpArgs& args, const std::string& name) {
-  const int64_t v = args.i(name);
-  if (v < INT32_MIN || v > INT32_MAX) args.fail("attribute '" + name + "' does not fit in int32");
-  return static_cast<int32_t>(v);
-}
-
-std::vector<int32_t> i32s(const OpArgs& args, const std::string& name) {
-  std::vector<int32_t> out;
-  for (int64_t v : args.ints(name)) {
-    if (v < INT32_MIN || v > INT32_MAX) args.fail("attribute '" + name + "' does not fit in int32");
-    out.push_back(static_cast<int32_t>(v));
-  }
-  return out;
-}
-
-std::array<int32_t, 4> padding4(const OpArgs& args) {
-  const auto p = i32s(args, "padding");
-  if (p.size() == 2) return {p[0], p[1], p[0], p[1]};
-  if (p.size() == 4) return {p[0], p[1], p[2], p[3]};
-  args.fail("attribute 'padding' must have 2 or 4 values");
-}
-
-std::pair<int32_t, int32_t> pair(const OpArgs& args, const std::string& name) {
-  const auto v = i32s(args, name);
-  if (v.size() != 2) args.fail("attribute '" + name + "' must have 2 values");
-  return {v[0], v[1]};
-}
-
-int64_t normalized_dim(const OpArgs& args, int64_t dim, int64_t rank) {
-  if (dim < -rank || dim >= rank) args.fail("dim " + std::to_string(dim) + " is out of range");
-  return dim < 0 ? dim + rank : dim;
-}
-
-// Conv2dParams for the convolution kernels; each kernel writes only the fields its op has
-// (transposed: no dilation, output padding; s16: no offsets; depthwise: depth multiplier).
-Emitted conv(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const bool transposed = kernel == fb::KernelId_QuantizedTransposeConv2d;
-  const bool has_offsets = kernel != fb::KernelId_QuantizedConv2dS16;
-  const auto stride = pair(args, "stride");
-  const auto pad = padding4(args);
-  const auto multipliers = b.CreateVector(i32s(args, "requantize_multipliers"));
-  const auto shifts = b.CreateVector(i32s(args, "requantize_shifts"));
-  fb::Conv2dParamsBuilder p(b);
-  p.add_stride_h(stride.first);
-  p.add_stride_w(stride.second);
-  if (!transposed) {
-    const auto dilation = pair(args, "dilation");
-    p.add_dilation_h(dilation.first);
-    p.add_dilation_w(dilation.second);
-  }
-  p.add_pad_top(pad[0]);
-  p.add_pad_left(pad[1]);
-  p.add_pad_bottom(pad[2]);
-  p.add_pad_right(pad[3]);
-  if (has_offsets) {
-    p.add_input_offset(i32(args, "input_offset"));
-    p.add_output_offset(i32(args, "output_offset"));
-  }
-  p.add_activation_min(i32(args, "activation_min"));
-  p.add_activation_max(i32(args, "activation_max"));
-  p.add_multipliers(multipliers);
-  p.add_shifts(shifts);
-  if (kernel == fb::KernelId_QuantizedDepthwiseConv2d) p.add_depth_multiplier(i32(args, "depth_multiplier"));
-  if (transposed) {
-    const auto output_padding = pair(args, "output_padding");
-    p.add_output_padding_h(output_padding.first);
-    p.add_output_padding_w(output_padding.second);
-  }
-  return {kernel, fb::OpParams_Conv2dParams, p.Finish().Union()};
-}
-
-Emitted pool(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const auto kernel_size = pair(args, "kernel_size"), stride = pair(args, "stride");
-  const auto pad = padding4(args);
-  fb::Pool2dParamsBuilder p(b);
-  p.add_kernel_h(kernel_size.first);
-  p.add_kernel_w(kernel_size.second);
-  p.add_stride_h(stride.first);
-  p.add_stride_w(stride.second);
-  p.add_pad_top(pad[0]);
-  p.add_pad_left(pad[1]);
-  p.add_pad_bottom(pad[2]);
-  p.add_pad_right(pad[3]);
-  p.add_activation_min(i32(args, "activation_min"));
-  p.add_activation_max(i32(args, "activation_max"));
-  return {kernel, fb::OpParams_Pool2dParams, p.Finish().Union()};
-}
-
-Emitted quantize(FlatBufferBuilder& b, const OpArgs& args, fb::KernelId kernel) {
-  const DType dtype = args.dtype("dtype");
-  if (dtype != DType::kInt8 && dtype != DType::kInt16)
-    throw UnsupportedError("node '" + args.node_name() + "' (" + args.op() + "): dtype " +
-                           dtype_name(dtype) + " is not supported by the runtime (int8, int16)");
-  const auto p = fb::CreateQuantizeParams(b, static_cast<float>(args.f("scale")), i32(args, "zero_point"),
-                                          i32(args, "quant_min"), i32(args, "quant_max"));
-  return {kernel, fb::OpParams_QuantizeParams, p.Union()};
-}
-
-// The dims of attribute 'dim' (all when empty), normalized and ascending.
-std::vector<uint8_t> reduced_dims(const OpArgs& args, int64_t rank) {
-  std::vector<bool> reduced(static_cast<size_t>(rank), args.ints("dim").empty());
-  for (int64_t d : args.ints("dim")) reduced[static_cast<size_t>(normalized_dim(args, d, rank))] = true;
-  std::vector<uint8_t> dims;
-  for (int64_t d = 0; d < rank; ++d)
-    if (reduced[static_cast<size_t>(d)]) dims.push_back(static_cast<uint8_t>(d));
-  return dims;
-}
-
-const std::map<std::string, Emitter>& emitters() {
-  static const std::map<std::string, Emitter> table = {
-      {"cortex_m.quantized_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedConv2d); }},
-      {"cortex_m.quantized_depthwise_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedDepthwiseConv2d); }},
-      {"cortex_m.quantized_linear.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
-         const auto s = b.CreateVector(i32s(a, "requantize_shifts"));
-         fb::LinearParamsBuilder p(b);
-         p.add_input_offset(i32(a, "input_offset"));
-         p.add_filter_offset(i32(a, "filter_offset"));
-         p.add_output_offset(i32(a, "output_offset"));
-         p.add_activation_min(i32(a, "activation_min"));
-         p.add_activation_max(i32(a, "activation_max"));
-         p.add_multipliers(m);
-         p.add_shifts(s);
-         return Emitted{fb::KernelId_QuantizedLinear, fb::OpParams_LinearParams, p.Finish().Union()};
-       }},
-      {"cortex_m.quantized_avg_pool2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return pool(b, a, fb::KernelId_QuantizedAvgPool2d);
-       }},
-      {"cortex_m.quantized_max_pool2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return pool(b, a, fb::KernelId_QuantizedMaxPool2d);
-       }},
-      {"cortex_m.quantize_per_tensor.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return quantize(b, a, fb::KernelId_QuantizePerTensor);
-       }},
-      {"cortex_m.dequantize_per_tensor.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return quantize(b, a, fb::KernelId_DequantizePerTensor);
-       }},
-      {"cortex_m.quantized_softmax.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         const auto p = fb::CreateQuantizedSoftmaxParams(b, static_cast<int32_t>(dim), i32(a, "input_multiplier"),
-                                                         i32(a, "input_shift"), i32(a, "diff_min"));
-         return Emitted{fb::KernelId_QuantizedSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
-       }},
-      {"cortex_m.quantized_log_softmax.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const int64_t dim = normalized_dim(a, a.i("dim"), in_info(g, n, 0).rank());
-         const auto p = fb::CreateQuantizedSoftmaxParams(
-             b, static_cast<int32_t>(dim), i32(a, "input_multiplier"), i32(a, "input_shift"), i32(a, "diff_min"),
-             i32(a, "reverse_scaling_divisor"), i32(a, "reverse_scaling_right_shift"));
-         return Emitted{fb::KernelId_QuantizedLogSoftmax, fb::OpParams_QuantizedSoftmaxParams, p.Union()};
-       }},
-      {"cortex_m.quantized_activation.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
-         return Emitted{fb::KernelId_QuantizedActivation, fb::OpParams_ActivationParams,
-                        fb::CreateActivationParams(b).Union()};
-       }},
-      {"cortex_m.quantized_activation_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs&) {
-         return Emitted{fb::KernelId_QuantizedActivationS16, fb::OpParams_ActivationParams,
-                        fb::CreateActivationParams(b).Union()};
-       }},
-      {"cortex_m.requantize.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, -i32(a, "input_zero_point"), i32(a, "output_zero_point"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_Requantize, fb::OpParams_RequantizeParams, p.Union()};
-       }},
-      {"cortex_m.quantized_conv2d_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         return conv(b, a, fb::KernelId_QuantizedConv2dS16);
-       }},
-      {"cortex_m.quantized_linear_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto m = b.CreateVector(i32s(a, "requantize_multipliers"));
-         const auto s = b.CreateVector(i32s(a, "requantize_shifts"));
-         fb::LinearParamsBuilder p(b);  // offsets 0: symmetric int16 and int8
-         p.add_activation_min(i32(a, "activation_min"));
-         p.add_activation_max(i32(a, "activation_max"));
-         p.add_multipliers(m);
-         p.add_shifts(s);
-         return Emitted{fb::KernelId_QuantizedLinearS16, fb::OpParams_LinearParams, p.Finish().Union()};
-       }},
-      {"cortex_m.quantized_magnitude_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, 0, i32(a, "output_zero_point"), i32(a, "output_multiplier"), i32(a, "output_shift"),
-             i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedMagnitudeS16, fb::OpParams_RequantizeParams, p.Union()};
-       }},
-      {"cortex_m.requantize_s16.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateRequantizeParams(
-             b, -i32(a, "input_zero_point"), i32(a, "output_zero_point"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_RequantizeS16, fb::OpParams_RequantizeParams, p.Union()};
-       }},
-      {"cortex_m.quantized_mean.default",
-       [](FlatBufferBuilder& b, const Graph& g, const Node& n, const OpArgs& a) {
-         const auto dims = b.CreateVector(reduced_dims(a, in_info(g, n, 0).rank()));
-         const auto p = fb::CreateQuantizedMeanParams(
-             b, dims, i32(a, "input_offset"), i32(a, "output_offset"), i32(a, "output_multiplier"),
-             i32(a, "output_shift"), i32(a, "activation_min"), i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedMean, fb::OpParams_QuantizedMeanParams, p.Union()};
-       }},
-      {"cortex_m.quantized_batch_matmul.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) {
-         const auto p = fb::CreateMulParams(
-             b, i32(a, "lhs_offset"), i32(a, "rhs_offset"), i32(a, "output_offset"),
-             i32(a, "output_multiplier"), i32(a, "output_shift"), i32(a, "activation_min"),
-             i32(a, "activation_max"));
-         return Emitted{fb::KernelId_QuantizedBatchMatmul, fb::OpParams_MulParams, p.Union()};
-       }},
-      {"cortex_m.quantized_transpose_conv2d.default",
-       [](FlatBufferBuilder& b, const Graph&, const Node&, const OpArgs& a) { return conv(b, a, fb::KernelId_QuantizedTransposeConv2d); }},
-  };
-  return table;
-}
-
 bool is_view_op(const std::string& op) { return OpRegistry::global().get(op).is_view; }
 
-// The node's kernel id and params table: from its op's descriptor (OpSchema::encode).
-Emitted emit(FlatBufferBuilder& b, const Graph& g, const Node& n) {
-  const OpSchema& schema = OpRegistry::global().get(n.op);
-  if (schema.encode) {
-    ParamsBuilder params(b);
-    const EncodedOp e = schema.encode(params, node_context(g, n.id));
-    return {static_cast<fb::KernelId>(e.kernel_id), static_cast<fb::OpParams>(e.params_type),
-            Offset<void>(e.params)};
-  }
-  return emitters().at(n.op)(b, g, n, OpArgs(n.op, n.name, n.attrs));
-}
-
+// A program can hold the op: its descriptor encodes a kernel id and params table.
 bool runnable(const std::string& op) {
   const OpSchema* schema = OpRegistry::global().find(op);
-  return (schema && schema->encode) || emitters().count(op);
+  return schema && schema->encode;
 }
 
 int64_t align16(int64_t v) { return (v + 15) / 16 * 16; }
@@ -317,83 +57,8 @@ void check_runnable(const Graph& graph) {
 }
 
 int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
-  const Node& n = graph.node(id);
-  if (const OpSchema* schema = OpRegistry::global().find(n.op); schema && schema->scratch)
-    return static_cast<int64_t>(schema->scratch(node_context(graph, n.id), isa));
-  auto nhwc = [](const TensorInfo& t) {
-    return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[2]),
-                 static_cast<int32_t>(t.shape[3]), static_cast<int32_t>(t.shape[1])};
-  };
-  auto dims = [](const TensorInfo& t) {
-    return Dims4{static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[1]),
-                 static_cast<int32_t>(t.shape[2]), static_cast<int32_t>(t.shape[3])};
-  };
-  if (n.op == "cortex_m.quantized_conv2d.default") {
-    Conv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_conv2d_s16.default") {
-    Conv2dS16Params p;
-    p.filter = dims(in_info(graph, n, 1));
-    return static_cast<int64_t>(quantized_conv2d_s16_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_depthwise_conv2d.default") {
-    DepthwiseConv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_linear.default") {
-    LinearParams p;
-    p.input_features = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    p.output_features = static_cast<int32_t>(in_info(graph, n, 1).shape[0]);
-    return static_cast<int64_t>(quantized_linear_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_linear_s16.default") {
-    LinearS16Params p;
-    p.input_features = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    p.output_features = static_cast<int32_t>(in_info(graph, n, 1).shape[0]);
-    return static_cast<int64_t>(quantized_linear_s16_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_avg_pool2d.default") {
-    Pool2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_avg_pool2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_batch_matmul.default") {
-    BatchMatmulParams p;
-    p.rhs_rows = static_cast<int32_t>(in_info(graph, n, 1).shape[1]);
-    return static_cast<int64_t>(quantized_batch_matmul_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_transpose_conv2d.default") {
-    TransposeConv2dParams p;
-    p.input = nhwc(in_info(graph, n, 0));
-    p.filter = dims(in_info(graph, n, 1));
-    p.output = nhwc(out_info(graph, n));
-    return static_cast<int64_t>(quantized_transpose_conv2d_scratch_size(p, isa));
-  }
-  if (n.op == "cortex_m.quantized_mean.default") {
-    // inner: the elements after the reduced block in the input's memory order (all the size
-    // function reads).
-    const TensorInfo& in = in_info(graph, n, 0);
-    const OpArgs args(n.op, n.name, n.attrs);
-    const std::vector<uint8_t> reduced = reduced_dims(args, in.rank());
-    const std::vector<int64_t> order = in.effective_dim_order();
-    int64_t inner = 1;
-    for (size_t k = order.size(); k-- > 0;) {
-      if (std::find(reduced.begin(), reduced.end(), order[k]) != reduced.end()) break;
-      inner *= in.shape[static_cast<size_t>(order[k])];
-    }
-    MeanParams p;
-    p.inner = static_cast<int32_t>(inner);
-    return static_cast<int64_t>(quantized_mean_scratch_size(p, isa));
-  }
-  return 0;
+  const OpSchema& schema = OpRegistry::global().get(graph.node(id).op);
+  return schema.scratch ? static_cast<int64_t>(schema.scratch(node_context(graph, id), isa)) : 0;
 }
 
 ArenaLayout sequential_layout(const Graph& graph, Isa isa) {
@@ -531,7 +196,8 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
   const auto& order = graph.order();
   for (size_t step = 0; step < order.size(); ++step) {
     const Node& node = graph.node(order[step]);
-    const Emitted e = emit(b, graph, node);
+    ParamsBuilder params(b);
+    const EncodedOp e = OpRegistry::global().get(node.op).encode(params, node_context(graph, node.id));
     std::vector<int32_t> ins, outs;
     for (ValueId v : node.inputs) ins.push_back(v == kNoValue ? -1 : tensor_index.at(v));
     for (ValueId v : node.outputs) outs.push_back(tensor_index.at(v));
@@ -552,7 +218,8 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
       throw GraphError("memory plan gives node '" + node.name + "' (" + node.op + ") " +
                        std::to_string(scratch_size) + " bytes of scratch, its kernel needs " +
                        std::to_string(need));
-    ops.push_back(fb::CreateOp(b, b.CreateString(node.name), e.kernel, e.type, e.params,
+    ops.push_back(fb::CreateOp(b, b.CreateString(node.name), static_cast<fb::KernelId>(e.kernel_id),
+                               static_cast<fb::OpParams>(e.params_type), Offset<void>(e.params),
                                b.CreateVector(ins), b.CreateVector(outs),
                                static_cast<uint64_t>(scratch_offset), static_cast<uint64_t>(scratch_size)));
   }

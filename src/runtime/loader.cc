@@ -1,5 +1,6 @@
 // Program::load: verifies a program buffer completely before anything runs from it.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "program/program_generated.h"
@@ -11,17 +12,33 @@ namespace {
 
 constexpr uint64_t kMaxBytes = uint64_t{1} << 32;  // a Cortex-M address space
 
-// Byte size of a tensor's logical shape; false when a dim is negative or the size overflows.
+// Byte size of a tensor's logical shape; false when a dim is negative or the size exceeds 2^32.
+// The bound also holds for the product of the non-zero dims, so element counts and strides
+// computed from a shape with a zero dim (numel 0) cannot overflow either.
 bool tensor_bytes(const fb::Tensor& t, uint64_t* bytes) {
   uint64_t n = dtype_size(static_cast<DType>(t.dtype()));
+  if (n == 0) return false;  // unknown dtype
+  bool empty = false;
   if (t.shape())
     for (int64_t d : *t.shape()) {
-      if (d < 0 || d > static_cast<int64_t>(kMaxBytes)) return false;
+      if (d < 0) return false;
+      if (d == 0) {
+        empty = true;
+        continue;
+      }
+      if (static_cast<uint64_t>(d) > kMaxBytes / n) return false;  // n * d > 2^32, without wrapping
       n *= static_cast<uint64_t>(d);
-      if (n > kMaxBytes) return false;
     }
-  *bytes = n;
+  *bytes = empty ? 0 : n;
   return true;
+}
+
+// The FlatBuffers verifier checks only the 4-byte alignment of a vector's length field: 8-byte
+// elements at a 4-aligned address are undefined behaviour to read (the buffer itself is 16-aligned).
+template <typename T>
+int64_t misalignment(const flatbuffers::Vector<T>* v) {
+  if (!v || v->size() == 0) return 0;  // nothing is read (and the writer leaves empty vectors 4-aligned)
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(v->data()) % alignof(T));
 }
 
 Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
@@ -33,6 +50,7 @@ Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
   if (t->dtype() >= kNumDTypes) return fail("dtype", t->dtype(), "must be a known dtype");
   const int64_t rank = t->shape() ? t->shape()->size() : 0;
   if (rank > kMaxRank) return fail("shape.size", rank, "must be <= 8");
+  if (const int64_t m = misalignment(t->shape())) return fail("shape.address % 8", m, "must be 0 (malformed file)");
   for (int64_t d = 0; d < rank; ++d)
     if (t->shape()->Get(d) < 0) return fail("shape", t->shape()->Get(d), "must be >= 0", d);
   uint64_t bytes = 0;
@@ -52,9 +70,14 @@ Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
     const int64_t zps = q->zero_points() ? q->zero_points()->size() : 0;
     if (scales < 1) return fail("qparams.scales.size", scales, "must be >= 1");
     if (zps != scales) return fail("qparams.zero_points.size", zps, "must equal qparams.scales.size");
+    if (const int64_t m = misalignment(q->scales()))
+      return fail("qparams.scales.address % 8", m, "must be 0 (malformed file)");
+    if (const int64_t m = misalignment(q->zero_points()))
+      return fail("qparams.zero_points.address % 8", m, "must be 0 (malformed file)");
     for (int64_t i = 0; i < scales; ++i) {
       const double s = q->scales()->Get(i);
-      if (!(s > 0.0) || std::isinf(s)) return fail("qparams.scales", static_cast<int64_t>(s), "must be finite and > 0", i);
+      // NaN, inf and -1e300 have no int64 value: the host message reads the scale from the file.
+      if (!(s > 0.0) || std::isinf(s)) return fail("qparams.scales", 0, "must be finite and > 0", i);
     }
     if (q->axis() < -1 || q->axis() >= rank) return fail("qparams.axis", q->axis(), "must be -1 or a dim");
     if (q->axis() >= 0 && t->shape()->Get(q->axis()) != scales)

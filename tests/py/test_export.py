@@ -540,3 +540,15 @@ def test_model_zoo_exports_and_matches_torch(name, tmp_path):
     again = list(again) if isinstance(again, tuple) else [again]
     for a, o in zip(again, out):
         assert a.dtype == o.dtype and np.array_equal(a, o)
+
+
+def test_handler_tables_refuse_an_op_handled_twice():
+    from cortexm._export.converter import HandlerTable, merge_tables
+
+    a, b = HandlerTable(), HandlerTable()
+    a.handles("aten.relu.default")(lambda cx, args: None)
+    with pytest.raises(ValueError, match="aten.relu.default has two handlers"):
+        a.handles("aten.relu.default")(lambda cx, args: None)
+    b.handles("aten.relu.default")(lambda cx, args: None)
+    with pytest.raises(ValueError, match="ops with two handlers: aten.relu.default"):
+        merge_tables(a, b)

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import cortexm
+from file_limits import file_size_limit
 from cortexm import _core, qemu
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,17 +166,10 @@ def test_a_path_that_is_not_a_directory_is_refused(small, tmp_path):
     assert path.read_text() == "keep"
 
 
-def test_files_are_written_atomically(small, tmp_path, monkeypatch):
+def test_files_are_written_atomically(small, tmp_path):
     program = small[2]
     (tmp_path / "main.cc").write_text("old main")
-    import cortexm.program as program_module
-
-    def failing_fsync(fd):
-        os.write(fd, b"partial garbage")
-        raise OSError("disk full (simulated)")
-
-    monkeypatch.setattr(program_module.os, "fsync", failing_fsync)
-    with pytest.raises(OSError, match="disk full"):
+    with file_size_limit(1000), pytest.raises(OSError, match="write failed: File too large"):
         program.export_c(tmp_path, "tiny")
     assert os.listdir(tmp_path) == ["main.cc"]  # no partial or temporary file
     assert (tmp_path / "main.cc").read_text() == "old main"

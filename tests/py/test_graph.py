@@ -1,7 +1,11 @@
 """The graph IR from Python: builder API, editing, errors, graph files."""
 
+import json
 import os
 import re
+import subprocess
+import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -190,8 +194,115 @@ def test_damaged_and_edited_files(tmp_path):
         p.write_bytes(bytes_)
         with pytest.raises(ValueError, match=str(p)):
             cortexm.Graph.load(p)
-    with pytest.raises(ValueError, match="cannot read"):
+    with pytest.raises(FileNotFoundError, match="cannot read"):
         cortexm.Graph.load(tmp_path / "missing.cmg")
+
+
+def rewrite_graph_file(data, edit):
+    """A well-formed graph file (header length, padding and blob checksum recomputed) whose JSON
+    header and blob are edit(header, blob)'s: the reader must catch what the edit breaks."""
+    header_len = int.from_bytes(data[12:20], "little")
+    header = json.loads(data[20:20 + header_len])
+    blob = data[(20 + header_len + 63) // 64 * 64:-4]
+    header, blob = edit(header, blob)
+    text = json.dumps(header).encode()
+    out = data[:12] + len(text).to_bytes(8, "little") + text
+    out += bytes(-len(out) % 64) + blob
+    return out + zlib.crc32(blob).to_bytes(4, "little")
+
+
+def value_entry(header, name):
+    return next(v for v in header["values"] if v["name"] == name)
+
+
+def set_field(name, key, value):
+    def edit(header, blob):
+        value_entry(header, name)[key] = value
+        return header, blob
+    return edit
+
+
+def set_conv_stride(stride):
+    def edit(header, blob):
+        header["nodes"][0]["attrs"]["stride"] = {"ints": stride}
+        return header, blob
+    return edit
+
+
+def set_qparams(key, value):
+    def edit(header, blob):
+        value_entry(header, "w")["qparams"] = {"scales": [0.5], "zero_points": [0], "axis": -1, "quant_min": -128,
+                                               "quant_max": 127, key: value}
+        return header, blob
+    return edit
+
+
+def constant_claiming(shape, dtype="float32"):
+    """Constant "b" claims `shape` (and the matching nbytes); the blob stays as it is (268 bytes)."""
+    def edit(header, blob):
+        b = value_entry(header, "b")
+        b.update(shape=shape, dtype=dtype)
+        b["nbytes"] = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+        return header, blob
+    return edit
+
+
+BAD_GRAPH_FILES = {
+    "float dim": (set_field("x", "shape", [1, 2.7, 5, 5]), r"values\[0\]\.shape\[1\]: must be an integer, got 2\.7"),
+    "integral float dim": (set_field("x", "shape", [1, 2.0, 5, 5]), r"values\[0\]\.shape\[1\]: must be an integer, got 2\.0"),
+    "huge float dim": (set_field("x", "shape", [1, 1e300, 5, 5]), r"values\[0\]\.shape\[1\]: must be an integer, got 1e\+300"),
+    "float offset": (set_field("w", "offset", 0.5), r"values\[1\]\.offset: must be an integer, got 0\.5"),
+    "negative nbytes": (set_field("w", "nbytes", -8), r"values\[1\]\.nbytes: -8 must not be negative"),
+    "float attr": (set_conv_stride([1.5, 1]), r"nodes\[0\]\.attrs\.stride\[0\]: must be an integer, got 1\.5"),
+    "float axis": (set_qparams("axis", -1.0), r"values\[1\]\.qparams\.axis: must be an integer, got -1\.0"),
+    "zero point above int64": (set_qparams("zero_points", [2 ** 63]),
+                               r"values\[1\]\.qparams\.zero_points\[0\]: 9223372036854775808 is out of range"),
+    "more than 2^63 elements": (constant_claiming([2 ** 61, 8], "int8"),
+                                r"values\[2\]\.shape: tensor shape \[2305843009213693952, 8\] has more than 2\^63 elements"),
+    "more than 2^63 bytes": (constant_claiming([2 ** 62], "float32"),
+                             r"values\[2\]\.shape: tensor float32\[4611686018427387904\] has more than 2\^63 bytes"),
+    "4 TiB constant": (constant_claiming([2 ** 40]),
+                       r"values\[2\]: constant 'b' data \[256, \+4398046511104\) lies outside the blob of 268 bytes"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_GRAPH_FILES))
+def test_bad_graph_files_name_the_field(name, tmp_path):
+    edit, pattern = BAD_GRAPH_FILES[name]
+    data = rewrite_graph_file(small_graph().to_bytes(), edit)
+    with pytest.raises(ValueError, match=pattern):
+        cortexm.Graph.from_bytes(data)
+    path = tmp_path / "bad.cmg"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=re.escape(str(path)) + ": " + pattern):
+        cortexm.Graph.load(path)
+
+
+def test_rewritten_graph_file_loads_unchanged():
+    data = small_graph().to_bytes()
+    assert cortexm.Graph.from_bytes(rewrite_graph_file(data, lambda h, b: (h, b))).to_bytes() == data
+
+
+def test_constant_size_is_checked_before_allocating(tmp_path):
+    """A 2 KB file whose constant claims 1 GiB fails without allocating it: the load runs with 256 MB
+    of address space to spare."""
+    data = rewrite_graph_file(small_graph().to_bytes(), constant_claiming([2 ** 28]))
+    assert len(data) < 4096
+    path = tmp_path / "claims_1gib.cmg"
+    path.write_bytes(data)
+    script = f"""
+import resource, cortexm
+vm = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize:")).split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (256 << 20), resource.RLIM_INFINITY))
+try:
+    cortexm.Graph.load({str(path)!r})
+except ValueError as e:
+    print(e)
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "constant 'b' data [256, +1073741824) lies outside the blob of 268 bytes" in out.stdout
 
 
 def test_registered_ops_include_the_basics():
@@ -199,3 +310,25 @@ def test_registered_ops_include_the_basics():
     for op in ["aten.convolution.default", "quantized_decomposed.quantize_per_tensor.default",
                "cortex_m.quantize_per_tensor.default"]:
         assert op in names
+
+
+def test_op_info_reads_the_registry():
+    view = cortexm._core.op_info("aten.view_copy.default")
+    assert view.name == "aten.view_copy.default"
+    assert [i.name for i in view.inputs] == ["self"]
+    assert [(a.name, a.kind, a.required) for a in view.attrs] == [("size", "int list", True)]
+    assert view.is_view and view.is_data_movement
+    conv = cortexm._core.op_info("aten.convolution.default")
+    assert conv.inputs[2].optional  # the bias
+    assert not conv.is_view and not conv.is_data_movement
+    with pytest.raises(NotImplementedError, match="aten.no_such_op.default"):
+        cortexm._core.op_info("aten.no_such_op.default")
+
+
+def test_data_movement_is_the_registry_flag():
+    from cortexm.aot import DATA_MOVEMENT
+
+    flagged = {n for n in cortexm.registered_ops() if cortexm._core.op_info(n).is_data_movement}
+    assert DATA_MOVEMENT == flagged
+    assert {"aten.view_copy.default", "aten.cat.default", "dim_order_ops._clone_dim_order.default"} <= DATA_MOVEMENT
+    assert "aten.relu.default" not in DATA_MOVEMENT

@@ -220,7 +220,7 @@ def test_plot_writes_a_png_atomically(tmp_path):
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(os.listdir(tmp_path)) == ["plan.png"]  # no temporary left behind
-    with pytest.raises(Exception):
+    with pytest.raises(FileNotFoundError):
         plan.plot(tmp_path / "missing_dir" / "plan.png")
     assert sorted(os.listdir(tmp_path)) == ["plan.png"]
 

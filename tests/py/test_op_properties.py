@@ -1,11 +1,19 @@
-"""The op descriptors' properties (src/ops) agree with the Python lists that act on them, so the
-C++ registry and the quantizer / summaries cannot drift apart."""
+"""The op descriptors' properties (src/ops): the Python side derives its op sets from them
+(cortexm.aot.DATA_MOVEMENT, the quantizer's PASSTHROUGH_OPS), so they are pinned here."""
 import pytest
 
 from cortexm import _core
 from cortexm.aot import DATA_MOVEMENT
 from cortexm.quantizer.patterns import PASSTHROUGH_OPS
 
+MOVES = {"aten.view_copy.default", "aten.permute_copy.default", "aten.squeeze_copy.dims",
+         "aten.unsqueeze_copy.default", "aten.cat.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
+         "aten.split_with_sizes_copy.default", "aten.constant_pad_nd.default", "aten.reflection_pad1d.default",
+         "aten.upsample_nearest2d.default", "dim_order_ops._clone_dim_order.default"}
+# Data movement but cat and constant_pad_nd (their own quantizer patterns), plus the int8 ops whose
+# output keeps the input's qparams.
+KEEPS_QPARAMS = (MOVES - {"aten.cat.default", "aten.constant_pad_nd.default"}) | {
+    "aten.max_pool2d.default", "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default"}
 VIEWS = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}
 # The float unary functions a program runs as FloatUnary (fb::UnaryFn).
 FLOAT_UNARY = {"aten.relu.default", "aten.hardswish.default", "aten.silu.default", "aten.sigmoid.default",
@@ -13,8 +21,8 @@ FLOAT_UNARY = {"aten.relu.default", "aten.hardswish.default", "aten.silu.default
                "aten.gelu.default"}
 
 
-def test_data_movement_is_aot_data_movement():
-    assert set(_core.ops_with("is_data_movement")) == DATA_MOVEMENT
+def test_data_movement():
+    assert set(_core.ops_with("is_data_movement")) == MOVES == DATA_MOVEMENT
 
 
 def test_views_are_the_reshapes():
@@ -22,8 +30,9 @@ def test_views_are_the_reshapes():
     assert VIEWS <= DATA_MOVEMENT
 
 
-def test_keeps_qparams_is_the_quantizer_passthrough_list():
-    assert set(_core.ops_with("keeps_qparams")) == set(PASSTHROUGH_OPS)
+def test_keeps_qparams():
+    assert set(_core.ops_with("keeps_qparams")) == KEEPS_QPARAMS == set(PASSTHROUGH_OPS)
+    assert all(_core.op_info(op).keeps_qparams for op in KEEPS_QPARAMS)
 
 
 def test_programs_hold_every_aten_data_movement_and_float_unary_op():

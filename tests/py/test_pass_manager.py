@@ -116,3 +116,12 @@ def test_fold_replace_unfold_keep_outputs():
     assert conv.meta["lowering"] == "float: not lowered"
     assert conv.meta["input_qparams"].startswith("0: int8 q(0.02, 3); 1: int8 q(axis 0, 3 scales)")
     assert [v.dtype for v in conv.inputs] == ["float32"] * 3 and conv.inputs[1].kind == "constant"
+
+
+def test_default_pass_list_is_the_cpp_order():
+    order = list(CortexMPassManager.pass_list)
+    assert order == cortexm._core.default_passes()
+    assert set(order) == set(cortexm.pass_names())  # every pass runs by default
+    assert order[0] == "FoldAndAnnotateQParams" and order[-1] == "AnnotateScratch"
+    assert order.count("FoldInverseDimOrderClone") == 2  # again after SinkDimOrderClones
+    assert order.index("SinkDimOrderClones") < len(order) - 1 - order[::-1].index("FoldInverseDimOrderClone")

@@ -1,10 +1,13 @@
 """Program files: writer, loader and host runtime against the graph interpreter, bit for bit."""
 
+import errno
 import os
 from pathlib import Path
 import shutil
 import subprocess
+import sys
 import json
+import re
 
 import numpy as np
 import pytest
@@ -298,9 +301,41 @@ def g_transpose_conv():
     return g, [rand((2, 3, 5, 4), "int8")]
 
 
+def g_convs():
+    """quantized_conv2d (grouped, dilated, uneven padding), quantized_depthwise_conv2d (depth
+    multiplier 2, strided) and quantized_conv2d_s16 on one channels-last input each."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 4, 7, 6], "int8")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    w = g.add_constant("w", RNG.integers(-127, 128, size=(6, 2, 3, 2)).astype(np.int8))  # OHWI, groups 2
+    bias = g.add_constant("bias", RNG.integers(-4000, 4000, size=6).astype(np.int32))
+    mults, shifts = zip(*(quantize_multiplier(0.001 * (k + 2)) for k in range(8)))
+    conv = g.call("cortex_m.quantized_conv2d.default", [cl, w, bias],
+                  {"stride": [1, 2], "padding": [1, 0, 0, 1], "dilation": [2, 1], "input_offset": 7,
+                   "output_offset": -3, "requantize_multipliers": list(mults[:6]),
+                   "requantize_shifts": list(shifts[:6])}, name="conv")
+    dw_w = g.add_constant("dw_w", RNG.integers(-127, 128, size=(1, 3, 3, 8)).astype(np.int8))  # IHWO
+    dw = g.call("cortex_m.quantized_depthwise_conv2d.default", [cl, dw_w, None],
+                {"stride": [2, 2], "padding": [1, 1], "dilation": [1, 1], "depth_multiplier": 2,
+                 "input_offset": -12, "output_offset": 5, "requantize_multipliers": list(mults),
+                 "requantize_shifts": list(shifts), "activation_min": -100, "activation_max": 90},
+                name="dw")
+    x16 = g.add_input("x16", [1, 4, 5, 5], "int16")
+    cl16 = g.call("dim_order_ops._clone_dim_order.default", [x16], {"dim_order": [0, 2, 3, 1]})
+    w16 = g.add_constant("w16", RNG.integers(-127, 128, size=(3, 3, 2, 4)).astype(np.int8))
+    bias16 = g.add_constant("bias16", RNG.integers(-40000, 40000, size=3).astype(np.int64))
+    m16, s16 = zip(*(quantize_multiplier(r) for r in (0.02, 0.007, 0.05)))
+    conv16 = g.call("cortex_m.quantized_conv2d_s16.default", [cl16, w16, bias16],
+                    {"stride": [1, 1], "padding": [1, 0], "dilation": [1, 2],
+                     "requantize_multipliers": list(m16), "requantize_shifts": list(s16)}, name="conv16")
+    g.outputs = [g.call("dim_order_ops._clone_dim_order.default", [y], {"dim_order": [0, 1, 2, 3]})
+                 for y in (conv, dw, conv16)]
+    return g, [rand((1, 4, 7, 6), "int8"), rand((1, 4, 5, 5), "int16")]
+
+
 SMALL = [g_cat_channels_last, g_slice_select_split, g_permute_view, g_pads, g_upsample, g_softmax,
          g_unary_and_mean, g_quantize_roundtrip, g_cat_and_linear, g_int8_softmax_and_lut, g_requantize,
-         g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv]
+         g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv, g_convs]
 
 
 @pytest.mark.parametrize("build", SMALL, ids=[f.__name__ for f in SMALL])
@@ -325,6 +360,13 @@ def test_float_fallback_ops_are_counted_and_profiled():
     prof = program.profile(*inputs)
     assert [p[1] for p in prof] == ["Softmax", "LogSoftmax"]
     assert all(s >= 0 for _, _, s in prof)
+
+
+def test_to_program_takes_the_target_config_lower_took():
+    graph, _ = g_softmax()
+    target = cortexm.CortexMTargetConfig("cortex-m4")
+    assert cortexm.to_program(graph, target=target).target == "cortex-m4+int8"
+    assert cortexm.to_program(graph, target="cortex-m4+int8").target == "cortex-m4+int8"
 
 
 def test_input_checks_name_the_input():
@@ -392,26 +434,34 @@ def test_memory_plan_table_and_plot(tmp_path):
 # --- atomic save -------------------------------------------------------------------------------
 
 
-def test_save_is_atomic_when_the_write_fails(tmp_path, monkeypatch):
+SAVE_WITH_FILE_SIZE_LIMIT = """
+import resource, signal, sys
+import cortexm
+program = cortexm.load_program(sys.argv[1])
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[3]), resource.RLIM_INFINITY))
+try:
+    program.save(sys.argv[2])
+except OSError as e:
+    print(type(e).__name__, e.errno, e)
+"""
+
+
+def test_save_is_atomic_when_the_write_fails(tmp_path):
     graph, inputs = g_softmax()
     program = cortexm.to_program(graph)
-    path = tmp_path / "model.cmpte"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "out").mkdir()
+    program.save(tmp_path / "src" / "model.cmpte")
+    path = tmp_path / "out" / "model.cmpte"
     path.write_bytes(b"old contents")
-
-    import cortexm.program as program_module
-
-    real_fsync = os.fsync
-
-    def failing_fsync(fd):
-        os.write(fd, b"partial garbage")
-        raise OSError("disk full (simulated)")
-
-    monkeypatch.setattr(program_module.os, "fsync", failing_fsync)
-    with pytest.raises(OSError, match="disk full"):
-        program.save(path)
-    monkeypatch.setattr(program_module.os, "fsync", real_fsync)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", SAVE_WITH_FILE_SIZE_LIMIT, str(tmp_path / "src" / "model.cmpte"),
+                          str(path), str(len(program.data) // 2)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"OSError {errno.EFBIG} ") and "write failed: File too large" in out.stdout
     assert path.read_bytes() == b"old contents"
-    assert os.listdir(tmp_path) == ["model.cmpte"]  # no temporary file left behind
+    assert os.listdir(tmp_path / "out") == ["model.cmpte"]  # no temporary file left behind
     program.save(path)
     assert cortexm.load_program(path).data == program.data
 
@@ -487,7 +537,9 @@ def to_json(data, tmp_path):
 
 def from_json(doc, tmp_path):
     path = tmp_path / "edited.json"
-    path.write_text(json.dumps(doc))
+    # flatc spells non-finite doubles nan / inf, Python's json NaN / Infinity.
+    text = re.sub(r"(?:(?<=\[)|(?<=[,:] ))(-?)Infinity\b", r"\1inf", json.dumps(doc))
+    path.write_text(re.sub(r"(?:(?<=\[)|(?<=[,:] ))NaN\b", "nan", text))
     subprocess.run([FLATC, "-b", "--size-prefixed", "-o", str(tmp_path), SCHEMA, str(path)], check=True)
     return (tmp_path / "edited.cmpte").read_bytes() if (tmp_path / "edited.cmpte").exists() else \
         (tmp_path / "edited.bin").read_bytes()
@@ -534,6 +586,32 @@ def edit_arena_size(d):
 def edit_qparams(d):
     t = next(t for t in d["tensors"] if "qparams" in t)
     t["qparams"]["scales"] = [0.0]
+
+
+def set_first_scale(d, scale):
+    next(t for t in d["tensors"] if "qparams" in t)["qparams"]["scales"] = [scale]
+
+
+def edit_qparams_nan(d):
+    set_first_scale(d, float("nan"))
+
+
+def edit_qparams_inf(d):
+    set_first_scale(d, float("inf"))
+
+
+def edit_qparams_huge_negative(d):
+    set_first_scale(d, -1e300)
+
+
+def edit_wrapping_shape(d):
+    # 2^64 bytes: a product that wraps to 0 in uint64.
+    d["tensors"][d["inputs"][0]]["shape"] = [2 ** 32, 2 ** 32]
+
+
+def edit_zero_dim_huge_shape(d):
+    # numel 0, but strides of 2^64 elements: every dim is within bounds, their product is not.
+    d["tensors"][d["inputs"][0]]["shape"] = [0, 2 ** 32, 2 ** 32, 2 ** 32]
 
 
 def edit_overlap(d):
@@ -603,6 +681,11 @@ EDITS = {
     edit_schema_version: r"schema_version = 99",
     edit_arena_size: r"offset.*within the arena",
     edit_qparams: r"qparams.scales\[0\]",
+    edit_qparams_nan: r"tensors\[\d+\] \('[^']*'\): qparams.scales\[0\] = nan: must be finite and > 0",
+    edit_qparams_inf: r"qparams.scales\[0\] = inf: must be finite and > 0",
+    edit_qparams_huge_negative: r"qparams.scales\[0\] = -1e\+300: must be finite and > 0",
+    edit_wrapping_shape: r"tensors\[\d+\].*shape = 2: describes more than 2\^32 bytes",
+    edit_zero_dim_huge_shape: r"tensors\[\d+\].*shape = 4: describes more than 2\^32 bytes",
     edit_overlap: r"overlaps",
     edit_dtype: r"input.dtype|dtype",
     edit_cat_dim: r"params.dim = 7",
@@ -785,13 +868,26 @@ NEW_OP_EDITS = [
     ("g_binary_s16", set_param("cl", "rhs_multiplier", -3), r"'cl', QuantizedAddS16\): other_multiplier = -3"),
     ("g_binary_s16", set_param("square", "activation_min", -40000), r"'square'.*activation_min = -40000: must be in"),
     ("g_binary_s16", set_output_dim("sum", 2, -1), r"'sum'.*output.shape\[2\] = 4: must be the broadcast shape"),
+    # a stride or dilation of 0 is named before any output size is computed from it (no SIGFPE)
+    ("g_convs", set_param("dw", "stride_h", 0), r"'dw', QuantizedDepthwiseConv2d\): stride\[0\] = 0: must be >= 1"),
+    ("g_convs", set_param("dw", "dilation_w", 0), r"'dw'.*dilation\[1\] = 0: must be >= 1"),
+    ("g_convs", set_param("conv", "stride_w", 0), r"'conv', QuantizedConv2d\): stride\[1\] = 0: must be >= 1"),
+    ("g_convs", set_param("conv", "dilation_h", 0), r"'conv'.*dilation\[0\] = 0: must be >= 1"),
+    ("g_convs", set_param("conv16", "stride_h", 0), r"'conv16', QuantizedConv2dS16\): stride\[0\] = 0"),
+    ("g_convs", set_param("conv16", "dilation_w", -1), r"'conv16'.*dilation\[1\] = -1: must be >= 1"),
+    ("g_convs", set_param("conv16", "input_offset", 3), r"'conv16'.*params.input_offset = 3: must be 0"),
+    ("g_convs", set_param("conv", "output_padding_w", 1), r"'conv'.*params.output_padding_w = 1: must be 0"),
+    ("g_convs", set_param("dw", "depth_multiplier", 3), r"'dw'.*weight.shape\[3\] = 8: must equal input.shape"),
+    ("g_convs", set_output_dim("dw", 2, 1), r"'dw'.*output.shape\[1\] = 5: must equal the computed height"),
+    ("g_convs", set_op_field("conv", "scratch_size", 8), r"'conv'.*scratch_size = 8: is smaller"),
 ]
 
 
 @pytest.fixture(scope="module")
 def new_op_programs():
     programs = {}
-    for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv, g_binary_s16):
+    for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv, g_binary_s16,
+                  g_convs):
         graph, inputs = build()
         programs[build.__name__] = (cortexm.to_program(graph, bundle_inputs=tuple(inputs)), graph, inputs)
     return programs
@@ -809,7 +905,7 @@ def test_new_op_parameters_are_verified(builder, edit, pattern, new_op_programs,
 
 
 @pytest.mark.parametrize("builder", ["g_requantize", "g_minmax", "g_quantized_mean", "g_batch_matmul",
-                                     "g_transpose_conv", "g_binary_s16"])
+                                     "g_transpose_conv", "g_binary_s16", "g_convs"])
 def test_new_op_flipped_bytes_never_crash(builder, new_op_programs):
     """Single-byte corruptions of the new ops' programs either load and run or raise ValueError."""
     program, _, inputs = new_op_programs[builder]
@@ -926,3 +1022,21 @@ def test_zoo_program_equals_lowered_graph(zoo, tmp_path):
     # Recorded, not asserted: how far the arena is above the lower bound, and which layout it is.
     print(f"{name}: arena {plan.arena_size} B, lower bound {plan.lower_bound} B, "
           f"{plan.arena_size - plan.lower_bound} B above it; layout: {program.layout}")
+
+
+@pytest.mark.parametrize("op,attrs", [
+    ("cortex_m.quantized_depthwise_conv2d.default", {"stride": [0, 1]}),
+    ("cortex_m.quantized_conv2d.default", {"dilation": [1, 0]}),
+    ("cortex_m.quantized_conv2d_s16.default", {"stride": [1, -2]}),
+])
+def test_conv_window_below_one_is_a_graph_error(op, attrs):
+    """A stride or dilation below 1 in a graph is an error naming it, not a division by zero."""
+    graph, _ = g_convs()
+    node = next(n for n in graph.nodes if n.op == op)
+    g = cortexm.Graph()
+    x = g.add_input("x", node.inputs[0].shape, node.inputs[0].dtype)
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    w = g.add_constant("w", next(c.data for c in graph.constants if c.id == node.inputs[1].id))
+    name = next(iter(attrs))
+    with pytest.raises(ValueError, match=rf"{name}\[\d\] = -?\d must be >= 1"):
+        g.call(op, [cl, w, None], {**node.attrs, **attrs})

@@ -160,3 +160,11 @@ def test_bad_arrays_raise_value_error():
         ops.dequantize_per_tensor(X, 0.1, 0, -128, 127, np.int8)
     with pytest.raises(ValueError, match="input must be a numpy array"):
         ops.dequantize_per_tensor([1, 2], 0.1, 0, -128, 127, np.int8)
+
+
+def test_input_copy_that_cannot_be_allocated_is_a_memory_error():
+    # A broadcast view: the C-contiguous copy the kernel needs would take 2^62 bytes.
+    x = np.broadcast_to(np.float32(1.0), (1 << 30, 1 << 30))
+    with pytest.raises(MemoryError, match=r"^quantize_per_tensor: input \(shape \(1073741824, 1073741824\)\): "
+                                          r"cannot make a C-contiguous copy: out of memory$"):
+        ops.quantize_per_tensor(x, 0.5, 0, -128, 127, np.int8)

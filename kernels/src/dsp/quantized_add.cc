@@ -15,13 +15,10 @@ void quantized_add(const AddParams& params, const int8_t* lhs, const int8_t* rhs
   // every element would reload them.
   const AddParams p = params;
   const uint32_t lhs_offsets = splat16(p.lhs_offset), rhs_offsets = splat16(p.rhs_offset);
-  for_each_broadcast_run(p.shape, [=, &output](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
-    const int8_t* a = lhs + li;
-    const int8_t* b = rhs + ri;
-    int8_t* out = output;
-    output += count;
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [=](const int8_t* a, const int8_t* b, int8_t* out,
+                                                           int32_t count, int32_t ls, int32_t rs) {
     if (ls != 1 || rs != 1) {
-      for (int32_t i = 0; i < count; ++i) out[i] = add_one(p, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      strided_run(a, b, out, count, ls, rs, [=](int32_t x, int32_t y) { return add_one(p, x, y); });
       return;
     }
     int32_t i = 0;

@@ -25,14 +25,11 @@ void quantized_mul(const MulParams& params, const int8_t* lhs, const int8_t* rhs
   // every element would reload them.
   const MulParams p = params;
   const uint32_t lhs_offsets = splat16(p.lhs_offset), rhs_offsets = splat16(p.rhs_offset);
-  for_each_broadcast_run(p.shape, [=, &output](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
-    const int8_t* a = lhs + li;
-    const int8_t* b = rhs + ri;
-    int8_t* out = output;
-    output += count;
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [=](const int8_t* a, const int8_t* b, int8_t* out,
+                                                           int32_t count, int32_t ls, int32_t rs) {
     if (ls != 1 || rs != 1) {
-      for (int32_t i = 0; i < count; ++i)
-        out[i] = mul_one(p, a[int64_t{i} * ls] + p.lhs_offset, b[int64_t{i} * rs] + p.rhs_offset);
+      strided_run(a, b, out, count, ls, rs,
+                  [=](int32_t x, int32_t y) { return mul_one(p, x + p.lhs_offset, y + p.rhs_offset); });
       return;
     }
     int32_t i = 0;

@@ -19,13 +19,11 @@ void quantized_add(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int
   const Requantizer out_scale = make_requantizer(p.output_multiplier, p.output_shift);
   const int32_t lhs_offset = p.lhs_offset, rhs_offset = p.rhs_offset;
   const int32_t out_offset = p.output_offset, lo = p.activation_min, hi = p.activation_max;
-  for_each_broadcast_run(p.shape, [=, &output](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
-    const int8_t* a = lhs + li;
-    const int8_t* b = rhs + ri;
-    int8_t* out = output;
-    output += count;
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [=](const int8_t* a, const int8_t* b, int8_t* out,
+                                                           int32_t count, int32_t ls, int32_t rs) {
     if (ls > 1 || rs > 1) {
-      for (int32_t i = 0; i < count; ++i) out[i] = add_one(params, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      strided_run(a, b, out, count, ls, rs,
+                  [=](int32_t x, int32_t y) { return add_one(params, x, y); });
       return;
     }
     const int32x4_t a_fixed = vdupq_n_s32(a[0]), b_fixed = vdupq_n_s32(b[0]);

@@ -16,13 +16,11 @@ void quantized_mul_s16(const MulS16Params& p, const int16_t* lhs, const int16_t*
   const MulS16Params params = p;
   const Requantizer scale = make_requantizer(p.output_multiplier, p.output_shift);
   const int32_t lo = p.activation_min, hi = p.activation_max;
-  for_each_broadcast_run(p.shape, [=, &output](int64_t li, int64_t ri, int32_t count, int32_t ls, int32_t rs) {
-    const int16_t* a = lhs + li;
-    const int16_t* b = rhs + ri;
-    int16_t* out = output;
-    output += count;
+  for_each_elementwise_run(p.shape, lhs, rhs, output, [=](const int16_t* a, const int16_t* b, int16_t* out,
+                                                           int32_t count, int32_t ls, int32_t rs) {
     if (ls > 1 || rs > 1) {
-      for (int32_t i = 0; i < count; ++i) out[i] = mul_s16_one(params, a[int64_t{i} * ls], b[int64_t{i} * rs]);
+      strided_run(a, b, out, count, ls, rs,
+                  [=](int32_t x, int32_t y) { return mul_s16_one(params, x, y); });
       return;
     }
     const int32x4_t a_fixed = vdupq_n_s32(a[0]), b_fixed = vdupq_n_s32(b[0]);

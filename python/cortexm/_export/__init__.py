@@ -1,2 +1,3 @@
-"""The pieces of cortexm.export: capture (torch.export + decompositions), convert (the FX walk),
-ops and quant (the op mapping tables), batchnorm (folding)."""
+"""The pieces of cortexm.export: capture (torch.export + decompositions), converter (the FX walk),
+ops, quant and batchnorm (handler tables; batchnorm folds), convert (the walk with all tables).
+Imports go one way: converter <- ops <- quant, batchnorm <- convert."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .convert import Unavailable, op_name
-from .ops import handles
+from .converter import HandlerTable, Unavailable, op_name
+
+HANDLERS = HandlerTable()
+handles = HANDLERS.handles
 
 FOLDABLE = {"aten.convolution.default", "aten.linear.default"}
 # The torch ops whose handlers return the output of one of those graph nodes.

@@ -9,18 +9,10 @@ import math
 import numpy as np
 import torch
 
-from .convert import DTYPES, Const, Unavailable, op_name
+from .converter import DTYPES, Const, HandlerTable, Unavailable, op_name
 
-HANDLERS: dict = {}
-
-
-def handles(*names):
-    def register(fn):
-        for name in names:
-            HANDLERS[name] = fn
-        return fn
-
-    return register
+HANDLERS = HandlerTable()
+handles = HANDLERS.handles
 
 
 def ints(v, n: int | None = None) -> list[int]:

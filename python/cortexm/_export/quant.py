@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import torch
 
-from .convert import DTYPES
-from .ops import handles, scalar_value
+from .converter import DTYPES, HandlerTable
+from .ops import scalar_value
+
+HANDLERS = HandlerTable()
+handles = HANDLERS.handles
 
 
 def dtype_attr(cx, dtype) -> str:

@@ -17,6 +17,8 @@ import math
 
 from dataclasses import dataclass, field
 
+from .. import _core
+
 
 class NoMatch(Exception):
     """A pattern check failed; str(e) says why."""
@@ -403,13 +405,8 @@ class Pattern:
 
 
 CONVOLUTION = ("aten.convolution.default",)
-PASSTHROUGH_OPS = (
-    "aten.view_copy.default", "aten.permute_copy.default", "aten.squeeze_copy.dims",
-    "aten.unsqueeze_copy.default", "aten.slice_copy.Tensor", "aten.select_copy.int",
-    "aten.split_with_sizes_copy.default", "aten.max_pool2d.default", "aten.relu.default",
-    "aten.hardtanh.default", "aten.clamp.default", "dim_order_ops._clone_dim_order.default",
-    "aten.reflection_pad1d.default", "aten.upsample_nearest2d.default",
-)
+# The ops whose int8 output keeps input 0's qparams (their descriptors' keeps_qparams).
+PASSTHROUGH_OPS = tuple(sorted(op for op in _core.registered_ops() if _core.op_info(op).keeps_qparams))
 ACTIVATION_OPS = ("aten.sigmoid.default", "aten.tanh.default", "aten.silu.default", "aten.gelu.default",
                   "aten.hardswish.default")
 # Other single-input elementwise ops with an observed output range (lowered through a table).

@@ -1,8 +1,11 @@
-// Shared by the cortex_m pooling ops: attribute decoding and NCHW staging.
+// Shared by the cortex_m pooling ops: attribute decoding, NCHW staging and the program encode
+// (program/params/pool2d.h).
 #pragma once
 
 #include "cortexm/kernels/pool_params.h"
 #include "ops/cortex_m/cortex_m_util.h"
+#include "program/params/pool2d.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -36,6 +39,12 @@ std::vector<TensorInfo> infer_pool(const InferContext& ctx, Prepare prepare) {
   out.dim_order = channels_last_dim_order(4);
   out.qparams = passthrough_qparams(ctx.input(0));
   return {out};
+}
+
+inline EncodeFn encode_pool(fb::KernelId kernel_id) {
+  return [kernel_id](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(kernel_id, program::encode_pool2d(b.fbb(), decode_pool(node, node.input(0))));
+  };
 }
 
 }  // namespace cortexm::ops

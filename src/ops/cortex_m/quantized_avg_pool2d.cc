@@ -23,6 +23,10 @@ void register_cortex_m_quantized_avg_pool2d(OpRegistry& registry) {
     quantized_avg_pool2d(p, input.data(), output.data(), scratch.data());
     nhwc_to_nchw(output, ctx.output());
   };
+  s.encode = encode_pool(fb::KernelId_QuantizedAvgPool2d);
+  s.scratch = [](const NodeContext& node, Isa isa) {
+    return quantized_avg_pool2d_scratch_size(decode_pool(node, node.input(0)), isa);
+  };
   registry.add(std::move(s));
 }
 

@@ -3,6 +3,8 @@
 #include "cortexm/kernels/quantized_batch_matmul.h"
 
 #include "ops/cortex_m/cortex_m_util.h"
+#include "program/params/batch_matmul.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -65,6 +67,13 @@ void register_cortex_m_quantized_batch_matmul(OpRegistry& registry) {
   s.attrs.push_back(scratch_bytes_attr());
   s.infer = infer;
   s.kernel = kernel;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_QuantizedBatchMatmul,
+                            program::encode_batch_matmul(b.fbb(), decode(node, node.input(0), node.input(1))));
+  };
+  s.scratch = [](const NodeContext& node, Isa isa) {
+    return quantized_batch_matmul_scratch_size(decode(node, node.input(0), node.input(1)), isa);
+  };
   registry.add(std::move(s));
 }
 

@@ -3,6 +3,8 @@
 #include "cortexm/kernels/quantized_magnitude_s16.h"
 
 #include "ops/cortex_m/cortex_m_util.h"
+#include "program/params/requantize.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -59,6 +61,10 @@ void register_cortex_m_quantized_magnitude_s16(OpRegistry& registry) {
       quantized_magnitude_s16(p, ctx.input(0).data<int16_t>(), ctx.input(1).data<int16_t>(),
                               ctx.output().data<int16_t>());
     }
+  };
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_QuantizedMagnitudeS16,
+                            program::encode_requantize(b.fbb(), decode(node, node.input(0))));
   };
   registry.add(std::move(s));
 }

@@ -18,6 +18,7 @@ void register_cortex_m_quantized_max_pool2d(OpRegistry& registry) {
     quantized_max_pool2d(p, input.data(), output.data());
     nhwc_to_nchw(output, ctx.output());
   };
+  s.encode = encode_pool(fb::KernelId_QuantizedMaxPool2d);
   registry.add(std::move(s));
 }
 

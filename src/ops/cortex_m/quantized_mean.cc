@@ -7,6 +7,8 @@
 #include <algorithm>
 
 #include "ops/cortex_m/cortex_m_util.h"
+#include "program/params/mean.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -14,6 +16,7 @@ namespace {
 
 struct MeanCall {
   MeanParams params;
+  std::vector<uint8_t> reduced;    // the reduced dims, ascending
   std::vector<int64_t> order;      // input memory order, outermost first
   std::vector<int64_t> out_shape;  // logical
   std::vector<int64_t> out_order;
@@ -30,6 +33,8 @@ MeanCall decode(const OpArgs& args, const TensorInfo& input) {
     if (reduced[static_cast<size_t>(n)]) args.fail("attribute 'dim' repeats dim " + std::to_string(n));
     reduced[static_cast<size_t>(n)] = true;
   }
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[static_cast<size_t>(d)]) call.reduced.push_back(static_cast<uint8_t>(d));
   call.order = input.effective_dim_order();
   int64_t first = -1, last = -1;
   for (int64_t k = 0; k < rank; ++k) {
@@ -137,6 +142,14 @@ void register_cortex_m_quantized_mean(OpRegistry& registry) {
              scratch_bytes_attr()};
   s.infer = infer;
   s.kernel = kernel;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    const MeanCall call = decode(node, node.input(0));
+    return program::encoded(fb::KernelId_QuantizedMean,
+                            program::encode_mean(b.fbb(), call.reduced, call.params));
+  };
+  s.scratch = [](const NodeContext& node, Isa isa) {
+    return quantized_mean_scratch_size(decode(node, node.input(0)).params, isa);
+  };
   registry.add(std::move(s));
 }
 

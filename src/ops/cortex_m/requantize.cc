@@ -3,6 +3,8 @@
 #include "cortexm/kernels/requantize_tensor.h"
 
 #include "ops/cortex_m/cortex_m_util.h"
+#include "program/params/requantize.h"
+#include "program/params_builder.h"
 
 namespace cortexm::ops {
 
@@ -41,6 +43,10 @@ void register_cortex_m_requantize(OpRegistry& registry) {
   s.kernel = [](const KernelContext& ctx) {
     requantize_tensor(decode(ctx, ctx.input(0).info()), ctx.input(0).data<int8_t>(),
                       ctx.output().data<int8_t>());
+  };
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_Requantize,
+                            program::encode_requantize(b.fbb(), decode(node, node.input(0))));
   };
   registry.add(std::move(s));
 }

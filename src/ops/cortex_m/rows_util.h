@@ -10,6 +10,7 @@
 namespace cortexm::ops {
 
 struct Rows {
+  int64_t dim = 0;                       // normalized
   int64_t outer = 1, n = 1, inner = 1;  // logical shape = [outer, n, inner] around dim
   int32_t count() const { return static_cast<int32_t>(outer * inner); }
 };
@@ -23,6 +24,7 @@ inline Rows rows_along(const OpArgs& args, const TensorInfo& in) {
     args.fail("dim " + std::to_string(dim) + " must be innermost in memory (input dim_order " +
               shape_to_string(in.effective_dim_order()) + ")");
   Rows r;
+  r.dim = dim;
   for (int64_t d = 0; d < rank; ++d) (d < dim ? r.outer : d == dim ? r.n : r.inner) *= in.shape[d];
   if (r.outer * r.inner > INT32_MAX || r.n > INT32_MAX || r.outer * r.n * r.inner == 0)
     args.fail("input " + shape_to_string(in.shape) + " must be non-empty with int32 extents");

@@ -8,7 +8,8 @@ namespace cortexm::ops {
 
 namespace {
 
-void register_as(OpRegistry& registry, const std::string& name) {
+// encode: the cortex_m op only (a program holds lowered graphs).
+void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode = nullptr) {
   OpSchema s;
   s.name = name;
   s.inputs = {{"input"}};
@@ -43,6 +44,7 @@ void register_as(OpRegistry& registry, const std::string& name) {
     p.dtype = in.dtype() == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
     dequantize_per_tensor(p, in.raw(), out, n);
   };
+  s.encode = std::move(encode);
   registry.add(std::move(s));
 }
 
@@ -50,7 +52,8 @@ void register_as(OpRegistry& registry, const std::string& name) {
 
 void register_dequantize_per_tensor(OpRegistry& registry) {
   register_as(registry, "quantized_decomposed.dequantize_per_tensor.default");
-  register_as(registry, "cortex_m.dequantize_per_tensor.default");
+  register_as(registry, "cortex_m.dequantize_per_tensor.default",
+              encode_quantize_per_tensor(fb::KernelId_DequantizePerTensor));
 }
 
 }  // namespace cortexm::ops

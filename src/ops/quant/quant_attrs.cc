@@ -2,6 +2,10 @@
 
 #include <cmath>
 
+#include "graph/errors.h"
+#include "program/params/quantize.h"
+#include "program/params_builder.h"
+
 namespace cortexm::ops {
 
 namespace {
@@ -54,6 +58,27 @@ QuantParams quant_params_from_attrs(const OpArgs& args, bool per_channel, int64_
     if (zp < lo || zp > hi)
       args.fail("zero point " + std::to_string(zp) + " is outside " + dtype_name(dtype));
   return q;
+}
+
+QuantizeParams quantize_params(const OpArgs& args) {
+  const QuantParams q = quant_params_from_attrs(args, false);
+  QuantizeParams p;
+  p.scale = static_cast<float>(args.f("scale"));
+  p.zero_point = static_cast<int32_t>(q.zero_points[0]);
+  p.quant_min = static_cast<int32_t>(q.quant_min);
+  p.quant_max = static_cast<int32_t>(q.quant_max);
+  p.dtype = args.dtype("dtype") == DType::kInt16 ? QuantDtype::kInt16 : QuantDtype::kInt8;
+  return p;
+}
+
+EncodeFn encode_quantize_per_tensor(fb::KernelId kernel_id) {
+  return [kernel_id](program::ParamsBuilder& b, const NodeContext& node) {
+    const DType dtype = node.dtype("dtype");
+    if (dtype != DType::kInt8 && dtype != DType::kInt16)
+      throw UnsupportedError("node '" + node.node_name() + "' (" + node.op() + "): dtype " +
+                             dtype_name(dtype) + " is not supported by the runtime (int8, int16)");
+    return program::encoded(kernel_id, program::encode_quantize(b.fbb(), quantize_params(node)));
+  };
 }
 
 }  // namespace cortexm::ops

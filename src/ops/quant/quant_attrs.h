@@ -1,7 +1,9 @@
 // Attributes and checks shared by the quantize / dequantize ops.
 #pragma once
 
+#include "cortexm/kernels/quantize_per_tensor.h"
 #include "ops/op_util.h"
+#include "program/program_generated.h"
 
 namespace cortexm::ops {
 
@@ -20,5 +22,12 @@ inline std::vector<AttrSpec> per_channel_quant_attrs() {
 // Checks dtype / range / scales and returns the qparams the attributes describe.
 QuantParams quant_params_from_attrs(const OpArgs& args, bool per_channel, int64_t rank = 0,
                                     const std::vector<int64_t>& shape = {});
+
+// Kernel params from the per-tensor attributes (checked by quant_params_from_attrs).
+QuantizeParams quantize_params(const OpArgs& args);
+
+// The program encode of cortex_m.quantize_per_tensor / dequantize_per_tensor
+// (program/params/quantize.h); the runtime's kernels take int8 and int16 only.
+EncodeFn encode_quantize_per_tensor(fb::KernelId kernel_id);
 
 }  // namespace cortexm::ops

@@ -8,7 +8,8 @@ namespace cortexm::ops {
 
 namespace {
 
-void register_as(OpRegistry& registry, const std::string& name) {
+// encode: the cortex_m op only (a program holds lowered graphs).
+void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode = nullptr) {
   OpSchema s;
   s.name = name;
   s.inputs = {{"input"}};
@@ -24,17 +25,13 @@ void register_as(OpRegistry& registry, const std::string& name) {
     return std::vector<TensorInfo>{out};
   };
   s.kernel = [](const KernelContext& ctx) {
-    QuantizeParams p;
-    p.scale = static_cast<float>(ctx.f("scale"));
-    p.zero_point = static_cast<int32_t>(ctx.i("zero_point"));
-    p.quant_min = static_cast<int32_t>(ctx.i("quant_min"));
-    p.quant_max = static_cast<int32_t>(ctx.i("quant_max"));
-    p.dtype = ctx.dtype("dtype") == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
+    const QuantizeParams p = quantize_params(ctx);
     const Error error = quantize_per_tensor_prepare(p);
     if (!error.ok()) ctx.fail(std::string(error.argument) + " " + error.requirement);
     quantize_per_tensor(p, ctx.input(0).data<float>(), ctx.output().raw(),
                         static_cast<size_t>(ctx.input(0).numel()));
   };
+  s.encode = std::move(encode);
   registry.add(std::move(s));
 }
 
@@ -42,7 +39,8 @@ void register_as(OpRegistry& registry, const std::string& name) {
 
 void register_quantize_per_tensor(OpRegistry& registry) {
   register_as(registry, "quantized_decomposed.quantize_per_tensor.default");
-  register_as(registry, "cortex_m.quantize_per_tensor.default");
+  register_as(registry, "cortex_m.quantize_per_tensor.default",
+              encode_quantize_per_tensor(fb::KernelId_QuantizePerTensor));
 }
 
 }  // namespace cortexm::ops

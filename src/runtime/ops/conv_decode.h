@@ -1,4 +1,4 @@
-// Conv2dParams table -> kernel params (shared by conv2d and depthwise).
+// Shapes of NHWC tensors as kernel dims and the checks shared by the op prepare functions.
 #pragma once
 
 #include "cortexm/kernels/conv_params.h"
@@ -14,20 +14,6 @@ inline Dims4 nhwc_dims(const TensorView& t) {
 inline Dims4 dims4_of(const TensorView& t) {
   return {static_cast<int32_t>(t.shape[0]), static_cast<int32_t>(t.shape[1]),
           static_cast<int32_t>(t.shape[2]), static_cast<int32_t>(t.shape[3])};
-}
-
-inline void decode_conv(const fb::Conv2dParams& p, ConvGeometry* geometry, ConvQuantParams* quant) {
-  geometry->stride_h = p.stride_h();
-  geometry->stride_w = p.stride_w();
-  geometry->dilation_h = p.dilation_h();
-  geometry->dilation_w = p.dilation_w();
-  geometry->padding = {p.pad_top(), p.pad_left(), p.pad_bottom(), p.pad_right()};
-  quant->input_offset = p.input_offset();
-  quant->output_offset = p.output_offset();
-  quant->activation_min = p.activation_min();
-  quant->activation_max = p.activation_max();
-  quant->multipliers = p.multipliers() ? p.multipliers()->data() : nullptr;
-  quant->shifts = p.shifts() ? p.shifts()->data() : nullptr;
 }
 
 // Rank-4 int8 NCHW tensor with NHWC bytes, extents within int32.

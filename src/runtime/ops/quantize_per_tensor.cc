@@ -2,6 +2,7 @@
 // (input and output share their layout).
 #include "cortexm/kernels/quantize_per_tensor.h"
 
+#include "program/params/quantize.h"
 #include "runtime/op_context.h"
 
 namespace cortexm::runtime {
@@ -9,12 +10,8 @@ namespace cortexm::runtime {
 namespace {
 
 QuantizeParams decode(const OpContext& ctx, DType quantized) {
-  const auto* params = ctx.op.params_as_QuantizeParams();
   QuantizeParams p;
-  p.scale = params->scale();
-  p.zero_point = params->zero_point();
-  p.quant_min = params->quant_min();
-  p.quant_max = params->quant_max();
+  program::decode_quantize(*ctx.op.params_as_QuantizeParams(), &p);
   p.dtype = quantized == DType::kInt16 ? QuantDtype::kInt16 : QuantDtype::kInt8;
   return p;
 }

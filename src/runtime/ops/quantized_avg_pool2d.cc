@@ -1,13 +1,14 @@
 // QuantizedAvgPool2d: NHWC int8, arm_avgpool_s8 rounding.
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 
+#include "cortexm/kernels/kernel_isa.h"
 #include "runtime/ops/pool_decode.h"
 
 namespace cortexm::runtime {
 
 Status prepare_quantized_avg_pool2d(const OpContext& ctx) {
   CORTEXM_RETURN_IF_STATUS(prepare_pool(ctx, quantized_avg_pool2d_prepare));
-  return require_scratch(ctx, quantized_avg_pool2d_scratch_size(decode_pool(ctx), ctx.program.isa()));
+  return require_scratch(ctx, quantized_avg_pool2d_scratch_size(decode_pool(ctx), kKernelIsa));
 }
 
 void run_quantized_avg_pool2d(const OpContext& ctx) {

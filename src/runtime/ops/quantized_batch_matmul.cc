@@ -2,6 +2,8 @@
 // output [B, M, N], all contiguous int8; scratch holds one int32 sum per rhs row.
 #include "cortexm/kernels/quantized_batch_matmul.h"
 
+#include "cortexm/kernels/kernel_isa.h"
+#include "program/params/batch_matmul.h"
 #include "runtime/ops/conv_decode.h"
 
 namespace cortexm::runtime {
@@ -10,19 +12,12 @@ namespace {
 
 BatchMatmulParams decode(const OpContext& ctx) {
   const TensorView lhs = ctx.input(0), rhs = ctx.input(1);
-  const auto* q = ctx.op.params_as_MulParams();
   BatchMatmulParams p;
   p.batch = static_cast<int32_t>(lhs.shape[0]);
   p.lhs_rows = static_cast<int32_t>(lhs.shape[1]);
   p.rhs_rows = static_cast<int32_t>(rhs.shape[1]);
   p.cols = static_cast<int32_t>(lhs.shape[2]);
-  p.lhs_offset = q->lhs_offset();
-  p.rhs_offset = q->rhs_offset();
-  p.output_offset = q->output_offset();
-  p.multiplier = q->output_multiplier();
-  p.shift = q->output_shift();
-  p.activation_min = q->activation_min();
-  p.activation_max = q->activation_max();
+  program::decode_batch_matmul(*ctx.op.params_as_MulParams(), &p);
   return p;
 }
 
@@ -50,7 +45,7 @@ Status prepare_quantized_batch_matmul(const OpContext& ctx) {
   const BatchMatmulParams p = decode(ctx);
   const Error error = quantized_batch_matmul_prepare(p);
   if (!error.ok()) return ctx.fail(error);
-  return require_scratch(ctx, quantized_batch_matmul_scratch_size(p, ctx.program.isa()));
+  return require_scratch(ctx, quantized_batch_matmul_scratch_size(p, kKernelIsa));
 }
 
 void run_quantized_batch_matmul(const OpContext& ctx) {

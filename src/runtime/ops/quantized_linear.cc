@@ -1,37 +1,36 @@
 // QuantizedLinear: input [..., K] int8 contiguous, weights [C_out, K] int8, optional int32 bias.
+// QuantizedLinearS16: input [..., K] int16 contiguous, weights [C_out, K] int8, optional int64
+// bias, int16 output (arm_fully_connected_s16 arithmetic; the LinearParams offsets must be 0).
+// One prepare and run for both; the table decodes through program/params/linear.h.
 #include "cortexm/kernels/quantized_linear.h"
-
+#include "cortexm/kernels/quantized_linear_s16.h"
+#include "program/params/linear.h"
 #include "runtime/ops/conv_decode.h"
 
 namespace cortexm::runtime {
 
 namespace {
 
-LinearParams decode(const OpContext& ctx) {
-  const auto* params = ctx.op.params_as_LinearParams();
+template <class T>
+constexpr DType kDTypeOf = sizeof(T) == 1 ? DType::kInt8 : DType::kInt16;
+
+template <class P>
+Status decode(const OpContext& ctx, P* p) {
   const TensorView input = ctx.input(0), weights = ctx.input(1);
-  LinearParams p;
-  p.input_features = static_cast<int32_t>(weights.shape[1]);
-  p.output_features = static_cast<int32_t>(weights.shape[0]);
-  p.batches = static_cast<int32_t>(input.numel() / (p.input_features ? p.input_features : 1));
-  p.input_offset = params->input_offset();
-  p.filter_offset = params->filter_offset();
-  p.output_offset = params->output_offset();
-  p.activation_min = params->activation_min();
-  p.activation_max = params->activation_max();
-  p.multipliers = params->multipliers() ? params->multipliers()->data() : nullptr;
-  p.shifts = params->shifts() ? params->shifts()->data() : nullptr;
-  p.num_multipliers = params->multipliers() ? static_cast<int32_t>(params->multipliers()->size()) : 0;
-  return p;
+  p->input_features = static_cast<int32_t>(weights.shape[1]);
+  p->output_features = static_cast<int32_t>(weights.shape[0]);
+  p->batches = static_cast<int32_t>(input.numel() / (p->input_features ? p->input_features : 1));
+  const program::NonzeroOffset bad = program::decode_linear(*ctx.op.params_as_LinearParams(), p);
+  if (bad.field) return ctx.fail(bad.field, bad.value, "must be 0 (symmetric 16x8)");
+  return kStatusOk;
 }
 
-}  // namespace
-
-Status prepare_quantized_linear(const OpContext& ctx) {
+template <class P, class T, class Bias, Error (*Prepare)(const P&), size_t (*ScratchSize)(const P&, Isa)>
+Status prepare_linear(const OpContext& ctx) {
   const TensorView input = ctx.input(0), weights = ctx.input(1), output = ctx.output();
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", input, DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", input, kDTypeOf<T>));
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "weights", weights, DType::kInt8));
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", output, DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", output, kDTypeOf<T>));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, "weights", weights, 2));
   if (input.rank < 1) return ctx.fail("input.rank", input.rank, "must be >= 1");
   if (!input.is_contiguous()) return ctx.unsupported("input", 0, "must be contiguous");
@@ -50,23 +49,54 @@ Status prepare_quantized_linear(const OpContext& ctx) {
   if (output.shape[output.rank - 1] != weights.shape[0])
     return ctx.fail("output.shape", output.shape[output.rank - 1],
                     "must end with the output features", output.rank - 1);
+  P p;
+  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
+  if (p.num_multipliers != 1 && p.num_multipliers != weights.shape[0])
+    return ctx.fail("params.multipliers.size", p.num_multipliers, "must be 1 or the output features");
   const auto* params = ctx.op.params_as_LinearParams();
-  const int64_t count = params->multipliers() ? params->multipliers()->size() : 0;
-  if (count != 1 && count != weights.shape[0])
-    return ctx.fail("params.multipliers.size", count, "must be 1 or the output features");
-  CORTEXM_RETURN_IF_STATUS(require_requantize(ctx, params->multipliers(), params->shifts(), count));
-  const LinearParams p = decode(ctx);
-  const Error error = quantized_linear_prepare(p);
+  CORTEXM_RETURN_IF_STATUS(require_requantize(ctx, params->multipliers(), params->shifts(), p.num_multipliers));
+  const Error error = Prepare(p);
   if (!error.ok()) return ctx.fail(error);
-  CORTEXM_RETURN_IF_STATUS(require_bias(ctx, 2, weights.shape[0]));
-  return require_scratch(ctx, quantized_linear_scratch_size(p, ctx.program.isa()));
+  if constexpr (sizeof(Bias) == 4) {
+    CORTEXM_RETURN_IF_STATUS(require_bias(ctx, 2, weights.shape[0]));
+  } else if (ctx.has_input(2)) {
+    const TensorView bias = ctx.input(2);
+    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "bias", bias, DType::kInt64));
+    if (bias.rank != 1 || bias.shape[0] != weights.shape[0])
+      return ctx.fail("bias.shape", bias.rank == 1 ? bias.shape[0] : bias.rank,
+                      "must be [output features]");
+    if (reinterpret_cast<uintptr_t>(bias.data) % 8 != 0)
+      return ctx.unsupported("bias", 0, "must be 8-byte aligned");
+  }
+  return require_scratch(ctx, ScratchSize(p, kKernelIsa));
+}
+
+template <class P, class T, class Bias, void (*Run)(const P&, const T*, const int8_t*, const Bias*, T*, void*)>
+void run_linear(const OpContext& ctx) {
+  P p;
+  decode(ctx, &p);
+  Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const int8_t*>(ctx.input(1).data),
+      ctx.has_input(2) ? reinterpret_cast<const Bias*>(ctx.input(2).data) : nullptr,
+      reinterpret_cast<T*>(ctx.output().data), ctx.scratch());
+}
+
+}  // namespace
+
+Status prepare_quantized_linear(const OpContext& ctx) {
+  return prepare_linear<LinearParams, int8_t, int32_t, quantized_linear_prepare, quantized_linear_scratch_size>(ctx);
 }
 
 void run_quantized_linear(const OpContext& ctx) {
-  quantized_linear(decode(ctx), reinterpret_cast<const int8_t*>(ctx.input(0).data),
-                   reinterpret_cast<const int8_t*>(ctx.input(1).data),
-                   ctx.has_input(2) ? reinterpret_cast<const int32_t*>(ctx.input(2).data) : nullptr,
-                   reinterpret_cast<int8_t*>(ctx.output().data), ctx.scratch());
+  run_linear<LinearParams, int8_t, int32_t, quantized_linear>(ctx);
+}
+
+Status prepare_quantized_linear_s16(const OpContext& ctx) {
+  return prepare_linear<LinearS16Params, int16_t, int64_t, quantized_linear_s16_prepare,
+                        quantized_linear_s16_scratch_size>(ctx);
+}
+
+void run_quantized_linear_s16(const OpContext& ctx) {
+  run_linear<LinearS16Params, int16_t, int64_t, quantized_linear_s16>(ctx);
 }
 
 }  // namespace cortexm::runtime

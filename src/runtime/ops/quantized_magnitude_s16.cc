@@ -2,22 +2,19 @@
 // output of the same layout; RequantizeParams without the input offset (quantized_magnitude_s16.h).
 #include "cortexm/kernels/quantized_magnitude_s16.h"
 
+#include "program/params/requantize.h"
 #include "runtime/op_context.h"
 
 namespace cortexm::runtime {
 
 namespace {
 
-MagnitudeParams decode(const OpContext& ctx) {
-  const auto* q = ctx.op.params_as_RequantizeParams();
+MagnitudeParams decode(const OpContext& ctx, program::NonzeroOffset* bad = nullptr) {
   MagnitudeParams p;
   p.size = ctx.input(0).numel();
   p.int8_output = ctx.output().dtype == DType::kInt8;
-  p.multiplier = q->multiplier();
-  p.shift = q->shift();
-  p.output_offset = q->output_offset();
-  p.activation_min = q->activation_min();
-  p.activation_max = q->activation_max();
+  const program::NonzeroOffset stored = program::decode_requantize(*ctx.op.params_as_RequantizeParams(), &p);
+  if (bad) *bad = stored;
   return p;
 }
 
@@ -31,10 +28,10 @@ Status prepare_quantized_magnitude_s16(const OpContext& ctx) {
     return ctx.unsupported("output", 0, "must be int8 or int16");
   if (!re.same_layout(im)) return ctx.unsupported("imag", 0, "must have the real part's shape and layout");
   if (!re.same_layout(out)) return ctx.unsupported("output", 0, "must have the inputs' shape and layout");
-  if (ctx.op.params_as_RequantizeParams()->input_offset() != 0)
-    return ctx.fail("params.input_offset", ctx.op.params_as_RequantizeParams()->input_offset(),
-                    "must be 0 (symmetric int16)");
-  const Error error = quantized_magnitude_s16_prepare(decode(ctx));
+  program::NonzeroOffset bad;
+  const MagnitudeParams p = decode(ctx, &bad);
+  if (bad.field) return ctx.fail(bad.field, bad.value, "must be 0 (symmetric int16)");
+  const Error error = quantized_magnitude_s16_prepare(p);
   return error.ok() ? kStatusOk : ctx.fail(error);
 }
 

@@ -3,6 +3,8 @@
 // the kept dims (reduced dims dropped, or kept with extent 1); scratch holds one int32 per inner.
 #include "cortexm/kernels/quantized_mean.h"
 
+#include "cortexm/kernels/kernel_isa.h"
+#include "program/params/mean.h"
 #include "runtime/ops/conv_decode.h"
 
 namespace cortexm::runtime {
@@ -61,12 +63,7 @@ Status decode(const OpContext& ctx, MeanParams* p) {
   p->outer = static_cast<int32_t>(outer);
   p->reduce = static_cast<int32_t>(reduce);
   p->inner = static_cast<int32_t>(inner);
-  p->input_offset = q->input_offset();
-  p->output_offset = q->output_offset();
-  p->multiplier = q->multiplier();
-  p->shift = q->shift();
-  p->activation_min = q->activation_min();
-  p->activation_max = q->activation_max();
+  program::decode_mean(*q, p);
   return kStatusOk;
 }
 
@@ -77,7 +74,7 @@ Status prepare_quantized_mean(const OpContext& ctx) {
   CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
   const Error error = quantized_mean_prepare(p);
   if (!error.ok()) return ctx.fail(error);
-  return require_scratch(ctx, quantized_mean_scratch_size(p, ctx.program.isa()));
+  return require_scratch(ctx, quantized_mean_scratch_size(p, kKernelIsa));
 }
 
 void run_quantized_mean(const OpContext& ctx) {

@@ -3,6 +3,7 @@
 #include "cortexm/kernels/quantized_log_softmax.h"
 #include "cortexm/kernels/quantized_softmax.h"
 
+#include "program/params/softmax.h"
 #include "runtime/op_context.h"
 
 namespace cortexm::runtime {
@@ -34,65 +35,45 @@ Status rows_of(const OpContext& ctx, RowShape* r) {
   return kStatusOk;
 }
 
-SoftmaxScaling scaling(const fb::QuantizedSoftmaxParams& p) {
-  SoftmaxScaling s;
-  s.input_multiplier = p.input_multiplier();
-  s.input_left_shift = p.input_shift();
-  s.diff_min = p.diff_min();
-  return s;
-}
-
-Status decode(const OpContext& ctx, SoftmaxParams* p) {
+template <class P>
+Status decode(const OpContext& ctx, P* p) {
   RowShape r;
   CORTEXM_RETURN_IF_STATUS(rows_of(ctx, &r));
   p->rows = r.rows;
   p->row_size = r.row_size;
-  p->scaling = scaling(*ctx.op.params_as_QuantizedSoftmaxParams());
+  program::decode_softmax(*ctx.op.params_as_QuantizedSoftmaxParams(), p);
   return kStatusOk;
 }
 
-Status decode(const OpContext& ctx, LogSoftmaxParams* p) {
-  RowShape r;
-  CORTEXM_RETURN_IF_STATUS(rows_of(ctx, &r));
-  const auto* q = ctx.op.params_as_QuantizedSoftmaxParams();
-  p->rows = r.rows;
-  p->row_size = r.row_size;
-  p->scaling.input_multiplier = q->input_multiplier();
-  p->scaling.input_left_shift = q->input_shift();
-  p->scaling.diff_min = q->diff_min();
-  p->scaling.reverse_scaling_divisor = q->reverse_scaling_divisor();
-  p->scaling.reverse_scaling_right_shift = q->reverse_scaling_right_shift();
-  return kStatusOk;
+template <class P, Error (*Prepare)(const P&)>
+Status prepare_rows(const OpContext& ctx) {
+  P p;
+  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
+  const Error error = Prepare(p);
+  return error.ok() ? kStatusOk : ctx.fail(error);
+}
+
+template <class P, void (*Run)(const P&, const int8_t*, int8_t*)>
+void run_rows(const OpContext& ctx) {
+  P p;
+  decode(ctx, &p);
+  Run(p, reinterpret_cast<const int8_t*>(ctx.input(0).data), reinterpret_cast<int8_t*>(ctx.output().data));
 }
 
 }  // namespace
 
 Status prepare_quantized_softmax(const OpContext& ctx) {
-  SoftmaxParams p;
-  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
-  const Error error = quantized_softmax_prepare(p);
-  return error.ok() ? kStatusOk : ctx.fail(error);
+  return prepare_rows<SoftmaxParams, quantized_softmax_prepare>(ctx);
 }
 
-void run_quantized_softmax(const OpContext& ctx) {
-  SoftmaxParams p;
-  decode(ctx, &p);
-  quantized_softmax(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
-                    reinterpret_cast<int8_t*>(ctx.output().data));
-}
+void run_quantized_softmax(const OpContext& ctx) { run_rows<SoftmaxParams, quantized_softmax>(ctx); }
 
 Status prepare_quantized_log_softmax(const OpContext& ctx) {
-  LogSoftmaxParams p;
-  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
-  const Error error = quantized_log_softmax_prepare(p);
-  return error.ok() ? kStatusOk : ctx.fail(error);
+  return prepare_rows<LogSoftmaxParams, quantized_log_softmax_prepare>(ctx);
 }
 
 void run_quantized_log_softmax(const OpContext& ctx) {
-  LogSoftmaxParams p;
-  decode(ctx, &p);
-  quantized_log_softmax(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
-                        reinterpret_cast<int8_t*>(ctx.output().data));
+  run_rows<LogSoftmaxParams, quantized_log_softmax>(ctx);
 }
 
 }  // namespace cortexm::runtime

@@ -1,6 +1,7 @@
 // Requantize: int8 -> int8 at other qparams over the bytes (input and output share their layout).
 #include "cortexm/kernels/requantize_tensor.h"
 
+#include "program/params/requantize.h"
 #include "runtime/op_context.h"
 
 namespace cortexm::runtime {
@@ -8,15 +9,9 @@ namespace cortexm::runtime {
 namespace {
 
 RequantizeParams decode(const OpContext& ctx) {
-  const auto* q = ctx.op.params_as_RequantizeParams();
   RequantizeParams p;
   p.size = ctx.input(0).numel();
-  p.input_offset = q->input_offset();
-  p.output_offset = q->output_offset();
-  p.multiplier = q->multiplier();
-  p.shift = q->shift();
-  p.activation_min = q->activation_min();
-  p.activation_max = q->activation_max();
+  program::decode_requantize(*ctx.op.params_as_RequantizeParams(), &p);
   return p;
 }
 

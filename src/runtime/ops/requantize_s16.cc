@@ -2,6 +2,7 @@
 // output share their layout.
 #include "cortexm/kernels/requantize_s16.h"
 
+#include "program/params/requantize.h"
 #include "runtime/op_context.h"
 
 namespace cortexm::runtime {
@@ -9,17 +10,11 @@ namespace cortexm::runtime {
 namespace {
 
 RequantizeS16Params decode(const OpContext& ctx) {
-  const auto* q = ctx.op.params_as_RequantizeParams();
   RequantizeS16Params p;
   p.size = ctx.input(0).numel();
   p.int16_input = ctx.input(0).dtype == DType::kInt16;
   p.int16_output = ctx.output().dtype == DType::kInt16;
-  p.input_offset = q->input_offset();
-  p.output_offset = q->output_offset();
-  p.multiplier = q->multiplier();
-  p.shift = q->shift();
-  p.activation_min = q->activation_min();
-  p.activation_max = q->activation_max();
+  program::decode_requantize(*ctx.op.params_as_RequantizeParams(), &p);
   return p;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "graph/errors.h"
@@ -229,6 +230,39 @@ TEST(Serialize, HandEditedHeadersAreErrors) {
   EXPECT_THROW(deserialize_graph(edit("\"size\"", "\"sizx\"")), GraphError);
   EXPECT_THROW(deserialize_graph(edit("\"float32\"", "\"float33\"")), GraphError);
   EXPECT_THROW(deserialize_graph(edit("\"inputs\"", "\"inpuxs\"")), GraphError);
+}
+
+TEST(TensorInfo, SizesThatOverflowInt64AreErrors) {
+  TensorInfo info = f32({int64_t{1} << 61, 8});
+  info.dtype = DType::kInt8;
+  EXPECT_THROW(info.numel(), GraphError);  // 2^64 elements
+  EXPECT_THROW(Tensor{info}, GraphError);
+  info.shape = {int64_t{1} << 62};
+  EXPECT_EQ(info.numel(), int64_t{1} << 62);
+  EXPECT_EQ(info.nbytes(), size_t{1} << 62);
+  info.dtype = DType::kFloat32;
+  EXPECT_THROW(info.nbytes(), GraphError);  // 2^64 bytes
+  // A zero dim makes numel 0, but the other dims must still fit (strides are computed from them).
+  info.shape = {0, int64_t{1} << 40, int64_t{1} << 40};
+  EXPECT_THROW(info.numel(), GraphError);
+  info.shape = {0, 1 << 20, 1 << 20};
+  EXPECT_EQ(info.numel(), 0);
+}
+
+TEST(Serialize, FileErrorsCarryTheErrno) {
+  try {
+    load_graph("/nonexistent-dir/g.cmg");
+    FAIL() << "loaded a missing file";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.error_number(), ENOENT);
+    EXPECT_EQ(e.path(), "/nonexistent-dir/g.cmg");
+  }
+  try {
+    write_file_atomically("/nonexistent-dir/g.cmg", "x");
+    FAIL() << "wrote into a missing directory";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.error_number(), ENOENT);
+  }
 }
 
 }  // namespace

@@ -127,8 +127,10 @@ void run(const Case& c) {
   if (c.quant == Quant::kRealistic && out_count >= 10)
     EXPECT_GT(inside, out_count / 10) << "the clamp decides nearly everything";
 
-  for (Isa isa : {Isa::kScalar, Isa::kDsp, Isa::kMve})
-    ASSERT_EQ(quantized_linear_s16_scratch_size(p, isa), (size_t(c.depth) * 2 + 3) / 4 * 4);
+  // Only the DSP variant copies the row; scalar and MVE read it in place.
+  ASSERT_EQ(quantized_linear_s16_scratch_size(p, Isa::kScalar), 0u);
+  ASSERT_EQ(quantized_linear_s16_scratch_size(p, Isa::kDsp), (size_t(c.depth) * 2 + 3) / 4 * 4);
+  ASSERT_EQ(quantized_linear_s16_scratch_size(p, Isa::kMve), 0u);
   const size_t scratch_size = quantized_linear_s16_scratch_size(p, kKernelIsa);
   std::vector<uint8_t> scratch(scratch_size + kGuardBytes);
   for (size_t i = 0; i < scratch_size; ++i) scratch[i] = uint8_t(rng.uniform(0, 255));

@@ -1,6 +1,6 @@
-// ConvertToCortexM records scratch_bytes on the cortex_m nodes whose kernels need scratch: exactly
-// the kernel's *_scratch_size for the target's isa, for the same graph lowered for M0+ (SCALAR),
-// M4 (DSP) and M55 (MVE).
+// ConvertToCortexM then AnnotateScratch record scratch_bytes on the cortex_m nodes whose kernels
+// need scratch: exactly the kernel's *_scratch_size for the target's isa, for the same graph
+// lowered for M0+ (SCALAR), M4 (DSP) and M55 (MVE).
 #include "convert_test_util.h"
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_batch_matmul.h"
@@ -11,6 +11,7 @@
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "graph/errors.h"
 #include "passes/convert_to_cortex_m.h"
+#include "passes/pass.h"
 
 namespace cortexm {
 namespace {
@@ -25,6 +26,7 @@ int64_t lowered_scratch(const Graph& g, const std::string& target, const std::st
   Graph lowered = g;
   const TargetConfig config = parse_target(target);
   EXPECT_TRUE(convert_to_cortex_m(lowered, config));
+  annotate_scratch(lowered, config);
   lowered.verify();
   return attr_i(only(lowered, op), "scratch_bytes");
 }

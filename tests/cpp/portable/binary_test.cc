@@ -55,7 +55,9 @@ TEST(Binary, BroadcastingOfEveryKind) {
   const BinaryOp ops[] = {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul,
                           BinaryOp::kDiv, BinaryOp::kMinimum, BinaryOp::kMaximum};
   for (int iter = 0; iter < 400; ++iter) {
-    const auto [da, db] = broadcast_pair(rng);
+    const std::pair<Dims, Dims> dims = broadcast_pair(rng);  // not a structured binding: lambdas capture
+    const Dims& da = dims.first;                                // it only from C++20 (clang refuses)
+    const Dims& db = dims.second;
     const Dims out_dims = [&] {
       const size_t rank = std::max(da.size(), db.size());
       Dims o(rank);

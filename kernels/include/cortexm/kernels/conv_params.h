@@ -39,4 +39,13 @@ Error validate_conv_common(const ConvQuantParams& quant, const ConvGeometry& geo
                            const Dims4& input, int32_t kernel_h, int32_t kernel_w,
                            const Dims4& output, int32_t output_channels);
 
+// validate_conv_common for a grouped convolution with an OHWI filter [C_out, KH, KW, C_in / groups]
+// (groups = input C / filter C), after the filter extents and the padded input extent.
+Error validate_grouped_conv(const ConvQuantParams& quant, const ConvGeometry& geometry,
+                            const Dims4& input, const Dims4& filter, const Dims4& output);
+
+// The quantization part of validate_conv_common (also the transposed convolution's): offsets,
+// activation range, and one multiplier and shift per output channel.
+Error validate_conv_quant(const ConvQuantParams& quant, int32_t output_channels);
+
 }  // namespace cortexm

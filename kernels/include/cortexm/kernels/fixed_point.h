@@ -106,4 +106,17 @@ inline int32_t count_leading_zeros(uint32_t x) {
   return x == 0 ? 32 : __builtin_clz(x);
 }
 
+// Softmax's input difference diff (<= 0) scaled to Q5.26: (diff << left_shift) times multiplier.
+inline int32_t scaled_diff(int32_t diff, int32_t multiplier, int32_t left_shift) {
+  return saturating_rounding_doubling_high_mul(
+      static_cast<int32_t>(int64_t{diff} * (int64_t{1} << left_shift)), multiplier);
+}
+
+// The largest of n >= 1 int8 values.
+inline int32_t row_max(const int8_t* row, int32_t n) {
+  int32_t max = row[0];
+  for (int32_t c = 1; c < n; ++c) max = row[c] > max ? row[c] : max;
+  return max;
+}
+
 }  // namespace cortexm::fixed_point

@@ -8,28 +8,26 @@
 
 #include <cstdint>
 
-#include "cortexm/kernels/broadcast.h"
+#include "cortexm/kernels/rescaled_binary.h"
 
 namespace cortexm {
 
 constexpr int32_t kMinMaxLeftShift = 20;
 
-struct MinMaxParams {
-  BroadcastShape shape;
-  int32_t lhs_offset = 0;  // -self zero point
-  int32_t lhs_multiplier = 0;
-  int32_t lhs_shift = 0;
-  int32_t rhs_offset = 0;  // -other zero point
-  int32_t rhs_multiplier = 0;
-  int32_t rhs_shift = 0;
-  int32_t output_offset = 0;  // +output zero point
-  int32_t output_multiplier = 0;
-  int32_t output_shift = 0;
-  int32_t activation_min = -128;
-  int32_t activation_max = 127;
-};
+struct MinMaxParams : RescaledBinaryParams {};
 
 // Shared by both ops' prepare steps.
-Error minmax_prepare(const MinMaxParams& params);
+inline Error minmax_prepare(const MinMaxParams& params) { return check_rescaled_binary(params); }
+
+// Elementwise maximum / minimum of two int8 tensors with numpy broadcasting
+// (cortex_m.quantized_maximum, cortex_m.quantized_minimum), and their plain-loop references.
+void quantized_maximum(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs,
+                       int8_t* output);
+void quantized_minimum(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs,
+                       int8_t* output);
+void quantized_maximum_reference(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs,
+                                 int8_t* output);
+void quantized_minimum_reference(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs,
+                                 int8_t* output);
 
 }  // namespace cortexm

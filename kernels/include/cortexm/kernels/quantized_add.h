@@ -4,26 +4,13 @@
 
 #include <cstdint>
 
-#include "cortexm/kernels/broadcast.h"
+#include "cortexm/kernels/rescaled_binary.h"
 
 namespace cortexm {
 
 constexpr int32_t kAddLeftShift = 20;
 
-struct AddParams {
-  BroadcastShape shape;
-  int32_t lhs_offset = 0;  // -self zero point
-  int32_t lhs_multiplier = 0;
-  int32_t lhs_shift = 0;
-  int32_t rhs_offset = 0;  // -other zero point
-  int32_t rhs_multiplier = 0;
-  int32_t rhs_shift = 0;
-  int32_t output_offset = 0;  // +output zero point
-  int32_t output_multiplier = 0;
-  int32_t output_shift = 0;
-  int32_t activation_min = -128;
-  int32_t activation_max = 127;
-};
+struct AddParams : RescaledBinaryParams {};
 
 Error quantized_add_prepare(const AddParams& params);
 

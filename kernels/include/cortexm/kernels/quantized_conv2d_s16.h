@@ -28,8 +28,10 @@ Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& params);
 
 Error quantized_conv2d_s16_prepare(const Conv2dS16Params& params);
 
-// Bytes of scratch quantized_conv2d_s16 needs on `isa` (4-byte aligned): one int16 im2col column
-// of KH * KW * (C_in / groups) taps, the same for every isa.
+// Bytes of scratch quantized_conv2d_s16 needs on `isa` (4-byte aligned). DSP: one int16 im2col
+// column of KH * KW * (C_in / groups) taps. Scalar and MVE: the same, or 0 when every window is one
+// run of the input read in place (a 1 x KW filter without top / left padding whose windows stay
+// inside the input, over consecutive taps: KW 1, or dilation 1 and groups 1).
 size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& params, Isa isa);
 
 // bias may be null (zeros). Sums are exact in 64 bits (|tap| <= 2^22); the bias is added to them

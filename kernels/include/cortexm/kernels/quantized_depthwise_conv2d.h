@@ -19,9 +19,10 @@ Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& params
 
 Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& params);
 
-// Bytes of scratch the kernel for `isa` needs, 4-byte aligned: one int32 accumulator per output
-// channel (C_in * depth_multiplier) for the scalar variant; the DSP and MVE variants keep theirs in
-// registers. Every isa gets the scalar size, so a program lowered for any isa runs on any build.
+// Bytes of scratch the kernel for `isa` needs, 4-byte aligned. Scalar: one int32 accumulator per
+// output channel (C_in * depth_multiplier). DSP and MVE: the same, though their variants keep the
+// accumulators in registers and use none: the host runs the scalar kernel on programs planned for
+// any isa, so no isa gets less than scalar.
 size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& params, Isa isa);
 
 // The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE. bias may be null (treated as zeros). Accumulates in 32

@@ -26,9 +26,10 @@ struct LinearParams {
 
 Error quantized_linear_prepare(const LinearParams& params);
 
-// Bytes of scratch quantized_linear needs: one input row widened to int16 with input_offset added
-// (input_features * 2 bytes, 2-byte aligned) for the scalar and DSP variants; the MVE variant reads
-// the int8 row in place. Every isa gets this size, so a program lowered for any isa runs on any build.
+// Bytes of scratch quantized_linear needs on `isa`. Scalar and DSP: one input row widened to int16
+// with input_offset added (input_features * 2 bytes, 2-byte aligned). MVE: the same, though its
+// variant reads the int8 row in place: the host runs the scalar kernel on programs planned for any
+// isa, so no isa gets less than scalar.
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
 
 // The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h). bias may be null (zeros). The 32-bit accumulator wraps as on the target.

@@ -26,10 +26,9 @@ struct LinearS16Params {
 
 Error quantized_linear_s16_prepare(const LinearS16Params& params);
 
-// Bytes of scratch quantized_linear_s16 needs: one input row (input_features int16 values, rounded
-// up to 4 bytes), which the DSP variant reorders once per batch row (the scalar and MVE variants
-// read the input in place). Every isa gets this size, so a program lowered for any isa runs on any
-// build.
+// Bytes of scratch quantized_linear_s16 needs on `isa`. Scalar and MVE: 0 (they read the input in
+// place). DSP: one input row, input_features int16 values rounded up to 4 bytes, which it reorders
+// once per batch row.
 size_t quantized_linear_s16_scratch_size(const LinearS16Params& params, Isa isa);
 
 // The variant this build selects (kKernelIsa). bias may be null (zeros). Dot products are exact in

@@ -1,5 +1,6 @@
 // cortex_m.quantized_maximum: elementwise maximum of two int8 tensors with numpy broadcasting, inputs
-// rescaled to the output's qparams (see minmax_params.h for the arithmetic).
+// rescaled to the output's qparams. Declared with its twin in minmax_params.h (the arithmetic is
+// described there).
 #pragma once
 
 #include "cortexm/kernels/minmax_params.h"
@@ -7,11 +8,5 @@
 namespace cortexm {
 
 inline Error quantized_maximum_prepare(const MinMaxParams& params) { return minmax_prepare(params); }
-
-void quantized_maximum(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs,
-                      int8_t* output);
-
-void quantized_maximum_reference(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs,
-                                int8_t* output);
 
 }  // namespace cortexm

@@ -7,10 +7,20 @@
 
 #include <cstdint>
 
+#include "cortexm/kernels/status.h"
+
 namespace cortexm {
 
 constexpr int32_t kMinShift = -31;
 constexpr int32_t kMaxShift = 30;
+
+// A multiplier in [0, 2^31) and a shift in [kMinShift, kMaxShift], as quantize_multiplier makes them.
+inline Error check_multiplier(const char* multiplier_name, int32_t multiplier,
+                              const char* shift_name, int32_t shift) {
+  if (multiplier < 0) return invalid(multiplier_name, multiplier, "must be in [0, 2^31)");
+  if (shift < kMinShift || shift > kMaxShift) return invalid(shift_name, shift, "must be in [-31, 30]");
+  return kOk;
+}
 
 // (a * b + 2^30) >> 31 in 64-bit arithmetic; no saturation (CMSIS-NN arm_nn_doubling_high_mult_no_sat).
 inline int32_t doubling_high_mult_no_sat(int32_t a, int32_t b) {
@@ -43,6 +53,23 @@ inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
   const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(acc) << left);
   return divide_by_power_of_two(doubling_high_mult_no_sat(shifted, multiplier), right);
 #endif
+}
+
+// `count` multipliers in [0, 2^31) and shifts in [kMinShift, max_shift] (kMaxShift, or
+// kMaxShiftS64 for the 64-bit requantize), one per channel or one per tensor; `missing` is the
+// rule named when either array is absent.
+inline Error check_multipliers(const int32_t* multipliers, const int32_t* shifts, int32_t count,
+                               const char* missing, int32_t max_shift = kMaxShift) {
+  if (multipliers == nullptr || shifts == nullptr)
+    return invalid("requantize_multipliers", 0, missing);
+  const char* shift_range = max_shift == kMaxShift ? "must be in [-31, 30]" : "must be in [-31, 7]";
+  for (int32_t i = 0; i < count; ++i) {
+    if (multipliers[i] < 0)
+      return invalid("requantize_multipliers", multipliers[i], "must be in [0, 2^31)", i);
+    if (shifts[i] < kMinShift || shifts[i] > max_shift)
+      return invalid("requantize_shifts", shifts[i], shift_range, i);
+  }
+  return kOk;
 }
 
 // The 16-bit multiplier of CMSIS-NN's 64-bit requantize (REDUCE_MULTIPLIER): multiplier / 2^16

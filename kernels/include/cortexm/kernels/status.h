@@ -33,6 +33,30 @@ inline Error check_activation_range(int32_t activation_min, int32_t activation_m
   return kOk;
 }
 
+// An int8 input offset (the negated zero point, added to the input), in [-127, 128].
+inline Error check_input_offset(const char* argument, int32_t offset) {
+  if (offset < -127 || offset > 128) return invalid(argument, offset, "must be in [-127, 128]");
+  return kOk;
+}
+
+// An int8 output offset (the zero point, added to the output), in [-128, 127].
+inline Error check_output_offset(const char* argument, int32_t offset) {
+  if (offset < -128 || offset > 127) return invalid(argument, offset, "must be in [-128, 127]");
+  return kOk;
+}
+
+// The zero points of an int8 binary op (self, other, output) within int8; the input offsets are
+// the negated zero points.
+inline Error check_binary_zero_points(int32_t lhs_offset, int32_t rhs_offset, int32_t output_offset) {
+  if (lhs_offset < -127 || lhs_offset > 128)
+    return invalid("self_zero_point", -lhs_offset, "must be in [-128, 127]");
+  if (rhs_offset < -127 || rhs_offset > 128)
+    return invalid("other_zero_point", -rhs_offset, "must be in [-128, 127]");
+  if (output_offset < -128 || output_offset > 127)
+    return invalid("output_zero_point", output_offset, "must be in [-128, 127]");
+  return kOk;
+}
+
 #define CORTEXM_RETURN_IF_ERROR(expr)   \
   do {                                  \
     const ::cortexm::Error err_ = (expr); \

@@ -1,0 +1,191 @@
+// The int16 x int8 dot products of quantized_conv2d_s16 and quantized_linear_s16 for the isa this
+// build selects (kernels/src only): x int16 (a column or an input row), w int8 weight rows. Sums
+// are exact: |int16 * int8| <= 2^22, so blocks of kInt32Taps products sum in int32
+// (|sum| <= 2^30) and the blocks add into 64 bits; any order of the blocks gives the same result.
+// On DSP, x holds every full quad of taps x0 x1 x2 x3 as x0 x2 x1 x3 (the caller reorders it),
+// so one SMLAD pairs SXTB16 of 4 weight bytes (w0, w2) with (x0, x2) and another the ROR #8 form
+// (w1, w3) with (x1, x3), as CMSIS-NN's read_and_pad_reordered; the tail stays in order.
+#pragma once
+
+#include <cstdint>
+
+#include "cortexm/kernels/kernel_isa.h"
+#if CORTEXM_BUILT_ISA == 1
+#include "dsp/dsp_ops.h"
+#elif CORTEXM_BUILT_ISA == 2
+#include <arm_mve.h>
+#endif
+
+namespace cortexm::s16 {
+
+constexpr int32_t kInt32Taps = 256;
+
+// End of the int32 block that starts at `start`.
+inline int32_t block_end(int32_t start, int32_t length) {
+  return length - start < kInt32Taps ? length : start + kInt32Taps;
+}
+
+#if CORTEXM_BUILT_ISA == 0
+
+inline int64_t dot(const int16_t* __restrict x, const int8_t* __restrict w, int32_t length) {
+  int64_t total = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = block_end(start, length);
+    int32_t s = 0;
+    for (int32_t k = start; k < end; ++k) s += x[k] * w[k];
+    total += s;
+  }
+  return total;
+}
+
+// Two weight rows `length` apart per pass over x: each input load feeds two multiply-adds.
+inline void dot2(const int16_t* __restrict x, const int8_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  const int8_t* w0 = weights;
+  const int8_t* w1 = w0 + length;
+  int64_t total0 = 0, total1 = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = block_end(start, length);
+    int32_t s0 = 0, s1 = 0;
+    for (int32_t k = start; k < end; ++k) {
+      const int32_t xk = x[k];
+      s0 += xk * w0[k];
+      s1 += xk * w1[k];
+    }
+    total0 += s0;
+    total1 += s1;
+  }
+  sums[0] = total0;
+  sums[1] = total1;
+}
+
+#elif CORTEXM_BUILT_ISA == 2
+
+// 8 taps per step: VLDRH of x, VLDRB.S16 widening each weight row, VMLADAVA into int32 block
+// sums; the last partial step predicated (its off lanes load 0).
+inline int64_t dot(const int16_t* __restrict x, const int8_t* __restrict w, int32_t length) {
+  int64_t total = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = block_end(start, length);
+    int32_t s = 0, k = start;
+    for (; k + 8 <= end; k += 8) s = vmladavaq_s16(s, vldrhq_s16(x + k), vldrbq_s16(w + k));
+    if (k < end) {
+      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
+      s = vmladavaq_s16(s, vldrhq_z_s16(x + k, lanes), vldrbq_z_s16(w + k, lanes));
+    }
+    total += s;
+  }
+  return total;
+}
+
+inline void dot2(const int16_t* __restrict x, const int8_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  const int8_t* w0 = weights;
+  const int8_t* w1 = w0 + length;
+  int64_t total0 = 0, total1 = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = block_end(start, length);
+    int32_t s0 = 0, s1 = 0, k = start;
+    for (; k + 8 <= end; k += 8) {
+      const int16x8_t xv = vldrhq_s16(x + k);
+      s0 = vmladavaq_s16(s0, xv, vldrbq_s16(w0 + k));
+      s1 = vmladavaq_s16(s1, xv, vldrbq_s16(w1 + k));
+    }
+    if (k < end) {
+      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
+      const int16x8_t xv = vldrhq_z_s16(x + k, lanes);
+      s0 = vmladavaq_s16(s0, xv, vldrbq_z_s16(w0 + k, lanes));
+      s1 = vmladavaq_s16(s1, xv, vldrbq_z_s16(w1 + k, lanes));
+    }
+    total0 += s0;
+    total1 += s1;
+  }
+  sums[0] = total0;
+  sums[1] = total1;
+}
+
+// Four weight rows `length` apart per pass over x: each load of x feeds four multiply-adds.
+inline void dot4(const int16_t* __restrict x, const int8_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  const int8_t* w0 = weights;
+  const int8_t* w1 = w0 + length;
+  const int8_t* w2 = w1 + length;
+  const int8_t* w3 = w2 + length;
+  int64_t total0 = 0, total1 = 0, total2 = 0, total3 = 0;
+  for (int32_t start = 0; start < length; start += kInt32Taps) {
+    const int32_t end = block_end(start, length);
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = start;
+    for (; k + 8 <= end; k += 8) {
+      const int16x8_t xv = vldrhq_s16(x + k);
+      s0 = vmladavaq_s16(s0, xv, vldrbq_s16(w0 + k));
+      s1 = vmladavaq_s16(s1, xv, vldrbq_s16(w1 + k));
+      s2 = vmladavaq_s16(s2, xv, vldrbq_s16(w2 + k));
+      s3 = vmladavaq_s16(s3, xv, vldrbq_s16(w3 + k));
+    }
+    if (k < end) {
+      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
+      const int16x8_t xv = vldrhq_z_s16(x + k, lanes);
+      s0 = vmladavaq_s16(s0, xv, vldrbq_z_s16(w0 + k, lanes));
+      s1 = vmladavaq_s16(s1, xv, vldrbq_z_s16(w1 + k, lanes));
+      s2 = vmladavaq_s16(s2, xv, vldrbq_z_s16(w2 + k, lanes));
+      s3 = vmladavaq_s16(s3, xv, vldrbq_z_s16(w3 + k, lanes));
+    }
+    total0 += s0;
+    total1 += s1;
+    total2 += s2;
+    total3 += s3;
+  }
+  sums[0] = total0;
+  sums[1] = total1;
+  sums[2] = total2;
+  sums[3] = total3;
+}
+
+#else
+
+// The dot products of x with `rows` weight rows `length` apart: SMLADs over the full quads in
+// int32 blocks, then the tail in order.
+template <int kRows>
+inline void dots(const int16_t* __restrict x, const int8_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  const int32_t quads_end = length & ~3;
+  int64_t total[kRows] = {};
+  int32_t i = 0;
+  while (i < quads_end) {
+    const int32_t end = block_end(i, quads_end);
+    int32_t s[kRows] = {};
+    for (; i < end; i += 4) {
+      const uint32_t x02 = dsp::load_u32(x + i), x13 = dsp::load_u32(x + i + 2);
+      for (int r = 0; r < kRows; ++r) {
+        const uint32_t w = dsp::load_u32(weights + int64_t{r} * length + i);
+        s[r] = dsp::smlad(dsp::sxtb16(w), x02, s[r]);
+        s[r] = dsp::smlad(dsp::sxtb16_ror8(w), x13, s[r]);
+      }
+    }
+    for (int r = 0; r < kRows; ++r) total[r] += s[r];
+  }
+  int32_t tail[kRows] = {};
+  for (; i < length; ++i)
+    for (int r = 0; r < kRows; ++r) tail[r] += x[i] * weights[int64_t{r} * length + i];
+  for (int r = 0; r < kRows; ++r) sums[r] = total[r] + tail[r];
+}
+
+inline int64_t dot(const int16_t* __restrict x, const int8_t* __restrict w, int32_t length) {
+  int64_t sum;
+  dots<1>(x, w, length, &sum);
+  return sum;
+}
+
+inline void dot2(const int16_t* __restrict x, const int8_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  dots<2>(x, weights, length, sums);
+}
+
+inline void dot4(const int16_t* __restrict x, const int8_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  dots<4>(x, weights, length, sums);
+}
+
+#endif
+
+}  // namespace cortexm::s16
