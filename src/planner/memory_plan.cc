@@ -30,16 +30,6 @@ struct Span {
   int32_t last = 0;
 };
 
-// The ops in place whose descriptors cannot carry OpSchema::in_place_input yet (their files are
-// being rewritten on another branch); they move to their descriptors when that lands.
-const std::map<std::string, int>& pending_in_place_ops() {
-  static const std::map<std::string, int> ops = {
-      {"cortex_m.requantize.default", 0},           // int8 -> int8, element by element via a table
-      {"cortex_m.quantized_activation.default", 0}, // table[input], the table is input 1
-  };
-  return ops;
-}
-
 // Which values share one buffer: views with their input (is_aliasing_view) and, with in_place,
 // outputs written over a dying input. `span` holds every value's own lifetime.
 struct Groups {
@@ -209,10 +199,8 @@ bool is_aliasing_view(const Graph& graph, const Node& node) {
 }
 
 int in_place_input(const std::string& op) {
-  if (const OpSchema* schema = OpRegistry::global().find(op); schema && schema->in_place_input >= 0)
-    return schema->in_place_input;
-  const auto it = pending_in_place_ops().find(op);
-  return it == pending_in_place_ops().end() ? -1 : it->second;
+  const OpSchema* schema = OpRegistry::global().find(op);
+  return schema ? schema->in_place_input : -1;
 }
 
 MemoryPlan plan_memory(const Graph& lowered, const PlanOptions& options) { return plan(lowered, options); }

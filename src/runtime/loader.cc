@@ -132,6 +132,7 @@ int32_t in_place_input(uint8_t kernel) {
     case fb::KernelId_QuantizedMinimum:
     case fb::KernelId_Requantize:
     case fb::KernelId_QuantizedActivation:
+    case fb::KernelId_QuantizedActivationS16:
       return 0;
     default:
       return -1;

@@ -18,7 +18,7 @@ ALIAS_OPS = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze
 # Ops whose output may overwrite their input 0 when it dies there (OpSchema::in_place_input).
 IN_PLACE_OPS = {"cortex_m.quantized_add.default", "cortex_m.quantized_maximum.default",
                 "cortex_m.quantized_minimum.default", "cortex_m.requantize.default",
-                "cortex_m.quantized_activation.default"}
+                "cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"}
 
 
 def element_offsets(value):
@@ -185,6 +185,51 @@ def test_in_place_programs_run_bit_exact_and_the_loader_accepts_only_that_overla
                 layout(d=56)):  # half over input 0
         with pytest.raises(ValueError, match="overlaps an input"):
             cortexm.to_program(g, layout=bad)
+
+
+def in_place_chain(op):
+    """x -> first = act(x) -> op(first, ...): op's input 0 dies at it. Returns graph, op's output."""
+    int16 = op.endswith("_s16.default")
+    dtype = "int16" if int16 else "int8"
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 8], dtype)
+    rng = np.random.default_rng(3)
+    table = lambda: g.add_constant(f"table{len(g.nodes)}", rng.integers(-32768, 32768, 513, dtype=np.int16)
+                                   if int16 else rng.integers(-128, 128, 256, dtype=np.int8))
+    act = "cortex_m.quantized_activation_s16.default" if int16 else "cortex_m.quantized_activation.default"
+    first = g.call(act, [x, table()])
+    if op.endswith("activation.default") or op.endswith("activation_s16.default"):
+        out = g.call(op, [first, table()])
+    elif op == "cortex_m.requantize.default":
+        out = g.call(op, [first], {"input_zero_point": 3, "output_zero_point": -5,
+                                   "output_multiplier": 1 << 30, "output_shift": -21})
+    else:
+        attrs = {f"{n}_zero_point": z for n, z in (("self", 3), ("other", -2), ("output", 1))}
+        attrs.update({f"{n}_multiplier": 1 << 30 for n in ("self", "other", "output")})
+        attrs.update({"self_shift": -1, "other_shift": -1, "output_shift": -19})
+        out = g.call(op, [first, x], attrs)
+    g.outputs = [out]
+    return g, out, first
+
+
+def test_in_place_ops_are_the_descriptors():
+    schemas = {op: _core.op_info(op).in_place_input for op in _core.registered_ops()}
+    assert {op for op, k in schemas.items() if k >= 0} == IN_PLACE_OPS
+    assert all(schemas[op] == 0 for op in IN_PLACE_OPS)
+
+
+@pytest.mark.parametrize("op", sorted(IN_PLACE_OPS))
+def test_every_in_place_op_runs_in_place_bit_exact(op):
+    # The planner's rule (OpSchema::in_place_input) and the loader's list per kernel id agree.
+    g, out, first = in_place_chain(op)
+    rows = {r.name: r for r in cortexm.plan_memory(g).buffers}
+    assert rows[out.name].in_place and rows[out.name].alias_of == first.name
+    program = cortexm.to_program(g)
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        x = rng.integers(-32768, 32768, (2, 3, 8), dtype=np.int16) if op.endswith("_s16.default") \
+            else rng.integers(-128, 128, (2, 3, 8), dtype=np.int8)
+        assert program.run(x).tobytes() == g.run(x).tobytes()
 
 
 def test_mul_never_runs_in_place():
