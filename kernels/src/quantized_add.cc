@@ -8,6 +8,8 @@ namespace cortexm {
 
 Error quantized_add_prepare(const AddParams& p) { return check_rescaled_binary(p); }
 
+Error quantized_sub_prepare(const SubParams& p) { return check_rescaled_binary(p); }
+
 #if CORTEXM_BUILT_ISA == 0
 namespace {
 
@@ -35,6 +37,21 @@ void quantized_add(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int
 #else
   add_scalar(p, lhs, rhs, output);
 #endif
+}
+
+void quantized_sub(const SubParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
+  const auto one = [&p](int32_t a, int32_t b) {
+    const int32_t a_scaled =
+        requantize((a + p.lhs_offset) * (1 << kAddLeftShift), p.lhs_multiplier, p.lhs_shift);
+    const int32_t b_scaled =
+        requantize((b + p.rhs_offset) * (1 << kAddLeftShift), p.rhs_multiplier, p.rhs_shift);
+    const int32_t out =
+        requantize(a_scaled - b_scaled, p.output_multiplier, p.output_shift) + p.output_offset;
+    return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
+  };
+  for_each_elementwise_run(p.shape, lhs, rhs, output,
+                           [&](const int8_t* a, const int8_t* b, int8_t* out, int32_t count,
+                               int32_t ls, int32_t rs) { strided_run(a, b, out, count, ls, rs, one); });
 }
 
 }  // namespace cortexm

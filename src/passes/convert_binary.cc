@@ -1,6 +1,6 @@
-// ConvertToCortexM, elementwise binaries: aten.add.Tensor (alpha 1) -> cortex_m.quantized_add with
-// TFLite's derivation (inputs shifted left by 20 and rescaled to twice the larger input scale),
-// aten.mul.Tensor -> cortex_m.quantized_mul (one multiplier for s_a * s_b / s_out). With both
+// ConvertToCortexM, elementwise binaries: aten.add.Tensor / aten.sub.Tensor (alpha 1) ->
+// cortex_m.quantized_add / quantized_sub with TFLite's derivation (inputs shifted left by 20 and
+// rescaled to twice the larger input scale), aten.mul.Tensor -> cortex_m.quantized_mul (one multiplier for s_a * s_b / s_out). With both
 // inputs and the output symmetric int16 (the 16x8 mode), the same derivations with a left shift of
 // 15 give cortex_m.quantized_add_s16 / quantized_mul_s16; int8 mixed with int16 stays float. The
 // kernels broadcast.
@@ -35,7 +35,8 @@ void convert_binary(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const ValueId a = node.inputs[0], b = node.inputs[1];
-  const bool is_add = node.op == "aten.add.Tensor";
+  const bool is_sub = node.op == "aten.sub.Tensor";
+  const bool is_add = node.op == "aten.add.Tensor" || is_sub;
   if (is_add && OpArgs(node.op, node.name, node.attrs).f("alpha") != 1.0) not_lowered("alpha != 1");
   const DType da = graph.value(a).info.dtype, db = graph.value(b).info.dtype;
   const DType dout = graph.value(node.outputs[0]).info.dtype;
@@ -51,6 +52,7 @@ void convert_binary(Graph& graph, NodeId id, const TargetConfig&) {
   const double sa = qa.scales[0], sb = qb.scales[0], so = qo.scales[0];
   std::vector<int64_t> m, s;
   ValueId y = kNoValue;
+  if (is_sub && int16) not_lowered("no int16 sub kernel");
   if (is_add && int16) {
     const double twice_max = 2.0 * std::max(sa, sb);
     requantize_attrs({sa / twice_max, sb / twice_max,
@@ -80,7 +82,7 @@ void convert_binary(Graph& graph, NodeId id, const TargetConfig&) {
     requantize_attrs({sa / twice_max, sb / twice_max,
                       twice_max / (static_cast<double>(1 << kAddLeftShift) * so)},
                      &m, &s);
-    y = rw.call("cortex_m.quantized_add.default", {a, b},
+    y = rw.call(is_sub ? "cortex_m.quantized_sub.default" : "cortex_m.quantized_add.default", {a, b},
                 {{"self_zero_point", qa.zero_points[0]}, {"self_multiplier", m[0]},
                  {"self_shift", s[0]}, {"other_zero_point", qb.zero_points[0]},
                  {"other_multiplier", m[1]}, {"other_shift", s[1]},

@@ -332,7 +332,8 @@ using Converter = void (*)(Graph&, NodeId, const TargetConfig&);
 Converter converter_for(const std::string& op) {
   if (op == "aten.convolution.default") return convert::convert_convolution;
   if (op == "aten.linear.default" || op == "aten.addmm.default") return convert::convert_linear;
-  if (op == "aten.add.Tensor" || op == "aten.mul.Tensor") return convert::convert_binary;
+  if (op == "aten.add.Tensor" || op == "aten.sub.Tensor" || op == "aten.mul.Tensor")
+    return convert::convert_binary;
   if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default")
     return convert::convert_pool;
   if (op == "aten._softmax.default" || op == "aten._log_softmax.default")

@@ -128,6 +128,7 @@ Range arena_range(const Program& program, int32_t tensor) {
 int32_t in_place_input(uint8_t kernel) {
   switch (kernel) {
     case fb::KernelId_QuantizedAdd:
+    case fb::KernelId_QuantizedSub:
     case fb::KernelId_QuantizedMaximum:
     case fb::KernelId_QuantizedMinimum:
     case fb::KernelId_Requantize:
@@ -248,8 +249,10 @@ Status Program::load(const void* data, size_t size, Program* program) {
   if (!fb::VerifySizePrefixedProgramBuffer(verifier))
     return program_error("program", -1, "flatbuffer", static_cast<int64_t>(size), "is malformed or truncated");
   const fb::Program* p = fb::GetSizePrefixedProgram(bytes);
+  static_assert(kSchemaVersion == 1, "the message below names the version");
   if (p->schema_version() != kSchemaVersion)
-    return program_error("program", -1, "schema_version", p->schema_version(), "must be 1 (this runtime's)", -1,
+    return program_error("program", -1, "schema_version", p->schema_version(),
+                         "is not this runtime's program format (1): write the program again with this cortexm", -1,
                          StatusCode::kUnsupported);
   if (p->isa() > fb::Isa_MAX) return program_error("program", -1, "isa", p->isa(), "must be Scalar, Dsp or Mve");
   if (p->arena_size() > kMaxBytes) return program_error("program", -1, "arena_size", static_cast<int64_t>(p->arena_size()), "is too large");

@@ -16,7 +16,7 @@ from cortexm import _core
 SLOW_MODELS = {"mobilenet_v2"}
 ALIAS_OPS = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}
 # Ops whose output may overwrite their input 0 when it dies there (OpSchema::in_place_input).
-IN_PLACE_OPS = {"cortex_m.quantized_add.default", "cortex_m.quantized_maximum.default",
+IN_PLACE_OPS = {"cortex_m.quantized_add.default", "cortex_m.quantized_sub.default", "cortex_m.quantized_maximum.default",
                 "cortex_m.quantized_minimum.default", "cortex_m.requantize.default",
                 "cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"}
 

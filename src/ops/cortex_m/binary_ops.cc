@@ -1,6 +1,6 @@
 // The cortex_m elementwise binary ops with numpy broadcasting, one descriptor each over one
 // implementation: add / maximum / minimum rescale each input (arm_elementwise_add_s8's
-// arithmetic), mul rescales the product (arm_elementwise_mul_s8); the _s16 twins are symmetric
+// arithmetic; sub subtracts the second), mul rescales the product (arm_elementwise_mul_s8); the _s16 twins are symmetric
 // int16 (no zero points). Kernel params <-> program table: program/params/binary.h.
 #include <limits>
 
@@ -95,6 +95,8 @@ constexpr int kNotInPlace = -1;
 void register_cortex_m_binary_ops(OpRegistry& r) {
   add_binary<AddParams, int8_t, quantized_add_prepare, quantized_add>(
       r, "cortex_m.quantized_add.default", fb::KernelId_QuantizedAdd, 0);
+  add_binary<SubParams, int8_t, quantized_sub_prepare, quantized_sub>(
+      r, "cortex_m.quantized_sub.default", fb::KernelId_QuantizedSub, 0);
   add_binary<MinMaxParams, int8_t, quantized_maximum_prepare, quantized_maximum>(
       r, "cortex_m.quantized_maximum.default", fb::KernelId_QuantizedMaximum, 0);
   add_binary<MinMaxParams, int8_t, quantized_minimum_prepare, quantized_minimum>(

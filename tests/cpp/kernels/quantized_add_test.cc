@@ -5,14 +5,17 @@
 #include <vector>
 
 #include "cortexm/kernels/requantize.h"
+#include "gemmlowp_reference.h"
 #include "random_data.h"
 
 namespace cortexm {
 namespace {
 
-// Builder with awkward defaults: broadcast shapes, nonzero zero points, unequal scales.
+// Builder with awkward defaults: broadcast shapes, nonzero zero points, unequal scales. subtract()
+// tests quantized_sub, its expected values from gemmlowp's functions as TFLite's SUB calls them.
 class AddTester {
  public:
+  AddTester& subtract() { subtract_ = true; return *this; }
   AddTester& lhs_shape(std::vector<int64_t> s) { lhs_shape_ = std::move(s); return *this; }
   AddTester& rhs_shape(std::vector<int64_t> s) { rhs_shape_ = std::move(s); return *this; }
   AddTester& zero_points(int32_t a, int32_t b, int32_t out) { zp_a_ = a; zp_b_ = b; zp_out_ = out; return *this; }
@@ -32,14 +35,16 @@ class AddTester {
     const auto mb = quantize_multiplier(sb_ / twice_max);
     const auto mo = quantize_multiplier(twice_max / ((1 << kAddLeftShift) * so_));
 
-    AddParams p;
+    RescaledBinaryParams p;
     ASSERT_TRUE(make_broadcast_shape(lhs_shape_.data(), int(lhs_shape_.size()), rhs_shape_.data(),
                                      int(rhs_shape_.size()), &p.shape).ok());
     p.lhs_offset = -zp_a_; p.lhs_multiplier = ma.multiplier; p.lhs_shift = ma.shift;
     p.rhs_offset = -zp_b_; p.rhs_multiplier = mb.multiplier; p.rhs_shift = mb.shift;
     p.output_offset = zp_out_; p.output_multiplier = mo.multiplier; p.output_shift = mo.shift;
     p.activation_min = act_min_; p.activation_max = act_max_;
-    ASSERT_TRUE(quantized_add_prepare(p).ok());
+    const AddParams add{p};
+    const SubParams sub{p};
+    ASSERT_TRUE(subtract_ ? quantized_sub_prepare(sub).ok() : quantized_add_prepare(add).ok());
 
     const size_t n = count(out_shape);
     std::vector<int8_t> expected(n), fast(n), ref(n);
@@ -47,13 +52,32 @@ class AddTester {
     for (size_t e = 0; e < n; ++e) {
       const int32_t x = a[source_index(e, out_shape, lhs_shape_)] - zp_a_;
       const int32_t y = b[source_index(e, out_shape, rhs_shape_)] - zp_b_;
-      const int32_t xs = requantize(x * (1 << 20), ma.multiplier, ma.shift);
-      const int32_t ys = requantize(y * (1 << 20), mb.multiplier, mb.shift);
-      int32_t o = requantize(xs + ys, mo.multiplier, mo.shift) + zp_out_;
+      int32_t o;
+#if !(defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING)
+      const bool gemmlowp = subtract_;
+#else
+      const bool gemmlowp = false;  // single rounding: requantize is the definition
+#endif
+      if (gemmlowp) {  // MultiplyByQuantizedMultiplierSmallerThanOneExp: every shift here is <= 0
+        using testing::gemmlowp_ref::rounding_divide;
+        using testing::gemmlowp_ref::srdhm;
+        const int32_t xs = rounding_divide(srdhm(x * (1 << 20), ma.multiplier), -ma.shift);
+        const int32_t ys = rounding_divide(srdhm(y * (1 << 20), mb.multiplier), -mb.shift);
+        o = rounding_divide(srdhm(xs - ys, mo.multiplier), -mo.shift) + zp_out_;
+      } else {
+        const int32_t xs = requantize(x * (1 << 20), ma.multiplier, ma.shift);
+        const int32_t ys = requantize(y * (1 << 20), mb.multiplier, mb.shift);
+        o = requantize(subtract_ ? xs - ys : xs + ys, mo.multiplier, mo.shift) + zp_out_;
+      }
       expected[e] = static_cast<int8_t>(o < act_min_ ? act_min_ : (o > act_max_ ? act_max_ : o));
     }
-    quantized_add(p, a.data(), b.data(), fast.data());
-    quantized_add_reference(p, a.data(), b.data(), ref.data());
+    if (subtract_) {
+      quantized_sub(sub, a.data(), b.data(), fast.data());
+      quantized_sub_reference(sub, a.data(), b.data(), ref.data());
+    } else {
+      quantized_add(add, a.data(), b.data(), fast.data());
+      quantized_add_reference(add, a.data(), b.data(), ref.data());
+    }
     ASSERT_EQ(ref, expected);
     ASSERT_EQ(fast, expected);
 
@@ -61,7 +85,7 @@ class AddTester {
     size_t far = 0;
     for (size_t e = 0; e < n; ++e) {
       const double real = sa_ * (a[source_index(e, out_shape, lhs_shape_)] - zp_a_) +
-                          sb_ * (b[source_index(e, out_shape, rhs_shape_)] - zp_b_);
+                          (subtract_ ? -sb_ : sb_) * (b[source_index(e, out_shape, rhs_shape_)] - zp_b_);
       double q = real / so_ + zp_out_;
       q = q < act_min_ ? act_min_ : (q > act_max_ ? act_max_ : q);
       if (std::abs(q - expected[e]) > 1.0) ++far;
@@ -104,6 +128,7 @@ class AddTester {
   double sa_ = 0.031, sb_ = 0.047, so_ = 0.061;
   int32_t act_min_ = -128, act_max_ = 127;
   uint32_t seed_ = 1;
+  bool subtract_ = false;
 };
 
 TEST(QuantizedAdd, SameShape) { AddTester().Test(); }
@@ -120,8 +145,20 @@ TEST(QuantizedAdd, FusedRelu6Range) {
 }
 TEST(QuantizedAdd, VeryDifferentScales) { AddTester().scales(0.9, 0.0007, 0.45).seed(6).Test(); }
 
-TEST(QuantizedAdd, RandomizedAwkwardCases) {
-  testing::RandomData rng(99);
+TEST(QuantizedSub, SameShape) { AddTester().subtract().Test(); }
+TEST(QuantizedSub, OddLength) { AddTester().subtract().lhs_shape({1001}).rhs_shape({1001}).Test(); }
+TEST(QuantizedSub, BroadcastBothWays) {
+  AddTester().subtract().lhs_shape({3, 1, 5}).rhs_shape({1, 4, 1}).Test();
+}
+TEST(QuantizedSub, OneMinusX) {  // a scalar constant minus a tensor
+  AddTester().subtract().lhs_shape({}).rhs_shape({2, 9}).zero_points(-128, 5, 127).Test();
+}
+TEST(QuantizedSub, ExtremeZeroPoints) { AddTester().subtract().zero_points(127, -128, 127).seed(4).Test(); }
+TEST(QuantizedSub, VeryDifferentScales) { AddTester().subtract().scales(0.0007, 0.9, 0.45).seed(6).Test(); }
+
+// Random awkward cases for add (subtract = false) and sub.
+void run_randomized_awkward_cases(bool subtract) {
+  testing::RandomData rng(subtract ? 98 : 99);
   for (int i = 0; i < 200; ++i) {
     std::vector<int64_t> a, b;
     const int rank = rng.uniform(1, 5);
@@ -132,7 +169,9 @@ TEST(QuantizedAdd, RandomizedAwkwardCases) {
     }
     if (rng.uniform(0, 2) == 0) b.erase(b.begin());
     const int32_t lo = rng.uniform(-128, 100);
-    AddTester()
+    AddTester tester;
+    if (subtract) tester.subtract();
+    tester
         .lhs_shape(a).rhs_shape(b).seed(uint32_t(i))
         .zero_points(rng.uniform(-128, 127), rng.uniform(-128, 127), rng.uniform(-128, 127))
         .scales(rng.uniform(1, 1000) / 1e4, rng.uniform(1, 1000) / 1e4, rng.uniform(1, 1000) / 1e4)
@@ -140,6 +179,9 @@ TEST(QuantizedAdd, RandomizedAwkwardCases) {
         .Test();
   }
 }
+
+TEST(QuantizedAdd, RandomizedAwkwardCases) { run_randomized_awkward_cases(false); }
+TEST(QuantizedSub, RandomizedAwkwardCases) { run_randomized_awkward_cases(true); }
 
 TEST(QuantizedAdd, PrepareRejectsBadParams) {
   AddParams p;

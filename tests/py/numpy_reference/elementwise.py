@@ -1,4 +1,5 @@
-"""quantized_add / quantized_mul references (arm_elementwise_add_s8 / _mul_s8, and the int16 _s16)."""
+"""quantized_add / quantized_sub / quantized_mul references (arm_elementwise_add_s8, TFLite's SUB,
+arm_elementwise_mul_s8, and the int16 _s16)."""
 
 import numpy as np
 
@@ -11,6 +12,16 @@ def add(a, zp_a, mult_a, shift_a, b, zp_b, mult_b, shift_b, zp_out, mult_out, sh
     b = b.astype(np.int64) - zp_b
     total = requantize(a << 20, mult_a, shift_a) + requantize(b << 20, mult_b, shift_b)
     out = requantize(total, mult_out, shift_out) + zp_out
+    return np.clip(out, act_min, act_max).astype(np.int8)
+
+
+def sub(a, zp_a, mult_a, shift_a, b, zp_b, mult_b, shift_b, zp_out, mult_out, shift_out,
+        act_min=-128, act_max=127):
+    """TFLite's SUB: add's rescaling (add_params), the second input's scaled value subtracted."""
+    a = a.astype(np.int64) - zp_a
+    b = b.astype(np.int64) - zp_b
+    difference = requantize(a << 20, mult_a, shift_a) - requantize(b << 20, mult_b, shift_b)
+    out = requantize(difference, mult_out, shift_out) + zp_out
     return np.clip(out, act_min, act_max).astype(np.int8)
 
 

@@ -608,15 +608,19 @@ class QuantizedGraphReference:
         return self._source(node.inputs[0]), self._source(node.inputs[1])
 
     def _plan_add(self, node, out):
-        if node.op != "aten.add.Tensor" or node.attrs.get("alpha", 1.0) != 1.0:
+        if node.op not in ("aten.add.Tensor", "aten.sub.Tensor") or node.attrs.get("alpha", 1.0) != 1.0:
             raise NotInteger("alpha")
         a, b = self._binary_sources(node)
         (ma, sha), (mb, shb), (mo, sho) = elementwise.add_params(a.q.scale, b.q.scale, out.scale)
         _multipliers([2.0 * max(a.q.scale, b.q.scale) / ((1 << 20) * out.scale)])
-        return Group(lambda env: elementwise.add(a.get(env), a.q.zp, ma, sha, b.get(env), b.q.zp,
-                                                 mb, shb, out.zp, mo, sho, out.act_min,
-                                                 out.act_max),
-                     [a, b], [CM.format("quantized_add")])
+        kernel, op = (elementwise.sub, "quantized_sub") if node.op == "aten.sub.Tensor" else \
+            (elementwise.add, "quantized_add")
+        return Group(lambda env: kernel(a.get(env), a.q.zp, ma, sha, b.get(env), b.q.zp, mb, shb,
+                                        out.zp, mo, sho, out.act_min, out.act_max),
+                     [a, b], [CM.format(op)])
+
+    def _plan_sub(self, node, out):
+        return self._plan_add(node, out)
 
     def _plan_mul(self, node, out):
         if node.op != "aten.mul.Tensor":

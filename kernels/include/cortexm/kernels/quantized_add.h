@@ -1,5 +1,7 @@
 // cortex_m.quantized_add (arm_elementwise_add_s8): both inputs are offset, shifted left by 20,
 // requantized to a common scale, summed, requantized to the output, offset and clamped.
+// cortex_m.quantized_sub (TFLite Micro's SUB; CMSIS-NN has none): the same, the second input's
+// scaled value subtracted instead of added.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,16 @@ Error quantized_add_prepare(const AddParams& params);
 void quantized_add(const AddParams& params, const int8_t* lhs, const int8_t* rhs, int8_t* output);
 
 void quantized_add_reference(const AddParams& params, const int8_t* lhs, const int8_t* rhs,
+                             int8_t* output);
+
+struct SubParams : RescaledBinaryParams {};
+
+Error quantized_sub_prepare(const SubParams& params);
+
+// One variant on every core (scalar).
+void quantized_sub(const SubParams& params, const int8_t* lhs, const int8_t* rhs, int8_t* output);
+
+void quantized_sub_reference(const SubParams& params, const int8_t* lhs, const int8_t* rhs,
                              int8_t* output);
 
 }  // namespace cortexm
