@@ -21,9 +21,9 @@ Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& p) {
                               p.filter.c);
 }
 
-// The scalar variant's accumulators; DSP and MVE use none but get the same (the host runs the
-// scalar kernel on programs planned for any isa).
-size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& p, Isa /*isa*/) {
+// The scalar variant's accumulators; the DSP and MVE variants keep them in registers.
+size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& p, Isa isa) {
+  if (isa != Isa::kScalar) return 0;
   return p.filter.c > 0 ? sizeof(int32_t) * static_cast<size_t>(p.filter.c) : 0;
 }
 

@@ -17,10 +17,10 @@ Error quantized_linear_prepare(const LinearParams& p) {
   return check_multipliers(p.multipliers, p.shifts, p.num_multipliers, "must be given");
 }
 
-// One input row widened to int16 with its offset added, for the scalar and DSP variants. The MVE
-// variant uses none but gets the same: the host runs the scalar kernel on programs planned for
-// any isa.
-size_t quantized_linear_scratch_size(const LinearParams& params, Isa /*isa*/) {
+// One input row widened to int16 with its offset added, for the scalar and DSP variants; the MVE
+// variant reads the int8 row in place.
+size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa) {
+  if (isa == Isa::kMve) return 0;
   return static_cast<size_t>(params.input_features) * sizeof(int16_t);
 }
 

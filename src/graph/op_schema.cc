@@ -50,6 +50,12 @@ bool OpSchema::has_attr(const std::string& attr) const {
   return false;
 }
 
+size_t OpSchema::planned_scratch(const NodeContext& node, Isa isa) const {
+  if (!scratch) return 0;
+  const size_t on_isa = scratch(node, isa), on_host = scratch(node, Isa::kScalar);
+  return on_isa > on_host ? on_isa : on_host;
+}
+
 bool OpSchema::has_activation_range() const {
   return has_attr("activation_min") && has_attr("activation_max");
 }

@@ -127,6 +127,10 @@ struct OpSchema {
   EncodeFn encode = nullptr;
   ScratchFn scratch = nullptr;
 
+  // The scratch a program planned for `isa` reserves for the node: its kernel's need on `isa`, and
+  // at least the scalar kernel's, which the host runtime runs on programs for any isa.
+  size_t planned_scratch(const NodeContext& node, Isa isa) const;
+
   // Has activation_min / activation_max attributes (a following clamp can fold into them).
   bool has_activation_range() const;
   bool has_attr(const std::string& attr) const;

@@ -1,5 +1,5 @@
 // AnnotateScratch: every node whose kernel needs scratch records it as its scratch_bytes
-// attribute, its op descriptor's size for the target's isa (what the memory planner reserves).
+// attribute: OpSchema::planned_scratch for the target's isa (what the memory planner reserves).
 #include <algorithm>
 #include <limits>
 
@@ -14,7 +14,7 @@ bool annotate_scratch(Graph& graph, const TargetConfig& target) {
     const Node& node = graph.node(id);
     const OpSchema* schema = OpRegistry::global().find(node.op);
     if (!schema || !schema->scratch || !schema->has_attr("scratch_bytes")) continue;
-    const size_t bytes = schema->scratch(node_context(graph, id), target.isa);
+    const size_t bytes = schema->planned_scratch(node_context(graph, id), target.isa);
     if (bytes > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
       throw UnsupportedError("node '" + node.name + "' (" + node.op + "): its kernel needs " +
                              std::to_string(bytes) + " bytes of scratch (over 2^31)");

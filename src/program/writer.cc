@@ -58,7 +58,7 @@ void check_runnable(const Graph& graph) {
 
 int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {
   const OpSchema& schema = OpRegistry::global().get(graph.node(id).op);
-  return schema.scratch ? static_cast<int64_t>(schema.scratch(node_context(graph, id), isa)) : 0;
+  return static_cast<int64_t>(schema.planned_scratch(node_context(graph, id), isa));
 }
 
 ArenaLayout sequential_layout(const Graph& graph, Isa isa) {

@@ -272,8 +272,9 @@ TEST(QuantizedLinear, ScratchIsOneWidenedInputRow) {
   const int32_t shifts[] = {0, 0, 0};
   LinearParams p = valid_params(multipliers, shifts);
   p.input_features = 1280;
-  for (Isa isa : {Isa::kScalar, Isa::kDsp, Isa::kMve})
+  for (Isa isa : {Isa::kScalar, Isa::kDsp})
     EXPECT_EQ(quantized_linear_scratch_size(p, isa), 1280 * sizeof(int16_t));
+  EXPECT_EQ(quantized_linear_scratch_size(p, Isa::kMve), 0u);  // the MVE variant reads the row in place
 }
 
 }  // namespace

@@ -20,9 +20,9 @@ Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& params
 Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& params);
 
 // Bytes of scratch the kernel for `isa` needs, 4-byte aligned. Scalar: one int32 accumulator per
-// output channel (C_in * depth_multiplier). DSP and MVE: the same, though their variants keep the
-// accumulators in registers and use none: the host runs the scalar kernel on programs planned for
-// any isa, so no isa gets less than scalar.
+// output channel (C_in * depth_multiplier). DSP and MVE: none (their variants keep the
+// accumulators in registers). (A program reserves at least the scalar size too:
+// OpSchema::planned_scratch.)
 size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& params, Isa isa);
 
 // The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE. bias may be null (treated as zeros). Accumulates in 32
