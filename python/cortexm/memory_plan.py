@@ -2,7 +2,9 @@
 
 ``cortexm.plan_memory(lowered)`` plans a graph (src/planner, see docs/memory_planning.md) and returns
 a :class:`MemoryPlan`: the arena size, the lower bound (the peak over steps of the aligned bytes
-live at that step), the placement policy that won, one :class:`Buffer` row per tensor and scratch
+live at that step, in the plan's model of execution: "in-place" when ops proved safe write over
+their dying input, "tensor-level" when every op holds its whole inputs and output), the
+tensor-level bound, the placement policy that won, one :class:`Buffer` row per tensor and scratch
 buffer, a text table and a PNG timeline.
 """
 
@@ -24,7 +26,8 @@ class Buffer:
     """One row of a memory plan: a tensor (input, intermediate, output) or a node's scratch.
 
     ``first``/``last`` are the steps (positions in execution order, inclusive) it is live;
-    ``alias_of`` names the tensor whose bytes it shares (view/squeeze/unsqueeze), else None.
+    ``alias_of`` names the tensor whose bytes it shares (view/squeeze/unsqueeze, or the input an
+    in-place op wrote over: then ``in_place`` is True), else None.
     """
 
     name: str
@@ -39,6 +42,7 @@ class Buffer:
     kind: str  # "input", "intermediate", "output" or "scratch"
     value_id: int = -1  # graph value id; -1 for scratch
     node_index: int = -1  # step of the producing (or owning) node; -1 for graph inputs
+    in_place: bool = False  # its op wrote it over alias_of's bytes (that input died there)
 
 
 class MemoryPlan:
@@ -53,6 +57,8 @@ class MemoryPlan:
         alignment: int = 16,
         policy: str = "",
         num_steps: int = 0,
+        in_place: bool = False,
+        tensor_level_bound: Optional[int] = None,
     ):
         self.arena_size = int(arena_size)
         self.lower_bound = int(lower_bound)
@@ -60,6 +66,14 @@ class MemoryPlan:
         self.policy = policy
         self.num_steps = int(num_steps)
         self.buffers = list(buffers)
+        self.in_place = bool(in_place)
+        self.tensor_level_bound = int(self.lower_bound if tensor_level_bound is None else tensor_level_bound)
+
+    @property
+    def lower_bound_model(self) -> str:
+        """The model of execution lower_bound bounds: "in-place" (ops proved safe write over their
+        dying input) or "tensor-level" (every op holds its whole inputs and output)."""
+        return "in-place" if self.in_place else "tensor-level"
 
     @classmethod
     def _from_core(cls, d: dict) -> "MemoryPlan":
@@ -75,7 +89,7 @@ class MemoryPlan:
             )
         return cls(
             d["arena_size"], d["lower_bound"], rows, alignment=d["alignment"], policy=d["policy"],
-            num_steps=d["num_steps"],
+            num_steps=d["num_steps"], in_place=d["in_place"], tensor_level_bound=d["tensor_level_bound"],
         )
 
     @property
@@ -100,7 +114,7 @@ class MemoryPlan:
             if b.alias_of is not None and b.alias_of not in ids:
                 return f"{b.name} aliases {b.alias_of!r}, which is not in the plan"
             alias = ids[b.alias_of] if b.alias_of is not None else -1
-            values.append((b.value_id, b.offset, b.size, alias, b.first, b.last))
+            values.append((b.value_id, b.offset, b.size, alias, b.first, b.last, b.in_place))
         scratch = [(b.node_index, b.offset, b.size) for b in self.scratch]
         return _core.check_memory_plan(
             self.arena_size, self.lower_bound, self.alignment, self.num_steps, values, scratch
@@ -116,9 +130,11 @@ class MemoryPlan:
         """A readable table: one row per buffer by offset, then by step."""
         head = (
             f"memory plan: arena {self.arena_size} B, lower bound {self.lower_bound} B "
-            f"(x{self.ratio:.3f}), alignment {self.alignment}, policy {self.policy}, "
+            f"({self.lower_bound_model}, x{self.ratio:.3f}), tensor-level bound {self.tensor_level_bound} B, "
+            f"alignment {self.alignment}, policy {self.policy}, "
             f"{self.num_steps} steps, {len(self.tensors)} tensors "
-            f"({sum(b.alias_of is not None for b in self.tensors)} aliases), "
+            f"({sum(b.alias_of is not None and not b.in_place for b in self.tensors)} aliases, "
+            f"{sum(b.in_place for b in self.tensors)} in place), "
             f"{len(self.scratch)} scratch"
         )
         header = ("offset", "size", "steps", "kind", "name", "op", "shape", "dtype", "alias of")
@@ -127,7 +143,8 @@ class MemoryPlan:
             rows.append(
                 (
                     str(b.offset), str(b.size), f"{b.first}-{b.last}", b.kind, b.name, b.op,
-                    "[" + ", ".join(str(d) for d in b.shape) + "]", b.dtype, b.alias_of or "",
+                    "[" + ", ".join(str(d) for d in b.shape) + "]", b.dtype,
+                    f"{b.alias_of} (in place)" if b.in_place else b.alias_of or "",
                 )
             )
         widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
@@ -167,24 +184,29 @@ class MemoryPlan:
                 Rectangle(
                     (b.first, b.offset), b.last - b.first + 1, b.size,
                     facecolor="none" if aliased else colors.get(b.kind, "#999999"),
-                    edgecolor="black", linewidth=0.4, hatch="//" if aliased else None,
+                    edgecolor="black", linewidth=0.4, hatch=("xx" if b.in_place else "//") if aliased else None,
                     alpha=1.0 if aliased else 0.8,
                 )
             )
         ax.axhline(self.arena_size, color="black", linewidth=1, label=f"arena {self.arena_size} B")
         ax.axhline(self.lower_bound, color="gray", linestyle="--", linewidth=1,
-                   label=f"lower bound {self.lower_bound} B")
+                   label=f"lower bound {self.lower_bound} B ({self.lower_bound_model})")
+        if self.tensor_level_bound != self.lower_bound:
+            ax.axhline(self.tensor_level_bound, color="gray", linestyle=":", linewidth=1,
+                       label=f"tensor-level bound {self.tensor_level_bound} B")
         for kind, color in colors.items():
             if any(b.kind == kind for b in self.buffers):
                 ax.add_patch(Rectangle((0, 0), 0, 0, facecolor=color, label=kind))
-        if any(b.alias_of is not None for b in self.buffers):
+        if any(b.alias_of is not None and not b.in_place for b in self.buffers):
             ax.add_patch(Rectangle((0, 0), 0, 0, facecolor="none", hatch="//", label="alias"))
+        if any(b.in_place for b in self.buffers):
+            ax.add_patch(Rectangle((0, 0), 0, 0, facecolor="none", hatch="xx", label="in place"))
         ax.set_xlim(0, steps)
         ax.set_ylim(0, max(self.arena_size, 1) * 1.05)
         ax.set_xlabel("step (node in execution order)")
         ax.set_ylabel("arena offset (bytes)")
         ax.set_title(title or f"memory plan ({self.policy}): arena {self.arena_size} B, "
-                     f"lower bound {self.lower_bound} B")
+                     f"lower bound {self.lower_bound} B ({self.lower_bound_model})")
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
         fig.tight_layout()
 
@@ -195,12 +217,16 @@ class MemoryPlan:
         _core.write_file_atomically(path, image.getvalue())
 
 
-def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None) -> MemoryPlan:
+def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None, in_place: bool = True) -> MemoryPlan:
     """Plans the memory of a lowered graph in its execution order (see docs/memory_planning.md).
 
     ``policy`` None tries every placement policy and keeps the smallest arena; a name from
-    :func:`placement_policies` forces one. Raises ValueError for a bad alignment, policy or order.
+    :func:`placement_policies` forces one. ``in_place`` lets element-wise ops whose input dies at
+    them write their output over it where the planner proves it legal (programs run that way);
+    False plans at tensor level. Raises ValueError for a bad alignment, policy or order.
     """
+    if not isinstance(in_place, bool):
+        raise ValueError(f"plan_memory: in_place = {in_place!r} must be a bool")
     try:
         if isinstance(alignment, bool):
             raise TypeError
@@ -209,7 +235,7 @@ def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None) -> Mem
         raise ValueError(f"plan_memory: alignment = {alignment!r} must be an int") from None
     if not -(2**63) <= alignment < 2**63:
         raise ValueError(f"plan_memory: alignment = {alignment} does not fit in int64")
-    return MemoryPlan._from_core(_core.plan_memory(graph, alignment, policy))
+    return MemoryPlan._from_core(_core.plan_memory(graph, alignment, policy, in_place))
 
 
 def placement_policies() -> list:

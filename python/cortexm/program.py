@@ -117,13 +117,16 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
     inputs = {t["index"] for t in loaded.inputs}
     outputs = {t["index"] for t in loaded.outputs}
     end = max(len(ops) - 1, 0)
-    # A view planned in place (output at its input's offset) shares its input's bytes.
+    # An output at an input's offset shares its bytes: a view, or an op run in place over an input
+    # that dies there (the loader accepts no other overlap of an op's output with its inputs).
     alias: dict[int, int] = {}
     for op in ops:
-        if op["kernel"] == "View":
-            src, dst = op["inputs"][0], op["outputs"][0]
-            if tensors[src]["location"] == "arena" and tensors[src]["offset"] == tensors[dst]["offset"]:
+        dst = op["outputs"][0] if op["outputs"] else -1
+        for src in op["inputs"]:
+            if src >= 0 and dst >= 0 and tensors[src]["location"] == "arena" and \
+                    tensors[src]["offset"] == tensors[dst]["offset"] and tensors[dst]["nbytes"] > 0:
                 alias[dst] = alias.get(src, src)
+                break
     span: dict[int, list[int]] = {}
     for i, t in tensors.items():
         if t["location"] != "arena":

@@ -456,6 +456,8 @@ void bind_graph(py::module_& m) {
       .def_readonly("is_view", &OpSchema::is_view)
       .def_readonly("is_data_movement", &OpSchema::is_data_movement)
       .def_readonly("keeps_qparams", &OpSchema::keeps_qparams)
+      .def_readonly("in_place_input", &OpSchema::in_place_input,
+                    "The input the output may overwrite when it dies at the op, or -1.")
       .def_property_readonly("has_activation_range", &OpSchema::has_activation_range)
       .def_property_readonly("runnable", [](const OpSchema& s) { return s.encode != nullptr; },
                              "A program can hold the op (its descriptor encodes a kernel).")

@@ -20,6 +20,8 @@ py::dict plan_to_python(const Graph& graph, const MemoryPlan& plan) {
   py::dict d;
   d["arena_size"] = plan.arena_size;
   d["lower_bound"] = plan.lower_bound;
+  d["tensor_level_bound"] = plan.tensor_level_bound;
+  d["in_place"] = plan.in_place;
   d["alignment"] = plan.alignment;
   d["num_steps"] = plan.num_steps;
   d["policy"] = plan.policy;
@@ -43,6 +45,7 @@ py::dict plan_to_python(const Graph& graph, const MemoryPlan& plan) {
     row["first"] = s.first;
     row["last"] = s.last;
     row["alias_of"] = s.alias_of < 0 ? py::object(py::none()) : py::str(graph.value(s.alias_of).name);
+    row["in_place"] = s.in_place;
     values.append(row);
   }
   d["values"] = values;
@@ -84,25 +87,28 @@ void bind_planner(py::module_& m) {
       "Places (size, first_step, last_step) buffers in one arena; policy None keeps the best.");
   m.def(
       "plan_memory",
-      [](const std::shared_ptr<Graph>& graph, int64_t alignment, const std::optional<std::string>& policy) {
-        const MemoryPlan plan =
-            policy ? plan_memory(*graph, alignment, *policy) : plan_memory(*graph, alignment);
-        return plan_to_python(*graph, plan);
+      [](const std::shared_ptr<Graph>& graph, int64_t alignment, const std::optional<std::string>& policy,
+         bool in_place) {
+        PlanOptions options;
+        options.alignment = alignment;
+        options.policy = policy;
+        options.in_place = in_place;
+        return plan_to_python(*graph, plan_memory(*graph, options));
       },
-      py::arg("graph"), py::arg("alignment") = 16, py::arg("policy") = py::none(),
+      py::arg("graph"), py::arg("alignment") = 16, py::arg("policy") = py::none(), py::arg("in_place") = true,
       "The memory plan of a lowered graph as a dict (see cortexm.plan_memory).");
   m.def(
       "check_memory_plan",
       [](int64_t arena_size, int64_t lower_bound, int64_t alignment, int32_t num_steps,
-         const std::vector<std::tuple<int32_t, int64_t, int64_t, int32_t, int32_t, int32_t>>& values,
+         const std::vector<std::tuple<int32_t, int64_t, int64_t, int32_t, int32_t, int32_t, bool>>& values,
          const std::vector<std::tuple<int32_t, int64_t, int64_t>>& scratch) {
         MemoryPlan plan;
         plan.arena_size = arena_size;
         plan.lower_bound = lower_bound;
         plan.alignment = alignment;
         plan.num_steps = num_steps;
-        for (const auto& [id, offset, size, alias_of, first, last] : values)
-          plan.values.push_back(ValueSlot{id, offset, size, alias_of, first, last});
+        for (const auto& [id, offset, size, alias_of, first, last, in_place] : values)
+          plan.values.push_back(ValueSlot{id, offset, size, alias_of, first, last, in_place});
         for (const auto& [node_index, offset, size] : scratch)
           plan.scratch.push_back(ScratchSlot{node_index, offset, size});
         return check_plan(plan);
@@ -110,7 +116,7 @@ void bind_planner(py::module_& m) {
       py::arg("arena_size"), py::arg("lower_bound"), py::arg("alignment"), py::arg("num_steps"),
       py::arg("values"), py::arg("scratch"),
       "'' if the plan is consistent, else its first problem. values: (value_id, offset, size, "
-      "alias_of or -1, first, last); scratch: (node_index, offset, size).");
+      "alias_of or -1, first, last, in_place); scratch: (node_index, offset, size).");
 }
 
 }  // namespace cortexm::bindings

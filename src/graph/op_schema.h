@@ -114,6 +114,9 @@ struct OpSchema {
   KernelFn kernel = nullptr;
   // Output aliases input 0's bytes when sizes match (views); the planner may skip the copy.
   bool is_view = false;
+  // Output may alias this input when it dies here: the kernel reads element i of it before writing
+  // element i and reads no other element of it (-1: never in place). See planner/memory_plan.h.
+  int in_place_input = -1;
   // Pure data movement (no arithmetic): copies, views, permutes, pads, concatenations.
   bool is_data_movement = false;
   // An int8 output at input 0's qparams: the quantizer passes quantization through the op

@@ -8,9 +8,14 @@
 // input at its byte offset (graph/layout.h same_bytes: both contiguous, or a non-contiguous order
 // with only size-1 dims inserted or removed) alias the input: no buffer of their own; the root buffer's
 // lifetime covers the alias's readers. Constants take no arena memory and have no slot.
+// In place (PlanOptions::in_place): an op whose schema names an in_place_input (in_place_input())
+// writes its output over that input's buffer when the planner proves it legal (runs_in_place()):
+// the input and every value sharing its bytes die at the op, none is a graph input or output, no
+// other input of the op shares them, and input and output have the same shape, dim order and bytes.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +30,7 @@ struct ValueSlot {
   int32_t alias_of;  // the root value it shares bytes with (resolved through chains), or -1
   int32_t first;     // steps of this value's own lifetime (a root's covers its aliases' readers)
   int32_t last;
+  bool in_place = false;  // written over alias_of's bytes by its producer, whose input died there
 };
 
 struct ScratchSlot {
@@ -35,7 +41,12 @@ struct ScratchSlot {
 
 struct MemoryPlan {
   int64_t arena_size = 0;   // bytes, a multiple of the alignment
-  int64_t lower_bound = 0;  // peak over steps of the aligned bytes live at that step
+  // Peak over steps of the aligned bytes live at that step, in the plan's model of execution:
+  // with in_place, ops proved in place share their input's buffer; without, every op holds its
+  // whole inputs and its whole output (the tensor-level bound).
+  int64_t lower_bound = 0;
+  int64_t tensor_level_bound = 0;  // the same peak with no op in place
+  bool in_place = false;           // whether ops were allowed to run in place
   int64_t alignment = 16;
   int32_t num_steps = 0;    // nodes in execution order
   std::vector<ValueSlot> values;    // non-constant live values, by value id
@@ -43,10 +54,21 @@ struct MemoryPlan {
   std::string policy;       // the placement policy that won (see planner/placement.h)
 };
 
+struct PlanOptions {
+  int64_t alignment = 16;
+  std::optional<std::string> policy;  // unset: every placement policy, keeping the smallest arena
+  bool in_place = true;  // let proved element-wise ops write over their dying input
+};
+
 // Plans the lowered graph's memory with the best placement policy (or the one named).
 // Throws GraphError if the order is not topological or the alignment is not a power of two.
+MemoryPlan plan_memory(const Graph& lowered, const PlanOptions& options);
 MemoryPlan plan_memory(const Graph& lowered, int64_t alignment = 16);
 MemoryPlan plan_memory(const Graph& lowered, int64_t alignment, const std::string& policy);
+
+// The input of `op` its output may overwrite when that input dies at the op (its kernel reads
+// element i before writing element i and reads no other element of that input), or -1.
+int in_place_input(const std::string& op);
 
 // Whether `node` (of `graph`) makes its output an alias of its input (see above).
 bool is_aliasing_view(const Graph& graph, const Node& node);

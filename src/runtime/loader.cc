@@ -114,6 +114,24 @@ Range arena_range(const Program& program, int32_t tensor) {
   return {t->offset(), t->offset() + bytes};
 }
 
+// The input a kernel may overwrite with its output (the planner's in-place rule, OpSchema's
+// in_place_input): its kernel reads element i of that input before writing element i and reads no
+// other element of it. -1: the kernel needs its output apart from every input.
+int32_t in_place_input(uint8_t kernel) {
+  switch (kernel) {
+    case fb::KernelId_QuantizedAdd:
+    case fb::KernelId_QuantizedSub:
+    case fb::KernelId_QuantizedMaximum:
+    case fb::KernelId_QuantizedMinimum:
+    case fb::KernelId_Requantize:
+    case fb::KernelId_QuantizedActivation:
+    case fb::KernelId_QuantizedActivationS16:
+      return 0;
+    default:
+      return -1;
+  }
+}
+
 Status check_op(const Program& program, int32_t index) {
   const fb::Program& p = program.fb();
   const fb::Op* op = p.ops()->Get(index);
@@ -156,10 +174,13 @@ Status check_op(const Program& program, int32_t index) {
       if (op->scratch_size() && src.overlaps(scratch))
         return fail("scratch_offset", static_cast<int64_t>(op->scratch_offset()), "scratch overlaps an input");
       if (!out.overlaps(src) || src.end == src.begin) continue;
-      // Only a view that leaves every element where it is may run in place (the planner's alias).
-      const bool alias = op->kernel() == fb::KernelId_View && src.begin == out.begin &&
-                         same_bytes(program.tensor(in, nullptr), program.tensor(t, nullptr));
-      if (!alias) return fail("outputs", t, "output overlaps an input in the arena", o);
+      // Only a view that leaves every element where it is (the planner's alias), or an in-place
+      // kernel writing exactly over its in-place input's bytes in the same layout, may overlap.
+      const TensorView src_view = program.tensor(in, nullptr), out_view = program.tensor(t, nullptr);
+      const bool alias = op->kernel() == fb::KernelId_View && src.begin == out.begin && same_bytes(src_view, out_view);
+      const bool in_place = o == 0 && i == in_place_input(op->kernel()) && src.begin == out.begin &&
+                            src.end == out.end && src_view.dtype == out_view.dtype && src_view.same_layout(out_view);
+      if (!alias && !in_place) return fail("outputs", t, "output overlaps an input in the arena", o);
     }
   }
   const OpContext ctx{program, *op, index, nullptr};

@@ -15,6 +15,10 @@ from cortexm import _core
 # test_quantizer_models.py; CORTEXM_SLOW=1 includes it. mobilenet_v3_small (224) always runs.
 SLOW_MODELS = {"mobilenet_v2"}
 ALIAS_OPS = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}
+# Ops whose output may overwrite their input 0 when it dies there (OpSchema::in_place_input).
+IN_PLACE_OPS = {"cortex_m.quantized_add.default", "cortex_m.quantized_sub.default", "cortex_m.quantized_maximum.default",
+                "cortex_m.quantized_minimum.default", "cortex_m.requantize.default",
+                "cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"}
 
 
 def element_offsets(value):
@@ -104,6 +108,147 @@ def test_verify_catches_an_overlap():
         bad.verify()
 
 
+def residual_graph():
+    # x -> a -> b -> c, d = a + c: c and d overwrite their dying input, a stays for the add.
+    g = cortexm.Graph()
+    x = g.add_input("x", [16], dtype="int8")
+    table = g.add_constant("table", np.arange(-128, 128, dtype=np.int8))
+    act = lambda v: g.call("cortex_m.quantized_activation.default", [v, table])
+    a = act(x)
+    b = act(a)
+    c = act(b)
+    zp = {f"{n}_zero_point": 0 for n in ("self", "other", "output")}
+    mult = {f"{n}_multiplier": 1 << 30 for n in ("self", "other", "output")}
+    shift = {f"{n}_shift": -1 for n in ("self", "other", "output")}
+    d = g.call("cortex_m.quantized_add.default", [c, a], {**zp, **mult, **shift})
+    g.outputs = [d]
+    return g, a, b, c, d
+
+
+def test_in_place_rows_table_and_bounds(tmp_path):
+    g, a, b, c, d = residual_graph()
+    plan = cortexm.plan_memory(g)
+    plan.verify()
+    rows = {r.name: r for r in plan.buffers}
+    assert not rows[b.name].in_place
+    assert rows[c.name].in_place and rows[c.name].alias_of == b.name
+    assert rows[d.name].in_place and rows[d.name].alias_of == b.name
+    assert rows[c.name].offset == rows[b.name].offset == rows[d.name].offset
+    assert (plan.lower_bound, plan.tensor_level_bound, plan.arena_size) == (32, 48, 32)
+    assert plan.in_place and plan.lower_bound_model == "in-place"
+    text = plan.table()
+    assert "lower bound 32 B (in-place, x1.000), tensor-level bound 48 B" in text
+    assert "(0 aliases, 2 in place)" in text
+    assert f"{b.name} (in place)" in text
+    plan.plot(tmp_path / "plan.png")
+
+    whole = cortexm.plan_memory(g, in_place=False)
+    whole.verify()
+    assert not any(r.in_place for r in whole.buffers)
+    assert (whole.lower_bound, whole.tensor_level_bound) == (48, 48)
+    assert whole.lower_bound_model == "tensor-level"
+    assert "lower bound 48 B (tensor-level" in whole.table()
+    with pytest.raises(ValueError, match="in_place = 1 must be a bool"):
+        cortexm.plan_memory(g, in_place=1)
+
+    # A row claiming in place while an alias written before it is read later is refused.
+    bad_rows = [r if r.name != c.name else type(r)(**{**r.__dict__, "in_place": False, "alias_of": None})
+                for r in plan.buffers]
+    assert "overlap" in cortexm.MemoryPlan(plan.arena_size, plan.lower_bound, bad_rows,
+                                           num_steps=plan.num_steps, in_place=True).check()
+
+
+def test_in_place_programs_run_bit_exact_and_the_loader_accepts_only_that_overlap(tmp_path):
+    g, a, b, c, d = residual_graph()
+    x = g.inputs[0]
+    program = cortexm.to_program(g)
+    assert program.arena_size == 32
+    for trial in range(3):
+        inp = np.random.default_rng(trial).integers(-128, 128, 16, dtype=np.int8)
+        assert program.run(inp).tobytes() == g.run(inp).tobytes()
+    program.save(tmp_path / "p.cmpte")
+    loaded = cortexm.load_program(tmp_path / "p.cmpte")
+    assert loaded.memory_plan().lower_bound == 32  # the in-place outputs share their input's bytes
+
+    # Own bytes for each value; then one output moved over one input at a time.
+    own = {x.id: 0, a.id: 16, b.id: 32, c.id: 48, d.id: 64}
+    def layout(**moves):
+        values = dict(own)
+        for name, offset in moves.items():
+            values[{"c": c, "d": d}[name].id] = offset
+        return {"values": values, "scratch": {}, "arena_size": 80}
+    inp = np.arange(-128, 128, 16, dtype=np.int8)
+    for ok in (layout(c=32), layout(d=48), layout(c=32, d=32)):  # over input 0, which dies there
+        assert cortexm.to_program(g, layout=ok).run(inp).tobytes() == g.run(inp).tobytes()
+    for bad in (layout(d=16),   # the add's output over input 1 (a): its kernel is in place over self only
+                layout(c=40),   # half over its input
+                layout(d=56)):  # half over input 0
+        with pytest.raises(ValueError, match="overlaps an input"):
+            cortexm.to_program(g, layout=bad)
+
+
+def in_place_chain(op):
+    """x -> first = act(x) -> op(first, ...): op's input 0 dies at it. Returns graph, op's output."""
+    int16 = op.endswith("_s16.default")
+    dtype = "int16" if int16 else "int8"
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 8], dtype)
+    rng = np.random.default_rng(3)
+    table = lambda: g.add_constant(f"table{len(g.nodes)}", rng.integers(-32768, 32768, 513, dtype=np.int16)
+                                   if int16 else rng.integers(-128, 128, 256, dtype=np.int8))
+    act = "cortex_m.quantized_activation_s16.default" if int16 else "cortex_m.quantized_activation.default"
+    first = g.call(act, [x, table()])
+    if op.endswith("activation.default") or op.endswith("activation_s16.default"):
+        out = g.call(op, [first, table()])
+    elif op == "cortex_m.requantize.default":
+        out = g.call(op, [first], {"input_zero_point": 3, "output_zero_point": -5,
+                                   "output_multiplier": 1 << 30, "output_shift": -21})
+    else:
+        attrs = {f"{n}_zero_point": z for n, z in (("self", 3), ("other", -2), ("output", 1))}
+        attrs.update({f"{n}_multiplier": 1 << 30 for n in ("self", "other", "output")})
+        attrs.update({"self_shift": -1, "other_shift": -1, "output_shift": -19})
+        out = g.call(op, [first, x], attrs)
+    g.outputs = [out]
+    return g, out, first
+
+
+def test_in_place_ops_are_the_descriptors():
+    schemas = {op: _core.op_info(op).in_place_input for op in _core.registered_ops()}
+    assert {op for op, k in schemas.items() if k >= 0} == IN_PLACE_OPS
+    assert all(schemas[op] == 0 for op in IN_PLACE_OPS)
+
+
+@pytest.mark.parametrize("op", sorted(IN_PLACE_OPS))
+def test_every_in_place_op_runs_in_place_bit_exact(op):
+    # The planner's rule (OpSchema::in_place_input) and the loader's list per kernel id agree.
+    g, out, first = in_place_chain(op)
+    rows = {r.name: r for r in cortexm.plan_memory(g).buffers}
+    assert rows[out.name].in_place and rows[out.name].alias_of == first.name
+    program = cortexm.to_program(g)
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        x = rng.integers(-32768, 32768, (2, 3, 8), dtype=np.int16) if op.endswith("_s16.default") \
+            else rng.integers(-128, 128, (2, 3, 8), dtype=np.int8)
+        assert program.run(x).tobytes() == g.run(x).tobytes()
+
+
+def test_mul_never_runs_in_place():
+    # quantized_mul's kernel declares its pointers __restrict: neither the planner nor the loader
+    # lets its output overwrite an input.
+    g = cortexm.Graph()
+    x = g.add_input("x", [16], dtype="int8")
+    table = g.add_constant("table", np.arange(-128, 128, dtype=np.int8))
+    a = g.call("cortex_m.quantized_activation.default", [x, table])
+    m = g.call("cortex_m.quantized_mul.default", [a, x],
+               {"self_zero_point": 0, "other_zero_point": 0, "output_zero_point": 0,
+                "output_multiplier": 1 << 30, "output_shift": -7})
+    g.outputs = [m]
+    rows = {r.name: r for r in cortexm.plan_memory(g).buffers}
+    assert not rows[m.name].in_place and rows[m.name].offset != rows[a.name].offset
+    with pytest.raises(ValueError, match="overlaps an input"):
+        cortexm.to_program(g, layout={"values": {x.id: 0, a.id: 16, m.id: 16}, "scratch": {}, "arena_size": 32})
+
+
 def test_place_buffers_binding_pins_tflm_order():
     # Largest first, first gap that fits (see tests/cpp/planner/placement_test.cc).
     p = _core.place_buffers([(64, 0, 1), (32, 0, 2), (48, 2, 3), (16, 2, 2)], 16, "size_first_fit")
@@ -180,6 +325,31 @@ def test_zoo_model_plan(zoo_lowered):
             root = rows[out.name].alias_of
             assert rows[root].alias_of is None
             assert rows[out.name].offset == rows[root].offset
+    # In place: only ops whose output may overwrite input 0, at their input's root, never over a
+    # graph input; the tensor-level plan has none and its bound is the one the plan reports.
+    by_output = {n.outputs[0].name: n for n in nodes if n.outputs}
+    last_read = {}  # each value's own last reader (a root's row spans its whole group)
+    for step, node in enumerate(nodes):
+        for v in node.inputs:
+            if v is not None:
+                last_read[v.name] = step
+    for v in lowered.outputs:
+        last_read[v.name] = len(nodes)
+    for row in plan.tensors:
+        if row.in_place:
+            node = by_output[row.name]
+            assert node.op in IN_PLACE_OPS, node.name
+            src = rows[node.inputs[0].name]
+            assert row.alias_of == (src.alias_of or src.name) and row.offset == src.offset
+            assert rows[row.alias_of].kind != "input"
+            # Everything in those bytes before the op is read for the last time at the op.
+            for other in plan.tensors:
+                if (other.alias_of == row.alias_of or other.name == row.alias_of) and other.first < row.first:
+                    assert last_read.get(other.name, other.first) <= row.first, (row.name, other.name)
+    whole = cortexm.plan_memory(lowered, in_place=False)
+    whole.verify()
+    assert not any(b.in_place for b in whole.buffers)
+    assert plan.tensor_level_bound == whole.lower_bound >= plan.lower_bound
     # Scratch: one row per node with scratch_bytes > 0, live only at its step.
     scratch_nodes = [i for i, n in enumerate(nodes) if (n.attrs.get("scratch_bytes") or 0) > 0]
     assert [b.node_index for b in plan.scratch] == scratch_nodes
@@ -197,11 +367,13 @@ def test_zoo_model_plan(zoo_lowered):
     # Deterministic.
     assert cortexm.plan_memory(lowered).buffers == plan.buffers
 
-    ZOO_RESULTS[name] = (plan, arenas)
+    ZOO_RESULTS[name] = (plan, arenas, whole)
     tflm = arenas["size_first_fit"]
     print(f"\n{name}: arena {plan.arena_size} B, lower bound {plan.lower_bound} B, "
           f"ratio {plan.ratio:.4f}, policy {plan.policy}, TFLM order {tflm} B "
-          f"({len(plan.tensors)} tensors, {sum(b.alias_of is not None for b in plan.tensors)} aliases, "
+          f"tensor-level arena {whole.arena_size} B / bound {whole.lower_bound} B "
+          f"({len(plan.tensors)} tensors, {sum(b.alias_of is not None and not b.in_place for b in plan.tensors)} "
+          f"aliases, {sum(b.in_place for b in plan.tensors)} in place, "
           f"{len(plan.scratch)} scratch); per policy {arenas}")
 
 
@@ -210,16 +382,17 @@ def test_zoo_summary():
     if not ZOO_RESULTS:
         pytest.skip("no zoo model planned in this run")
     policies = cortexm.memory_plan.placement_policies()
-    lines = ["| model | arena (B) | lower bound (B) | arena / bound | policy | "
-             + " | ".join(policies) + " |",
-             "| --- | ---: | ---: | ---: | --- | " + " | ".join("---:" for _ in policies) + " |"]
+    lines = ["| model | tensor-level arena (B) | tensor-level bound (B) | in-place arena (B) | "
+             "in-place bound (B) | ops in place | arena / bound | policy | " + " | ".join(policies) + " |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | " + " | ".join("---:" for _ in policies) + " |"]
     wins = {p: 0 for p in policies}
-    for name, (plan, arenas) in sorted(ZOO_RESULTS.items()):
+    for name, (plan, arenas, whole) in sorted(ZOO_RESULTS.items()):
         best = min(arenas.values())
         for p in policies:
             wins[p] += arenas[p] == best
-        lines.append(f"| {name} | {plan.arena_size} | {plan.lower_bound} | {plan.ratio:.4f} | {plan.policy} | "
-                     + " | ".join(str(arenas[p]) for p in policies) + " |")
-    lines.append(f"| models where the policy is smallest (ties count) | | | | | "
+        lines.append(f"| {name} | {whole.arena_size} | {whole.lower_bound} | {plan.arena_size} | "
+                     f"{plan.lower_bound} | {sum(b.in_place for b in plan.tensors)} | {plan.ratio:.4f} | "
+                     f"{plan.policy} | " + " | ".join(str(arenas[p]) for p in policies) + " |")
+    lines.append(f"| models where the policy is smallest (ties count) | | | | | | | | "
                  + " | ".join(str(wins[p]) for p in policies) + " |")
     print("\n" + "\n".join(lines))

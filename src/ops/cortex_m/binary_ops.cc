@@ -60,11 +60,12 @@ P decode(const OpArgs& args, const TensorInfo& a, const TensorInfo& b) {
 }
 
 template <class P, class T, Error (*Prepare)(const P&), void (*Run)(const P&, const T*, const T*, T*)>
-void add_binary(OpRegistry& registry, const char* name, fb::KernelId kernel_id) {
+void add_binary(OpRegistry& registry, const char* name, fb::KernelId kernel_id, int in_place_input) {
   constexpr DType dtype = sizeof(T) == 1 ? DType::kInt8 : DType::kInt16;
   OpSchema s;
   s.name = name;
   s.inputs = {{"self"}, {"other"}};
+  s.in_place_input = in_place_input;
   for (const std::string& attr : binary_attrs<P>()) s.attrs.push_back({attr, AttrKind::kInt});
   s.attrs.push_back({"activation_min", AttrKind::kInt, false,
                      AttrValue(int64_t{std::numeric_limits<T>::min()})});
@@ -88,21 +89,24 @@ void add_binary(OpRegistry& registry, const char* name, fb::KernelId kernel_id) 
 
 }  // namespace
 
+// The kernels of mul and the int16 twins declare their pointers __restrict: not in place.
+constexpr int kNotInPlace = -1;
+
 void register_cortex_m_binary_ops(OpRegistry& r) {
   add_binary<AddParams, int8_t, quantized_add_prepare, quantized_add>(
-      r, "cortex_m.quantized_add.default", fb::KernelId_QuantizedAdd);
+      r, "cortex_m.quantized_add.default", fb::KernelId_QuantizedAdd, 0);
   add_binary<SubParams, int8_t, quantized_sub_prepare, quantized_sub>(
-      r, "cortex_m.quantized_sub.default", fb::KernelId_QuantizedSub);
+      r, "cortex_m.quantized_sub.default", fb::KernelId_QuantizedSub, 0);
   add_binary<MinMaxParams, int8_t, quantized_maximum_prepare, quantized_maximum>(
-      r, "cortex_m.quantized_maximum.default", fb::KernelId_QuantizedMaximum);
+      r, "cortex_m.quantized_maximum.default", fb::KernelId_QuantizedMaximum, 0);
   add_binary<MinMaxParams, int8_t, quantized_minimum_prepare, quantized_minimum>(
-      r, "cortex_m.quantized_minimum.default", fb::KernelId_QuantizedMinimum);
+      r, "cortex_m.quantized_minimum.default", fb::KernelId_QuantizedMinimum, 0);
   add_binary<MulParams, int8_t, quantized_mul_prepare, quantized_mul>(
-      r, "cortex_m.quantized_mul.default", fb::KernelId_QuantizedMul);
+      r, "cortex_m.quantized_mul.default", fb::KernelId_QuantizedMul, kNotInPlace);
   add_binary<AddS16Params, int16_t, quantized_add_s16_prepare, quantized_add_s16>(
-      r, "cortex_m.quantized_add_s16.default", fb::KernelId_QuantizedAddS16);
+      r, "cortex_m.quantized_add_s16.default", fb::KernelId_QuantizedAddS16, kNotInPlace);
   add_binary<MulS16Params, int16_t, quantized_mul_s16_prepare, quantized_mul_s16>(
-      r, "cortex_m.quantized_mul_s16.default", fb::KernelId_QuantizedMulS16);
+      r, "cortex_m.quantized_mul_s16.default", fb::KernelId_QuantizedMulS16, kNotInPlace);
 }
 
 }  // namespace cortexm::ops

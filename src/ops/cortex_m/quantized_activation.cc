@@ -17,6 +17,7 @@ OpSchema activation_schema(const char* name, fb::KernelId kernel_id) {
   OpSchema s;
   s.name = name;
   s.inputs = {{"input"}, {"table"}};
+  s.in_place_input = 0;  // one lookup per element; the table is a constant
   s.infer = [](const InferContext& ctx) {
     require_dtype(ctx, 0, {dtype});
     require_dtype(ctx, 1, {dtype});

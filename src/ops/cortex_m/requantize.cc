@@ -28,6 +28,7 @@ void register_cortex_m_requantize(OpRegistry& registry) {
   OpSchema s;
   s.name = "cortex_m.requantize.default";
   s.inputs = {{"input"}};
+  s.in_place_input = 0;  // int8 -> int8, one lookup per element
   for (const char* name : {"input_zero_point", "output_zero_point", "output_multiplier",
                            "output_shift"})
     s.attrs.push_back({name, AttrKind::kInt});

@@ -20,6 +20,31 @@ TensorInfo f32(std::vector<int64_t> shape) {
 
 ValueId relu(Graph& g, ValueId x) { return g.call("aten.relu.default", {x}, {})[0]; }
 
+TensorInfo s8(std::vector<int64_t> shape) {
+  TensorInfo info;
+  info.dtype = DType::kInt8;
+  info.shape = std::move(shape);
+  return info;
+}
+
+// cortex_m.quantized_activation (may run in place over input 0) with a constant identity table.
+ValueId activation(Graph& g, ValueId x) {
+  Tensor table(s8({256}));
+  for (int i = 0; i < 256; ++i) table.data<int8_t>()[i] = static_cast<int8_t>(i - 128);
+  return g.call("cortex_m.quantized_activation.default",
+                {x, g.add_constant("table" + std::to_string(g.num_values()), std::move(table))}, {})[0];
+}
+
+// cortex_m.quantized_add (may run in place over input 0, `self`).
+ValueId qadd(Graph& g, ValueId a, ValueId b) {
+  Attrs attrs;
+  for (const char* name : {"self_zero_point", "other_zero_point", "output_zero_point"}) attrs.emplace_back(name, int64_t{0});
+  for (const char* name : {"self_multiplier", "other_multiplier", "output_multiplier"})
+    attrs.emplace_back(name, int64_t{1} << 30);
+  for (const char* name : {"self_shift", "other_shift", "output_shift"}) attrs.emplace_back(name, int64_t{-1});
+  return g.call("cortex_m.quantized_add.default", {a, b}, attrs)[0];
+}
+
 ValueId view(Graph& g, ValueId x, std::vector<int64_t> size) {
   return g.call("aten.view_copy.default", {x}, {{"size", std::move(size)}})[0];
 }
@@ -331,17 +356,159 @@ TEST(MemoryPlan, CheckPlanFindsBadPlans) {
   EXPECT_THROW(verify_plan(small), GraphError);
 }
 
+// --- In place -------------------------------------------------------------------------------------
+
+TEST(MemoryPlan, ElementwiseOpRunsInPlaceOverItsDyingInput) {
+  // x -> a = act(x) -> b = act(a) -> c = act(b): a dies at b, b at c; x is the caller's.
+  Graph g;
+  const ValueId x = g.add_input("x", s8({64}));
+  const ValueId a = activation(g, x);
+  const ValueId b = activation(g, a);
+  const ValueId c = activation(g, b);
+  g.set_outputs({c});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_TRUE(plan.in_place);
+  EXPECT_FALSE(slot(plan, a).in_place);  // over a graph input: never
+  EXPECT_EQ(slot(plan, a).alias_of, -1);
+  EXPECT_TRUE(slot(plan, b).in_place);
+  EXPECT_EQ(slot(plan, b).alias_of, a);
+  EXPECT_EQ(slot(plan, b).offset, slot(plan, a).offset);
+  EXPECT_TRUE(slot(plan, c).in_place);
+  EXPECT_EQ(slot(plan, c).alias_of, a);  // chains resolve to the root
+  EXPECT_EQ(slot(plan, a).first, 0);
+  EXPECT_EQ(slot(plan, a).last, 2);      // the root's buffer spans its in-place successors
+  EXPECT_EQ(plan.arena_size, 128);
+  EXPECT_EQ(plan.lower_bound, 128);
+  EXPECT_EQ(plan.tensor_level_bound, 128);  // x with a at step 0 either way
+
+  PlanOptions tensor_level;
+  tensor_level.in_place = false;
+  const MemoryPlan whole = plan_memory(g, tensor_level);
+  verify_plan(whole);
+  EXPECT_FALSE(whole.in_place);
+  for (const ValueSlot& v : whole.values) EXPECT_FALSE(v.in_place);
+  EXPECT_EQ(whole.tensor_level_bound, whole.lower_bound);
+}
+
+TEST(MemoryPlan, InPlaceLowersThePeakBelowTheTensorLevelBound) {
+  // A residual: a is read by the chain and by the add. Tensor level, a, b and c (16 B each) are
+  // live at c's step; in place, c overwrites b and the add overwrites c.
+  Graph g;
+  const ValueId x = g.add_input("x", s8({16}));
+  const ValueId a = activation(g, x);
+  const ValueId b = activation(g, a);  // a is read later: not in place
+  const ValueId c = activation(g, b);
+  const ValueId d = qadd(g, c, a);
+  g.set_outputs({d});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_FALSE(slot(plan, b).in_place);
+  EXPECT_TRUE(slot(plan, c).in_place);
+  EXPECT_TRUE(slot(plan, d).in_place);
+  EXPECT_EQ(slot(plan, d).alias_of, b);
+  EXPECT_EQ(plan.tensor_level_bound, 48);
+  EXPECT_EQ(plan.lower_bound, 32);
+  EXPECT_EQ(plan.arena_size, 32);
+}
+
+TEST(MemoryPlan, NotInPlaceWhenTheInputIsReadLater) {
+  Graph g;
+  const ValueId x = g.add_input("x", s8({32}));
+  const ValueId a = activation(g, x);
+  const ValueId b = activation(g, a);  // a is read again below
+  const ValueId c = qadd(g, b, a);     // b dies here: in place; a is input 1
+  g.set_outputs({c});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_FALSE(slot(plan, b).in_place);
+  EXPECT_TRUE(slot(plan, c).in_place);
+  EXPECT_EQ(slot(plan, c).alias_of, b);
+  EXPECT_NE(slot(plan, a).offset, slot(plan, b).offset);
+}
+
+TEST(MemoryPlan, NotInPlaceOverAViewThatIsStillRead) {
+  // v aliases a and is read after act(a): a's bytes must survive act(a).
+  Graph g;
+  const ValueId x = g.add_input("x", s8({32}));
+  const ValueId a = activation(g, x);
+  const ValueId v = view(g, a, {4, 8});
+  const ValueId b = activation(g, a);
+  const ValueId c = activation(g, v);
+  g.set_outputs({b, c});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_FALSE(slot(plan, b).in_place);
+  EXPECT_TRUE(slot(plan, c).in_place);  // over v (root a), the last reader of a's bytes
+  EXPECT_EQ(slot(plan, c).alias_of, a);
+}
+
+TEST(MemoryPlan, NotInPlaceOverGraphOutputsOrWhenAnotherInputSharesTheBytes) {
+  Graph g;
+  const ValueId x = g.add_input("x", s8({32}));
+  const ValueId a = activation(g, x);
+  const ValueId b = activation(g, a);      // a is a graph output: its bytes stay
+  const ValueId c = activation(g, b);
+  const ValueId d = qadd(g, c, view(g, c, {32}));  // input 1 shares c's bytes
+  g.set_outputs({a, d});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_FALSE(slot(plan, b).in_place);
+  EXPECT_TRUE(slot(plan, c).in_place);
+  EXPECT_FALSE(slot(plan, d).in_place);
+}
+
+TEST(MemoryPlan, NotInPlaceOverABroadcastOperand) {
+  Graph g;
+  const ValueId x = g.add_input("x", s8({4, 8}));
+  const ValueId y = g.add_input("y", s8({1, 8}));
+  const ValueId small = activation(g, y);
+  const ValueId big = activation(g, x);
+  const ValueId s = qadd(g, small, big);  // self broadcasts: the output is bigger
+  const ValueId t = qadd(g, s, activation(g, y));  // self has the output's shape; other broadcasts
+  g.set_outputs({t});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_FALSE(slot(plan, s).in_place);
+  EXPECT_TRUE(slot(plan, t).in_place);
+  EXPECT_EQ(slot(plan, t).alias_of, s);
+}
+
+TEST(MemoryPlan, CheckPlanRejectsInPlaceOverAStillReadAlias) {
+  Graph g;
+  const ValueId x = g.add_input("x", s8({32}));
+  const ValueId a = activation(g, x);
+  const ValueId v = view(g, a, {4, 8});
+  const ValueId b = activation(g, v);
+  g.set_outputs({b});
+  const MemoryPlan plan = plan_memory(g);
+  ASSERT_EQ(check_plan(plan), "");
+  ASSERT_TRUE(slot(plan, b).in_place);
+  MemoryPlan early = plan;
+  for (ValueSlot& s : early.values)
+    if (s.value_id == v) s.last = slot(plan, b).first + 1;  // v read after b overwrote it
+  for (ValueSlot& s : early.values)
+    if (s.value_id == a) s.last = std::max(s.last, slot(plan, b).first + 1);
+  early.num_steps = std::max(early.num_steps, slot(plan, b).first + 2);
+  EXPECT_NE(check_plan(early).find("still read"), std::string::npos) << check_plan(early);
+  MemoryPlan orphan = plan;
+  for (ValueSlot& s : orphan.values)
+    if (s.value_id == a) s.in_place = true;
+  EXPECT_NE(check_plan(orphan).find("aliases nothing"), std::string::npos);
+}
+
 // --- Randomized graphs, checked by simulating execution on a tagged arena -----------------------
 
 // Random DAGs of relu / add (some with a constant) / view_copy / unsqueeze_copy over float32 values,
-// random scratch and random extra outputs.
-Graph random_graph(std::mt19937& rng) {
+// random scratch and random extra outputs. int8: the table activation and quantized_add instead of
+// relu and add, which may run in place.
+Graph random_graph(std::mt19937& rng, bool int8 = false) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Graph g;
   std::vector<ValueId> values;
   const int inputs = pick(1, 3);
   for (int i = 0; i < inputs; ++i)
-    values.push_back(g.add_input("in" + std::to_string(i), f32({2 * pick(1, 40)})));
+    values.push_back(g.add_input("in" + std::to_string(i), (int8 ? s8 : f32)({2 * pick(1, 40)})));
   const int nodes = pick(1, 25);
   for (int n = 0; n < nodes; ++n) {
     const ValueId x = values[pick(0, static_cast<int>(values.size()) - 1)];
@@ -350,7 +517,7 @@ Graph random_graph(std::mt19937& rng) {
     switch (pick(0, 4)) {
       case 0:
       case 1:
-        y = relu(g, x);
+        y = int8 ? activation(g, x) : relu(g, x);
         break;
       case 2: {
         std::vector<ValueId> same;
@@ -358,7 +525,7 @@ Graph random_graph(std::mt19937& rng) {
           if (g.value(v).info.shape == info.shape) same.push_back(v);
         const ValueId other = pick(0, 3) == 0 ? g.add_constant("k" + std::to_string(n), Tensor(info))
                                               : same[pick(0, static_cast<int>(same.size()) - 1)];
-        y = g.call("aten.add.Tensor", {x, other}, {})[0];
+        y = int8 ? qadd(g, x, other) : g.call("aten.add.Tensor", {x, other}, {})[0];
         break;
       }
       case 3:
@@ -379,28 +546,43 @@ Graph random_graph(std::mt19937& rng) {
   return g;
 }
 
-// Runs the plan: every buffer write stamps its bytes with the value's root id (scratch with a
-// step tag); every read checks the stamp is still there. Returns "" or the first clobbered read.
+// Runs the plan: every write of a value stamps its bytes with a fresh tag (a view takes its input's
+// tag; scratch a step tag); every read checks the value's tag is still there. An op in place reads
+// its in-place input element by element before writing over it, so only that input may be
+// overwritten by the op's own output. Returns "" or the first clobbered read.
 std::string simulate(const Graph& g, const MemoryPlan& plan) {
   std::map<ValueId, const ValueSlot*> slots;
   for (const ValueSlot& s : plan.values) slots[s.value_id] = &s;
   std::vector<int64_t> arena(static_cast<size_t>(plan.arena_size), -1);
-  auto root = [&](ValueId v) { return slots.at(v)->alias_of >= 0 ? slots.at(v)->alias_of : v; };
-  auto write = [&](int64_t offset, int64_t size, int64_t tag) {
-    for (int64_t i = 0; i < size; ++i) arena.at(static_cast<size_t>(offset + i)) = tag;
+  std::map<ValueId, int64_t> tag;
+  int64_t next_tag = 0;
+  auto write = [&](int64_t offset, int64_t size, int64_t stamp) {
+    for (int64_t i = 0; i < size; ++i) arena.at(static_cast<size_t>(offset + i)) = stamp;
+  };
+  auto produce = [&](ValueId v) {
+    tag[v] = next_tag++;
+    write(slots.at(v)->offset, slots.at(v)->size, tag[v]);
   };
   auto intact = [&](ValueId v) {
     const ValueSlot& s = *slots.at(v);
     for (int64_t i = 0; i < s.size; ++i)
-      if (arena.at(static_cast<size_t>(s.offset + i)) != root(v)) return false;
+      if (arena.at(static_cast<size_t>(s.offset + i)) != tag.at(v)) return false;
     return true;
   };
-  for (ValueId v : g.inputs()) write(slots.at(v)->offset, slots.at(v)->size, v);
+  for (ValueId v : g.inputs()) produce(v);
   for (size_t step = 0; step < g.order().size(); ++step) {
     const Node& node = g.node(g.order()[step]);
+    const bool in_place = node.outputs.size() == 1 && slots.at(node.outputs[0])->in_place;
     std::vector<ValueId> reads;
-    for (ValueId in : node.inputs)
-      if (in != kNoValue && g.value(in).kind != ValueKind::kConstant) reads.push_back(in);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueId in = node.inputs[i];
+      if (in == kNoValue || g.value(in).kind == ValueKind::kConstant) continue;
+      if (in_place && static_cast<int>(i) == in_place_input(node.op)) {
+        if (!intact(in)) return "step " + std::to_string(step) + ": in-place input " + g.value(in).name + " clobbered";
+        continue;  // consumed element by element as the output is written
+      }
+      reads.push_back(in);
+    }
     auto check = [&](const char* when) -> std::string {
       for (ValueId in : reads)
         if (!intact(in))
@@ -413,8 +595,11 @@ std::string simulate(const Graph& g, const MemoryPlan& plan) {
       if (s.node_index == static_cast<int32_t>(step))
         write(s.offset, s.size, -2 - static_cast<int64_t>(step));
     if (!(problem = check("by scratch")).empty()) return problem;
-    if (!is_aliasing_view(g, node))
-      for (ValueId out : node.outputs) write(slots.at(out)->offset, slots.at(out)->size, out);
+    if (is_aliasing_view(g, node)) {
+      tag[node.outputs[0]] = tag.at(node.inputs[0]);
+    } else {
+      for (ValueId out : node.outputs) produce(out);
+    }
     if (!(problem = check("by the outputs")).empty()) return problem;
     for (const ScratchSlot& s : plan.scratch)
       if (s.node_index == static_cast<int32_t>(step))
@@ -432,8 +617,9 @@ TEST(MemoryPlan, RandomGraphsRunWithoutClobberingAnyLiveBuffer) {
   std::mt19937 rng(7);
   int aliases = 0;
   int scratch = 0;
-  for (int trial = 0; trial < 300; ++trial) {
-    const Graph g = random_graph(rng);
+  int in_place = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const Graph g = random_graph(rng, trial % 2 == 1);
     const MemoryPlan best = plan_memory(g);
     ASSERT_EQ(check_plan(best), "") << "trial " << trial << "\n" << g.to_string();
     ASSERT_EQ(simulate(g, best), "") << "trial " << trial << "\n" << g.to_string();
@@ -444,11 +630,22 @@ TEST(MemoryPlan, RandomGraphsRunWithoutClobberingAnyLiveBuffer) {
       ASSERT_EQ(simulate(g, plan), "") << "trial " << trial << " " << policy << "\n" << g.to_string();
       ASSERT_GE(plan.arena_size, best.arena_size);
     }
-    for (const ValueSlot& s : best.values) aliases += s.alias_of >= 0;
+    PlanOptions tensor_level;
+    tensor_level.in_place = false;
+    const MemoryPlan whole = plan_memory(g, tensor_level);
+    ASSERT_EQ(check_plan(whole), "") << "trial " << trial;
+    ASSERT_EQ(simulate(g, whole), "") << "trial " << trial << "\n" << g.to_string();
+    ASSERT_EQ(best.tensor_level_bound, whole.lower_bound);
+    ASSERT_LE(best.lower_bound, whole.lower_bound);
+    for (const ValueSlot& s : best.values) {
+      aliases += s.alias_of >= 0 && !s.in_place;
+      in_place += s.in_place;
+    }
     scratch += static_cast<int>(best.scratch.size());
   }
-  // The generator exercises aliases and scratch.
+  // The generator exercises aliases, in-place ops and scratch.
   EXPECT_GT(aliases, 100);
+  EXPECT_GT(in_place, 100);
   EXPECT_GT(scratch, 100);
 }
 
