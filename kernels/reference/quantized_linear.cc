@@ -16,8 +16,9 @@ void quantized_linear_reference(const LinearParams& p, const int8_t* input,
         acc += static_cast<uint32_t>(x * w);
       }
       const int32_t m = p.num_multipliers == 1 ? 0 : oc;
-      int32_t out = requantize(static_cast<int32_t>(acc), p.multipliers[m], p.shifts[m]);
-      out += p.output_offset;
+      // requantize can return -(2^31 - 1): the output offset wraps as the 32-bit add does.
+      int32_t out = wrapping_add(requantize(static_cast<int32_t>(acc), p.multipliers[m], p.shifts[m]),
+                                 p.output_offset);
       out = out < p.activation_min ? p.activation_min : out;
       out = out > p.activation_max ? p.activation_max : out;
       output[int64_t{b} * p.output_features + oc] = static_cast<int8_t>(out);

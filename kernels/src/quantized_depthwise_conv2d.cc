@@ -30,10 +30,6 @@ size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& p, I
 #if CORTEXM_BUILT_ISA == 0
 namespace {
 
-inline int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
-
 // (x + offset) * w fits int16: |x + offset| <= 255 and |w| <= 128.
 inline int16_t tap(int8_t x, int16_t offset, int8_t w) {
   return static_cast<int16_t>(static_cast<int16_t>(x + offset) * w);

@@ -9,9 +9,9 @@ Error requantize_s16_prepare(const RequantizeS16Params& p) {
   if (!p.int16_input && !p.int16_output)
     return invalid("input.dtype", 8, "int8 -> int8 is cortex_m.requantize; one side must be int16");
   if (p.int16_input && p.input_offset != 0)
-    return invalid("input_zero_point", -p.input_offset, "must be 0 for int16 input");
+    return invalid("input_zero_point", zero_point_of(p.input_offset), "must be 0 for int16 input");
   if (!p.int16_input && (p.input_offset < -127 || p.input_offset > 128))
-    return invalid("input_zero_point", -p.input_offset, "must be in [-128, 127]");
+    return invalid("input_zero_point", zero_point_of(p.input_offset), "must be in [-128, 127]");
   const int32_t lo = p.int16_output ? -32768 : -128, hi = p.int16_output ? 32767 : 127;
   const char* range = p.int16_output ? "must be in [-32768, 32767]" : "must be in [-128, 127]";
   if (p.output_offset < lo || p.output_offset > hi)

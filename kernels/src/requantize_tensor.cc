@@ -7,7 +7,7 @@ namespace cortexm {
 Error requantize_tensor_prepare(const RequantizeParams& p) {
   if (p.size < 0) return invalid("input.numel", p.size, "must be >= 0");
   if (p.input_offset < -127 || p.input_offset > 128)
-    return invalid("input_zero_point", -p.input_offset, "must be in [-128, 127]");
+    return invalid("input_zero_point", zero_point_of(p.input_offset), "must be in [-128, 127]");
   CORTEXM_RETURN_IF_ERROR(check_output_offset("output_zero_point", p.output_offset));
   CORTEXM_RETURN_IF_ERROR(check_multiplier("output_multiplier", p.multiplier, "output_shift", p.shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));

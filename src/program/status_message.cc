@@ -28,6 +28,12 @@ std::string status_message(const runtime::Status& status, const void* buffer, si
         const fb::Op* op = p->ops()->Get(static_cast<uint32_t>(status.section_index));
         where += " ('" + std::string(op->name() ? op->name()->c_str() : "") + "', " +
                  runtime::kernel_name(op->kernel()) + ")";
+        // ConstantPad's value is a double too.
+        if (field == "params.value" && op->params_as_ConstantPadParams()) {
+          std::ostringstream os;
+          os << op->params_as_ConstantPadParams()->value();
+          value = os.str();
+        }
       } else if (section == "tensors" && p->tensors() &&
                  status.section_index < p->tensors()->size()) {
         const fb::Tensor* t = p->tensors()->Get(static_cast<uint32_t>(status.section_index));

@@ -33,14 +33,6 @@ bool tensor_bytes(const fb::Tensor& t, uint64_t* bytes) {
   return true;
 }
 
-// The FlatBuffers verifier checks only the 4-byte alignment of a vector's length field: 8-byte
-// elements at a 4-aligned address are undefined behaviour to read (the buffer itself is 16-aligned).
-template <typename T>
-int64_t misalignment(const flatbuffers::Vector<T>* v) {
-  if (!v || v->size() == 0) return 0;  // nothing is read (and the writer leaves empty vectors 4-aligned)
-  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(v->data()) % alignof(T));
-}
-
 Status check_tensor(const fb::Program& p, int32_t index, size_t arena_size) {
   const fb::Tensor* t = p.tensors()->Get(index);
   auto fail = [&](const char* field, int64_t value, const char* requirement, int64_t element = -1) {

@@ -47,6 +47,14 @@ struct OpImpl {
 // nullptr when the kernel id is out of range.
 const OpImpl* find_op(uint8_t kernel_id);
 
+// The FlatBuffers verifier checks only the 4-byte alignment of a vector's length field: 8-byte
+// elements at a 4-aligned address are undefined behaviour to read (the buffer itself is 16-aligned).
+template <typename T>
+int64_t misalignment(const flatbuffers::Vector<T>* v) {
+  if (!v || v->size() == 0) return 0;  // nothing is read (and the writer leaves empty vectors 4-aligned)
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(v->data()) % alignof(T));
+}
+
 // Shared checks for the prepare functions.
 Status require_dtype(const OpContext& ctx, const char* field, const TensorView& t, DType dtype);
 Status require_rank(const OpContext& ctx, const char* field, const TensorView& t, int32_t rank);

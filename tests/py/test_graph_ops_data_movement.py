@@ -334,6 +334,10 @@ def test_constant_pad_errors():
     bad(op, (3, 4), {"pad": [1, 1], "value": 200.0}, r"'value' = 200.* does not fit", dtype="int8")
     bad(op, (3, 4), {"pad": [1, 1], "value": float("nan")}, r"'value' = .* does not fit",
         dtype="int8")
+    # 2^63 passes a <= INT64_MAX test (that bound rounds to 2^63) and is UB to cast to int64
+    bad(op, (3, 4), {"pad": [1, 1], "value": 2.0 ** 63}, r"'value' = 9223372036854775808.* does not fit",
+        dtype="int64")
+    bad(op, (3, 4), {"pad": [1, 1], "value": float("inf")}, r"'value' = inf does not fit", dtype="int32")
 
 
 # reflection_pad1d

@@ -4,6 +4,7 @@ import errno
 import os
 from pathlib import Path
 import shutil
+import struct
 import subprocess
 import sys
 import json
@@ -887,6 +888,61 @@ NEW_OP_EDITS = [
     ("g_convs", set_output_dim("dw", 2, 1), r"'dw'.*output.shape\[1\] = 5: must equal the computed height"),
     ("g_convs", set_op_field("conv", "scratch_size", 8), r"'conv'.*scratch_size = 8: is smaller"),
 ]
+
+
+def set_pad_value(value):
+    def edit(d):
+        for op in d["ops"]:
+            if op["kernel"] == "ConstantPad":
+                op["params"]["value"] = value
+    return edit
+
+
+# A pad value the int8 data cannot hold is named with the file's double (no UB cast to int64).
+PAD_VALUE_EDITS = [
+    (float("inf"), r"ConstantPad\): params.value = inf: does not fit the tensor's dtype"),
+    (float("-inf"), r"ConstantPad\): params.value = -inf: does not fit"),
+    (float("nan"), r"ConstantPad\): params.value = nan: does not fit"),
+    (1e300, r"ConstantPad\): params.value = 1e\+300: does not fit"),
+    (127.5, r"ConstantPad\): params.value = 127.5: does not fit"),
+    (-200.0, r"ConstantPad\): params.value = -200: does not fit"),
+]
+
+
+@pytest.mark.skipif(FLATC is None, reason="flatc not installed")
+@pytest.mark.parametrize("value,pattern", PAD_VALUE_EDITS, ids=[str(v) for v, _ in PAD_VALUE_EDITS])
+def test_constant_pad_value_must_fit(value, pattern, tmp_path):
+    graph, inputs = g_pads()
+    doc = to_json(cortexm.to_program(graph).data, tmp_path)
+    load_bytes(from_json(doc, tmp_path))  # the unedited round trip loads
+    set_pad_value(value)(doc)
+    with pytest.raises(ValueError, match=pattern):
+        load_bytes(from_json(doc, tmp_path))
+
+
+def test_misaligned_constant_pad_vector():
+    """ConstantPadParams.pad moved 4 bytes (into the writer's alignment padding) passes the
+    FlatBuffers verifier; the loader refuses it before reading an 8-byte element."""
+    graph, _ = g_pads()
+    data = bytearray(cortexm.to_program(graph).data)
+    # g_pads' first pad, (before, after) per dim in dim order
+    vector = struct.pack("<I6q", 6, 0, 0, -1, 3, 2, -1)
+    start = data.find(vector)
+    assert start > 0 and (start + 4) % 8 == 0 and data.find(vector, start + 1) < 0
+    end = start + len(vector)
+    if data[end:end + 4] == bytes(4):
+        shift = 4  # padding after the vector: move it up
+    else:
+        assert data[start - 4:start] == bytes(4), "no alignment padding next to the pad vector"
+        shift = -4
+    # the table field's uoffset, relative to its own position, that points at the vector
+    refs = [f for f in range(0, start, 4) if struct.unpack_from("<I", data, f)[0] == start - f]
+    assert len(refs) == 1
+    data[start:end] = bytes(len(vector))
+    data[start + shift:end + shift] = vector
+    struct.pack_into("<I", data, refs[0], start + shift - refs[0])
+    with pytest.raises(ValueError, match=r"ConstantPad\): params.pad.address % 8 = 4: must be 0 \(malformed file\)"):
+        load_bytes(data)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ inline uint32_t wrap(int32_t v) { return static_cast<uint32_t>(v); }
 inline int8_t requantize_output(const LinearParams& p, uint32_t acc, int32_t oc) {
   const int32_t m = p.num_multipliers == 1 ? 0 : oc;
   const int32_t out =
-      requantize(static_cast<int32_t>(acc), p.multipliers[m], p.shifts[m]) + p.output_offset;
+      wrapping_add(requantize(static_cast<int32_t>(acc), p.multipliers[m], p.shifts[m]), p.output_offset);
   return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
 }
 

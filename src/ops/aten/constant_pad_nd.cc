@@ -45,8 +45,10 @@ T fill_value(const OpArgs& args, double value) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return value != 0.0;
   } else {
+    // max() + 1 = 2^digits bounds int64 too (its max() rounds up to 2^63 as a double).
     if (!(value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
-          value <= static_cast<double>(std::numeric_limits<T>::max())))
+          value <= static_cast<double>(std::numeric_limits<T>::max()) &&
+          value < std::ldexp(1.0, std::numeric_limits<T>::digits)))
       args.fail("attribute 'value' = " + std::to_string(value) + " does not fit the input's dtype");
     return static_cast<T>(value);
   }

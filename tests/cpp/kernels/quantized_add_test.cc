@@ -195,6 +195,17 @@ TEST(QuantizedAdd, PrepareRejectsBadParams) {
   p.activation_min = 10;
   p.activation_max = 5;
   EXPECT_STREQ(quantized_add_prepare(p).argument, "activation_min");
+  p.activation_min = -128;
+  p.activation_max = 127;
+  p.lhs_offset = INT32_MIN;  // the zero point it names, 2^31, does not fit an int32
+  e = quantized_add_prepare(p);
+  EXPECT_STREQ(e.argument, "self_zero_point");
+  EXPECT_EQ(e.value, int64_t{1} << 31);
+  p.lhs_offset = 0;
+  p.rhs_offset = INT32_MIN;
+  e = quantized_sub_prepare(SubParams{p});
+  EXPECT_STREQ(e.argument, "other_zero_point");
+  EXPECT_EQ(e.value, int64_t{1} << 31);
 }
 
 TEST(Broadcast, RejectsIncompatibleShapes) {

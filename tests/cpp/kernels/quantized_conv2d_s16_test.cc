@@ -257,8 +257,10 @@ TEST(QuantizedConv2dS16, RequantizeS64MatchesCmsisFormula) {
   EXPECT_EQ(requantize_s64(-5, 1 << 14, 0), -2);  // -2.5 -> -2
   testing::RandomData rng(7);
   for (int i = 0; i < 100000; ++i) {
-    const int64_t acc = (int64_t{rng.uniform(INT32_MIN, INT32_MAX)} << rng.uniform(0, 15)) +
-                        rng.uniform(-5, 5);
+    // A multiply by 2^k, not a left shift: shifting a negative value is undefined.
+    const int64_t high = rng.uniform(INT32_MIN, INT32_MAX);
+    const int32_t k = rng.uniform(0, 15);
+    const int64_t acc = high * (int64_t{1} << k) + rng.uniform(-5, 5);
     const int32_t multiplier = rng.uniform(0, INT32_MAX);
     const int32_t shift = rng.uniform(-31, 7);
     const int64_t want = requantize_s64_exact(acc, multiplier, shift);

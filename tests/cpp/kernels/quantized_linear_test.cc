@@ -86,7 +86,8 @@ class LinearTester {
         }
         const int32_t wrapped = static_cast<int32_t>(static_cast<uint32_t>(acc));
         const size_t m = per_channel_ ? size_t(oc) : 0;
-        int32_t o = requantize(wrapped, multipliers[m], shifts[m]) + zp_out_;
+        // requantize reaches -(2^31 - 1): the output offset wraps as the target's 32-bit add.
+        int32_t o = wrapping_add(requantize(wrapped, multipliers[m], shifts[m]), zp_out_);
         o = o < act_min_ ? act_min_ : (o > act_max_ ? act_max_ : o);
         expected[size_t(b) * c_ + oc] = static_cast<int8_t>(o);
       }
@@ -184,6 +185,10 @@ TEST(QuantizedLinear, ExtremeRequantization) {
   LinearTester().requantize_with(1, 30).seed(18).Test();
   LinearTester().requantize_with(0, 0).seed(19).Test();
   LinearTester().per_channel(false).requantize_with(1 << 30, 5).seed(20).Test();
+  // acc = 2 (mod 4) requantizes to -(2^31 - 1) with these: a negative output offset wraps it
+  // (to a positive value that clamps to activation_max) as the target's 32-bit add does.
+  LinearTester().zero_points(-7, 3, -82).requantize_with(INT32_MAX, 30).seed(21).Test();
+  LinearTester().zero_points(-128, -128, -128).requantize_with(INT32_MAX, 30).seed(22).Test();
 }
 
 TEST(QuantizedLinear, RandomizedAwkwardCases) {

@@ -166,6 +166,10 @@ TEST(QuantizedMinMax, PrepareRejectsBadParams) {
   Error e = quantized_maximum_prepare(bad);
   ASSERT_FALSE(e.ok());
   EXPECT_STREQ(e.argument, "self_zero_point");
+  bad.lhs_offset = INT32_MIN;  // the zero point it names, 2^31, does not fit an int32
+  e = quantized_minimum_prepare(bad);
+  EXPECT_STREQ(e.argument, "self_zero_point");
+  EXPECT_EQ(e.value, int64_t{1} << 31);
   bad = p;
   bad.rhs_shift = -32;
   e = quantized_minimum_prepare(bad);

@@ -185,6 +185,11 @@ TEST(QuantizedMul, PrepareRejectsBadParams) {
   bad = p;
   bad.rhs_offset = -128;  // other zero point 128
   expect_rejects(bad, "other_zero_point", 128);
+  bad.rhs_offset = INT32_MIN;  // the zero point it names, 2^31, does not fit an int32
+  expect_rejects(bad, "other_zero_point", int64_t{1} << 31);
+  bad = p;
+  bad.lhs_offset = INT32_MIN;
+  expect_rejects(bad, "self_zero_point", int64_t{1} << 31);
   bad = p;
   bad.output_offset = 128;
   expect_rejects(bad, "output_zero_point", 128);

@@ -119,6 +119,15 @@ TEST(RequantizeS16, PrepareNamesTheBadArgument) {
   p.activation_max = 32767;
   p.input_offset = 129;
   EXPECT_STREQ(requantize_s16_prepare(p).argument, "input_zero_point");
+  EXPECT_EQ(requantize_s16_prepare(p).value, -129);
+  p.input_offset = INT32_MIN;  // the zero point it names, 2^31, does not fit an int32
+  EXPECT_EQ(requantize_s16_prepare(p).value, int64_t{1} << 31);
+  p.int16_input = true;
+  p.int16_output = false;
+  p.activation_min = -128;
+  p.activation_max = 127;
+  EXPECT_STREQ(requantize_s16_prepare(p).argument, "input_zero_point");
+  EXPECT_EQ(requantize_s16_prepare(p).value, int64_t{1} << 31);
 }
 
 }  // namespace

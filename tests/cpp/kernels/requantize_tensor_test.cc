@@ -93,6 +93,8 @@ TEST(Requantize, PrepareRejectsBadParams) {
   RequantizeParams bad = p;
   bad.input_offset = 129;
   rejects(bad, "input_zero_point", -129);
+  bad.input_offset = INT32_MIN;  // the zero point it names, 2^31, does not fit an int32
+  rejects(bad, "input_zero_point", int64_t{1} << 31);
   bad = p;
   bad.output_offset = 128;
   rejects(bad, "output_zero_point", 128);

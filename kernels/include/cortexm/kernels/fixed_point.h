@@ -9,9 +9,7 @@
 
 namespace cortexm::fixed_point {
 
-inline int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
+using cortexm::wrapping_add;
 
 inline int32_t wrapping_sub(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));

@@ -91,6 +91,11 @@ inline int32_t requantize_s64(int64_t acc, int32_t reduced_multiplier, int32_t s
   return static_cast<int32_t>(static_cast<uint32_t>(result) + 1u) >> 1;
 }
 
+// a + b modulo 2^32, as the target's 32-bit add (no signed-overflow UB).
+inline int32_t wrapping_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
 inline int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 struct QuantizedMultiplier {

@@ -45,13 +45,16 @@ inline Error check_output_offset(const char* argument, int32_t offset) {
   return kOk;
 }
 
+// The zero point an input offset negates, in int64: -INT32_MIN does not fit an int32.
+inline int64_t zero_point_of(int32_t input_offset) { return -int64_t{input_offset}; }
+
 // The zero points of an int8 binary op (self, other, output) within int8; the input offsets are
 // the negated zero points.
 inline Error check_binary_zero_points(int32_t lhs_offset, int32_t rhs_offset, int32_t output_offset) {
   if (lhs_offset < -127 || lhs_offset > 128)
-    return invalid("self_zero_point", -lhs_offset, "must be in [-128, 127]");
+    return invalid("self_zero_point", zero_point_of(lhs_offset), "must be in [-128, 127]");
   if (rhs_offset < -127 || rhs_offset > 128)
-    return invalid("other_zero_point", -rhs_offset, "must be in [-128, 127]");
+    return invalid("other_zero_point", zero_point_of(rhs_offset), "must be in [-128, 127]");
   if (output_offset < -128 || output_offset > 127)
     return invalid("output_zero_point", output_offset, "must be in [-128, 127]");
   return kOk;
