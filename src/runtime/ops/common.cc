@@ -37,8 +37,8 @@ Status normalize_dim(const OpContext& ctx, const char* field, int64_t dim, int32
   return kStatusOk;
 }
 
-Status require_nhwc_int8(const OpContext& ctx, const char* field, const TensorView& t) {
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, field, t, DType::kInt8));
+Status require_nhwc(const OpContext& ctx, const char* field, const TensorView& t, DType dtype) {
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, field, t, dtype));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, field, t, 4));
   for (int32_t d = 0; d < 4; ++d)
     if (t.shape[d] < 1 || t.shape[d] > INT32_MAX)

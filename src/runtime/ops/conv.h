@@ -26,18 +26,6 @@ Status decode_conv_op(const OpContext& ctx, P* p) {
   return error.ok() ? kStatusOk : ctx.fail(error);
 }
 
-// Rank-4 int16 NCHW tensor with NHWC bytes, extents within int32.
-inline Status require_nhwc_int16(const OpContext& ctx, const char* field, const TensorView& t) {
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, field, t, DType::kInt16));
-  CORTEXM_RETURN_IF_STATUS(require_rank(ctx, field, t, 4));
-  for (int32_t d = 0; d < 4; ++d)
-    if (t.shape[d] < 1 || t.shape[d] > INT32_MAX)
-      return ctx.fail(field, t.shape[d], "extent must be in [1, 2^31)", d);
-  if (!t.is_channels_last())
-    return ctx.unsupported(field, 0, "must be laid out channels-last (dim order [0, 2, 3, 1])");
-  return kStatusOk;
-}
-
 // The 16x8 conv's bias: int64 [count], 8-byte aligned, when present.
 inline Status require_bias_s64(const OpContext& ctx, int32_t input, int64_t count) {
   if (!ctx.has_input(input)) return kStatusOk;
@@ -56,8 +44,8 @@ inline Status require_bias_s64(const OpContext& ctx, int32_t input, int64_t coun
 template <class P, Error (*Prepare)(const P&), size_t (*ScratchSize)(const P&, Isa)>
 Status prepare_conv(const OpContext& ctx) {
   constexpr bool int8 = program::kConvHasOffsets<P>;
-  const auto require_activation = int8 ? require_nhwc_int8 : require_nhwc_int16;
-  CORTEXM_RETURN_IF_STATUS(require_activation(ctx, "input", ctx.input(0)));
+  constexpr DType activations = int8 ? DType::kInt8 : DType::kInt16;
+  CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "input", ctx.input(0), activations));
   const TensorView weights = ctx.input(1);
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "weights", weights, DType::kInt8));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, "weights", weights, 4));
@@ -68,7 +56,7 @@ Status prepare_conv(const OpContext& ctx) {
   for (int32_t d = 0; d < 4; ++d)
     if (weights.shape[d] < 1 || weights.shape[d] > INT32_MAX)
       return ctx.fail("weights.shape", weights.shape[d], "must be in [1, 2^31)", d);
-  CORTEXM_RETURN_IF_STATUS(require_activation(ctx, "output", ctx.output()));
+  CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "output", ctx.output(), activations));
   // The output channels: the weight's first dim; a depthwise weight (IHWO) ends with them.
   int64_t channels = weights.shape[0];
   if constexpr (program::kDepthwiseConv<P>) {

@@ -16,8 +16,8 @@ inline Dims4 dims4_of(const TensorView& t) {
           static_cast<int32_t>(t.shape[2]), static_cast<int32_t>(t.shape[3])};
 }
 
-// Rank-4 int8 NCHW tensor with NHWC bytes, extents within int32.
-Status require_nhwc_int8(const OpContext& ctx, const char* field, const TensorView& t);
+// Rank-4 NCHW tensor of `dtype` with NHWC bytes, extents within int32.
+Status require_nhwc(const OpContext& ctx, const char* field, const TensorView& t, DType dtype);
 // Per-channel multipliers and shifts: both present with `count` entries.
 Status require_requantize(const OpContext& ctx, const flatbuffers::Vector<int32_t>* multipliers,
                           const flatbuffers::Vector<int32_t>* shifts, int64_t count);

@@ -17,8 +17,8 @@ inline Pool2dParams decode_pool(const OpContext& ctx) {
 }
 
 inline Status prepare_pool(const OpContext& ctx, Error (*prepare)(const Pool2dParams&)) {
-  CORTEXM_RETURN_IF_STATUS(require_nhwc_int8(ctx, "input", ctx.input(0)));
-  CORTEXM_RETURN_IF_STATUS(require_nhwc_int8(ctx, "output", ctx.output()));
+  CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "input", ctx.input(0), DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "output", ctx.output(), DType::kInt8));
   const Error error = prepare(decode_pool(ctx));
   return error.ok() ? kStatusOk : ctx.fail(error);
 }
