@@ -120,9 +120,9 @@ def marker_address(elf: Path) -> int:
     sys.exit(f"{elf} has no cortexm_insn_marker")
 
 
-def run_firmware(elf: Path, cpu: str, layers, calls: int) -> tuple[list[int], list[dict[str, int]], str]:
-    """Runs the layers once; returns `calls` instruction counts per layer (the marker pairs in
-    order), each layer's report line as a dict, and the firmware's console output."""
+def run_firmware(elf: Path, cpu: str, layers) -> list[dict[str, int]]:
+    """Runs the layers once; returns each layer's report line as a dict with "counts": the
+    instructions of each of its marker pairs (cortexm's call last, CMSIS-NN's measured one before)."""
     plugin = build_plugin()
     with tempfile.TemporaryDirectory(prefix="cortexm-layers-") as tmp:
         tmp = Path(tmp)
@@ -141,25 +141,27 @@ def run_firmware(elf: Path, cpu: str, layers, calls: int) -> tuple[list[int], li
         fields = line.split()
         if fields[:1] == ["layer"] and len(fields) % 2 == 0:
             reports.append({fields[i]: int(fields[i + 1]) for i in range(0, len(fields), 2)})
-    pairs = calls * len(layers)
-    if len(hits) < 2 * pairs or len(reports) != len(layers):
+    pairs = sum(report["calls"] for report in reports)
+    if len(reports) != len(layers) or len(hits) < 2 * pairs:
         sys.exit(f"{elf}: {len(hits)} marker hits and {len(reports)} reports for {len(layers)} layers:\n"
                  f"{proc.stdout[-3000:]}")
-    return [hits[2 * i + 1] - hits[2 * i] for i in range(pairs)], reports, proc.stdout
+    at = 0
+    for report in reports:
+        report["counts"] = [hits[2 * i + 1] - hits[2 * i] for i in range(at, at + report["calls"])]
+        at += report["calls"]
+    return reports
 
 
 def count(cpu: str, isa: str, layers, cmsis_nn: Path | None = None) -> list[dict[str, int]]:
     """Per layer: cortexm's instructions and scratch bytes; with CMSIS-NN also its instructions,
-    scratch bytes and the output bytes that differ (mismatches, first)."""
-    elf = build_firmware(cpu, isa, cmsis_nn)
-    calls = 2 if cmsis_nn else 1
-    counts, reports, _ = run_firmware(elf, cpu, layers, calls)
+    scratch bytes, whether it fell back to arm_convolve_s8, and the output bytes that differ
+    (mismatches, first)."""
     rows = []
-    for i, report in enumerate(reports):
-        row = {"cortexm": counts[calls * i + calls - 1], "scratch": report["scratch"]}
+    for report in run_firmware(build_firmware(cpu, isa, cmsis_nn), cpu, layers):
+        row = {"cortexm": report["counts"][-1], "scratch": report["scratch"]}
         if cmsis_nn:
-            row.update(cmsis=counts[calls * i], cmsis_scratch=report["cmsis_scratch"],
-                       mismatches=report["mismatches"], first=report["first"])
+            row.update(cmsis=report["counts"][-2], cmsis_scratch=report["cmsis_scratch"],
+                       fallback=report["cmsis_fallback"], mismatches=report["mismatches"], first=report["first"])
         rows.append(row)
     return rows
 
@@ -191,16 +193,23 @@ def print_comparison(title: str, cpu: str, isa: str, layers, rows) -> tuple[int,
     print(f"{'layer':<22} {'kind':<9} {'MACs|elems':>10} {'CMSIS-NN':>11} {'cortexm':>11} {'ratio':>6} "
           f"{'CMSIS-NN_scratch':>16} {'cortexm_scratch':>15}")
     total_cmsis = total_cortexm = total_macs = 0
+    fallbacks = []
     for layer, row in zip(layers, rows):
         m = macs(layer)
         total_macs += m
         total_cmsis += row["cmsis"]
         total_cortexm += row["cortexm"]
         flag = "  OUTPUTS DIFFER" if row["mismatches"] else ""
+        if row["fallback"]:
+            fallbacks.append(layer["name"])
+            flag += "  (CMSIS-NN: arm_convolve_s8)"
         print(f"{layer['name']:<22} {layer['kind']:<9} {m:>10} {row['cmsis']:>11} {row['cortexm']:>11} "
               f"{row['cortexm'] / row['cmsis']:>6.2f} {row['cmsis_scratch']:>16} {row['scratch']:>15}{flag}")
     print(f"{'total':<22} {'-':<9} {total_macs:>10} {total_cmsis:>11} {total_cortexm:>11} "
           f"{total_cortexm / total_cmsis:>6.2f} {'-':>16} {'-':>15}")
+    if fallbacks:
+        print(f"# arm_convolve_wrapper_s8 returned an error on {', '.join(fallbacks)} (its {CMSIS_ISA[cpu]} pick "
+              "refuses that padding); CMSIS-NN's column is arm_convolve_s8 there")
     return total_cmsis, total_cortexm
 
 

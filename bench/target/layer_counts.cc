@@ -14,9 +14,11 @@
 // arm_fully_connected_s8, arm_elementwise_add_s8, arm_elementwise_mul_s8, arm_avgpool_s8), then
 // cortexm's kernel on the same input, weights, bias, multipliers, shifts, offsets and activation
 // range, each between two marker calls, and compares the output bytes. Per layer it writes
-//   layer I scratch S [cmsis_scratch C mismatches M first F]
-// (S: quantized_*_scratch_size for this build's variant; C: CMSIS-NN's *_get_buffer_size;
-// M: output bytes that differ, F: the first one's index or -1). Exit code 0; 1 for a bad file or
+//   layer I calls K scratch S [cmsis_scratch C cmsis_fallback B mismatches M first F]
+// (K: marker pairs the layer used, cortexm's call last, CMSIS-NN's measured call before it;
+// S: quantized_*_scratch_size for this build's variant; C: CMSIS-NN's *_get_buffer_size; B: 1 when
+// arm_convolve_wrapper_s8 refused the layer and arm_convolve_s8 ran instead; M: output bytes that
+// differ, F: the first one's index or -1). Exit code 0; 1 for a bad file or
 // a rejected layer; 2 when some layer's outputs differ (after every layer ran).
 #include <cstdint>
 #include <cstring>
@@ -70,9 +72,8 @@ int fail(const char* what, int64_t layer) {
   return 1;
 }
 
-// Appends " <label> <value>" to a line under construction.
+// Appends "<label> <value> " to a line under construction.
 char* append(char* at, const char* label, int64_t value) {
-  *at++ = ' ';
   while (*label) *at++ = *label++;
   *at++ = ' ';
   if (value < 0) {
@@ -86,6 +87,7 @@ char* append(char* at, const char* label, int64_t value) {
     value /= 10;
   } while (value > 0);
   while (n > 0) *at++ = digits[--n];
+  *at++ = ' ';
   return at;
 }
 
@@ -137,6 +139,8 @@ struct Report {
   Outputs y;
   int64_t scratch = 0;
   int64_t cmsis_scratch = 0;
+  int64_t calls = 1;  // marker pairs: cortexm's call, CMSIS-NN's call(s) before it
+  int64_t cmsis_fallback = 0;
 };
 
 #if CORTEXM_BENCH_CMSIS_NN
@@ -187,9 +191,22 @@ int run_conv(const int32_t* f, const ConvGeometry& g, const Dims4& input, int64_
   report->cmsis_scratch = arm_convolve_wrapper_s8_get_buffer_size(&cp, &in, &filter, &out);
   if (!cmsis_context(static_cast<int32_t>(report->cmsis_scratch), &ctx)) return fail("out of memory at layer ", index);
   cortexm_insn_marker();
-  const arm_cmsis_nn_status status =
+  arm_cmsis_nn_status status =
       arm_convolve_wrapper_s8(&ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, &out, y.cmsis);
   cortexm_insn_marker();
+  ++report->calls;
+  if (status != ARM_CMSIS_NN_SUCCESS) {
+    // The wrapper's pick refuses some shapes (MVE arm_convolve_1_x_n_s8: padding other than
+    // TFLite's SAME split, e.g. PyTorch's k3 s2 p1 on an even width); its generic
+    // arm_convolve_s8 takes any padding. Measured again, reported as a fallback.
+    report->cmsis_fallback = 1;
+    report->cmsis_scratch = arm_convolve_s8_get_buffer_size(&in, &filter);
+    if (!cmsis_context(static_cast<int32_t>(report->cmsis_scratch), &ctx)) return fail("out of memory at layer ", index);
+    cortexm_insn_marker();
+    status = arm_convolve_s8(&ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, nullptr, &out, y.cmsis);
+    cortexm_insn_marker();
+    ++report->calls;
+  }
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected conv layer ", index);
 #endif
   cortexm_insn_marker();
@@ -237,6 +254,7 @@ int run_depthwise(const int32_t* f, const ConvGeometry& g, const Dims4& input, i
   const arm_cmsis_nn_status status = arm_depthwise_conv_wrapper_s8(
       &ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, &out, y.cmsis);
   cortexm_insn_marker();
+  ++report->calls;
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected depthwise layer ", index);
 #endif
   cortexm_insn_marker();
@@ -289,6 +307,7 @@ int run_linear(const int32_t* f, int64_t index, Report* report) {
   const arm_cmsis_nn_status status =
       arm_fully_connected_s8(&ctx, &fp, &qp, &in, x, &filter, w, &bias_dims, b, &out, y.cmsis);
   cortexm_insn_marker();
+  ++report->calls;
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected linear layer ", index);
 #endif
   cortexm_insn_marker();
@@ -326,6 +345,7 @@ int run_elementwise(const int32_t* f, const Dims4& input, int64_t index, Report*
         p.rhs_shift, kAddLeftShift, y.cmsis, p.output_offset, p.output_multiplier, p.output_shift,
         p.activation_min, p.activation_max, static_cast<int32_t>(n));
     cortexm_insn_marker();
+    ++report->calls;
     if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected add layer ", index);
 #endif
     cortexm_insn_marker();
@@ -346,6 +366,7 @@ int run_elementwise(const int32_t* f, const Dims4& input, int64_t index, Report*
         a, b, p.lhs_offset, p.rhs_offset, y.cmsis, p.output_offset, p.output_multiplier,
         p.output_shift, p.activation_min, p.activation_max, static_cast<int32_t>(n));
     cortexm_insn_marker();
+    ++report->calls;
     if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected mul layer ", index);
 #endif
     cortexm_insn_marker();
@@ -384,6 +405,7 @@ int run_avgpool(const int32_t* f, const Dims4& input, int64_t index, Report* rep
   cortexm_insn_marker();
   const arm_cmsis_nn_status status = arm_avgpool_s8(&ctx, &pp, &in, x, &filter, &out, y.cmsis);
   cortexm_insn_marker();
+  ++report->calls;
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected avgpool layer ", index);
 #endif
   cortexm_insn_marker();
@@ -417,8 +439,9 @@ int run_layer(const int32_t* f, int64_t index, bool* mismatched) {
     return fail("unknown kind in layer ", index);
   }
   if (rc != 0) return rc;
-  char line[160];
+  char line[200];
   char* at = append(line, "layer", index);
+  at = append(at, "calls", report.calls);
   at = append(at, "scratch", report.scratch);
 #if CORTEXM_BENCH_CMSIS_NN
   int64_t mismatches = 0, first = -1;
@@ -429,13 +452,14 @@ int run_layer(const int32_t* f, int64_t index, bool* mismatched) {
     }
   }
   at = append(at, "cmsis_scratch", report.cmsis_scratch);
+  at = append(at, "cmsis_fallback", report.cmsis_fallback);
   at = append(at, "mismatches", mismatches);
   at = append(at, "first", first);
   *mismatched = mismatches != 0;
 #else
   *mismatched = false;
 #endif
-  *at++ = '\n';
+  at[-1] = '\n';
   *at = '\0';
   sh_write0(line);
   return 0;
