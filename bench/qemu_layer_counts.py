@@ -161,7 +161,9 @@ def count(cpu: str, isa: str, layers, cmsis_nn: Path | None = None) -> list[dict
         row = {"cortexm": report["counts"][-1], "scratch": report["scratch"]}
         if cmsis_nn:
             row.update(cmsis=report["counts"][-2], cmsis_scratch=report["cmsis_scratch"],
-                       fallback=report["cmsis_fallback"], mismatches=report["mismatches"], first=report["first"])
+                       fallback=report["cmsis_fallback"], mismatches=report["mismatches"], first=report["first"],
+                       cortexm_vs_reference=report["cortexm_vs_reference"],
+                       cmsis_vs_reference=report["cmsis_vs_reference"])
         rows.append(row)
     return rows
 
@@ -258,8 +260,10 @@ def main() -> None:
             rows = count(cpu, isa, layers, cmsis_nn)
             summary.append((model, cpu, isa, len(layers), *print_comparison(model, cpu, isa, layers, rows)))
             print()
-            differ += [f"{model} {layer['name']} on {cpu}: {row['mismatches']} of the output bytes differ, "
-                       f"the first at byte {row['first']}" for layer, row in zip(layers, rows) if row["mismatches"]]
+            differ += [f"{model} {layer['name']} on {cpu}: {row['mismatches']} output bytes differ, the first at byte "
+                       f"{row['first']}; against cortexm's reference kernel, cortexm's {isa} variant differs in "
+                       f"{row['cortexm_vs_reference']} bytes, CMSIS-NN in {row['cmsis_vs_reference']}"
+                       for layer, row in zip(layers, rows) if row["mismatches"]]
     print("# per-model totals: executed instructions (instruction count, not cycles); ratio = cortexm / CMSIS-NN")
     print(f"{'model':<18} {'core':<11} {'variant':<8} {'layers':>6} {'CMSIS-NN':>12} {'cortexm':>12} {'ratio':>6}")
     for model, cpu, isa, n, cmsis, ours in summary:

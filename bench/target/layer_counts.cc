@@ -14,11 +14,13 @@
 // arm_fully_connected_s8, arm_elementwise_add_s8, arm_elementwise_mul_s8, arm_avgpool_s8), then
 // cortexm's kernel on the same input, weights, bias, multipliers, shifts, offsets and activation
 // range, each between two marker calls, and compares the output bytes. Per layer it writes
-//   layer I calls K scratch S [cmsis_scratch C cmsis_fallback B mismatches M first F]
+//   layer I calls K scratch S [cmsis_scratch C cmsis_fallback B mismatches M first F
+//                              cortexm_vs_reference R cmsis_vs_reference Q]
 // (K: marker pairs the layer used, cortexm's call last, CMSIS-NN's measured call before it;
 // S: quantized_*_scratch_size for this build's variant; C: CMSIS-NN's *_get_buffer_size; B: 1 when
 // arm_convolve_wrapper_s8 refused the layer and arm_convolve_s8 ran instead; M: output bytes that
-// differ, F: the first one's index or -1). Exit code 0; 1 for a bad file or
+// differ, F: the first one's index or -1; R, Q: when M > 0, the bytes where each side differs
+// from cortexm's reference kernel, else -1). Exit code 0; 1 for a bad file or
 // a rejected layer; 2 when some layer's outputs differ (after every layer ran).
 #include <cstdint>
 #include <cstring>
@@ -141,7 +143,35 @@ struct Report {
   int64_t cmsis_scratch = 0;
   int64_t calls = 1;  // marker pairs: cortexm's call, CMSIS-NN's call(s) before it
   int64_t cmsis_fallback = 0;
+  int64_t mismatches = 0;  // output bytes where cortexm and CMSIS-NN differ
+  int64_t first = -1;      // the first such byte
+  // When they differ: bytes where each differs from cortexm's plain-loop reference kernel.
+  int64_t cortexm_vs_reference = -1;
+  int64_t cmsis_vs_reference = -1;
 };
+
+// Compares the two outputs; when they differ, runs the reference kernel (reference(out) writes
+// the layer's output) to tell which side is off. Returns 0, or fail()'s 1.
+template <typename Reference>
+int compare(Report* r, int64_t index, Reference reference) {
+  const Outputs& y = r->y;
+  for (int64_t i = 0; i < y.bytes; ++i) {
+    if (y.cortexm[i] != y.cmsis[i]) {
+      if (r->first < 0) r->first = i;
+      ++r->mismatches;
+    }
+  }
+  if (r->mismatches == 0) return 0;
+  auto* expected = static_cast<int8_t*>(take(y.bytes));
+  if (!expected) return fail("out of memory for the reference at layer ", index);
+  reference(expected);
+  r->cortexm_vs_reference = r->cmsis_vs_reference = 0;
+  for (int64_t i = 0; i < y.bytes; ++i) {
+    r->cortexm_vs_reference += y.cortexm[i] != expected[i];
+    r->cmsis_vs_reference += y.cmsis[i] != expected[i];
+  }
+  return 0;
+}
 
 #if CORTEXM_BENCH_CMSIS_NN
 cmsis_nn_dims dims(const Dims4& d) { return cmsis_nn_dims{d.n, d.h, d.w, d.c}; }
@@ -212,6 +242,9 @@ int run_conv(const int32_t* f, const ConvGeometry& g, const Dims4& input, int64_
   cortexm_insn_marker();
   quantized_conv2d(p, x, w, b, y.cortexm, scratch);
   cortexm_insn_marker();
+#if CORTEXM_BENCH_CMSIS_NN
+  if (compare(report, index, [&](int8_t* out) { quantized_conv2d_reference(p, x, w, b, out); }) != 0) return 1;
+#endif
   return 0;
 }
 
@@ -260,6 +293,9 @@ int run_depthwise(const int32_t* f, const ConvGeometry& g, const Dims4& input, i
   cortexm_insn_marker();
   quantized_depthwise_conv2d(p, x, w, b, y.cortexm, scratch);
   cortexm_insn_marker();
+#if CORTEXM_BENCH_CMSIS_NN
+  if (compare(report, index, [&](int8_t* out) { quantized_depthwise_conv2d_reference(p, x, w, b, out); }) != 0) return 1;
+#endif
   return 0;
 }
 
@@ -313,6 +349,9 @@ int run_linear(const int32_t* f, int64_t index, Report* report) {
   cortexm_insn_marker();
   quantized_linear(p, x, w, b, y.cortexm, scratch);
   cortexm_insn_marker();
+#if CORTEXM_BENCH_CMSIS_NN
+  if (compare(report, index, [&](int8_t* out) { quantized_linear_reference(p, x, w, b, out); }) != 0) return 1;
+#endif
   return 0;
 }
 
@@ -351,6 +390,9 @@ int run_elementwise(const int32_t* f, const Dims4& input, int64_t index, Report*
     cortexm_insn_marker();
     quantized_add(p, a, b, y.cortexm);
     cortexm_insn_marker();
+#if CORTEXM_BENCH_CMSIS_NN
+    if (compare(report, index, [&](int8_t* out) { quantized_add_reference(p, a, b, out); }) != 0) return 1;
+#endif
   } else {
     MulParams p;
     if (!make_broadcast_shape(dims4, 4, dims4, 4, &p.shape).ok()) return fail("invalid mul layer ", index);
@@ -372,6 +414,9 @@ int run_elementwise(const int32_t* f, const Dims4& input, int64_t index, Report*
     cortexm_insn_marker();
     quantized_mul(p, a, b, y.cortexm);
     cortexm_insn_marker();
+#if CORTEXM_BENCH_CMSIS_NN
+    if (compare(report, index, [&](int8_t* out) { quantized_mul_reference(p, a, b, out); }) != 0) return 1;
+#endif
   }
   return 0;
 }
@@ -411,6 +456,9 @@ int run_avgpool(const int32_t* f, const Dims4& input, int64_t index, Report* rep
   cortexm_insn_marker();
   quantized_avg_pool2d(p, x, y.cortexm, scratch);
   cortexm_insn_marker();
+#if CORTEXM_BENCH_CMSIS_NN
+  if (compare(report, index, [&](int8_t* out) { quantized_avg_pool2d_reference(p, x, out); }) != 0) return 1;
+#endif
   return 0;
 }
 
@@ -444,21 +492,14 @@ int run_layer(const int32_t* f, int64_t index, bool* mismatched) {
   at = append(at, "calls", report.calls);
   at = append(at, "scratch", report.scratch);
 #if CORTEXM_BENCH_CMSIS_NN
-  int64_t mismatches = 0, first = -1;
-  for (int64_t i = 0; i < report.y.bytes; ++i) {
-    if (report.y.cortexm[i] != report.y.cmsis[i]) {
-      if (first < 0) first = i;
-      ++mismatches;
-    }
-  }
   at = append(at, "cmsis_scratch", report.cmsis_scratch);
   at = append(at, "cmsis_fallback", report.cmsis_fallback);
-  at = append(at, "mismatches", mismatches);
-  at = append(at, "first", first);
-  *mismatched = mismatches != 0;
-#else
-  *mismatched = false;
+  at = append(at, "mismatches", report.mismatches);
+  at = append(at, "first", report.first);
+  at = append(at, "cortexm_vs_reference", report.cortexm_vs_reference);
+  at = append(at, "cmsis_vs_reference", report.cmsis_vs_reference);
 #endif
+  *mismatched = report.mismatches != 0;
   at[-1] = '\n';
   *at = '\0';
   sh_write0(line);
