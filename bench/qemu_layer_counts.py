@@ -120,7 +120,7 @@ def marker_address(elf: Path) -> int:
     sys.exit(f"{elf} has no cortexm_insn_marker")
 
 
-def run_firmware(elf: Path, cpu: str, layers) -> list[dict[str, int]]:
+def run_firmware(elf: Path, cpu: str, layers, corrupt: bool = False) -> list[dict[str, int]]:
     """Runs the layers once; returns each layer's report line as a dict with "counts": the
     instructions of each of its marker pairs (cortexm's call last, CMSIS-NN's measured one before)."""
     plugin = build_plugin()
@@ -129,7 +129,7 @@ def run_firmware(elf: Path, cpu: str, layers) -> list[dict[str, int]]:
         (tmp / "layers.bin").write_bytes(b"".join(record(layer) for layer in layers))
         counts = tmp / "counts.txt"
         cmd = ["qemu-system-arm", "-M", MACHINES[cpu], "-nographic", "-monitor", "none", "-serial", "none",
-               "-semihosting-config", "enable=on,target=native,arg=layer_counts,arg=layers.bin",
+               "-semihosting-config", "enable=on,target=native,arg=layer_counts,arg=layers.bin" + (",arg=corrupt" if corrupt else ""),
                "-kernel", elf, "-plugin", f"{plugin},marker={marker_address(elf):#x},out={counts}"]
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp)
         # Exit code 2: every layer ran, some outputs differ (the caller names them).
@@ -152,12 +152,12 @@ def run_firmware(elf: Path, cpu: str, layers) -> list[dict[str, int]]:
     return reports
 
 
-def count(cpu: str, isa: str, layers, cmsis_nn: Path | None = None) -> list[dict[str, int]]:
+def count(cpu: str, isa: str, layers, cmsis_nn: Path | None = None, corrupt: bool = False) -> list[dict[str, int]]:
     """Per layer: cortexm's instructions and scratch bytes; with CMSIS-NN also its instructions,
     scratch bytes, whether it fell back to arm_convolve_s8, and the output bytes that differ
     (mismatches, first)."""
     rows = []
-    for report in run_firmware(build_firmware(cpu, isa, cmsis_nn), cpu, layers):
+    for report in run_firmware(build_firmware(cpu, isa, cmsis_nn), cpu, layers, corrupt):
         row = {"cortexm": report["counts"][-1], "scratch": report["scratch"]}
         if cmsis_nn:
             row.update(cmsis=report["counts"][-2], cmsis_scratch=report["cmsis_scratch"],
@@ -223,11 +223,15 @@ def main() -> None:
     ap.add_argument("--layers", default="", help="comma-separated layer names (default: all)")
     ap.add_argument("--cmsis-nn", type=Path, default=os.environ.get("CMSIS_NN_DIR") or None, metavar="DIR",
                     help="CMSIS-NN source tree to compare with (default: $CMSIS_NN_DIR; none: cortexm alone)")
+    ap.add_argument("--corrupt-cmsis-output", action="store_true",
+                    help="flip a bit of CMSIS-NN's first output byte per layer after it ran (tests: the check must fail)")
     args = ap.parse_args()
     cmsis_nn = args.cmsis_nn.expanduser().resolve() if args.cmsis_nn else None
     if cmsis_nn and not (cmsis_nn / "Include" / "arm_nnfunctions.h").is_file():
         sys.exit(f"{cmsis_nn} is not a CMSIS-NN source tree (no Include/arm_nnfunctions.h); "
                  "git clone https://github.com/ARM-software/CMSIS-NN")
+    if args.corrupt_cmsis_output and not cmsis_nn:
+        sys.exit("--corrupt-cmsis-output needs --cmsis-nn (or CMSIS_NN_DIR)")
     models = []
     for path in args.shapes:
         layers = read_shapes(path)
@@ -257,7 +261,7 @@ def main() -> None:
     summary, differ = [], []
     for cpu, isa in runs:
         for model, layers in models:
-            rows = count(cpu, isa, layers, cmsis_nn)
+            rows = count(cpu, isa, layers, cmsis_nn, args.corrupt_cmsis_output)
             summary.append((model, cpu, isa, len(layers), *print_comparison(model, cpu, isa, layers, rows)))
             print()
             differ += [f"{model} {layer['name']} on {cpu}: {row['mismatches']} output bytes differ, the first at byte "

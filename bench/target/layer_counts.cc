@@ -2,7 +2,7 @@
 // attribute executed instructions (not cycles) to every kernel call: cortexm_insn_marker() is
 // entered right before and right after each call. bench/qemu_layer_counts.py drives it.
 //
-//   command line (-semihosting-config arg=...): layer_counts LAYERS
+//   command line (-semihosting-config arg=...): layer_counts LAYERS [corrupt]
 //
 // LAYERS holds one record of 16 little-endian int32 per layer: kind (0 conv, 1 depthwise,
 // 2 linear, 3 add, 4 mul of two N x H x W x C_in tensors, 5 average pool), N, H, W, C_in, C_out,
@@ -20,7 +20,8 @@
 // S: quantized_*_scratch_size for this build's variant; C: CMSIS-NN's *_get_buffer_size; B: 1 when
 // arm_convolve_wrapper_s8 refused the layer and arm_convolve_s8 ran instead; M: output bytes that
 // differ, F: the first one's index or -1; R, Q: when M > 0, the bytes where each side differs
-// from cortexm's reference kernel, else -1). Exit code 0; 1 for a bad file or
+// from cortexm's reference kernel, else -1). `corrupt` flips a bit of CMSIS-NN's first output byte
+// of every layer after it ran, so that a test can see the comparison fail. Exit code 0; 1 for a bad file or
 // a rejected layer; 2 when some layer's outputs differ (after every layer ran).
 #include <cstdint>
 #include <cstring>
@@ -51,6 +52,7 @@ constexpr int32_t kInputOffset = 7;
 constexpr int32_t kOutputOffset = -3;
 
 uint8_t* g_next;
+bool g_corrupt_cmsis = false;
 
 void* take(int64_t bytes) {
   uint8_t* p = g_next;
@@ -155,6 +157,7 @@ struct Report {
 template <typename Reference>
 int compare(Report* r, int64_t index, Reference reference) {
   const Outputs& y = r->y;
+  if (g_corrupt_cmsis && y.bytes > 0) y.cmsis[0] ^= 1;
   for (int64_t i = 0; i < y.bytes; ++i) {
     if (y.cortexm[i] != y.cmsis[i]) {
       if (r->first < 0) r->first = i;
@@ -512,8 +515,13 @@ int main() {
   char line[256] = {};
   if (sh_get_cmdline(line, sizeof line) != 0) return fail("no command line ", 0);
   char* path = std::strchr(line, ' ');
-  if (!path) return fail("usage: layer_counts LAYERS; arguments: ", 0);
+  if (!path) return fail("usage: layer_counts LAYERS [corrupt]; arguments: ", 0);
   ++path;
+  if (char* option = std::strchr(path, ' ')) {
+    *option++ = '\0';
+    if (std::strcmp(option, "corrupt") != 0) return fail("usage: layer_counts LAYERS [corrupt]; arguments: ", 0);
+    g_corrupt_cmsis = true;
+  }
   const int handle = sh_open(path, SH_OPEN_READ_BINARY);
   if (handle < 0) return fail("cannot open the layer file; handle ", handle);
   const long bytes = sh_flen(handle);
