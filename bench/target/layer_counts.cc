@@ -20,9 +20,10 @@
 // S: quantized_*_scratch_size for this build's variant; C: CMSIS-NN's *_get_buffer_size; B: 1 when
 // arm_convolve_wrapper_s8 refused the layer and arm_convolve_s8 ran instead; M: output bytes that
 // differ, F: the first one's index or -1; R, Q: when M > 0, the bytes where each side differs
-// from cortexm's reference kernel, else -1). `corrupt` flips a bit of CMSIS-NN's first output byte
-// of every layer after it ran, so that a test can see the comparison fail. Exit code 0; 1 for a bad file or
-// a rejected layer; 2 when some layer's outputs differ (after every layer ran).
+// from cortexm's reference kernel, else -1). `corrupt` flips a bit of CMSIS-NN's first output
+// byte of every layer after it ran, so that a test can see the comparison fail.
+// Exit code 0; 1 for a bad file or a rejected layer; 2 when some layer's outputs differ (after
+// every layer ran).
 #include <cstdint>
 #include <cstring>
 
@@ -179,13 +180,79 @@ int compare(Report* r, int64_t index, Reference reference) {
 #if CORTEXM_BENCH_CMSIS_NN
 cmsis_nn_dims dims(const Dims4& d) { return cmsis_nn_dims{d.n, d.h, d.w, d.c}; }
 
-// CMSIS-NN's scratch, from the bulk region; nullptr only when out of memory.
-bool cmsis_context(int32_t bytes, cmsis_nn_context* ctx) {
-  ctx->size = bytes;
+// The fields cmsis_nn_conv_params and cmsis_nn_dw_conv_params share. CMSIS-NN takes the top and
+// left padding; the output dims imply the rest.
+template <typename CmsisParams>
+void set_window(const ConvQuantParams& q, const ConvGeometry& g, CmsisParams* cp) {
+  cp->input_offset = q.input_offset;
+  cp->output_offset = q.output_offset;
+  cp->stride = {g.stride_w, g.stride_h};
+  cp->padding = {g.padding.left, g.padding.top};
+  cp->dilation = {g.dilation_w, g.dilation_h};
+  cp->activation = {q.activation_min, q.activation_max};
+}
+
+cmsis_nn_per_channel_quant_params per_channel(const ConvQuantParams& q) {
+  return {const_cast<int32_t*>(q.multipliers), const_cast<int32_t*>(q.shifts)};
+}
+
+// CMSIS-NN's scratch (none for 0 bytes), from the bulk region; returns 0, or fail()'s 1.
+int cmsis_context(int64_t bytes, int64_t index, cmsis_nn_context* ctx) {
+  ctx->size = static_cast<int32_t>(bytes);
   ctx->buf = bytes > 0 ? take(bytes) : nullptr;
-  return bytes <= 0 || ctx->buf != nullptr;
+  return bytes > 0 && ctx->buf == nullptr ? fail("out of memory at layer ", index) : 0;
 }
 #endif
+
+// Runs cortexm's kernel call between two markers and, in a CMSIS-NN build, compares its output
+// with CMSIS-NN's (reference(out) writes the reference kernel's). Returns 0, or fail()'s 1.
+template <typename Call, typename Reference>
+int measure_cortexm(Report* r, int64_t index, Call call, Reference reference) {
+  cortexm_insn_marker();
+  call();
+  cortexm_insn_marker();
+#if CORTEXM_BENCH_CMSIS_NN
+  return compare(r, index, reference);
+#else
+  (void)r, (void)index, (void)reference;
+  return 0;
+#endif
+}
+
+#if CORTEXM_BENCH_CMSIS_NN
+// Runs one CMSIS-NN call between two markers; returns its status.
+template <typename Call>
+arm_cmsis_nn_status measure_cmsis(Report* r, Call call) {
+  cortexm_insn_marker();
+  const arm_cmsis_nn_status status = call();
+  cortexm_insn_marker();
+  ++r->calls;
+  return status;
+}
+#endif
+
+// A weighted layer's data: input, weights, bias and cortexm's scratch; outputs in report->y.
+struct Weighted {
+  int8_t* x = nullptr;
+  int8_t* w = nullptr;
+  int32_t* b = nullptr;
+  void* scratch = nullptr;
+};
+
+// Takes and fills a weighted layer's buffers; returns 0, or fail()'s 1 when out of memory.
+int take_weighted(int64_t inputs, int64_t weights, int64_t output_bytes, int32_t channels,
+                  int64_t index, Report* report, Weighted* d) {
+  d->x = static_cast<int8_t*>(take(inputs));
+  d->w = static_cast<int8_t*>(take(weights));
+  report->y = outputs(output_bytes);
+  d->b = bias(channels);
+  d->scratch = take(report->scratch);
+  if (!d->x || !d->w || !report->y.cortexm || !report->y.cmsis || !d->b || !d->scratch)
+    return fail("out of memory at layer ", index);
+  fill(d->x, inputs);
+  fill(d->w, weights);
+  return 0;
+}
 
 // Each run_* prepares a layer, then calls CMSIS-NN's function (in a CMSIS-NN build) and cortexm's
 // kernel, each between two marker calls. Returns 0, or fail()'s 1.
@@ -199,56 +266,41 @@ int run_conv(const int32_t* f, const ConvGeometry& g, const Dims4& input, int64_
   p.output = quantized_conv2d_output_dims(p);
   p.quant = quant(f[5]);
   if (!quantized_conv2d_prepare(p).ok()) return fail("invalid conv layer ", index);
-  auto* x = static_cast<int8_t*>(take(p.input.elements()));
-  auto* w = static_cast<int8_t*>(take(p.filter.elements()));
-  const Outputs y = report->y = outputs(p.output.elements());
-  const int32_t* b = bias(f[5]);
   report->scratch = static_cast<int64_t>(quantized_conv2d_scratch_size(p, kKernelIsa));
-  void* scratch = take(report->scratch);
-  if (!x || !w || !y.cortexm || !y.cmsis || !b || !scratch) return fail("out of memory at layer ", index);
-  fill(x, p.input.elements());
-  fill(w, p.filter.elements());
+  Weighted d;
+  if (take_weighted(p.input.elements(), p.filter.elements(), p.output.elements(), f[5], index,
+                    report, &d) != 0)
+    return 1;
+  const int8_t *x = d.x, *w = d.w;
+  const int32_t* b = d.b;
+  const Outputs& y = report->y;
 #if CORTEXM_BENCH_CMSIS_NN
   cmsis_nn_conv_params cp{};
-  cp.input_offset = p.quant.input_offset;
-  cp.output_offset = p.quant.output_offset;
-  cp.stride = {g.stride_w, g.stride_h};
-  cp.padding = {g.padding.left, g.padding.top};
-  cp.dilation = {g.dilation_w, g.dilation_h};
-  cp.activation = {p.quant.activation_min, p.quant.activation_max};
-  cmsis_nn_per_channel_quant_params qp{const_cast<int32_t*>(p.quant.multipliers),
-                                       const_cast<int32_t*>(p.quant.shifts)};
+  set_window(p.quant, g, &cp);
+  cmsis_nn_per_channel_quant_params qp = per_channel(p.quant);
   const cmsis_nn_dims in = dims(p.input), filter = dims(p.filter), out = dims(p.output);
   const cmsis_nn_dims bias_dims{1, 1, 1, p.output.c};
   cmsis_nn_context ctx;
   report->cmsis_scratch = arm_convolve_wrapper_s8_get_buffer_size(&cp, &in, &filter, &out);
-  if (!cmsis_context(static_cast<int32_t>(report->cmsis_scratch), &ctx)) return fail("out of memory at layer ", index);
-  cortexm_insn_marker();
-  arm_cmsis_nn_status status =
-      arm_convolve_wrapper_s8(&ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, &out, y.cmsis);
-  cortexm_insn_marker();
-  ++report->calls;
+  if (cmsis_context(report->cmsis_scratch, index, &ctx) != 0) return 1;
+  arm_cmsis_nn_status status = measure_cmsis(report, [&] {
+    return arm_convolve_wrapper_s8(&ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, &out, y.cmsis);
+  });
   if (status != ARM_CMSIS_NN_SUCCESS) {
     // The wrapper's pick refuses some shapes (MVE arm_convolve_1_x_n_s8: padding other than
     // TFLite's SAME split, e.g. PyTorch's k3 s2 p1 on an even width); its generic
     // arm_convolve_s8 takes any padding. Measured again, reported as a fallback.
     report->cmsis_fallback = 1;
     report->cmsis_scratch = arm_convolve_s8_get_buffer_size(&in, &filter);
-    if (!cmsis_context(static_cast<int32_t>(report->cmsis_scratch), &ctx)) return fail("out of memory at layer ", index);
-    cortexm_insn_marker();
-    status = arm_convolve_s8(&ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, nullptr, &out, y.cmsis);
-    cortexm_insn_marker();
-    ++report->calls;
+    if (cmsis_context(report->cmsis_scratch, index, &ctx) != 0) return 1;
+    status = measure_cmsis(report, [&] {
+      return arm_convolve_s8(&ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, nullptr, &out, y.cmsis);
+    });
   }
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected conv layer ", index);
 #endif
-  cortexm_insn_marker();
-  quantized_conv2d(p, x, w, b, y.cortexm, scratch);
-  cortexm_insn_marker();
-#if CORTEXM_BENCH_CMSIS_NN
-  if (compare(report, index, [&](int8_t* out) { quantized_conv2d_reference(p, x, w, b, out); }) != 0) return 1;
-#endif
-  return 0;
+  return measure_cortexm(report, index, [&] { quantized_conv2d(p, x, w, b, y.cortexm, d.scratch); },
+                         [&](int8_t* out) { quantized_conv2d_reference(p, x, w, b, out); });
 }
 
 int run_depthwise(const int32_t* f, const ConvGeometry& g, const Dims4& input, int64_t index,
@@ -261,45 +313,33 @@ int run_depthwise(const int32_t* f, const ConvGeometry& g, const Dims4& input, i
   p.output = quantized_depthwise_conv2d_output_dims(p);
   p.quant = quant(f[5]);
   if (!quantized_depthwise_conv2d_prepare(p).ok()) return fail("invalid depthwise layer ", index);
-  auto* x = static_cast<int8_t*>(take(p.input.elements()));
-  auto* w = static_cast<int8_t*>(take(p.filter.elements()));
-  const Outputs y = report->y = outputs(p.output.elements());
-  const int32_t* b = bias(f[5]);
   report->scratch = static_cast<int64_t>(quantized_depthwise_conv2d_scratch_size(p, kKernelIsa));
-  void* scratch = take(report->scratch);
-  if (!x || !w || !y.cortexm || !y.cmsis || !b || !scratch) return fail("out of memory at layer ", index);
-  fill(x, p.input.elements());
-  fill(w, p.filter.elements());
+  Weighted d;
+  if (take_weighted(p.input.elements(), p.filter.elements(), p.output.elements(), f[5], index,
+                    report, &d) != 0)
+    return 1;
+  const int8_t *x = d.x, *w = d.w;
+  const int32_t* b = d.b;
+  const Outputs& y = report->y;
 #if CORTEXM_BENCH_CMSIS_NN
   cmsis_nn_dw_conv_params cp{};
-  cp.input_offset = p.quant.input_offset;
-  cp.output_offset = p.quant.output_offset;
+  set_window(p.quant, g, &cp);
   cp.ch_mult = p.depth_multiplier;
-  cp.stride = {g.stride_w, g.stride_h};
-  cp.padding = {g.padding.left, g.padding.top};
-  cp.dilation = {g.dilation_w, g.dilation_h};
-  cp.activation = {p.quant.activation_min, p.quant.activation_max};
-  cmsis_nn_per_channel_quant_params qp{const_cast<int32_t*>(p.quant.multipliers),
-                                       const_cast<int32_t*>(p.quant.shifts)};
+  cmsis_nn_per_channel_quant_params qp = per_channel(p.quant);
   const cmsis_nn_dims in = dims(p.input), filter = dims(p.filter), out = dims(p.output);
   const cmsis_nn_dims bias_dims{1, 1, 1, p.output.c};
   cmsis_nn_context ctx;
   report->cmsis_scratch = arm_depthwise_conv_wrapper_s8_get_buffer_size(&cp, &in, &filter, &out);
-  if (!cmsis_context(static_cast<int32_t>(report->cmsis_scratch), &ctx)) return fail("out of memory at layer ", index);
-  cortexm_insn_marker();
-  const arm_cmsis_nn_status status = arm_depthwise_conv_wrapper_s8(
-      &ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, &out, y.cmsis);
-  cortexm_insn_marker();
-  ++report->calls;
+  if (cmsis_context(report->cmsis_scratch, index, &ctx) != 0) return 1;
+  const arm_cmsis_nn_status status = measure_cmsis(report, [&] {
+    return arm_depthwise_conv_wrapper_s8(&ctx, &cp, &qp, &in, x, &filter, w, &bias_dims, b, &out,
+                                         y.cmsis);
+  });
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected depthwise layer ", index);
 #endif
-  cortexm_insn_marker();
-  quantized_depthwise_conv2d(p, x, w, b, y.cortexm, scratch);
-  cortexm_insn_marker();
-#if CORTEXM_BENCH_CMSIS_NN
-  if (compare(report, index, [&](int8_t* out) { quantized_depthwise_conv2d_reference(p, x, w, b, out); }) != 0) return 1;
-#endif
-  return 0;
+  return measure_cortexm(
+      report, index, [&] { quantized_depthwise_conv2d(p, x, w, b, y.cortexm, d.scratch); },
+      [&](int8_t* out) { quantized_depthwise_conv2d_reference(p, x, w, b, out); });
 }
 
 // Per-tensor requantization (one multiplier), as arm_fully_connected_s8 takes it.
@@ -314,15 +354,16 @@ int run_linear(const int32_t* f, int64_t index, Report* report) {
   p.multipliers = q.multipliers;
   p.shifts = q.shifts;
   if (!quantized_linear_prepare(p).ok()) return fail("invalid linear layer ", index);
-  auto* x = static_cast<int8_t*>(take(int64_t{p.batches} * p.input_features));
-  auto* w = static_cast<int8_t*>(take(int64_t{p.input_features} * p.output_features));
-  const Outputs y = report->y = outputs(int64_t{p.batches} * p.output_features);
-  const int32_t* b = bias(p.output_features);
   report->scratch = static_cast<int64_t>(quantized_linear_scratch_size(p, kKernelIsa));
-  void* scratch = take(report->scratch);
-  if (!x || !w || !y.cortexm || !y.cmsis || !b || !scratch) return fail("out of memory at layer ", index);
-  fill(x, int64_t{p.batches} * p.input_features);
-  fill(w, int64_t{p.input_features} * p.output_features);
+  Weighted d;
+  if (take_weighted(int64_t{p.batches} * p.input_features,
+                    int64_t{p.input_features} * p.output_features,
+                    int64_t{p.batches} * p.output_features, p.output_features, index, report,
+                    &d) != 0)
+    return 1;
+  const int8_t *x = d.x, *w = d.w;
+  const int32_t* b = d.b;
+  const Outputs& y = report->y;
 #if CORTEXM_BENCH_CMSIS_NN
   cmsis_nn_fc_params fp{};
   fp.input_offset = p.input_offset;
@@ -336,26 +377,19 @@ int run_linear(const int32_t* f, int64_t index, Report* report) {
   const cmsis_nn_dims out{p.batches, 1, 1, p.output_features};
   cmsis_nn_context ctx;
   report->cmsis_scratch = arm_fully_connected_s8_get_buffer_size(&filter);
-  if (!cmsis_context(static_cast<int32_t>(report->cmsis_scratch), &ctx)) return fail("out of memory at layer ", index);
+  if (cmsis_context(report->cmsis_scratch, index, &ctx) != 0) return 1;
   // The kernel sums (MVE: bias + input_offset * row sums) are computed once per model, at prepare
   // time in TFLite Micro: outside the counted region, as cortexm folds its own at lowering.
   if (ctx.buf != nullptr)
     arm_vector_sum_s8(static_cast<int32_t*>(ctx.buf), p.input_features, p.output_features, w,
                       p.input_offset, 0, b);
-  cortexm_insn_marker();
-  const arm_cmsis_nn_status status =
-      arm_fully_connected_s8(&ctx, &fp, &qp, &in, x, &filter, w, &bias_dims, b, &out, y.cmsis);
-  cortexm_insn_marker();
-  ++report->calls;
+  const arm_cmsis_nn_status status = measure_cmsis(report, [&] {
+    return arm_fully_connected_s8(&ctx, &fp, &qp, &in, x, &filter, w, &bias_dims, b, &out, y.cmsis);
+  });
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected linear layer ", index);
 #endif
-  cortexm_insn_marker();
-  quantized_linear(p, x, w, b, y.cortexm, scratch);
-  cortexm_insn_marker();
-#if CORTEXM_BENCH_CMSIS_NN
-  if (compare(report, index, [&](int8_t* out) { quantized_linear_reference(p, x, w, b, out); }) != 0) return 1;
-#endif
-  return 0;
+  return measure_cortexm(report, index, [&] { quantized_linear(p, x, w, b, y.cortexm, d.scratch); },
+                         [&](int8_t* out) { quantized_linear_reference(p, x, w, b, out); });
 }
 
 int run_elementwise(const int32_t* f, const Dims4& input, int64_t index, Report* report) {
@@ -381,21 +415,16 @@ int run_elementwise(const int32_t* f, const Dims4& input, int64_t index, Report*
     p.output_offset = 3;
     if (!quantized_add_prepare(p).ok()) return fail("invalid add layer ", index);
 #if CORTEXM_BENCH_CMSIS_NN
-    cortexm_insn_marker();
-    const arm_cmsis_nn_status status = arm_elementwise_add_s8(
-        a, b, p.lhs_offset, p.lhs_multiplier, p.lhs_shift, p.rhs_offset, p.rhs_multiplier,
-        p.rhs_shift, kAddLeftShift, y.cmsis, p.output_offset, p.output_multiplier, p.output_shift,
-        p.activation_min, p.activation_max, static_cast<int32_t>(n));
-    cortexm_insn_marker();
-    ++report->calls;
+    const arm_cmsis_nn_status status = measure_cmsis(report, [&] {
+      return arm_elementwise_add_s8(a, b, p.lhs_offset, p.lhs_multiplier, p.lhs_shift, p.rhs_offset,
+                                    p.rhs_multiplier, p.rhs_shift, kAddLeftShift, y.cmsis,
+                                    p.output_offset, p.output_multiplier, p.output_shift,
+                                    p.activation_min, p.activation_max, static_cast<int32_t>(n));
+    });
     if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected add layer ", index);
 #endif
-    cortexm_insn_marker();
-    quantized_add(p, a, b, y.cortexm);
-    cortexm_insn_marker();
-#if CORTEXM_BENCH_CMSIS_NN
-    if (compare(report, index, [&](int8_t* out) { quantized_add_reference(p, a, b, out); }) != 0) return 1;
-#endif
+    return measure_cortexm(report, index, [&] { quantized_add(p, a, b, y.cortexm); },
+                           [&](int8_t* out) { quantized_add_reference(p, a, b, out); });
   } else {
     MulParams p;
     if (!make_broadcast_shape(dims4, 4, dims4, 4, &p.shape).ok()) return fail("invalid mul layer ", index);
@@ -406,22 +435,16 @@ int run_elementwise(const int32_t* f, const Dims4& input, int64_t index, Report*
     p.output_offset = 3;
     if (!quantized_mul_prepare(p).ok()) return fail("invalid mul layer ", index);
 #if CORTEXM_BENCH_CMSIS_NN
-    cortexm_insn_marker();
-    const arm_cmsis_nn_status status = arm_elementwise_mul_s8(
-        a, b, p.lhs_offset, p.rhs_offset, y.cmsis, p.output_offset, p.output_multiplier,
-        p.output_shift, p.activation_min, p.activation_max, static_cast<int32_t>(n));
-    cortexm_insn_marker();
-    ++report->calls;
+    const arm_cmsis_nn_status status = measure_cmsis(report, [&] {
+      return arm_elementwise_mul_s8(a, b, p.lhs_offset, p.rhs_offset, y.cmsis, p.output_offset,
+                                    p.output_multiplier, p.output_shift, p.activation_min,
+                                    p.activation_max, static_cast<int32_t>(n));
+    });
     if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected mul layer ", index);
 #endif
-    cortexm_insn_marker();
-    quantized_mul(p, a, b, y.cortexm);
-    cortexm_insn_marker();
-#if CORTEXM_BENCH_CMSIS_NN
-    if (compare(report, index, [&](int8_t* out) { quantized_mul_reference(p, a, b, out); }) != 0) return 1;
-#endif
+    return measure_cortexm(report, index, [&] { quantized_mul(p, a, b, y.cortexm); },
+                           [&](int8_t* out) { quantized_mul_reference(p, a, b, out); });
   }
-  return 0;
 }
 
 int run_avgpool(const int32_t* f, const Dims4& input, int64_t index, Report* report) {
@@ -449,20 +472,14 @@ int run_avgpool(const int32_t* f, const Dims4& input, int64_t index, Report* rep
   const cmsis_nn_dims filter{1, p.kernel_h, p.kernel_w, 1};
   cmsis_nn_context ctx;
   report->cmsis_scratch = arm_avgpool_s8_get_buffer_size(p.output.w, p.input.c);
-  if (!cmsis_context(static_cast<int32_t>(report->cmsis_scratch), &ctx)) return fail("out of memory at layer ", index);
-  cortexm_insn_marker();
-  const arm_cmsis_nn_status status = arm_avgpool_s8(&ctx, &pp, &in, x, &filter, &out, y.cmsis);
-  cortexm_insn_marker();
-  ++report->calls;
+  if (cmsis_context(report->cmsis_scratch, index, &ctx) != 0) return 1;
+  const arm_cmsis_nn_status status = measure_cmsis(report, [&] {
+    return arm_avgpool_s8(&ctx, &pp, &in, x, &filter, &out, y.cmsis);
+  });
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected avgpool layer ", index);
 #endif
-  cortexm_insn_marker();
-  quantized_avg_pool2d(p, x, y.cortexm, scratch);
-  cortexm_insn_marker();
-#if CORTEXM_BENCH_CMSIS_NN
-  if (compare(report, index, [&](int8_t* out) { quantized_avg_pool2d_reference(p, x, out); }) != 0) return 1;
-#endif
-  return 0;
+  return measure_cortexm(report, index, [&] { quantized_avg_pool2d(p, x, y.cortexm, scratch); },
+                         [&](int8_t* out) { quantized_avg_pool2d_reference(p, x, out); });
 }
 
 // Runs layer `index` and writes its report line; *mismatched is set when outputs differ.
@@ -519,7 +536,8 @@ int main() {
   ++path;
   if (char* option = std::strchr(path, ' ')) {
     *option++ = '\0';
-    if (std::strcmp(option, "corrupt") != 0) return fail("usage: layer_counts LAYERS [corrupt]; arguments: ", 0);
+    if (std::strcmp(option, "corrupt") != 0)
+      return fail("usage: layer_counts LAYERS [corrupt]; arguments: ", 0);
     g_corrupt_cmsis = true;
   }
   const int handle = sh_open(path, SH_OPEN_READ_BINARY);
