@@ -379,7 +379,7 @@ int run_linear(const int32_t* f, int64_t index, Report* report) {
   report->cmsis_scratch = arm_fully_connected_s8_get_buffer_size(&filter);
   if (cmsis_context(report->cmsis_scratch, index, &ctx) != 0) return 1;
   // The kernel sums (MVE: bias + input_offset * row sums) are computed once per model, at prepare
-  // time in TFLite Micro: outside the counted region, as cortexm folds its own at lowering.
+  // time in TFLite Micro: outside the counted region.
   if (ctx.buf != nullptr)
     arm_vector_sum_s8(static_cast<int32_t*>(ctx.buf), p.input_features, p.output_features, w,
                       p.input_offset, 0, b);
