@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "graph/errors.h"
 #include "graph/layout.h"
@@ -30,6 +31,21 @@ bool runnable(const std::string& op) {
 int64_t align16(int64_t v) { return (v + 15) / 16 * 16; }
 
 fb::Isa fb_isa(Isa isa) { return static_cast<fb::Isa>(static_cast<uint8_t>(isa)); }
+
+// FNV-1a over a constant's bytes: buckets for the exact comparison below.
+uint64_t bytes_hash(const Tensor& t) {
+  const auto* p = static_cast<const uint8_t*>(t.raw());
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < t.nbytes(); ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+bool same_bytes(const Tensor& a, const Tensor& b) {
+  return a.nbytes() == b.nbytes() && (a.nbytes() == 0 || std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0);
+}
+
+// One tensor of the program can stand for both: same dtype, shape, qparams and bytes.
+bool same_constant(const Value& a, const Value& b) { return a.info == b.info && same_bytes(a.data, b.data); }
 
 }  // namespace
 
@@ -112,16 +128,26 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
   const Isa isa = parse_target(options.target).isa;
   FlatBufferBuilder b(1 << 16);
 
-  // Tensors: every value an op or the graph touches, in first-use order.
+  // Tensors: every value an op or the graph touches, in first-use order. Constants equal in
+  // dtype, shape, qparams and bytes (an unrolled RNN's weights, once per step) share one tensor.
   std::map<ValueId, int32_t> tensor_index;
   std::vector<ValueId> tensor_values;
+  std::unordered_map<uint64_t, std::vector<ValueId>> constants_by_hash;
   auto use = [&](ValueId v) {
     if (v == kNoValue) return -1;
     auto it = tensor_index.find(v);
     if (it != tensor_index.end()) return it->second;
+    const Value& value = graph.value(v);
+    std::vector<ValueId>* same_hash = nullptr;
+    if (value.kind == ValueKind::kConstant) {
+      same_hash = &constants_by_hash[bytes_hash(value.data)];
+      for (ValueId other : *same_hash)
+        if (same_constant(value, graph.value(other))) return tensor_index[v] = tensor_index.at(other);
+    }
     const int32_t index = static_cast<int32_t>(tensor_values.size());
     tensor_index[v] = index;
     tensor_values.push_back(v);
+    if (same_hash) same_hash->push_back(v);
     return index;
   };
   for (ValueId v : graph.inputs()) use(v);
@@ -131,18 +157,29 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
   }
   for (ValueId v : graph.outputs()) use(v);
 
-  // Constants: each 16-byte aligned in one blob.
+  // Constants: each 16-byte aligned in one blob; tensors whose bytes are equal (other dtype or
+  // qparams) share one segment.
   std::vector<uint8_t> blob;
   std::vector<fb::ConstantSegment> segments;
   std::map<ValueId, uint32_t> constant_index;
+  std::unordered_map<uint64_t, std::vector<std::pair<ValueId, uint32_t>>> segments_by_hash;
   for (ValueId v : tensor_values) {
     const Value& value = graph.value(v);
     if (value.kind != ValueKind::kConstant) continue;
+    auto& same_hash = segments_by_hash[bytes_hash(value.data)];
+    const auto shared = std::find_if(same_hash.begin(), same_hash.end(), [&](const auto& seen) {
+      return same_bytes(value.data, graph.value(seen.first).data);
+    });
+    if (shared != same_hash.end()) {
+      constant_index[v] = shared->second;
+      continue;
+    }
     const size_t offset = static_cast<size_t>(align16(static_cast<int64_t>(blob.size())));
     const size_t size = value.data.nbytes();
     blob.resize(offset + size, 0);
     if (size) std::memcpy(blob.data() + offset, value.data.raw(), size);
     constant_index[v] = static_cast<uint32_t>(segments.size());
+    same_hash.emplace_back(v, constant_index[v]);
     segments.emplace_back(offset, size);
   }
   blob.resize(static_cast<size_t>(align16(static_cast<int64_t>(blob.size()))), 0);

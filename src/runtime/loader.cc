@@ -147,9 +147,9 @@ Status check_op(const Program& program, int32_t index) {
   const int64_t num_in = op->inputs() ? op->inputs()->size() : 0;
   const int64_t num_out = op->outputs() ? op->outputs()->size() : 0;
   if (!op->inputs() || num_in < impl->min_inputs || num_in > impl->max_inputs)
-    return fail("inputs.size", num_in, "is not an input count this kernel takes");
+    return fail("inputs.size", num_in, impl->input_counts);
   if (!op->outputs() || num_out < impl->min_outputs || num_out > impl->max_outputs)
-    return fail("outputs.size", num_out, "is not an output count this kernel takes");
+    return fail("outputs.size", num_out, impl->output_counts);
   for (int64_t i = 0; i < num_in; ++i) {
     const int32_t t = op->inputs()->Get(i);
     const bool optional = i >= impl->min_inputs;

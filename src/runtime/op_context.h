@@ -39,6 +39,8 @@ struct OpImpl {
   fb::OpParams params;  // the union member the kernel id takes
   int32_t min_inputs, max_inputs;  // optional inputs may be -1
   int32_t min_outputs, max_outputs;
+  const char* input_counts;   // the loader's requirement naming the limits, "must be 1 to 16"
+  const char* output_counts;
   bool float_fallback;
   PrepareFn prepare;
   RunFn run;

@@ -22,9 +22,12 @@ namespace {
 
 constexpr OpImpl kOps[] = {
 #define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) \
-  {fb::OpParams_##params, min_in, max_in, min_out, max_out, is_float, prepare_##stem, run_##stem},
+  {fb::OpParams_##params, min_in, max_in, min_out, max_out,                            \
+   "must be " #min_in " to " #max_in " for this kernel",                                  \
+   "must be " #min_out " to " #max_out " for this kernel", is_float, prepare_##stem, run_##stem},
 #define RUNTIME_BINARY(id, params, type, stem)                                                  \
-  {fb::OpParamsTraits<program::BinaryTable<params>>::enum_value, 2, 2, 1, 1, false,           \
+  {fb::OpParamsTraits<program::BinaryTable<params>>::enum_value, 2, 2, 1, 1,                  \
+   "must be 2 to 2 for this kernel", "must be 1 to 1 for this kernel", false,                  \
    prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>},
 #include "runtime/ops/ops.def"
 #undef RUNTIME_BINARY

@@ -5,7 +5,9 @@
 - requantized edges (cat inputs): a second quantize -> dequantize with the reader's qparams;
 - weights: int8 constants (value qparams set) behind dequantize_per_channel / _per_tensor,
   rounded to nearest or by GPTQ (gptq.py);
-- biases: int32 constants, scale = input scale x weight scale, zero point 0, behind dequantize.
+- biases: int32 constants, scale = input scale x weight scale, zero point 0, behind dequantize;
+- constant operands (`1 - x`): constants of the activations' dtype with qparams from their own
+  min / max (0 included), behind dequantize.
 Every original node gets meta 'quantization' ('quantized' | 'float'), and 'pattern' or
 'float_reason'.
 """
@@ -16,7 +18,8 @@ import numpy as np
 
 from . import gptq
 from .annotator import Annotation
-from .observers import INT32_MAX, INT32_MIN, WEIGHT_QMAX, WEIGHT_QMIN, quantize_bias, quantize_weight
+from .observers import (INT32_MAX, INT32_MIN, WEIGHT_QMAX, WEIGHT_QMIN, qparams_from_min_max, quantize_array,
+                        quantize_bias, quantize_weight)
 
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
@@ -36,6 +39,7 @@ def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = 
     weight_scales = _quantize_weights(g, nodes, annotation, quantizer.per_channel, statistics or {},
                                       {} if rounding_cache is None else rounding_cache)
     _quantize_biases(g, nodes, annotation, weight_scales, quantizer.per_channel)
+    _quantize_constant_operands(g, nodes, annotation)
     g.dead_code_elimination()  # drops the float weights and biases the int ones replaced
     g.verify()
     return g
@@ -145,6 +149,23 @@ def _quantize_biases(g, nodes: dict, annotation: Annotation, weight_scales: dict
             const = g.add_constant(f"{b.name}_int32", data, qparams=qparams)
             dq = _dequantize_const(g, const, scales, axis, INT32_MIN, INT32_MAX, "int32", node)
             node.replace_input(use.index, dq)
+
+
+def _quantize_constant_operands(g, nodes: dict, annotation: Annotation) -> None:
+    for match in annotation.matches:
+        for node_ref, index in match.constants:
+            node = nodes[node_ref.name]
+            c = node.inputs[index]
+            data = np.asarray(c.data, dtype=np.float32)
+            # The constant takes the dtype of the activation it is combined with.
+            (other_node, other_index), = [e for e in match.activations if e[0].name == node_ref.name]
+            dtype = annotation.groups[other_node.inputs[other_index].name].qparams().dtype
+            q = qparams_from_min_max(float(data.min()) if data.size else 0.0,
+                                     float(data.max()) if data.size else 0.0, dtype)
+            ints = quantize_array(data, q.scale, q.zero_point, q.quant_min, q.quant_max).astype(dtype)
+            const = g.add_constant(f"{node.name}_{c.name}_{dtype}", ints, qparams=q.as_value_qparams())
+            dq = g.call(DEQUANTIZE, [const], q.attrs(), name=f"{const.name}_dq", source=node.source, before=node)
+            node.replace_input(index, dq)
 
 
 def _dequantize_const(g, const, scales: np.ndarray, axis, qmin: int, qmax: int, dtype: str, before):

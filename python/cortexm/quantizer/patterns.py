@@ -6,6 +6,7 @@ quantizer). A Match says which nodes it quantizes and how:
 - activations: (node, input index) edges that read a quantized activation with its own qparams;
 - requantized: edges that read it requantized to the match's output qparams (cat);
 - weights / biases: constant inputs turned into int8 / int32 constants;
+- constants: other constant operands (a binary op's), quantized per tensor over their own range;
 - outputs: value name -> Observed() | SharedWith(value name) | Fixed(scale, zero point).
 Values inside a match that are not in outputs (a producer's output before its activation tail)
 get no quantize / dequantize.
@@ -73,6 +74,7 @@ class Match:
     biases: list = field(default_factory=list)
     outputs: dict = field(default_factory=dict)
     range_includes: list = field(default_factory=list)  # values the output qparams must hold
+    constants: list = field(default_factory=list)  # (node, index) float constants quantized per tensor
 
 
 def short(op: str) -> str:
@@ -262,10 +264,22 @@ def check_addmm(ctx, node) -> Match:
 
 
 def _binary(ctx, node, pattern: str) -> Match:
+    """Two activations, or an activation and a float constant (`1 - x`, a buffer): the constant
+    becomes an int8 tensor with qparams of its own, as TFLite quantizes ADD / SUB / MUL's constant
+    inputs."""
     free(ctx, node)
-    activation(node, 0)
-    activation(node, 1)
-    return with_tail(ctx, Match(pattern, [node], activations=[(node, 0), (node, 1)]))
+    edges, constants = [], []
+    for i in (0, 1):
+        v = node.inputs[i] if i < len(node.inputs) else None
+        if v is not None and v.kind == "constant":
+            constant(node, i, f"input {i}")
+            constants.append((node, i))
+        else:
+            activation(node, i)
+            edges.append((node, i))
+    if not edges:
+        raise NoMatch("both inputs are constants")
+    return with_tail(ctx, Match(pattern, [node], activations=edges, constants=constants))
 
 
 def check_add(ctx, node) -> Match:
@@ -410,7 +424,8 @@ PASSTHROUGH_OPS = tuple(sorted(op for op in _core.registered_ops() if _core.op_i
 ACTIVATION_OPS = ("aten.sigmoid.default", "aten.tanh.default", "aten.silu.default", "aten.gelu.default",
                   "aten.hardswish.default")
 # Other single-input elementwise ops with an observed output range (lowered through a table).
-ELEMENTWISE_OPS = ("aten.sqrt.default", "aten.abs.default", "aten.pow.Tensor_Scalar")
+ELEMENTWISE_OPS = ("aten.sqrt.default", "aten.abs.default", "aten.pow.Tensor_Scalar", "aten.add.Scalar",
+                   "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar")
 
 # Passes in order: a node taken by an earlier pass (a weighted op's activation tail, addmm's
 # permuted weight) is not offered to later ones.
