@@ -241,17 +241,36 @@ def test_add_and_mul_patterns(op, check, name):
     assert node(qg, "tail").inputs[0] == b.outputs[0]
 
 
-@pytest.mark.parametrize("op", ["aten.add.Tensor", "aten.mul.Tensor"])
-def test_binary_with_a_constant_stays_float_and_the_constant_is_never_observed(op):
+@pytest.mark.parametrize("op", ["aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor"])
+def test_binary_with_a_constant_quantizes_the_constant_per_tensor_over_its_own_range(op):
+    """TFLite's ADD / SUB / MUL with a constant input: the constant an int8 tensor with qparams of
+    its own (min / max with 0, asymmetric), never observed."""
     g = binary_graph(op, const_other=True)
-    with pytest.raises(patterns.NoMatch, match="input 1 .'c'. is a float constant"):
-        patterns._binary(view_of(g), node(g, "bin"), "x")
+    m = patterns._binary(view_of(g), node(g, "bin"), "x")
+    assert [i for _, i in m.activations] == [0] and [i for _, i in m.constants] == [1]
     qg = quantize(g)
     b = node(qg, "bin")
-    assert b.meta["quantization"] == "float"
-    assert b.meta["float_reason"].startswith(f"{op.split('.')[1]}: input 1 ('c') is a float constant")
-    assert src(b.inputs[1]) == "constant"
-    assert not any(n.op == Q for n in qg.nodes)  # nothing quantized: no quantized consumer anywhere
+    assert b.meta["quantization"] == "quantized"
+    assert src(b.inputs[0]) == DQ and src(b.inputs[1]) == DQ
+    dq = b.inputs[1].producer
+    const = dq.inputs[0]
+    assert const.kind == "constant" and const.dtype == "int8"
+    c = rand(2, 3, 4, seed=3)
+    scale = (max(c.max(), 0) - min(c.min(), 0)) / 255
+    assert dq.attrs["scale"] == pytest.approx(scale, rel=1e-6)
+    dequantized = (np.asarray(const.data, np.float64) - dq.attrs["zero_point"]) * dq.attrs["scale"]
+    assert np.max(np.abs(dequantized - c)) <= scale / 2 * 1.0001
+    assert not any(n.op == Q and n.inputs[0].name == "c" for n in qg.nodes)  # never observed
+
+
+def test_binary_of_two_constants_is_not_quantized():
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 4])
+    c = g.call("aten.add.Tensor", [g.add_constant("a", rand(2, 3, 4, seed=1)), g.add_constant("b", rand(4, seed=2))],
+               name="bin")
+    g.outputs = [g.call("aten.mul.Tensor", [x, c], name="mul")]
+    with pytest.raises(patterns.NoMatch, match="both inputs are constants"):
+        patterns._binary(view_of(g), node(g, "bin"), "x")
 
 
 # --- single-op patterns ---------------------------------------------------------------------------
@@ -406,13 +425,13 @@ def test_cat_requantizes_its_inputs_to_the_output_qparams():
 
 def test_unsupported_op_stays_float_between_dequantize_and_quantize():
     g = conv2d_graph()
-    a = g.call("aten.div.Scalar", [g.outputs[0]], {"other": 3.0}, name="abs")
+    a = g.call("aten.div.Tensor", [g.outputs[0], g.add_constant("d", rand(4, 1, 1, seed=6))], name="abs")
     w2 = g.add_constant("w2", rand(2, 4, 3, 3, seed=5))
     g.outputs = [g.call("aten.convolution.default", [a, w2, None], CONV2D, name="conv2")]
     qg = quantize(g)
     abs_node = node(qg, "abs")
     assert abs_node.meta["quantization"] == "float"
-    assert abs_node.meta["float_reason"] == "no quantization pattern for aten.div.Scalar"
+    assert abs_node.meta["float_reason"] == "no quantization pattern for aten.div.Tensor"
     assert src(abs_node.inputs[0]) == DQ
     assert src(node(qg, "conv2").inputs[0]) == DQ and quantize_of(abs_node.outputs[0]) is not None
 
@@ -684,7 +703,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
 
 def test_report_lists_every_compute_node():
     g = conv2d_graph("aten.relu.default")
-    g.outputs = [g.call("aten.div.Scalar", [g.outputs[0]], {"other": 3.0}, name="abs")]
+    g.outputs = [g.call("aten.div.Tensor", [g.outputs[0], g.add_constant("d", rand(4, 1, 1, seed=6))], name="abs")]
     qg = quantize(g)
     report = cortexm.quantization_report(qg)
     assert [r.node for r in report] == ["conv", "tail", "abs"] and len(report) == 3
@@ -693,7 +712,7 @@ def test_report_lists_every_compute_node():
     assert conv.inputs[0]["dtype"] == "int8" and "scale" in conv.inputs[0]
     assert len(conv.inputs[1]["scales"]) == 4 and conv.inputs[2]["dtype"] == "int32"
     assert conv.outputs == [None] and relu.outputs[0]["scale"] > 0
-    assert abs_row.quantization == "float" and abs_row.reason == "no quantization pattern for aten.div.Scalar"
+    assert abs_row.quantization == "float" and abs_row.reason == "no quantization pattern for aten.div.Tensor"
     assert abs_row.inputs[0] == relu.outputs[0]  # reads the relu output's dequantize
     assert report["abs"] is abs_row and [r.node for r in report.float] == ["abs"]
     text = str(report)

@@ -11,6 +11,7 @@
 #include "cortexm/portable/shape.h"
 #include "cortexm/portable/unary.h"
 #include "ops/op_util.h"
+#include "program/params/float_binary.h"
 #include "program/params/unary.h"
 #include "program/params_builder.h"
 
@@ -121,6 +122,13 @@ inline void register_portable_binary(OpRegistry& registry, const std::string& na
                                             &params));
     portable::binary_f32(params, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
                          ctx.output().data<float>());
+  };
+  // A program runs it as the FloatBinary float fallback.
+  s.encode = [make](program::ParamsBuilder& b, const NodeContext& node) {
+    flatbuffers::Offset<fb::FloatBinaryParams> table;
+    if (!program::encode_float_binary(b.fbb(), make(node), &table))
+      node.fail("a program has no float binary function " + std::to_string(static_cast<int>(make(node).op)));
+    return program::encoded(fb::KernelId_FloatBinary, table);
   };
   registry.add(std::move(s));
 }
