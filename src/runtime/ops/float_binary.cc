@@ -1,6 +1,7 @@
 // FloatBinary (float fallback): an elementwise float32 binary op through the portable kernels the
-// interpreter also runs. Contiguous tensors broadcast as numpy does; tensors of one shape and one
-// other layout (channels-last) run over their bytes.
+// interpreter also runs, with numpy broadcasting. Contiguous tensors (or tensors of one shape and
+// layout) run the portable loop over their bytes; other layouts walk the output's logical indices
+// through the strides, one element per portable call (the same formula).
 #include "cortexm/portable/binary.h"
 
 #include "program/params/float_binary.h"
@@ -17,13 +18,37 @@ portable::Shape flat(int64_t numel) {
   return s;
 }
 
-// The kernel's params for this op's tensors; false: a layout it cannot run.
-bool params(const OpContext& ctx, portable::BinaryParams* p) {
-  if (!program::decode_float_binary(*ctx.op.params_as_FloatBinaryParams(), p)) return false;
-  const TensorView a = ctx.input(0), b = ctx.input(1), out = ctx.output();
-  if (all_contiguous(ctx)) return portable::binary_prepare(logical_shape(a), logical_shape(b), p).ok();
-  if (!a.same_layout(out) || !b.same_layout(out)) return false;
-  return portable::binary_prepare(flat(out.numel()), flat(out.numel()), p).ok();
+bool one_layout(const OpContext& ctx) {
+  return ctx.input(0).same_layout(ctx.output()) && ctx.input(1).same_layout(ctx.output());
+}
+
+// Element strides of `in` read at the output's logical index: aligned to the right, 0 where it
+// broadcasts.
+void broadcast_strides(const TensorView& in, int32_t out_rank, int64_t* strides) {
+  for (int32_t d = 0; d < out_rank; ++d) {
+    const int32_t k = d - (out_rank - in.rank);
+    strides[d] = k < 0 || in.shape[k] == 1 ? 0 : in.strides[k];
+  }
+}
+
+void run_strided(const OpContext& ctx, const portable::BinaryParams& element) {
+  const TensorView lhs = ctx.input(0), rhs = ctx.input(1), out = ctx.output();
+  int64_t ls[kMaxRank], rs[kMaxRank], index[kMaxRank] = {};
+  broadcast_strides(lhs, out.rank, ls);
+  broadcast_strides(rhs, out.rank, rs);
+  const auto* a = reinterpret_cast<const float*>(lhs.data);
+  const auto* b = reinterpret_cast<const float*>(rhs.data);
+  auto* o = reinterpret_cast<float*>(out.data);
+  int64_t la = 0, rb = 0, oc = 0;  // element offsets of the current index
+  for (int64_t n = out.numel(); n > 0; --n) {
+    portable::binary_f32(element, a + la, b + rb, o + oc);
+    for (int32_t d = out.rank - 1; d >= 0; --d) {  // next logical index, last dim fastest
+      la += ls[d], rb += rs[d], oc += out.strides[d];
+      if (++index[d] < out.shape[d]) break;
+      la -= ls[d] * out.shape[d], rb -= rs[d] * out.shape[d], oc -= out.strides[d] * out.shape[d];
+      index[d] = 0;
+    }
+  }
 }
 
 }  // namespace
@@ -36,11 +61,8 @@ Status prepare_float_binary(const OpContext& ctx) {
   portable::BinaryParams p;
   const auto* table = ctx.op.params_as_FloatBinaryParams();
   if (!program::decode_float_binary(*table, &p)) return ctx.fail("params.fn", table->fn(), "must be a known BinaryFn");
-  if (!all_contiguous(ctx)) {
-    if (!lhs.same_layout(out) || !rhs.same_layout(out))
-      return ctx.unsupported("input", 0, "must be contiguous, or share the output's shape and layout");
-    return kStatusOk;
-  }
+  if (lhs.rank > portable::kMaxDims || rhs.rank > portable::kMaxDims || out.rank > portable::kMaxDims)
+    return ctx.unsupported("output.rank", out.rank, "float binary ops take at most 6 dims");
   portable::Shape shape;
   const Error error = portable::binary_prepare(logical_shape(lhs), logical_shape(rhs), &p, &shape);
   if (!error.ok()) return ctx.fail(error);
@@ -52,9 +74,19 @@ Status prepare_float_binary(const OpContext& ctx) {
 
 void run_float_binary(const OpContext& ctx) {
   portable::BinaryParams p;
-  params(ctx, &p);
-  portable::binary_f32(p, reinterpret_cast<const float*>(ctx.input(0).data),
-                       reinterpret_cast<const float*>(ctx.input(1).data), reinterpret_cast<float*>(ctx.output().data));
+  program::decode_float_binary(*ctx.op.params_as_FloatBinaryParams(), &p);
+  const TensorView lhs = ctx.input(0), rhs = ctx.input(1), out = ctx.output();
+  if (all_contiguous(ctx)) {
+    portable::binary_prepare(logical_shape(lhs), logical_shape(rhs), &p);
+  } else if (one_layout(ctx)) {
+    portable::binary_prepare(flat(out.numel()), flat(out.numel()), &p);
+  } else {
+    portable::binary_prepare(flat(1), flat(1), &p);
+    run_strided(ctx, p);
+    return;
+  }
+  portable::binary_f32(p, reinterpret_cast<const float*>(lhs.data), reinterpret_cast<const float*>(rhs.data),
+                       reinterpret_cast<float*>(out.data));
 }
 
 }  // namespace cortexm::runtime

@@ -8,6 +8,7 @@
 
 #include "graph/errors.h"
 #include "graph/interpreter.h"
+#include "program/program_generated.h"
 #include "program/status_message.h"
 #include "program/writer.h"
 #include "random_data.h"
@@ -311,6 +312,106 @@ TEST(Program, WriterRefusesTooLittleScratch) {
   ASSERT_FALSE(layout.scratch.empty());
   layout.scratch.begin()->second.second -= 1;
   EXPECT_THROW(program::write_program(g, layout, {}), GraphError);
+}
+
+// A cat of many inputs (an unrolled RNN's 100 steps), every second one channels-last.
+TEST(Program, CatTakesAHundredInputsInAnyLayout) {
+  testing::RandomData rng(11);
+  Graph g;
+  std::vector<ValueId> parts;
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < 100; ++i) {
+    const TensorInfo in = info(DType::kInt8, {1, 1 + i % 3, 2, 3});
+    ValueId x = g.add_input("x" + std::to_string(i), in);
+    inputs.push_back(random_tensor(in, rng));
+    if (i % 2) x = g.call("dim_order_ops._clone_dim_order.default", {x}, {{"dim_order", std::vector<int64_t>{0, 2, 3, 1}}})[0];
+    parts.push_back(x);
+  }
+  g.set_outputs({g.call("aten.cat.default", parts, {{"dim", int64_t{1}}}, kNoNode, "cat")[0]});
+  Loaded loaded(program::write_program(g, program::sequential_layout(g, Isa::kScalar), {}));
+  ASSERT_TRUE(loaded.status.ok()) << program::status_message(loaded.status, loaded.buffer.data, loaded.buffer.size, "p");
+  const std::vector<Tensor> want = run_graph(g, inputs), got = run_program(loaded.program, inputs);
+  ASSERT_EQ(got[0].nbytes(), want[0].nbytes());
+  EXPECT_EQ(std::memcmp(got[0].raw(), want[0].raw(), got[0].nbytes()), 0);
+}
+
+TEST(Program, LoaderNamesTheInputAndOutputCountsAKernelTakes) {
+  Graph g;
+  const ValueId x = g.add_input("x", info(DType::kInt8, {17, 2}));
+  const std::vector<ValueId> parts =
+      g.call("aten.split_with_sizes_copy.default", {x},
+             {{"split_sizes", std::vector<int64_t>(17, 1)}, {"dim", int64_t{0}}}, kNoNode, "split");
+  g.set_outputs(parts);
+  try {
+    program::write_program(g, program::sequential_layout(g, Isa::kScalar), {});
+    FAIL() << "expected GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("outputs.size = 17: must be 1 to 16 for this kernel"), std::string::npos)
+        << e.what();
+  }
+}
+
+// An unrolled RNN reads its weights once per step: equal constants become one tensor and one
+// segment; equal bytes under other qparams share the segment only.
+TEST(Program, WriterStoresIdenticalConstantsOnce) {
+  testing::RandomData rng(12);
+  Graph g;
+  ValueId h = g.add_input("h", info(DType::kInt8, {1, 16}));
+  const Tensor w = random_tensor(info(DType::kInt8, {16, 16}), rng);
+  TensorInfo requantized = w.info();
+  requantized.qparams = QuantParams{{0.5}, {0}, -1, -127, 127};
+  for (int step = 0; step < 4; ++step) {
+    Tensor bytes(step == 3 ? requantized : w.info());
+    std::memcpy(bytes.raw(), w.raw(), w.nbytes());
+    const ValueId ws = g.add_constant("w" + std::to_string(step), bytes);
+    h = g.call("cortex_m.quantized_linear.default", {h, ws, kNoValue},
+               {{"input_offset", int64_t{1}},
+                {"output_offset", int64_t{2}},
+                {"requantize_multipliers", std::vector<int64_t>{1 << 30}},
+                {"requantize_shifts", std::vector<int64_t>{-7}}})[0];
+  }
+  g.set_outputs({h});
+  Loaded loaded(program::write_program(g, program::sequential_layout(g, Isa::kScalar), {}));
+  ASSERT_TRUE(loaded.status.ok());
+  const fb::Program& p = loaded.program.fb();
+  int constant_tensors = 0;
+  for (const fb::Tensor* t : *p.tensors()) constant_tensors += t->location() == fb::Location_Constant;
+  EXPECT_EQ(constant_tensors, 2);  // w0 (steps 0-2) and w3 (other qparams)
+  EXPECT_EQ(p.constants()->size(), 1u);
+  EXPECT_EQ(loaded.program.constant_size(), w.nbytes());
+  const std::vector<Tensor> inputs = {random_tensor(g.value(g.inputs()[0]).info, rng)};
+  const std::vector<Tensor> want = run_graph(g, inputs), got = run_program(loaded.program, inputs);
+  EXPECT_EQ(std::memcmp(got[0].raw(), want[0].raw(), got[0].nbytes()), 0);
+}
+
+// The float fallback of the binary ops: broadcasting, alpha, and same-shape channels-last.
+TEST(Program, FloatBinaryRunsBitExactWithTheInterpreter) {
+  testing::RandomData rng(13);
+  Graph g;
+  const ValueId a = g.add_input("a", info(DType::kFloat32, {2, 3, 4, 5}));
+  const ValueId b = g.add_input("b", info(DType::kFloat32, {3, 1, 5}));
+  const ValueId one = g.add_constant("one", random_tensor(info(DType::kFloat32, {}), rng));
+  const ValueId rsub = g.call("aten.sub.Tensor", {one, a}, {})[0];
+  const ValueId sub = g.call("aten.sub.Tensor", {rsub, b}, {{"alpha", 2.5}})[0];
+  const ValueId add = g.call("aten.add.Tensor", {sub, b}, {{"alpha", -0.5}})[0];
+  const ValueId mul = g.call("aten.mul.Tensor", {add, a}, {})[0];
+  const ValueId div = g.call("aten.div.Tensor", {mul, b}, {})[0];
+  const ValueId mx = g.call("aten.maximum.default", {div, a}, {})[0];
+  const ValueId mn = g.call("aten.minimum.default", {mx, sub}, {})[0];
+  const std::vector<int64_t> cl{0, 2, 3, 1};
+  const ValueId acl = g.call("dim_order_ops._clone_dim_order.default", {a}, {{"dim_order", cl}})[0];
+  const ValueId mcl = g.call("dim_order_ops._clone_dim_order.default", {mn}, {{"dim_order", cl}})[0];
+  const ValueId both_cl = g.call("aten.sub.Tensor", {mcl, acl}, {})[0];
+  g.set_outputs({g.call("dim_order_ops._clone_dim_order.default", {both_cl}, {})[0]});
+  Loaded loaded(program::write_program(g, program::sequential_layout(g, Isa::kScalar), {}));
+  ASSERT_TRUE(loaded.status.ok()) << program::status_message(loaded.status, loaded.buffer.data, loaded.buffer.size, "p");
+  EXPECT_EQ(loaded.program.float_ops(), 8);
+  for (int trial = 0; trial < 3; ++trial) {
+    const std::vector<Tensor> inputs = {random_tensor(g.value(a).info, rng), random_tensor(g.value(b).info, rng)};
+    const std::vector<Tensor> want = run_graph(g, inputs), got = run_program(loaded.program, inputs);
+    ASSERT_EQ(got[0].nbytes(), want[0].nbytes());
+    EXPECT_EQ(std::memcmp(got[0].raw(), want[0].raw(), got[0].nbytes()), 0);
+  }
 }
 
 runtime::TensorView int8_view(std::vector<int64_t> shape, const uint8_t* order) {
