@@ -1,8 +1,8 @@
 """aten.sub.Tensor lowered to cortex_m.quantized_sub (TFLite Micro's SUB: quantized_add's rescaling,
 the second input subtracted): `a - b`, broadcasting, a gate's difference, bit-exact with the numpy
 reference built from the quantized graph, within 1 LSB of fake-quant, and the program
-bit-identical on the host runtime and on QEMU's Cortex-M55 and M4. (`1 - x` needs the quantizer
-to quantize a float constant operand, as add's does not yet: it stays float.)"""
+bit-identical on the host runtime and on QEMU's Cortex-M55 and M4. (`1 - x`, a constant operand:
+tests/py/test_lower_rnn.py.)"""
 
 import shutil
 
