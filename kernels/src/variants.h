@@ -5,6 +5,7 @@
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_add_s16.h"
+#include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
@@ -33,9 +34,11 @@ CORTEXM_DECLARE_VARIANTS(mve)
 #endif
 #undef CORTEXM_DECLARE_VARIANTS
 
-// MVE only: the int16 add and mul (DSP cores run the scalar kernels).
+// MVE only: the int16 add and mul and the average pool (DSP cores run the scalar kernels).
 #if CORTEXM_BUILT_ISA == 2
 namespace cortexm::mve {
+void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
+                          void* scratch);
 void quantized_add_s16(const AddS16Params& params, const int16_t* lhs, const int16_t* rhs,
                        int16_t* output);
 void quantized_mul_s16(const MulS16Params& params, const int16_t* lhs, const int16_t* rhs,
