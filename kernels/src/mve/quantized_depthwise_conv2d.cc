@@ -220,11 +220,12 @@ __attribute__((noinline)) void pixel_m1(const Window& win, const Layout& l, cons
   }
 }
 
-// Depth multiplier 1, two output pixels with the same taps, `next` input bytes apart; outputs at
-// out and out + out_c.
+// Depth multiplier 1, two output pixels with the same taps, `next` input bytes apart (horizontal
+// or vertical neighbours); outputs at out and out + out_next. Rows, Cols > 0 fix the window.
 template <int Rows, int Cols>
 __attribute__((noinline)) void pair_m1(const Window& win, int32_t next, const Layout& l,
-                                       const int32_t* bias, const ConvQuantParams& q, int8_t* out) {
+                                       const int32_t* bias, const ConvQuantParams& q, int8_t* out,
+                                       int32_t out_next) {
   const uint32x4_t index = vidupq_n_u32(0, 2);  // 0, 2, 4, 6
   int32_t c = 0;
   for (; c + 8 <= l.out_c; c += 8) {
@@ -234,9 +235,9 @@ __attribute__((noinline)) void pair_m1(const Window& win, int32_t next, const La
     sum8x2<Rows, Cols, false>(win.x + c, next, win.w + c, win.rows, win.cols, l.row_step, l.tap_step,
                               l.w_row_step, l.out_c, l.offset, 0, sums);
     finish_lanes<2>(sums[0], sums[2], q.multipliers + c, q.shifts + c, index, q, out + c,
-                    out + l.out_c + c);
+                    out + out_next + c);
     finish_lanes<2>(sums[1], sums[3], q.multipliers + c + 1, q.shifts + c + 1, index, q,
-                    out + c + 1, out + l.out_c + c + 1);
+                    out + c + 1, out + out_next + c + 1);
   }
   if (c < l.out_c) {
     int32x4_t sums[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
@@ -244,10 +245,38 @@ __attribute__((noinline)) void pair_m1(const Window& win, int32_t next, const La
                        l.w_row_step, l.out_c, l.offset, vctp16q(static_cast<uint32_t>(l.out_c - c)),
                        sums);
     for (int32_t p = 0; p < 2; ++p) {
-      finish_strided(sums[2 * p], bias, q, c, l.out_c, out + p * l.out_c);
-      if (c + 1 < l.out_c) finish_strided(sums[2 * p + 1], bias, q, c + 1, l.out_c, out + p * l.out_c);
+      finish_strided(sums[2 * p], bias, q, c, l.out_c, out + p * out_next);
+      if (c + 1 < l.out_c) finish_strided(sums[2 * p + 1], bias, q, c + 1, l.out_c, out + p * out_next);
     }
   }
+}
+
+// pair_m1 with the window's rows and columns fixed when they are those of 3x3 filters.
+inline void pair_any(const Window& win, int32_t next, const Layout& l, const int32_t* bias,
+                     const ConvQuantParams& q, int8_t* out, int32_t out_next) {
+  if (win.rows == 3 && win.cols == 3)
+    pair_m1<3, 3>(win, next, l, bias, q, out, out_next);
+  else if (win.rows == 3 && win.cols == 2)
+    pair_m1<3, 2>(win, next, l, bias, q, out, out_next);
+  else if (win.rows == 2 && win.cols == 3)
+    pair_m1<2, 3>(win, next, l, bias, q, out, out_next);
+  else
+    pair_m1<0, 0>(win, next, l, bias, q, out, out_next);
+}
+
+// pixel_m1 likewise: the edge windows of 3x3 filters have 2 or 3 rows and columns.
+inline void pixel_any(const Window& win, const Layout& l, const int32_t* bias,
+                      const ConvQuantParams& q, int8_t* out) {
+  if (win.rows == 3 && win.cols == 3)
+    pixel_m1<3, 3>(win, l, bias, q, out);
+  else if (win.rows == 3 && win.cols == 2)
+    pixel_m1<3, 2>(win, l, bias, q, out);
+  else if (win.rows == 2 && win.cols == 3)
+    pixel_m1<2, 3>(win, l, bias, q, out);
+  else if (win.rows == 2 && win.cols == 2)
+    pixel_m1<2, 2>(win, l, bias, q, out);
+  else
+    pixel_m1<0, 0>(win, l, bias, q, out);
 }
 
 }  // namespace
@@ -264,15 +293,18 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
   const int32_t row_step = g.dilation_h * in_w * in_c, tap_step = g.dilation_w * in_c;
   const int32_t w_row_step = kernel_w * out_c;
   const Layout layout{out_c, row_step, tap_step, w_row_step, offset};
-  const int32_t next = g.stride_w * in_c;  // input bytes between neighbouring windows
+  // Input bytes between the windows of horizontal and of vertical neighbours; output bytes between
+  // vertical neighbours.
+  const int32_t next_x = g.stride_w * in_c, next_y = g.stride_h * in_w * in_c;
+  const int32_t out_row_bytes = p.output.w * out_c;
 
   for (int32_t n = 0; n < p.output.n; ++n) {
     const int8_t* image = input + int64_t{n} * in_h * in_w * in_c;
-    for (int32_t oy = 0; oy < p.output.h; ++oy) {
+    for (int32_t oy = 0; oy < p.output.h;) {
       const int64_t y0 = int64_t{oy} * g.stride_h - g.padding.top;
       const TapRange rows = valid_taps(y0, in_h, kernel_h, g.dilation_h);
       const int32_t n_rows = rows.last - rows.first;
-      int8_t* out_row = output + (int64_t{n} * p.output.h + oy) * p.output.w * out_c;
+      int8_t* out_row = output + (int64_t{n} * p.output.h + oy) * out_row_bytes;
       // The window of output pixel ox, whose first valid column is cols.first.
       auto window = [&](int32_t ox, TapRange cols) {
         const int64_t x0 = int64_t{ox} * g.stride_w - g.padding.left;
@@ -281,6 +313,26 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
                       filter + (int64_t{rows.first} * kernel_w + cols.first) * out_c, n_rows,
                       cols.last - cols.first};
       };
+      // Depth multiplier 1 and the next output row's windows cover the same filter rows: every
+      // pixel of the two rows pairs with the one below it (the rows' edge pixels included).
+      if (multiplier == 1 && n_rows > 0 && oy + 1 < p.output.h) {
+        const TapRange rows1 = valid_taps(y0 + g.stride_h, in_h, kernel_h, g.dilation_h);
+        if (rows1.first == rows.first && rows1.last == rows.last) {
+          for (int32_t ox = 0; ox < p.output.w; ++ox) {
+            int8_t* out = out_row + int64_t{ox} * out_c;
+            const int64_t x0 = int64_t{ox} * g.stride_w - g.padding.left;
+            const TapRange cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
+            if (cols.last <= cols.first) {  // no valid tap: bias only
+              store_bias_only(bias, q, out_c, out);
+              store_bias_only(bias, q, out_c, out + out_row_bytes);
+              continue;
+            }
+            pair_any(window(ox, cols), next_y, layout, bias, q, out, out_row_bytes);
+          }
+          oy += 2;
+          continue;
+        }
+      }
       for (int32_t ox = 0; ox < p.output.w;) {
         int8_t* out = out_row + int64_t{ox} * out_c;
         const int64_t x0 = int64_t{ox} * g.stride_w - g.padding.left;
@@ -292,30 +344,16 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
         }
         const Window win = window(ox, cols);
         if (multiplier == 1) {
+          // Horizontal neighbours with the same taps share a pass, the rest run alone.
           if (ox + 1 < p.output.w) {
             const TapRange cols1 = valid_taps(x0 + g.stride_w, in_w, kernel_w, g.dilation_w);
             if (cols1.first == cols.first && cols1.last == cols.last) {
-              if (win.rows == 3 && win.cols == 3)
-                pair_m1<3, 3>(win, next, layout, bias, q, out);
-              else if (win.rows == 2 && win.cols == 3)
-                pair_m1<2, 3>(win, next, layout, bias, q, out);
-              else
-                pair_m1<0, 0>(win, next, layout, bias, q, out);
+              pair_any(win, next_x, layout, bias, q, out, out_c);
               ox += 2;
               continue;
             }
           }
-          // The windows of 3x3 filters at the edges: 2 or 3 rows by 2 or 3 columns.
-          if (win.rows == 3 && win.cols == 3)
-            pixel_m1<3, 3>(win, layout, bias, q, out);
-          else if (win.rows == 3 && win.cols == 2)
-            pixel_m1<3, 2>(win, layout, bias, q, out);
-          else if (win.rows == 2 && win.cols == 3)
-            pixel_m1<2, 3>(win, layout, bias, q, out);
-          else if (win.rows == 2 && win.cols == 2)
-            pixel_m1<2, 2>(win, layout, bias, q, out);
-          else
-            pixel_m1<0, 0>(win, layout, bias, q, out);
+          pixel_any(win, layout, bias, q, out);
           ++ox;
           continue;
         }
@@ -349,6 +387,7 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
           finish(acc, q, c, lanes, out);
         }
       }
+      ++oy;
     }
   }
 }
