@@ -92,6 +92,12 @@ void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_
 #if CORTEXM_BUILT_ISA == 2
   mve::quantized_avg_pool2d(params, input, output, scratch);
 #else
+#if CORTEXM_BUILT_ISA == 1
+  if (avg_pool_max_window_taps(params) <= 256) {  // int16 lanes: the DSP variant
+    dsp::quantized_avg_pool2d(params, input, output, scratch);
+    return;
+  }
+#endif
   if (avg_pool_max_window_taps(params) <= 256)
     average_pool(params, input, output, static_cast<int16_t*>(scratch));
   else

@@ -34,11 +34,22 @@ CORTEXM_DECLARE_VARIANTS(mve)
 #endif
 #undef CORTEXM_DECLARE_VARIANTS
 
-// MVE only: the int16 add and mul and the average pool (DSP cores run the scalar kernels).
-#if CORTEXM_BUILT_ISA == 2
+// The average pool: MVE, and DSP for windows of at most 256 taps (larger ones run the scalar kernel).
+#if CORTEXM_BUILT_ISA == 1
+namespace cortexm::dsp {
+void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
+                          void* scratch);
+}  // namespace cortexm::dsp
+#elif CORTEXM_BUILT_ISA == 2
 namespace cortexm::mve {
 void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
                           void* scratch);
+}  // namespace cortexm::mve
+#endif
+
+// MVE only: the int16 add and mul (DSP cores run the scalar kernels).
+#if CORTEXM_BUILT_ISA == 2
+namespace cortexm::mve {
 void quantized_add_s16(const AddS16Params& params, const int16_t* lhs, const int16_t* rhs,
                        int16_t* output);
 void quantized_mul_s16(const MulS16Params& params, const int16_t* lhs, const int16_t* rhs,
