@@ -42,9 +42,9 @@ inline void sum8(const int8_t* x, const int8_t* w, int32_t rows, int32_t cols, i
       const int16x8_t xo = vaddq_n_s16(xv, off);
       e = vaddq_s32(e, vmullbq_int_s16(xo, wv));
       o = vaddq_s32(o, vmulltq_int_s16(xo, wv));
-      // Ties the sums and the loads to this tap: otherwise GCC 12 hoists the loads of an unrolled
-      // window, reassociates the adds and spills Q registers to the stack.
-      __asm__ volatile("" : "+w"(e), "+w"(o) : : "memory");
+      // Keeps each tap's adds in place: otherwise GCC 12 reassociates the adds of an unrolled
+      // window and spills Q registers to the stack.
+      __asm__ volatile("" : "+w"(e), "+w"(o));
     }
   }
   *even = e;
@@ -74,7 +74,7 @@ inline void sum8x2(const int8_t* x, int32_t next, const int8_t* w, int32_t rows,
           vaddq_n_s16(Tail ? vldrbq_z_s16(x0 + next, lanes) : vldrbq_s16(x0 + next), off);
       e1 = vaddq_s32(e1, vmullbq_int_s16(xb, wv));
       o1 = vaddq_s32(o1, vmulltq_int_s16(xb, wv));
-      // As in sum8: keeps each tap's loads and adds together (no hoisting, no spills).
+      // As in sum8: keeps each tap's adds in place (no spills).
       __asm__ volatile("" : "+w"(e0), "+w"(o0), "+w"(e1), "+w"(o1));
     }
   }
