@@ -1,6 +1,6 @@
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 
-#include "avg_pool_divider.h"
+#include "avg_pool.h"
 #include "cortexm/kernels/requantize.h"
 #include "variants.h"
 

@@ -2,12 +2,12 @@
 // kernel): 8 channels per pass, their sums in registers as int16 lanes (|sum| <= 2^15, no
 // scratch). Per tap and 4 channels one word load, SXTB16 (channels 0 and 2) and SXTB16 ROR #8 (1
 // and 3), two SADD16. Fewer than 4 channels left: one at a time. The division is the scalar
-// kernel's (avg_pool_divider.h), halves away from zero as arm_avgpool_s8.
+// kernel's (avg_pool.h), halves away from zero as arm_avgpool_s8.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
 
-#include "avg_pool_divider.h"
+#include "avg_pool.h"
 #include "cortexm/kernels/requantize.h"
 #include "dsp/dsp_ops.h"
 
@@ -32,9 +32,9 @@ struct Average {
 inline void sum4(const int8_t* x, int32_t rows, int32_t cols, int64_t row_step, int32_t tap_step,
                  uint32_t* even, uint32_t* odd) {
   uint32_t e = 0, o = 0;
+  const int64_t row_taps = int64_t{cols} * tap_step;
   for (int32_t r = 0; r < rows; ++r, x += row_step) {
-    const int8_t* tap = x;
-    for (int32_t k = 0; k < cols; ++k, tap += tap_step) {
+    for (const int8_t *tap = x, *end = x + row_taps; tap != end; tap += tap_step) {
       const uint32_t word = load_u32(tap);
       e = sadd16(e, sxtb16(word));
       o = sadd16(o, sxtb16_ror8(word));
@@ -48,9 +48,9 @@ inline void sum4(const int8_t* x, int32_t rows, int32_t cols, int64_t row_step, 
 inline void sum8(const int8_t* x, int32_t rows, int32_t cols, int64_t row_step, int32_t tap_step,
                  uint32_t s[4]) {
   uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  const int64_t row_taps = int64_t{cols} * tap_step;
   for (int32_t r = 0; r < rows; ++r, x += row_step) {
-    const int8_t* tap = x;
-    for (int32_t k = 0; k < cols; ++k, tap += tap_step) {
+    for (const int8_t *tap = x, *end = x + row_taps; tap != end; tap += tap_step) {
       const uint32_t low = load_u32(tap), high = load_u32(tap + 4);
       s0 = sadd16(s0, sxtb16(low));
       s1 = sadd16(s1, sxtb16_ror8(low));
@@ -81,44 +81,35 @@ void quantized_avg_pool2d(const Pool2dParams& p, const int8_t* input, int8_t* ou
   Average average;
   average.lo = p.activation_min;
   average.hi = p.activation_max;
-  for (int32_t n = 0; n < p.output.n; ++n) {
-    const int8_t* image = input + n * (p.input.h * row_step);
-    for (int32_t oy = 0; oy < p.output.h; ++oy) {
-      const PoolTaps ty = pool_window_taps(oy, p.stride_h, p.padding.top, p.kernel_h, p.input.h);
-      const int64_t y0 = int64_t{oy} * p.stride_h - p.padding.top + ty.begin;
-      for (int32_t ox = 0; ox < p.output.w; ++ox, output += channels) {
-        const PoolTaps tx = pool_window_taps(ox, p.stride_w, p.padding.left, p.kernel_w, p.input.w);
-        const int64_t x0 = int64_t{ox} * p.stride_w - p.padding.left + tx.begin;
-        const int32_t rows = ty.end - ty.begin, cols = tx.end - tx.begin;
-        if (rows * cols != average.count) {
-          average.count = rows * cols;
-          average.half = static_cast<uint32_t>(average.count / 2);
-          average.divider = UnsignedDivider(average.count);
-        }
-        const int8_t* window = image + y0 * row_step + x0 * channels;
-        int32_t c = 0;
-        for (; c + 8 <= channels; c += 8) {
-          uint32_t s[4];
-          sum8(window + c, rows, cols, row_step, channels, s);
-          store4(s[0], s[1], average, output + c);
-          store4(s[2], s[3], average, output + c + 4);
-        }
-        if (c + 4 <= channels) {
-          uint32_t even, odd;
-          sum4(window + c, rows, cols, row_step, channels, &even, &odd);
-          store4(even, odd, average, output + c);
-          c += 4;
-        }
-        for (; c < channels; ++c) {
-          int32_t sum = 0;
-          const int8_t* x = window + c;
-          for (int32_t r = 0; r < rows; ++r, x += row_step)
-            for (int32_t k = 0; k < cols; ++k) sum += x[k * channels];
-          output[c] = average(sum);
-        }
-      }
+  auto pool = [=](const int8_t* window, int32_t rows, int32_t cols, int8_t* out) mutable
+      __attribute__((always_inline)) {
+    if (rows * cols != average.count) {
+      average.count = rows * cols;
+      average.half = static_cast<uint32_t>(average.count / 2);
+      average.divider = UnsignedDivider(average.count);
     }
-  }
+    int32_t c = 0;
+    for (; c + 8 <= channels; c += 8) {
+      uint32_t s[4];
+      sum8(window + c, rows, cols, row_step, channels, s);
+      store4(s[0], s[1], average, out + c);
+      store4(s[2], s[3], average, out + c + 4);
+    }
+    if (c + 4 <= channels) {
+      uint32_t even, odd;
+      sum4(window + c, rows, cols, row_step, channels, &even, &odd);
+      store4(even, odd, average, out + c);
+      c += 4;
+    }
+    for (; c < channels; ++c) {
+      int32_t sum = 0;
+      const int8_t* x = window + c;
+      for (int32_t r = 0; r < rows; ++r, x += row_step)
+        for (int32_t k = 0; k < cols; ++k) sum += x[k * channels];
+      out[c] = average(sum);
+    }
+  };
+  for_each_pool_window(p, input, output, pool);
 }
 
 }  // namespace cortexm::dsp

@@ -2,7 +2,7 @@
 // Windows of at most 256 taps sum in int16 lanes (|sum| <= 2^15): per tap two widening loads
 // (VLDRB.S16) and two VADD.I16; larger windows sum in int32 lanes (VLDRB.S32). The last partial
 // group of channels loads and stores under VCTP predicates. The division is the scalar kernel's
-// (avg_pool_divider.h) on 4 lanes at a time: |sum| + count / 2 (VABS, VADD), times the divider's
+// (avg_pool.h) on 4 lanes at a time: |sum| + count / 2 (VABS, VADD), times the divider's
 // multiplier (VMULH.U32, the high half of the 64-bit product), shifted right, negated where the
 // sum is negative: halves away from zero, as arm_avgpool_s8 and the reference round.
 #include "variants.h"
@@ -11,7 +11,7 @@
 
 #include <arm_mve.h>
 
-#include "avg_pool_divider.h"
+#include "avg_pool.h"
 
 namespace cortexm::mve {
 
@@ -32,8 +32,8 @@ struct VectorAverage {
     int32x4_t average = sum;
     if (count > 1) {
       const uint32x4_t magnitude = vreinterpretq_u32_s32(vaddq_n_s32(vabsq_s32(sum), half));
-      const uint32x4_t quotient =
-          vshlq_r_u32(vmulhq_u32(magnitude, vdupq_n_u32(static_cast<uint32_t>(multiplier))), neg_shift);
+      const uint32x4_t product = vmulhq_u32(magnitude, vdupq_n_u32(static_cast<uint32_t>(multiplier)));
+      const uint32x4_t quotient = vshlq_r_u32(product, neg_shift);
       const int32x4_t q = vreinterpretq_s32_u32(quotient);
       average = vnegq_m_s32(q, q, vcmpltq_n_s32(sum, 0));
     }
@@ -73,46 +73,40 @@ void average_pool(const Pool2dParams& p, const int8_t* input, int8_t* output) {
   const int32_t channels = p.input.c;
   const int64_t row_step = int64_t{p.input.w} * channels;
   VectorAverage average(1, p.activation_min, p.activation_max);
-  for (int32_t n = 0; n < p.output.n; ++n) {
-    const int8_t* image = input + n * (p.input.h * row_step);
-    for (int32_t oy = 0; oy < p.output.h; ++oy) {
-      const PoolTaps ty = pool_window_taps(oy, p.stride_h, p.padding.top, p.kernel_h, p.input.h);
-      const int64_t y0 = int64_t{oy} * p.stride_h - p.padding.top + ty.begin;
-      for (int32_t ox = 0; ox < p.output.w; ++ox, output += channels) {
-        const PoolTaps tx = pool_window_taps(ox, p.stride_w, p.padding.left, p.kernel_w, p.input.w);
-        const int64_t x0 = int64_t{ox} * p.stride_w - p.padding.left + tx.begin;
-        const int32_t rows = ty.end - ty.begin, cols = tx.end - tx.begin;
-        if (rows * cols != average.count) average = VectorAverage(rows * cols, p.activation_min, p.activation_max);
-        const int8_t* window = image + y0 * row_step + x0 * channels;
-        for (int32_t c = 0; c < channels; c += 16) {
-          const uint32_t left = static_cast<uint32_t>(channels - c);
-          if (Narrow) {
-            const mve_pred16_t lo_lanes = vctp16q(left);
-            const mve_pred16_t hi_lanes = vctp16q(left > 8 ? left - 8 : 0);
-            int16x8_t low, high;
-            if (left >= 16)
-              sum16_narrow<false>(window + c, rows, cols, row_step, channels, 0, 0, &low, &high);
-            else
-              sum16_narrow<true>(window + c, rows, cols, row_step, channels, lo_lanes, hi_lanes, &low,
-                                 &high);
-            store8(low, average, lo_lanes, output + c);
-            if (left > 8) store8(high, average, hi_lanes, output + c + 8);
-            continue;
-          }
-          int32x4_t sums[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
-          const int8_t* x = window + c;
-          for (int32_t r = 0; r < rows; ++r, x += row_step) {
-            const int8_t* tap = x;
-            for (int32_t k = 0; k < cols; ++k, tap += channels)
-              for (int32_t i = 0; i < 4; ++i)
-                sums[i] = vaddq_s32(sums[i], vldrbq_z_s32(tap + 4 * i, vctp32q(left > 4u * i ? left - 4 * i : 0)));
-          }
-          for (uint32_t i = 0; i < 4 && 4 * i < left; ++i)
-            vstrbq_p_s32(output + c + 4 * i, average(sums[i]), vctp32q(left - 4 * i));
-        }
+  auto pool = [=](const int8_t* window, int32_t rows, int32_t cols, int8_t* out) mutable
+      __attribute__((always_inline)) {
+    if (rows * cols != average.count)
+      average = VectorAverage(rows * cols, p.activation_min, p.activation_max);
+    for (int32_t c = 0; c < channels; c += 16) {
+      const uint32_t left = static_cast<uint32_t>(channels - c);
+      if (Narrow) {
+        const mve_pred16_t lo_lanes = vctp16q(left);
+        const mve_pred16_t hi_lanes = vctp16q(left > 8 ? left - 8 : 0);
+        int16x8_t low, high;
+        if (left >= 16)
+          sum16_narrow<false>(window + c, rows, cols, row_step, channels, 0, 0, &low, &high);
+        else
+          sum16_narrow<true>(window + c, rows, cols, row_step, channels, lo_lanes, hi_lanes, &low,
+                             &high);
+        store8(low, average, lo_lanes, out + c);
+        if (left > 8) store8(high, average, hi_lanes, out + c + 8);
+        continue;
       }
+      int32x4_t sums[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
+      const int8_t* x = window + c;
+      for (int32_t r = 0; r < rows; ++r, x += row_step) {
+        const int8_t* tap = x;
+        for (int32_t k = 0; k < cols; ++k, tap += channels)
+          for (uint32_t i = 0; i < 4; ++i) {
+            const mve_pred16_t lanes = vctp32q(left > 4 * i ? left - 4 * i : 0);
+            sums[i] = vaddq_s32(sums[i], vldrbq_z_s32(tap + 4 * i, lanes));
+          }
+      }
+      for (uint32_t i = 0; i < 4 && 4 * i < left; ++i)
+        vstrbq_p_s32(out + c + 4 * i, average(sums[i]), vctp32q(left - 4 * i));
     }
-  }
+  };
+  for_each_pool_window(p, input, output, pool);
 }
 
 }  // namespace
