@@ -1,13 +1,14 @@
 // MVE variant of quantized_depthwise_conv2d. Depth multiplier 1: 8 channels per vector of int16
 // lanes (VLDRB.S16 widening loads, x + input_offset fits int16), each valid tap multiplied into
-// int32 sums of the even and the odd channels (VMULLB / VMULLT). Two neighbouring output pixels
-// whose windows cover the same taps (every pair of a row but the padded edges) run together, each
-// weight vector loaded once for both; 3-wide windows run their columns unrolled, 3x3 ones all nine
-// taps; the edge pixels run alone. Full groups of 8 channels load without predication, the last
-// partial group with VCTP-predicated loads (off lanes 0). Other depth multipliers: 4 output
-// channels per vector of int32 lanes: 4 outputs of one input channel multiply its byte by 4 filter
-// values (VMLA by scalar); otherwise the input channels are gathered. Each group of channels is
-// requantized as vectors with its own multipliers and shifts.
+// int32 sums of the even and the odd channels (VMULLB / VMULLT). Two output pixels whose windows
+// cover the same taps run together, each weight vector loaded once for both: a pixel and the one
+// below it when their rows' windows cover the same filter rows (edge columns included), else
+// horizontal neighbours with the same columns; the rest run alone. Windows of 2-3 rows by 2-3
+// columns run unrolled. Full groups of 8 channels load without predication and requantize in a
+// short asm block, the last partial group loads under VCTP predicates (off lanes 0). Other depth
+// multipliers: 4 output channels per vector of int32 lanes: 4 outputs of one input channel
+// multiply its byte by 4 filter values (VMLA by scalar); otherwise the input channels are
+// gathered. Each group of channels is requantized as vectors with its own multipliers and shifts.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 2
@@ -97,8 +98,8 @@ inline void finish_strided(int32x4_t sums, const int32_t* bias, const ConvQuantP
                               lanes);
 }
 
-// Requantizes the sums of 1 or 2 pixels (s[0], s[1]) for 4 channels 2 apart of a full group and
-// stores them at out[i] + 2 j: multipliers and shifts gathered once (index (0, 2, 4, 6)), then
+// Requantizes the sums of 1 or 2 pixels (s0, s1) for 4 channels 2 apart of a full group and
+// stores lane j at out0 + 2 j (out1 + 2 j): multipliers and shifts gathered once (index (0, 2, 4, 6)), then
 // the instructions of mve::requantize (VSHL, VQRDMULH, the VAND / VSHR / VQADD fix-up, VRSHL),
 // + output_offset and the clamp. Written out because GCC 12 spills the constant vectors of the
 // intrinsic version (about 32 instructions per pixel instead of 11).
