@@ -135,9 +135,8 @@ inline void finish_lanes(int32x4_t s0, int32x4_t s1, const int32_t* multipliers,
   "vmov.i32 %q[t], #0\n\t"                                \
   "vmax.s32 %q[t], %q[sh], %q[t]\n\t"                     \
   "vshl.s32 %q[s0], %q[s0], %q[t]\n\t"
-#define CORTEXM_DW_RIGHT                                  \
-  "vmov.i32 %q[t], #0\n\t"                                \
-  "vmin.s32 %q[sh], %q[sh], %q[t]\n\t"
+#define CORTEXM_DW_RIGHT /* min(shift, 0) = shift - max(shift, 0) */ \
+  "vsub.i32 %q[sh], %q[sh], %q[t]\n\t"
   if (Pixels == 2) {
     __asm__ volatile(CORTEXM_DW_SETUP "vshl.s32 %q[s1], %q[s1], %q[t]\n\t" CORTEXM_DW_RIGHT
                      CORTEXM_DW_FINISH("s0", "o0") CORTEXM_DW_FINISH("s1", "o1")
