@@ -1,32 +1,12 @@
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 
+#include "avg_pool.h"
 #include "cortexm/kernels/requantize.h"
+#include "variants.h"
 
 namespace cortexm {
 
 namespace {
-
-// Most valid taps a window may hold: keeps |sum| + count / 2 below 2^31.
-constexpr int64_t kMaxWindowTaps = int64_t{1} << 23;
-
-// floor(n / d) for 0 <= n < 2^31 and 1 <= d <= 2^23 as (n * multiplier) >> shift, with
-// multiplier = ceil(2^(31 + l) / d), l = ceil(log2(d)) (Granlund and Montgomery, theorem 4.2).
-struct UnsignedDivider {
-  uint32_t multiplier = 1u << 31;
-  int32_t shift = 31;
-
-  explicit UnsignedDivider(int32_t d) {
-    int32_t l = 0;
-    while ((int64_t{1} << l) < d) ++l;
-    const uint64_t numerator = uint64_t{1} << (31 + l);
-    multiplier = static_cast<uint32_t>((numerator + static_cast<uint64_t>(d) - 1) / d);
-    shift = 31 + l;
-  }
-
-  uint32_t divide(uint32_t n) const {
-    return static_cast<uint32_t>((uint64_t{n} * multiplier) >> shift);
-  }
-};
 
 // sum / count rounded halves away from zero (arm_avgpool_s8), then clamped, for one channel row.
 template <typename Sum>
@@ -89,35 +69,40 @@ void average_pool(const Pool2dParams& p, const int8_t* input, int8_t* output,
   }
 }
 
-int64_t max_window_taps(const Pool2dParams& p) {
-  const int64_t rows = p.kernel_h < p.input.h ? p.kernel_h : p.input.h;
-  const int64_t cols = p.kernel_w < p.input.w ? p.kernel_w : p.input.w;
-  return rows * cols;
-}
-
 }  // namespace
 
 Error quantized_avg_pool2d_prepare(const Pool2dParams& params) {
   CORTEXM_RETURN_IF_ERROR(validate_pool2d(params));
-  const int64_t taps = max_window_taps(params);
-  if (taps > kMaxWindowTaps)
+  const int64_t taps = avg_pool_max_window_taps(params);
+  if (taps > kMaxAvgPoolWindowTaps)
     return invalid("kernel_size", taps, "covers more than 2^23 input pixels");
   return kOk;
 }
 
-// One int32 sum per channel, 4-byte aligned; one variant serves every isa. (Windows of at most 256
-// taps use int16 sums, half of it; the size depends on the channels alone because the lowering
-// asks for it before it knows the window.)
+// One int32 sum per channel, 4-byte aligned, for every isa: the scalar kernel's (windows of at most
+// 256 taps use int16 sums, half of it; the size depends on the channels alone because the lowering
+// asks for it before it knows the window). The MVE variant keeps its sums in registers and uses
+// none, but the host runs the scalar kernel on programs planned for any isa.
 size_t quantized_avg_pool2d_scratch_size(const Pool2dParams& params, Isa /*isa*/) {
   return static_cast<size_t>(params.input.c) * sizeof(int32_t);
 }
 
 void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
                           void* scratch) {
-  if (max_window_taps(params) <= 256)
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_avg_pool2d(params, input, output, scratch);
+#else
+#if CORTEXM_BUILT_ISA == 1
+  if (avg_pool_max_window_taps(params) <= 256) {  // int16 lanes: the DSP variant
+    dsp::quantized_avg_pool2d(params, input, output, scratch);
+    return;
+  }
+#endif
+  if (avg_pool_max_window_taps(params) <= 256)
     average_pool(params, input, output, static_cast<int16_t*>(scratch));
   else
     average_pool(params, input, output, static_cast<int32_t*>(scratch));
+#endif
 }
 
 }  // namespace cortexm
