@@ -60,6 +60,14 @@ inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
 inline int32_t smulbb(uint32_t a, uint32_t b) { return bottom(a) * bottom(b); }
 inline int32_t smultt(uint32_t a, uint32_t b) { return top(a) * top(b); }
 
+// Two words at a word-aligned p, then p advances past them (LDRD with post-increment).
+template <typename T>
+inline void ldrd_advance(const T*& p, uint32_t& first, uint32_t& second) {
+  std::memcpy(&first, p, 4);
+  std::memcpy(&second, reinterpret_cast<const char*>(p) + 4, 4);
+  p += 8 / sizeof(T);
+}
+
 #else
 
 inline uint32_t sxtb16(uint32_t x) { return static_cast<uint32_t>(__sxtb16(static_cast<int32_t>(x))); }
@@ -79,6 +87,13 @@ inline int32_t smlabb(uint32_t a, uint32_t b, int32_t acc) {
 }
 inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
   return __smlatt(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
+}
+// GCC does not merge two word loads into an LDRD here (it cannot prove the alignment LDRD needs).
+template <typename T>
+inline void ldrd_advance(const T*& p, uint32_t& first, uint32_t& second) {
+  __asm__("ldrd %0, %1, [%2], #8"
+          : "=r"(first), "=r"(second), "+r"(p)
+          : "m"(*reinterpret_cast<const uint64_t*>(p)));
 }
 // No ACLE intrinsics; GCC emits SMULBB / SMULTT for these.
 inline int32_t smulbb(uint32_t a, uint32_t b) {
