@@ -60,6 +60,27 @@ inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
 inline int32_t smulbb(uint32_t a, uint32_t b) { return bottom(a) * bottom(b); }
 inline int32_t smultt(uint32_t a, uint32_t b) { return top(a) * top(b); }
 
+inline int32_t ssat8(int32_t v) { return v < -128 ? -128 : (v > 127 ? 127 : v); }
+// Bytes 0 and 2 zero-extended into the two int16 lanes.
+inline uint32_t uxtb16(uint32_t x) { return x & 0x00FF00FFu; }
+// Per signed byte: the larger / smaller of a and b (SSUB8 then SEL on the target).
+inline uint32_t max_s8x4(uint32_t a, uint32_t b) {
+  uint32_t r = 0;
+  for (int i = 0; i < 32; i += 8) {
+    const int8_t x = static_cast<int8_t>(a >> i), y = static_cast<int8_t>(b >> i);
+    r |= static_cast<uint32_t>(static_cast<uint8_t>(x >= y ? x : y)) << i;
+  }
+  return r;
+}
+inline uint32_t min_s8x4(uint32_t a, uint32_t b) {
+  uint32_t r = 0;
+  for (int i = 0; i < 32; i += 8) {
+    const int8_t x = static_cast<int8_t>(a >> i), y = static_cast<int8_t>(b >> i);
+    r |= static_cast<uint32_t>(static_cast<uint8_t>(x >= y ? y : x)) << i;
+  }
+  return r;
+}
+
 // Two words at a word-aligned p, then p advances past them (LDRD with post-increment).
 template <typename T>
 inline void ldrd_advance(const T*& p, uint32_t& first, uint32_t& second) {
@@ -88,6 +109,19 @@ inline int32_t smlabb(uint32_t a, uint32_t b, int32_t acc) {
 inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
   return __smlatt(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
 }
+inline int32_t ssat8(int32_t v) { return __ssat(v, 8); }
+inline uint32_t uxtb16(uint32_t x) { return static_cast<uint32_t>(__uxtb16(static_cast<int32_t>(x))); }
+// SSUB8 sets the GE flag of each byte where a >= b; SEL takes those bytes from its first operand.
+inline uint32_t max_s8x4(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+  return r;
+}
+inline uint32_t min_s8x4(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("ssub8 %0, %1, %2\n\tsel %0, %2, %1" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+  return r;
+}
 // GCC does not merge two word loads into an LDRD here (it cannot prove the alignment LDRD needs).
 template <typename T>
 inline void ldrd_advance(const T*& p, uint32_t& first, uint32_t& second) {
@@ -110,5 +144,8 @@ inline uint32_t splat16(int32_t v) {
   const uint32_t lane = static_cast<uint32_t>(v) & 0xFFFFu;
   return lane | (lane << 16);
 }
+
+// All 4 bytes set to v.
+inline uint32_t splat8(int32_t v) { return (static_cast<uint32_t>(v) & 0xFFu) * 0x01010101u; }
 
 }  // namespace cortexm::dsp

@@ -5,7 +5,9 @@
 // scratch. A 1x1 window without padding widens its input row a word at a time (SXTB16, SADD16 of
 // the offset); other windows gather taps into a third column, then interleave them. The dot loop
 // takes 2 filter rows by the 2 columns, 2 quads per pass, in inline assembly (GCC spills its own):
-// per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16 MACs.
+// per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16 MACs. The output stage
+// (its own function) splits each channel's shift once for both pixels and clamps the 4 outputs of
+// a pass in one word.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
@@ -70,8 +72,9 @@ inline void interleave(const int16_t* __restrict column, int32_t length, int16_t
 }
 
 // sums[r][j]: filter rows w0 and w0 + length against both columns of a block.
-__attribute__((noinline)) void dot_2x2(const int8_t* __restrict w0, int32_t length,
-                                       const int16_t* __restrict block, int32_t (&sums)[2][kPixels]) {
+__attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, int32_t length,
+                                                   const int16_t* __restrict block,
+                                                   int32_t (&sums)[2][kPixels]) {
   const int8_t* __restrict w1 = w0 + length;
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
   const int16_t* c = block;
@@ -165,11 +168,77 @@ inline int32_t dot_1x1(const int8_t* __restrict w, int32_t length, const int16_t
   return s;
 }
 
-inline int8_t output_value(int32_t sum, uint32_t bias, int32_t multiplier, int32_t shift,
-                           const ConvQuantParams& q) {
-  const int32_t scaled = wrapping_add(requantize(static_cast<int32_t>(wrap(sum) + bias), multiplier, shift),
-                                      q.output_offset);
-  return static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+// What the output stage needs, read once per call.
+struct Stage {
+  const int32_t* bias;  // may be null
+  const int32_t* multipliers;
+  const int32_t* shifts;
+  int32_t output_offset, activation_min, activation_max;
+  uint32_t min4, max4;  // the activation bounds in all 4 bytes
+};
+
+// What requantizing a channel needs, the shift taken apart once for the channel's outputs:
+// requantize() is acc << left, the doubling high multiply, then a divide by 2^right rounding
+// halves away from zero (remainder > mask / 2, or >= for negative values).
+struct Channel {
+  uint32_t bias;
+  int32_t multiplier, left, right;
+  uint32_t mask;  // 2^right - 1
+};
+
+inline Channel channel(const Stage& s, int32_t c) {
+  const int32_t shift = s.shifts[c];
+  const int32_t left = shift & ~(shift >> 31);  // max(shift, 0), without a branch
+  const int32_t right = left - shift;
+  return {s.bias ? wrap(s.bias[c]) : 0u, s.multipliers[c], left, right, (uint32_t{1} << right) - 1u};
+}
+
+// requantize(sum + bias) + output_offset, not yet clamped.
+inline int32_t requantized(int32_t sum, const Channel& ch, const Stage& s) {
+  const int32_t acc = static_cast<int32_t>(wrap(sum) + ch.bias);
+  const int32_t x = doubling_high_mult_no_sat(static_cast<int32_t>(wrap(acc) << ch.left), ch.multiplier);
+  const uint32_t remainder = wrap(x) & ch.mask;
+  const uint32_t threshold = (ch.mask >> 1) + (wrap(x) >> 31);
+  return wrapping_add((x >> ch.right) + (remainder > threshold ? 1 : 0), s.output_offset);
+}
+
+inline int8_t output_value(int32_t sum, const Channel& ch, const Stage& s) {
+  return static_cast<int8_t>(clamp(requantized(sum, ch, s), s.activation_min, s.activation_max));
+}
+
+// The outputs of channels [first_channel, first_channel + channels) at the `count` (1 or 2)
+// pixels of a block; out0 and out1 point at the pixels' first_channel, w at its filter row. Its
+// own function, so that its registers are allocated apart from the gather's. The 4 outputs of 2
+// channels by 2 pixels are saturated to int8 (SSAT), packed in one word and clamped to the
+// activation range 4 bytes at a time (SSUB8 + SEL).
+__attribute__((noinline)) void block_outputs(const Stage& stage, const int8_t* w, int32_t length,
+                                             const int16_t* block, int32_t count, int32_t first_channel,
+                                             int32_t channels, int8_t* out0, int8_t* out1) {
+  const Stage s = stage;  // a local copy: output stores cannot alias it
+  int32_t oc = 0;
+  if (count == kPixels) {
+    for (; oc + 2 <= channels; oc += 2, w += 2 * length) {
+      int32_t sums[2][kPixels];
+      dot_2x2(w, length, block, sums);
+      const Channel c0 = channel(s, first_channel + oc);
+      const int32_t v00 = ssat8(requantized(sums[0][0], c0, s));
+      const int32_t v01 = ssat8(requantized(sums[0][1], c0, s));
+      const Channel c1 = channel(s, first_channel + oc + 1);
+      const int32_t v10 = ssat8(requantized(sums[1][0], c1, s));
+      const int32_t v11 = ssat8(requantized(sums[1][1], c1, s));
+      // Bytes (v00, v10, v01, v11): channels oc, oc + 1 of pixel 0, then of pixel 1.
+      const uint32_t c0_pixels = uxtb16(pack(v00, v01)), c1_pixels = uxtb16(pack(v10, v11));
+      const uint32_t bytes = min_s8x4(max_s8x4(c0_pixels | c1_pixels << 8, s.min4), s.max4);
+      const uint16_t pixel0 = static_cast<uint16_t>(bytes), pixel1 = static_cast<uint16_t>(bytes >> 16);
+      std::memcpy(out0 + oc, &pixel0, 2);
+      std::memcpy(out1 + oc, &pixel1, 2);
+    }
+  }
+  for (; oc < channels; ++oc, w += length) {
+    const Channel c = channel(s, first_channel + oc);
+    out0[oc] = output_value(dot_1x1(w, length, block, 0), c, s);
+    if (count == kPixels) out1[oc] = output_value(dot_1x1(w, length, block, 1), c, s);
+  }
 }
 
 }  // namespace
@@ -179,6 +248,8 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   const bool pointwise = is_pointwise(p);
   const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
   const int32_t offset = q.input_offset;
+  const Stage stage = {bias, q.multipliers, q.shifts, q.output_offset, q.activation_min, q.activation_max,
+                       splat8(q.activation_min), splat8(q.activation_max)};
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
@@ -226,36 +297,8 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
           }
         }
         int8_t* out0 = out_image + first * out_c + first_oc;
-        int8_t* out1 = out0 + out_c;
-        const int8_t* w = group_filter;
-        int32_t oc = 0;
-        for (; oc + 2 <= out_per_group; oc += 2, w += 2 * length) {
-          const int32_t c = first_oc + oc;
-          int32_t sums[2][kPixels];
-          if (count == kPixels) {
-            dot_2x2(w, length, block, sums);
-          } else {
-            sums[0][0] = dot_1x1(w, length, block, 0);
-            sums[1][0] = dot_1x1(w + length, length, block, 0);
-          }
-          const uint32_t b0 = bias ? wrap(bias[c]) : 0u, b1 = bias ? wrap(bias[c + 1]) : 0u;
-          const int32_t m0 = q.multipliers[c], m1 = q.multipliers[c + 1];
-          const int32_t s0 = q.shifts[c], s1 = q.shifts[c + 1];
-          out0[oc] = output_value(sums[0][0], b0, m0, s0, q);
-          out0[oc + 1] = output_value(sums[1][0], b1, m1, s1, q);
-          if (count == kPixels) {
-            out1[oc] = output_value(sums[0][1], b0, m0, s0, q);
-            out1[oc + 1] = output_value(sums[1][1], b1, m1, s1, q);
-          }
-        }
-        if (oc < out_per_group) {
-          const int32_t c = first_oc + oc;
-          const uint32_t b = bias ? wrap(bias[c]) : 0u;
-          for (int32_t j = 0; j < count; ++j) {
-            const int32_t sum = dot_1x1(w, length, block, j);
-            (j == 0 ? out0 : out1)[oc] = output_value(sum, b, q.multipliers[c], q.shifts[c], q);
-          }
-        }
+        block_outputs(stage, group_filter, length, block, count, first_oc, out_per_group, out0,
+                      out0 + out_c);
       }
     }
   }
