@@ -22,8 +22,6 @@ namespace {
 
 constexpr int32_t kPixels = 2;
 
-inline uint32_t wrap(int32_t v) { return static_cast<uint32_t>(v); }
-
 // Two words of a word-aligned column.
 inline void load_pair(const int16_t* p, uint32_t& lo, uint32_t& hi) {
   const uint32_t* words = static_cast<const uint32_t*>(__builtin_assume_aligned(p, 4));
@@ -168,40 +166,6 @@ inline int32_t dot_1x1(const int8_t* __restrict w, int32_t length, const int16_t
   return s;
 }
 
-// What the output stage needs, read once per call.
-struct Stage {
-  const int32_t* bias;  // may be null
-  const int32_t* multipliers;
-  const int32_t* shifts;
-  int32_t output_offset, activation_min, activation_max;
-  uint32_t min4, max4;  // the activation bounds in all 4 bytes
-};
-
-// What requantizing a channel needs, the shift taken apart once for the channel's outputs:
-// requantize() is acc << left, the doubling high multiply, then a divide by 2^right rounding
-// halves away from zero (remainder > mask / 2, or >= for negative values).
-struct Channel {
-  uint32_t bias;
-  int32_t multiplier, left, right;
-  uint32_t mask;  // 2^right - 1
-};
-
-inline Channel channel(const Stage& s, int32_t c) {
-  const int32_t shift = s.shifts[c];
-  const int32_t left = shift & ~(shift >> 31);  // max(shift, 0), without a branch
-  const int32_t right = left - shift;
-  return {s.bias ? wrap(s.bias[c]) : 0u, s.multipliers[c], left, right, (uint32_t{1} << right) - 1u};
-}
-
-// requantize(sum + bias) + output_offset, not yet clamped.
-inline int32_t requantized(int32_t sum, const Channel& ch, const Stage& s) {
-  const int32_t acc = static_cast<int32_t>(wrap(sum) + ch.bias);
-  const int32_t x = doubling_high_mult_no_sat(static_cast<int32_t>(wrap(acc) << ch.left), ch.multiplier);
-  const uint32_t remainder = wrap(x) & ch.mask;
-  const uint32_t threshold = (ch.mask >> 1) + (wrap(x) >> 31);
-  return wrapping_add((x >> ch.right) + (remainder > threshold ? 1 : 0), s.output_offset);
-}
-
 inline int8_t output_value(int32_t sum, const Channel& ch, const Stage& s) {
   return static_cast<int8_t>(clamp(requantized(sum, ch, s), s.activation_min, s.activation_max));
 }
@@ -221,14 +185,11 @@ __attribute__((noinline)) void block_outputs(const Stage& stage, const int8_t* w
       int32_t sums[2][kPixels];
       dot_2x2(w, length, block, sums);
       const Channel c0 = channel(s, first_channel + oc);
-      const int32_t v00 = ssat8(requantized(sums[0][0], c0, s));
-      const int32_t v01 = ssat8(requantized(sums[0][1], c0, s));
+      const int32_t v00 = requantized(sums[0][0], c0, s), v01 = requantized(sums[0][1], c0, s);
       const Channel c1 = channel(s, first_channel + oc + 1);
-      const int32_t v10 = ssat8(requantized(sums[1][0], c1, s));
-      const int32_t v11 = ssat8(requantized(sums[1][1], c1, s));
-      // Bytes (v00, v10, v01, v11): channels oc, oc + 1 of pixel 0, then of pixel 1.
-      const uint32_t c0_pixels = uxtb16(pack(v00, v01)), c1_pixels = uxtb16(pack(v10, v11));
-      const uint32_t bytes = min_s8x4(max_s8x4(c0_pixels | c1_pixels << 8, s.min4), s.max4);
+      const int32_t v10 = requantized(sums[1][0], c1, s), v11 = requantized(sums[1][1], c1, s);
+      // Channels oc, oc + 1 of pixel 0, then of pixel 1.
+      const uint32_t bytes = clamped_bytes(v00, v10, v01, v11, s);
       const uint16_t pixel0 = static_cast<uint16_t>(bytes), pixel1 = static_cast<uint16_t>(bytes >> 16);
       std::memcpy(out0 + oc, &pixel0, 2);
       std::memcpy(out1 + oc, &pixel1, 2);
