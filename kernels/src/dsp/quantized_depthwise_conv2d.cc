@@ -65,18 +65,20 @@ inline void sum4(const int8_t* x, const int8_t* w, int32_t rows, int32_t cols, i
   acc[3] = a3;
 }
 
-// sum4 over an interior 3x3 window with unit dilation and depth multiplier 1, so that a tap's
-// input and filter words are both `step` (the channel count) bytes after the previous tap's.
-// GCC keeps 18 tap addresses and spills them; by hand it is 10 instructions per tap and 4 per
-// row, 98 for the 36 MACs.
+// sum4 over Rows x Cols (2 or 3 each) valid taps of a 3x3 window with unit dilation and depth
+// multiplier 1, so that a tap's input and filter words are both `step` (the channel count) bytes
+// after the previous tap's; x and w point at the first valid tap. GCC keeps the 18 tap addresses
+// of the unrolled loop and spills them; by hand it is 10 instructions per tap and 4 per row (98
+// for the 36 MACs of an interior window).
+template <int Rows, int Cols>
 inline void sum4_3x3(const int8_t* x, const int8_t* w, int32_t row_step, int32_t step,
                      uint32_t offsets, int32_t* acc) {
+  static_assert(Rows >= 2 && Rows <= 3 && Cols >= 2 && Cols <= 3, "2 or 3 rows and columns");
 #if defined(CORTEXM_EMULATE_DSP)
-  sum4<3, 3>(x, w, 3, 3, row_step, step, 3 * step, step, offsets, acc);
+  sum4<Rows, Cols>(x, w, Rows, Cols, row_step, step, 3 * step, step, offsets, acc);
 #else
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   const int32_t step2 = 2 * step;
-  // The next row's first tap is row_step input bytes and 3 steps of filter after this one's.
 #define CORTEXM_DSP_TAP(x_at, w_at)                     \
   "ldr     %[xv], " x_at "\n\t"                         \
   "ldr     %[wv], " w_at "\n\t"                         \
@@ -88,24 +90,37 @@ inline void sum4_3x3(const int8_t* x, const int8_t* w, int32_t row_step, int32_t
   "smlatt  %[a2], %[t0], %[t1], %[a2]\n\t"             \
   "smlabb  %[a1], %[xv], %[wv], %[a1]\n\t"             \
   "smlatt  %[a3], %[xv], %[wv], %[a3]\n\t"
-#define CORTEXM_DSP_ROW                                                                  \
-  CORTEXM_DSP_TAP("[%[x]]", "[%[w]]")                                                    \
-  CORTEXM_DSP_TAP("[%[x], %[step]]", "[%[w], %[step]]")                                  \
-  CORTEXM_DSP_TAP("[%[x], %[step2]]", "[%[w], %[step2]]")
-#define CORTEXM_DSP_NEXT_ROW        \
-  "ldr     %[t0], %[row_step]\n\t" \
-  "add     %[x], %[x], %[t0]\n\t"  \
+#define CORTEXM_DSP_ROW2                                 \
+  CORTEXM_DSP_TAP("[%[x]]", "[%[w]]")                    \
+  CORTEXM_DSP_TAP("[%[x], %[step]]", "[%[w], %[step]]")
+#define CORTEXM_DSP_ROW3 CORTEXM_DSP_ROW2 CORTEXM_DSP_TAP("[%[x], %[step2]]", "[%[w], %[step2]]")
+  // The next row's first tap: row_step input bytes and a filter row (3 steps) further.
+#define CORTEXM_DSP_NEXT_ROW          \
+  "ldr     %[t0], %[row_step]\n\t"   \
+  "add     %[x], %[x], %[t0]\n\t"    \
   "add     %[w], %[w], %[step2]\n\t" \
   "add     %[w], %[w], %[step]\n\t"
+#define CORTEXM_DSP_SUM(code)                                                                           \
+  __asm__(code                                                                                          \
+          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w),       \
+            [xv] "=&r"(xv), [wv] "=&r"(wv), [t0] "=&r"(t0), [t1] "=&r"(t1)                              \
+          : [step] "r"(step), [step2] "r"(step2), [off] "r"(offsets), [row_step] "m"(row_step)         \
+          : "memory")
   uint32_t xv, wv, t0, t1;
-  __asm__(CORTEXM_DSP_ROW CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW
-          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w),
-            [xv] "=&r"(xv), [wv] "=&r"(wv), [t0] "=&r"(t0), [t1] "=&r"(t1)
-          : [step] "r"(step), [step2] "r"(step2), [off] "r"(offsets), [row_step] "m"(row_step)
-          : "memory");
+  if constexpr (Rows == 3 && Cols == 3) {
+    CORTEXM_DSP_SUM(CORTEXM_DSP_ROW3 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW3 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW3);
+  } else if constexpr (Rows == 3) {
+    CORTEXM_DSP_SUM(CORTEXM_DSP_ROW2 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW2 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW2);
+  } else if constexpr (Cols == 3) {
+    CORTEXM_DSP_SUM(CORTEXM_DSP_ROW3 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW3);
+  } else {
+    CORTEXM_DSP_SUM(CORTEXM_DSP_ROW2 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW2);
+  }
 #undef CORTEXM_DSP_TAP
-#undef CORTEXM_DSP_ROW
+#undef CORTEXM_DSP_ROW2
+#undef CORTEXM_DSP_ROW3
 #undef CORTEXM_DSP_NEXT_ROW
+#undef CORTEXM_DSP_SUM
   acc[0] = a0;
   acc[1] = a1;
   acc[2] = a2;
@@ -157,23 +172,25 @@ struct Steps {
   int32_t row, tap, w_row, out_c;
 };
 
-// Depth multiplier 1: the `paired` channels 4 at a time. Its own function, so that its registers
-// are allocated apart from the window arithmetic's.
-// interior_3x3: a 3x3 window with all taps inside the input; unit: unit dilation too.
+// Depth multiplier 1: the `paired` channels 4 at a time. window_3x3: for a 3x3 filter with unit
+// dilation whose window has 2 or 3 valid rows and columns, (rows - 2) * 2 + cols - 2; else -1.
+// Its own function, so that its registers are allocated apart from the window arithmetic's.
 __attribute__((noinline)) void pixel_paired(const Stage& stage, const Window& win, const Steps& st,
-                                            bool interior_3x3, bool unit, uint32_t offsets,
-                                            int32_t paired, int8_t* out) {
+                                            int32_t window_3x3, uint32_t offsets, int32_t paired,
+                                            int8_t* out) {
   const Stage s = stage;  // a local copy: output stores cannot alias it
   const Window v = win;
   const Steps t = st;
   int32_t sums[4] = {0, 0, 0, 0};
   for (int32_t c = 0; c < paired; c += 4) {
-    if (interior_3x3 && unit) {
-      sum4_3x3(v.x + c, v.w + c, t.row, t.out_c, offsets, sums);
-    } else if (interior_3x3) {
-      sum4<3, 3>(v.x + c, v.w + c, 3, 3, t.row, t.tap, t.w_row, t.out_c, offsets, sums);
-    } else if (v.rows > 0 && v.cols > 0) {
-      sum4<0, 0>(v.x + c, v.w + c, v.rows, v.cols, t.row, t.tap, t.w_row, t.out_c, offsets, sums);
+    switch (window_3x3) {
+      case 3: sum4_3x3<3, 3>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
+      case 2: sum4_3x3<3, 2>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
+      case 1: sum4_3x3<2, 3>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
+      case 0: sum4_3x3<2, 2>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
+      default:
+        if (v.rows > 0 && v.cols > 0)
+          sum4<0, 0>(v.x + c, v.w + c, v.rows, v.cols, t.row, t.tap, t.w_row, t.out_c, offsets, sums);
     }
     store4(sums, s, c, out);
   }
@@ -188,8 +205,8 @@ __attribute__((noinline)) void interior_pair(const Stage& stage, const int8_t* x
   const Stage s = stage;  // a local copy: output stores cannot alias it
   for (int32_t c = 0; c < channels; c += 4) {
     int32_t a[4], b[4];
-    sum4_3x3(x + c, w + c, row_step, channels, offsets, a);
-    sum4_3x3(x + x_step + c, w + c, row_step, channels, offsets, b);
+    sum4_3x3<3, 3>(x + c, w + c, row_step, channels, offsets, a);
+    sum4_3x3<3, 3>(x + x_step + c, w + c, row_step, channels, offsets, b);
     const Channel c0 = channel(s, c), c1 = channel(s, c + 1);
     const int32_t a0 = requantized(a[0], c0, s), b0 = requantized(b[0], c0, s);
     const int32_t a1 = requantized(a[1], c1, s), b1 = requantized(b[1], c1, s);
@@ -248,9 +265,11 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
             any ? image + ((y0 + rows.first * g.dilation_h) * in_w + (x0 + cols.first * g.dilation_w)) * in_c
                 : image,
             filter + (rows.first * kernel_w + cols.first) * out_c, n_rows, n_cols};
-        if (paired > 0)
-          pixel_paired(stage, win, steps, is_3x3 && n_rows == 3 && n_cols == 3, unit_dilation, offsets,
-                       paired, out);
+        if (paired > 0) {
+          const bool small = n_rows >= 2 && n_rows <= 3 && n_cols >= 2 && n_cols <= 3;
+          const int32_t window_3x3 = is_3x3 && unit_dilation && small ? (n_rows - 2) * 2 + n_cols - 2 : -1;
+          pixel_paired(stage, win, steps, window_3x3, offsets, paired, out);
+        }
         for (int32_t c = paired; c < out_c;) {
           const int32_t in_channel = c / multiplier;
           if (any && c % multiplier + 4 <= multiplier) {  // 4 outputs of one input channel
