@@ -3,7 +3,7 @@
 // (x0, x2, x1, x3): SXTB16 of 4 filter bytes gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad
 // of one filter row against one column is two SMLADs. The 2 columns are interleaved quad by quad in
 // scratch. A 1x1 window without padding widens its input row a word at a time (SXTB16, SADD16 of
-// the offset); other windows gather taps into a third column, then interleave them. The dot loop
+// the offset); other windows write their gathered taps straight to their places. The dot loop
 // takes 2 filter rows by the 2 columns, 2 quads per pass, in inline assembly (GCC spills its own):
 // per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16 MACs. The output stage
 // (its own function) splits each channel's shift once for both pixels and clamps the 4 outputs of
@@ -54,19 +54,30 @@ inline void widen_row(const int8_t* __restrict src, int32_t length, int32_t offs
   for (int32_t k = 0; k < length % 4; ++k) tail[k] = static_cast<int16_t>(src[k] + offset);
 }
 
-// Copies a gathered column (int16, taps in filter order) into column j of a block.
-inline void interleave(const int16_t* __restrict column, int32_t length, int16_t* __restrict block,
-                       int32_t j) {
-  const int32_t quads = length / 4;
-  int16_t* dst = quad_of(block, j);
-  for (int32_t i = 0; i < quads; ++i, column += 4, dst += 8) {
-    dst[0] = column[0];
-    dst[1] = column[2];
-    dst[2] = column[1];
-    dst[3] = column[3];
+// Writes taps [first, first + count) of column j of a block, tap k's value being value(i) for
+// i = k - first: the quads' taps at their reordered places, then the leftover taps.
+template <typename Value>
+inline void put_taps(int16_t* block, int32_t length, int32_t j, int32_t first, int32_t count,
+                     Value value) {
+  constexpr int32_t kPlace[4] = {0, 2, 1, 3};  // (x0, x2, x1, x3)
+  const int32_t in_quads = length / 4 * 4;
+  int32_t i = 0;
+  int32_t k = first;
+  if (k < in_quads) {
+    int16_t* quad = quad_of(block, j) + 8 * (k / 4);
+    int32_t lane = k % 4;
+    const int32_t quad_taps = (first + count < in_quads ? first + count : in_quads) - first;
+    for (; i < quad_taps; ++i) {
+      quad[kPlace[lane]] = static_cast<int16_t>(value(i));
+      if (++lane == 4) {
+        lane = 0;
+        quad += 8;
+      }
+    }
+    k += quad_taps;
   }
-  int16_t* tail = tail_of(block, length, j);
-  for (int32_t k = 0; k < length % 4; ++k) tail[k] = column[k];
+  int16_t* tail = tail_of(block, length, j) + (k - in_quads);
+  for (; i < count; ++i) *tail++ = static_cast<int16_t>(value(i));
 }
 
 // sums[r][j]: filter rows w0 and w0 + length against both columns of a block.
@@ -221,14 +232,15 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   // Input bytes between horizontally and vertically adjacent pointwise pixels.
   const int32_t x_step = p.geometry.stride_w * in_c;
   const int32_t y_step = p.geometry.stride_h * p.input.w * in_c;
-  // The block of 2 columns, then one gathered column (windows other than pointwise).
+  // The block of 2 columns.
   int16_t* const block = static_cast<int16_t*>(scratch);
-  int16_t* const gathered = block + 2 * length;
-  const auto fill = [](int16_t* dst, int32_t count) {
-    for (int32_t i = 0; i < count; ++i) dst[i] = 0;
+  int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
+  const auto fill = [&](int16_t* at, int32_t count) {
+    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count, [](int32_t) { return 0; });
   };
-  const auto copy = [offset](const int8_t* __restrict src, int32_t count, int16_t* __restrict dst) {
-    for (int32_t i = 0; i < count; ++i) dst[i] = static_cast<int16_t>(src[i] + offset);
+  const auto copy = [&](const int8_t* src, int32_t count, int16_t* at) {
+    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count,
+             [src, offset](int32_t i) { return src[i] + offset; });
   };
 
   for (int32_t n = 0; n < p.input.n; ++n) {
@@ -246,8 +258,8 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
           if (pointwise) {
             widen_row(row, length, offset, block, j);
           } else {
-            gather_column(p, image, group, oy, ox, gathered, fill, copy);
-            interleave(gathered, length, block, j);
+            gathering = j;
+            gather_column(p, image, group, oy, ox, block, fill, copy);
           }
           row += x_step;
           if (++ox == out_w) {
