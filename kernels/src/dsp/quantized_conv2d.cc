@@ -2,8 +2,8 @@
 // an int16 column (input + input_offset, padded taps 0) whose full quads of taps are stored as
 // (x0, x2, x1, x3): SXTB16 of 4 filter bytes gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad
 // of one filter row against one column is two SMLADs. The 2 columns are interleaved quad by quad in
-// scratch. A 1x1 window without padding widens its input row a word at a time (SXTB16, SADD16 of
-// the offset); other windows write their gathered taps straight to their places. The dot loop
+// scratch. A 1x1 window without padding widens its input row a word at a time (SXTAB16 adds the
+// offset); other windows write their gathered taps straight to their places. The dot loop
 // takes 2 filter rows by the 2 columns, 2 quads per pass, in inline assembly (GCC spills its own):
 // per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16 MACs. The output stage
 // (its own function) splits each channel's shift once for both pixels and clamps the 4 outputs of
@@ -47,7 +47,7 @@ inline void widen_row(const int8_t* __restrict src, int32_t length, int32_t offs
   int16_t* dst = static_cast<int16_t*>(__builtin_assume_aligned(quad_of(block, j), 4));
   for (int32_t i = 0; i < quads; ++i, src += 4, dst += 8) {
     const uint32_t v = load_u32(src);
-    const uint64_t pair = sadd16(sxtb16(v), offsets) | uint64_t{sadd16(sxtb16_ror8(v), offsets)} << 32;
+    const uint64_t pair = sxtab16(offsets, v) | uint64_t{sxtab16_ror8(offsets, v)} << 32;
     std::memcpy(dst, &pair, sizeof(pair));
   }
   int16_t* tail = tail_of(block, length, j);
