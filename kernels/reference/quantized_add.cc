@@ -16,7 +16,8 @@ void rescaled_reference(const RescaledBinaryParams& p, const int8_t* lhs, const 
     const int32_t b = (rhs[ri] + p.rhs_offset) * (1 << kAddLeftShift);
     const int32_t combined = combine(requantize(a, p.lhs_multiplier, p.lhs_shift),
                                      requantize(b, p.rhs_multiplier, p.rhs_shift));
-    const int32_t out = requantize(combined, p.output_multiplier, p.output_shift) + p.output_offset;
+    const int32_t out = wrapping_add(
+        requantize(combined, p.output_multiplier, p.output_shift), p.output_offset);
     output[e] = static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
   });
 }

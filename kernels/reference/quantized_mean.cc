@@ -10,7 +10,7 @@ void quantized_mean_reference(const MeanParams& p, const int8_t* input, int8_t* 
       int32_t sum = 0;
       for (int32_t r = 0; r < p.reduce; ++r)
         sum += input[(int64_t{o} * p.reduce + r) * p.inner + i] + p.input_offset;
-      int32_t v = requantize(sum, p.multiplier, p.shift) + p.output_offset;
+      int32_t v = wrapping_add(requantize(sum, p.multiplier, p.shift), p.output_offset);
       v = v < p.activation_min ? p.activation_min : v;
       v = v > p.activation_max ? p.activation_max : v;
       output[int64_t{o} * p.inner + i] = static_cast<int8_t>(v);

@@ -16,7 +16,8 @@ void minmax_reference(const MinMaxParams& p, const int8_t* lhs, const int8_t* rh
     const int32_t b = requantize((rhs[ri] + p.rhs_offset) * (1 << kMinMaxLeftShift),
                                  p.rhs_multiplier, p.rhs_shift);
     const int32_t pick = kMax ? (a > b ? a : b) : (a < b ? a : b);
-    const int32_t out = requantize(pick, p.output_multiplier, p.output_shift) + p.output_offset;
+    const int32_t out = wrapping_add(
+        requantize(pick, p.output_multiplier, p.output_shift), p.output_offset);
     output[e] = static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
   });
 }

@@ -35,7 +35,8 @@ inline int8_t add_offset_inputs(const AddParams& p, int32_t a_offset, int32_t b_
   const int32_t b_scaled =
       requantize(b_offset * (1 << kAddLeftShift), p.rhs_multiplier, p.rhs_shift);
   const int32_t sum =
-      requantize(a_scaled + b_scaled, p.output_multiplier, p.output_shift) + p.output_offset;
+      wrapping_add(
+          requantize(a_scaled + b_scaled, p.output_multiplier, p.output_shift), p.output_offset);
   return static_cast<int8_t>(clamp(sum, p.activation_min, p.activation_max));
 }
 
@@ -46,7 +47,7 @@ inline int8_t add_one(const AddParams& p, int32_t a, int32_t b) {
 inline int8_t mul_one(const MulParams& p, int32_t lhs_shifted, int32_t rhs_shifted) {
   const int32_t product = lhs_shifted * rhs_shifted;  // |product| <= 255 * 255
   const int32_t out =
-      requantize(product, p.output_multiplier, p.output_shift) + p.output_offset;
+      wrapping_add(requantize(product, p.output_multiplier, p.output_shift), p.output_offset);
   return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
 }
 

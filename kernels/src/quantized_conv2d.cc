@@ -69,6 +69,18 @@ size_t quantized_conv2d_scratch_size(const Conv2dParams& p, Isa isa) {
   return sizeof(int16_t) * kConvBlockPixels * length;
 }
 
+void quantized_conv2d_fold_bias(const Conv2dParams& p, const int8_t* filter, const int32_t* bias,
+                                int32_t* folded) {
+  const int32_t length = conv_column_length(p);
+  for (int32_t oc = 0; oc < p.filter.n; ++oc) {
+    const int8_t* row = filter + int64_t{oc} * length;
+    uint32_t weight_sum = 0;
+    for (int32_t k = 0; k < length; ++k) weight_sum += static_cast<uint32_t>(row[k]);
+    const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
+    folded[oc] = static_cast<int32_t>(b + static_cast<uint32_t>(p.quant.input_offset) * weight_sum);
+  }
+}
+
 void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, void* scratch) {
 #if CORTEXM_BUILT_ISA == 2

@@ -7,7 +7,7 @@ namespace cortexm {
 namespace {
 
 inline int8_t finish(const MeanParams& p, int32_t sum) {
-  const int32_t v = requantize(sum, p.multiplier, p.shift) + p.output_offset;
+  const int32_t v = wrapping_add(requantize(sum, p.multiplier, p.shift), p.output_offset);
   return static_cast<int8_t>(clamp(v, p.activation_min, p.activation_max));
 }
 

@@ -31,7 +31,8 @@ void minmax(const MinMaxParams& params, const int8_t* lhs, const int8_t* rhs, in
       const int32_t x = lhs_table[a[i * ls] + 128], y = rhs_table[b[i * rs] + 128];
       const int32_t pick = kMax ? (x > y ? x : y) : (x < y ? x : y);
       out[i] = static_cast<int8_t>(
-          clamp(requantize(pick, p.output_multiplier, p.output_shift) + p.output_offset,
+          clamp(wrapping_add(
+              requantize(pick, p.output_multiplier, p.output_shift), p.output_offset),
                 p.activation_min, p.activation_max));
     }
   });

@@ -14,21 +14,28 @@ Error requantize_tensor_prepare(const RequantizeParams& p) {
   return kOk;
 }
 
+namespace {
+
+int8_t requantize_one(const RequantizeParams& p, int32_t x) {
+  const int32_t scaled =
+      requantize((x + p.input_offset) * (1 << kRequantizeLeftShift), p.multiplier, p.shift);
+  const int32_t out = wrapping_add(scaled, p.output_offset);
+  return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
+}
+
+}  // namespace
+
 void requantize_tensor(const RequantizeParams& params, const int8_t* input, int8_t* output) {
   // The 256 possible outputs once, then a table lookup per element (exactly the same arithmetic).
   const RequantizeParams p = params;
   if (p.size < 256) {
     for (int64_t i = 0; i < p.size; ++i)
-      output[i] = static_cast<int8_t>(
-          clamp(requantize((input[i] + p.input_offset) * (1 << kRequantizeLeftShift), p.multiplier, p.shift) + p.output_offset,
-                p.activation_min, p.activation_max));
+      output[i] = requantize_one(p, input[i]);
     return;
   }
   int8_t table[256];
   for (int32_t x = -128; x < 128; ++x)
-    table[x + 128] = static_cast<int8_t>(
-        clamp(requantize((x + p.input_offset) * (1 << kRequantizeLeftShift), p.multiplier, p.shift) + p.output_offset,
-              p.activation_min, p.activation_max));
+    table[x + 128] = requantize_one(p, x);
   for (int64_t i = 0; i < p.size; ++i) output[i] = table[input[i] + 128];
 }
 

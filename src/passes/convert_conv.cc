@@ -1,6 +1,6 @@
 // ConvertToCortexM, convolutions: aten.convolution.default (2-D, or 1-D through view_copy to
 // (N, C, 1, W)) -> _clone_dim_order to channels-last, cortex_m.quantized_depthwise_conv2d when
-// groups == C_in and C_out % C_in == 0 (IHWO weight), else cortex_m.quantized_conv2d (OHWI weight,
+// groups == C_in > 1 and C_out % C_in == 0 (IHWO weight), else cortex_m.quantized_conv2d (OHWI weight,
 // grouped too), _clone_dim_order back. A float output read only by a clamp activation (the
 // quantizer's conv + hardsigmoid) is lowered with it (output_target).
 #include "passes/convert_to_cortex_m.h"
@@ -54,7 +54,8 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   const std::vector<int64_t> stride = spatial(args, "stride", one_d, 1);
   const std::vector<int64_t> padding = spatial(args, "padding", one_d, 0);
   const std::vector<int64_t> dilation = spatial(args, "dilation", one_d, 1);
-  const bool depthwise = groups == c_in && c_out % c_in == 0;
+  // One input channel is a regular conv (its im2col kernels beat a depth multiplier of C_out).
+  const bool depthwise = groups == c_in && c_in > 1 && c_out % c_in == 0;
 
   std::vector<double> bias_scales, real_scales;
   for (int64_t c = 0; c < c_out; ++c) {

@@ -41,9 +41,9 @@ def test_ds_cnn_lowers_to_cortex_m_and_stays_close():
     graph, qgraph, lowered, example = lowered_model("ds_cnn")
     assert set(aten_compute_ops(lowered)) <= FLOAT_COMPUTE_ALLOWED
     counts = lowered.op_counts()
-    # The 1-channel input conv goes the depthwise way (in_channels == groups == 1), as silero's STFT.
-    assert counts["cortex_m.quantized_conv2d.default"] == 4
-    assert counts["cortex_m.quantized_depthwise_conv2d.default"] == 5
+    # The 1-channel input conv is a regular conv (TFLite's CONV_2D), as silero's STFT.
+    assert counts["cortex_m.quantized_conv2d.default"] == 5
+    assert counts["cortex_m.quantized_depthwise_conv2d.default"] == 4
     assert counts["cortex_m.quantized_linear.default"] == 1
     assert counts["cortex_m.quantized_softmax.default"] == 1
     assert "aten.relu.default" not in counts  # every relu fused

@@ -110,11 +110,12 @@ def test_with_bias_keeps_it():
     assert np.any(lowered.value(conv.inputs[2].name).data)
 
 
-def test_stft_shaped_single_channel_is_depthwise():
-    # Silero's STFT in small: Conv1d(1, 2 * 9, 16, stride 8, no bias) on a waveform.
-    conv, lowered = check(nn.Conv1d(1, 18, 16, stride=8, bias=False), (1, 1, 80), QDEPTHWISE)
-    assert conv.attrs["depth_multiplier"] == 18
-    assert lowered.value(conv.inputs[1].name).shape == (1, 1, 16, 18)
+def test_stft_shaped_single_channel_is_a_regular_conv():
+    # Silero's STFT in small: Conv1d(1, 2 * 9, 16, stride 8, no bias) on a waveform. One input
+    # channel lowers as a regular conv (as TFLite's CONV_2D), not a depth multiplier of 18.
+    conv, lowered = check(nn.Conv1d(1, 18, 16, stride=8, bias=False), (1, 1, 80), QCONV)
+    assert "depth_multiplier" not in conv.attrs
+    assert lowered.value(conv.inputs[1].name).shape == (18, 1, 16, 1)
 
 
 @pytest.mark.parametrize("activation, bounds", [(nn.ReLU(), (0.0, np.inf)), (nn.ReLU6(), (0.0, 6.0)),
@@ -132,9 +133,9 @@ def test_conv1d_activation_fuses(activation, bounds):
     assert (conv.attrs["activation_min"], conv.attrs["activation_max"]) == (lo, hi)
 
 
-def test_single_channel_with_relu_fuses_into_the_depthwise():
+def test_single_channel_with_relu_fuses_into_the_conv():
     conv, lowered = check(nn.Sequential(nn.Conv1d(1, 8, 5, stride=2), nn.ReLU()), (2, 1, 40),
-                          QDEPTHWISE)
+                          QCONV)
     assert conv.meta["fused_activation"] == "aten.relu.default"
     assert "aten.relu.default" not in lowered.op_counts()
 

@@ -52,16 +52,15 @@ def test_wav2letter_every_conv1d_relu_pair_is_one_cortex_m_conv():
     qgraph, low = lowered("wav2letter", samples=1)
     q_counts, counts = qgraph.op_counts(), low.op_counts()
     assert q_counts[CONV] == 12 and q_counts[RELU] == 12
-    # The 1-channel waveform front end is depthwise (in_channels == groups == 1), the rest conv2d.
-    assert counts.get(QCONV, 0) == 11
-    assert counts.get(QDEPTHWISE, 0) == 1
+    # The 1-channel waveform front end is a regular conv too (in_channels == groups == 1).
+    assert counts.get(QCONV, 0) == 12
+    assert QDEPTHWISE not in counts
     assert CONV not in counts and RELU not in counts
     convs = [n for n in low.nodes if is_conv(n)]
     for node in convs:
         assert node.meta.get("fused_activation") == RELU, node.name
         assert node.meta.get("pattern") == "conv1d+relu", node.name
-    front = next(n for n in convs if n.op == QDEPTHWISE)
-    assert low.value(front.inputs[1].name).shape == (1, 1, 250, 250)
+    assert any(low.value(n.inputs[1].name).shape == (250, 1, 250, 1) for n in convs)
 
 
 def test_wav2letter_no_node_between_consecutive_convolutions():
@@ -115,16 +114,16 @@ def test_wav2letter_no_aten_compute_op_is_left_and_log_softmax_is_int8():
 
 # --- silero_vad ----------------------------------------------------------------------------------
 
-def test_silero_all_six_conv1d_lower_and_the_stft_is_depthwise():
+def test_silero_all_six_conv1d_lower_and_the_stft_is_a_regular_conv():
     qgraph, low = lowered("silero_vad")
     assert qgraph.op_counts()[CONV] == 6
     counts = low.op_counts()
     assert CONV not in counts
-    assert counts[QCONV] == 5 and counts[QDEPTHWISE] == 1
-    stft = next(n for n in low.nodes if n.op == QDEPTHWISE)
-    # The STFT: Conv1d(1, 258, 256, stride 128) on the reflect-padded waveform.
-    assert low.value(stft.inputs[1].name).shape == (1, 1, 256, 258)
-    assert stft.attrs["stride"] == [1, 128] and stft.attrs["depth_multiplier"] == 258
+    assert counts[QCONV] == 6 and QDEPTHWISE not in counts
+    # The STFT: Conv1d(1, 258, 256, stride 128) on the reflect-padded waveform; one input channel,
+    # so a regular conv with an OHWI weight.
+    stft = next(n for n in low.nodes if n.op == QCONV and low.value(n.inputs[1].name).shape == (258, 1, 256, 1))
+    assert stft.attrs["stride"] == [1, 128]
     assert producer_through(stft.inputs[0], {CLONE, VIEW, "aten.unsqueeze_copy.default"}).op == \
         "aten.reflection_pad1d.default"
 

@@ -14,7 +14,8 @@ namespace cortexm::dsp {
 namespace {
 
 inline int8_t from_product(const MulParams& p, int32_t product) {
-  const int32_t out = requantize(product, p.output_multiplier, p.output_shift) + p.output_offset;
+  const int32_t out = wrapping_add(
+      requantize(product, p.output_multiplier, p.output_shift), p.output_offset);
   return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
 }
 

@@ -63,11 +63,12 @@ class AddTester {
         using testing::gemmlowp_ref::srdhm;
         const int32_t xs = rounding_divide(srdhm(x * (1 << 20), ma.multiplier), -ma.shift);
         const int32_t ys = rounding_divide(srdhm(y * (1 << 20), mb.multiplier), -mb.shift);
-        o = rounding_divide(srdhm(xs - ys, mo.multiplier), -mo.shift) + zp_out_;
+        o = wrapping_add(rounding_divide(srdhm(xs - ys, mo.multiplier), -mo.shift), zp_out_);
       } else {
         const int32_t xs = requantize(x * (1 << 20), ma.multiplier, ma.shift);
         const int32_t ys = requantize(y * (1 << 20), mb.multiplier, mb.shift);
-        o = requantize(subtract_ ? xs - ys : xs + ys, mo.multiplier, mo.shift) + zp_out_;
+        const int32_t combined = subtract_ ? xs - ys : xs + ys;
+        o = wrapping_add(requantize(combined, mo.multiplier, mo.shift), zp_out_);
       }
       expected[e] = static_cast<int8_t>(o < act_min_ ? act_min_ : (o > act_max_ ? act_max_ : o));
     }

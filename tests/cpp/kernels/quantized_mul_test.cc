@@ -54,7 +54,8 @@ class MulTester {
     for (size_t e = 0; e < n; ++e) {
       const int32_t x = a[source_index(e, out_shape, lhs_shape_)] - zp_a_;
       const int32_t y = b[source_index(e, out_shape, rhs_shape_)] - zp_b_;
-      int32_t o = requantize(x * y, m.multiplier, m.shift) + zp_out_;
+      // The target's 32-bit add wraps (ADD, VADD).
+      int32_t o = wrapping_add(requantize(x * y, m.multiplier, m.shift), zp_out_);
       expected[e] = static_cast<int8_t>(o < act_min_ ? act_min_ : (o > act_max_ ? act_max_ : o));
     }
     quantized_mul(p, a.data(), b.data(), fast.data());
@@ -144,6 +145,8 @@ TEST(QuantizedMul, ExtremeRequantization) {
   MulTester().requantize_with(1, 30).seed(13).Test();
   MulTester().requantize_with(0, 0).seed(14).Test();
   MulTester().zero_points(-128, -128, 0).requantize_with(1 << 30, 16).seed(15).Test();
+  // Products of 2 mod 4 requantize to -(2^31 - 1); + output_offset -128 wraps to a large positive.
+  MulTester().zero_points(0, 0, -128).requantize_with(INT32_MAX, 30).seed(16).Test();
 }
 
 TEST(QuantizedMul, RandomizedAwkwardCases) {

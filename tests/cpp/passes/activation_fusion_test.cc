@@ -15,7 +15,7 @@ const QuantParams kOut = qp(0.0731, -9);
 
 // A folded conv (1-D for rank-3 input) with per-channel weights and an int32 bias.
 ValueId folded_conv(Graph& g, ValueId x, int64_t c_out, int64_t kernel, const QuantParams& q_out,
-                    uint32_t seed = 1) {
+                    uint32_t seed = 1, int64_t groups = 1) {
   const TensorInfo in = g.value(x).info;
   const bool one_d = in.rank() == 3;
   std::vector<double> s_w, s_b;
@@ -23,7 +23,7 @@ ValueId folded_conv(Graph& g, ValueId x, int64_t c_out, int64_t kernel, const Qu
     s_w.push_back(0.005 + 0.001 * o);
     s_b.push_back(in.qparams->scales[0] * s_w.back());
   }
-  std::vector<int64_t> w_shape = {c_out, in.shape[1], kernel};
+  std::vector<int64_t> w_shape = {c_out, in.shape[1] / groups, kernel};
   if (!one_d) w_shape.push_back(kernel);
   const ValueId w = int8_const(g, "w", w_shape, qp_channels(s_w, 0), seed);
   const ValueId b =
@@ -31,7 +31,8 @@ ValueId folded_conv(Graph& g, ValueId x, int64_t c_out, int64_t kernel, const Qu
   const std::vector<int64_t> one = one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1};
   const std::vector<int64_t> pad = one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1};
   const ValueId y =
-      g.call(kConv, {x, w, b}, {{"stride", one}, {"padding", pad}, {"dilation", one}})[0];
+      g.call(kConv, {x, w, b},
+             {{"stride", one}, {"padding", pad}, {"dilation", one}, {"groups", groups}})[0];
   return quantized(g, y, q_out);
 }
 
@@ -96,8 +97,8 @@ TEST(ActivationFusion, Relu6AsHardtanh) {
 
 TEST(ActivationFusion, DepthwiseHardtanhAndChainedClamp) {
   Graph g;
-  const ValueId x = q_input(g, "x", {1, 1, 9, 9}, 0.05, 0);
-  const ValueId h = folded(g, kHardtanh, folded_conv(g, x, 4, 3, kOut),
+  const ValueId x = q_input(g, "x", {1, 4, 9, 9}, 0.05, 0);
+  const ValueId h = folded(g, kHardtanh, folded_conv(g, x, 4, 3, kOut, 1, /*groups=*/4),
                            {{"min_val", -0.5}, {"max_val", 2.0}});
   g.set_outputs({folded(g, kClamp, h, {{"min", -1.0}, {"max", 1.0}})});
   const Node& dw = lower_and_fuse(g, kQDepthwise);

@@ -199,9 +199,10 @@ TEST(ConvertConv2d, GroupedIsConv2dWithPerGroupWeights) {
   check_conv(g, c, false);
 }
 
-TEST(ConvertConv2d, SingleInputChannelIsDepthwise) {
+// One input channel is a regular conv (TFLite's CONV_2D), not a depth multiplier of C_out.
+TEST(ConvertConv2d, SingleInputChannelIsRegular) {
   Graph g;
-  check_conv(g, conv({1, 1, 8, 8}, 6, 3), true);
+  check_conv(g, conv({1, 1, 8, 8}, 6, 3), false);
 }
 
 // --- 1-D (issue 5) ---
@@ -246,13 +247,13 @@ TEST(ConvertConv1d, WithoutBias) {
   check_conv(g, c, false);
 }
 
-TEST(ConvertConv1d, StftShapedSingleChannelIsDepthwise) {
+TEST(ConvertConv1d, StftShapedSingleChannelIsRegular) {
   Graph g;
   ConvCase c = conv({1, 1, 1024}, 258, 256);
   c.stride = 128;
   c.bias = false;
-  const Node& dw = check_conv(g, c, true);
-  EXPECT_EQ(attr_i(dw, "depth_multiplier"), 258);
+  const Node& conv_node = check_conv(g, c, false);
+  for (const auto& [name, value] : conv_node.attrs) EXPECT_NE(name, "depth_multiplier");
 }
 
 TEST(ConvertConv1d, GroupedNotDepthwise) {

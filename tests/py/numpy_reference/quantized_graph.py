@@ -525,7 +525,7 @@ class QuantizedGraphReference:
         groups = int(a.get("groups", 1))
         c_in = x.shape[1]
         w4 = w if rank == 4 else w[:, :, None, :]  # OIHW
-        depthwise = groups == c_in and c_out % c_in == 0
+        depthwise = groups == c_in > 1 and c_out % c_in == 0  # one input channel: a regular conv
 
         def run(env):
             xi = x.get(env)
