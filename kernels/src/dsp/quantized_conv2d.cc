@@ -1,5 +1,6 @@
 // DSP variant of quantized_conv2d: 2 output pixels at a time. Each pixel's receptive field becomes
-// an int16 column (input + input_offset, padded taps 0) whose full quads of taps are stored as
+// an int16 column (input + input_offset, padded taps 0; with bias_includes_input_offset the input
+// as it is, padded taps -input_offset) whose full quads of taps are stored as
 // (x0, x2, x1, x3): SXTB16 of 4 filter bytes gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad
 // of one filter row against one column is two SMLADs. The 2 columns are interleaved quad by quad in
 // scratch. A 1x1 window without padding widens its input row a word at a time (SXTAB16 adds the
@@ -219,7 +220,10 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
                       const int32_t* bias, int8_t* output, void* scratch) {
   const bool pointwise = is_pointwise(p);
   const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
-  const int32_t offset = q.input_offset;
+  // Added to every input tap, and the value of padded taps (Conv2dParams::bias_includes_input_offset).
+  const bool folded = p.bias_includes_input_offset;
+  const int32_t offset = folded ? 0 : q.input_offset;
+  const int32_t pad = folded ? -q.input_offset : 0;
   const Stage stage = {bias, q.multipliers, q.shifts, q.output_offset, q.activation_min, q.activation_max,
                        splat8(q.activation_min), splat8(q.activation_max)};
   const int32_t groups = p.groups();
@@ -236,7 +240,7 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   int16_t* const block = static_cast<int16_t*>(scratch);
   int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
   const auto fill = [&](int16_t* at, int32_t count) {
-    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count, [](int32_t) { return 0; });
+    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count, [pad](int32_t) { return pad; });
   };
   const auto copy = [&](const int8_t* src, int32_t count, int16_t* at) {
     put_taps(block, length, gathering, static_cast<int32_t>(at - block), count,
