@@ -72,22 +72,16 @@ inline int32_t ssat8(int32_t v) { return v < -128 ? -128 : (v > 127 ? 127 : v); 
 // Bytes 0 and 2 zero-extended into the two int16 lanes.
 inline uint32_t uxtb16(uint32_t x) { return x & 0x00FF00FFu; }
 // Per signed byte: the larger / smaller of a and b (SSUB8 then SEL on the target).
-inline uint32_t max_s8x4(uint32_t a, uint32_t b) {
+inline uint32_t select_s8x4(uint32_t a, uint32_t b, bool larger) {
   uint32_t r = 0;
   for (int i = 0; i < 32; i += 8) {
     const int8_t x = static_cast<int8_t>(a >> i), y = static_cast<int8_t>(b >> i);
-    r |= static_cast<uint32_t>(static_cast<uint8_t>(x >= y ? x : y)) << i;
+    r |= static_cast<uint32_t>(static_cast<uint8_t>((x >= y) == larger ? x : y)) << i;
   }
   return r;
 }
-inline uint32_t min_s8x4(uint32_t a, uint32_t b) {
-  uint32_t r = 0;
-  for (int i = 0; i < 32; i += 8) {
-    const int8_t x = static_cast<int8_t>(a >> i), y = static_cast<int8_t>(b >> i);
-    r |= static_cast<uint32_t>(static_cast<uint8_t>(x >= y ? y : x)) << i;
-  }
-  return r;
-}
+inline uint32_t max_s8x4(uint32_t a, uint32_t b) { return select_s8x4(a, b, true); }
+inline uint32_t min_s8x4(uint32_t a, uint32_t b) { return select_s8x4(a, b, false); }
 
 // Two words at a word-aligned p, then p advances past them (LDRD with post-increment).
 template <typename T>

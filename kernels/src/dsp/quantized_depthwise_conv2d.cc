@@ -9,29 +9,13 @@
 
 #if CORTEXM_BUILT_ISA == 1
 
+#include "conv_window.h"
 #include "cortexm/kernels/requantize.h"
 #include "dsp/dsp_ops.h"
 
 namespace cortexm::dsp {
 
 namespace {
-
-// Window taps [first, last) that land inside [0, extent), for unit dilation or any: 32-bit
-// arithmetic (the padded extent is below 2^31), no division for unit dilation.
-struct Taps {
-  int32_t first, last;
-};
-
-inline Taps valid_taps(int32_t origin, int32_t extent, int32_t taps, int32_t dilation) {
-  if (origin >= 0 && origin + (taps - 1) * dilation < extent) return {0, taps};
-  const auto ceil_div = [dilation](int32_t a) { return dilation == 1 ? a : (a + dilation - 1) / dilation; };
-  int32_t first = origin >= 0 ? 0 : ceil_div(-origin);
-  int32_t last = origin >= extent ? 0 : ceil_div(extent - origin);
-  if (first > taps) first = taps;
-  if (last > taps) last = taps;
-  if (last < first) last = first;
-  return {first, last};
-}
 
 // Sums of 4 channels over a window of `rows` x `cols` taps; x and w point at the first valid tap
 // of channel 0 of the group; taps of a row are tap_step input bytes and out_c filter bytes apart.
@@ -246,10 +230,10 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
     const int8_t* image = input + int64_t{n} * image_size;
     for (int32_t oy = 0; oy < p.output.h; ++oy) {
       const int32_t y0 = oy * g.stride_h - g.padding.top;
-      const Taps rows = valid_taps(y0, in_h, kernel_h, g.dilation_h);
+      const TapRange rows = valid_taps(y0, in_h, kernel_h, g.dilation_h);
       for (int32_t ox = 0; ox < p.output.w; ++ox, out += out_c) {
         const int32_t x0 = ox * g.stride_w - g.padding.left;
-        const Taps cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
+        const TapRange cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
         // Two interior windows side by side: one pass for both.
         if (pairs && rows.first == 0 && rows.last == 3 && cols.first == 0 && cols.last == 3 &&
             ox + 1 < p.output.w && x0 + g.stride_w + 2 < in_w) {
