@@ -83,14 +83,6 @@ inline uint32_t select_s8x4(uint32_t a, uint32_t b, bool larger) {
 inline uint32_t max_s8x4(uint32_t a, uint32_t b) { return select_s8x4(a, b, true); }
 inline uint32_t min_s8x4(uint32_t a, uint32_t b) { return select_s8x4(a, b, false); }
 
-// Two words at a word-aligned p, then p advances past them (LDRD with post-increment).
-template <typename T>
-inline void ldrd_advance(const T*& p, uint32_t& first, uint32_t& second) {
-  std::memcpy(&first, p, 4);
-  std::memcpy(&second, reinterpret_cast<const char*>(p) + 4, 4);
-  p += 8 / sizeof(T);
-}
-
 #else
 
 inline uint32_t sxtb16(uint32_t x) { return static_cast<uint32_t>(__sxtb16(static_cast<int32_t>(x))); }
@@ -131,13 +123,6 @@ inline uint32_t min_s8x4(uint32_t a, uint32_t b) {
   uint32_t r;
   __asm__("ssub8 %0, %1, %2\n\tsel %0, %2, %1" : "=&r"(r) : "r"(a), "r"(b) : "cc");
   return r;
-}
-// GCC does not merge two word loads into an LDRD here (it cannot prove the alignment LDRD needs).
-template <typename T>
-inline void ldrd_advance(const T*& p, uint32_t& first, uint32_t& second) {
-  __asm__("ldrd %0, %1, [%2], #8"
-          : "=r"(first), "=r"(second), "+r"(p)
-          : "m"(*reinterpret_cast<const uint64_t*>(p)));
 }
 // No ACLE intrinsics; GCC emits SMULBB / SMULTT for these.
 inline int32_t smulbb(uint32_t a, uint32_t b) {

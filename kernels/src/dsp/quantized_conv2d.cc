@@ -92,8 +92,9 @@ __attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, 
 #if defined(CORTEXM_EMULATE_DSP)
   while (c != end) {
     uint32_t x0, y0, x1, y1;
-    ldrd_advance(c, x0, y0);
-    ldrd_advance(c, x1, y1);
+    load_pair(c, x0, y0);
+    load_pair(c + 4, x1, y1);
+    c += 8;
     const uint32_t a = load_u32(w0), b = load_u32(w1);
     w0 += 4;
     w1 += 4;
