@@ -26,7 +26,7 @@ constexpr uint8_t kCanary = 0xA5;
 
 int8_t g_lhs[kMaxInput], g_rhs[kMaxInput], g_filter[kMaxFilter];
 int8_t g_out[kMaxOutput + kGuard], g_expected[kMaxOutput];
-int32_t g_bias[kMaxChannels], g_multipliers[kMaxChannels], g_shifts[kMaxChannels];
+int32_t g_bias[kMaxChannels], g_folded_bias[kMaxChannels], g_multipliers[kMaxChannels], g_shifts[kMaxChannels];
 alignas(16) uint8_t g_scratch[kMaxScratch + kGuard];
 int16_t g_in16[kMaxInput], g_rhs16[kMaxInput], g_out16[kMaxOutput + kGuard], g_expected16[kMaxOutput];
 alignas(8) int64_t g_bias64[kMaxChannels];
@@ -240,10 +240,18 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print) {
     fill(r, g_filter, p.filter.elements());
     const int32_t* bias = make_bias(r, p.filter.n);
     quantized_conv2d_reference(p, g_lhs, g_filter, bias, g_expected);
+    // Half the cases take the bias folded ahead of time (the reference stays unfolded).
+    const bool folded = r.chance(50);
+    if (folded) {
+      quantized_conv2d_fold_bias(p, g_filter, bias, g_folded_bias);
+      p.bias_includes_input_offset = true;
+      bias = g_folded_bias;
+    }
     prepare_buffers();
     quantized_conv2d(p, g_lhs, g_filter, bias, g_out, g_scratch);
     Line line;
     describe(line, p.input, p.filter, p.geometry, p.quant);
+    if (folded) line << " folded bias";
     check(t, i, line, scratch, p.output.elements());
     ++i;
   }
@@ -364,13 +372,20 @@ Tally test_linear(Rng& r, int32_t cases, Print print) {
     fill(r, g_filter, int64_t{p.input_features} * p.output_features);
     const int32_t* bias = make_bias(r, p.output_features);
     quantized_linear_reference(p, g_lhs, g_filter, bias, g_expected);
+    const bool folded = r.chance(50);
+    if (folded) {
+      quantized_linear_fold_bias(p, g_filter, bias, g_folded_bias);
+      p.bias_includes_input_offset = true;
+      bias = g_folded_bias;
+    }
     const int64_t outputs = int64_t{p.batches} * p.output_features;
     prepare_buffers();
     quantized_linear(p, g_lhs, g_filter, bias, g_out, g_scratch);
     Line line;
     line << "  batches " << p.batches << " in " << p.input_features << " out " << p.output_features
          << " offsets " << p.input_offset << "," << p.filter_offset << "," << p.output_offset
-         << " multipliers " << p.num_multipliers << " act " << p.activation_min << "," << p.activation_max;
+         << " multipliers " << p.num_multipliers << " act " << p.activation_min << "," << p.activation_max
+         << (folded ? " folded bias" : "");
     check(t, i, line, scratch, outputs);
     ++i;
   }
