@@ -193,11 +193,11 @@ TEST(ScratchSize, RealLayers) {
   stft.output = quantized_conv2d_s16_output_dims(stft);
   expect_bytes(bytes(&quantized_conv2d_s16_scratch_size, stft), {512, 512, 512});
 
-  Pool2dParams gap;  // global average pool 7x7x1280
+  Pool2dParams gap;  // global average pool 7x7x1280: sums on the stack or in registers
   gap.input = Dims4{1, 7, 7, 1280};
   gap.kernel_h = gap.kernel_w = 7;
   gap.output = pool2d_output_dims(gap);
-  expect_bytes(bytes(&quantized_avg_pool2d_scratch_size, gap), {5120, 5120, 5120});
+  expect_bytes(bytes(&quantized_avg_pool2d_scratch_size, gap), {0, 0, 0});
 }
 
 }  // namespace
