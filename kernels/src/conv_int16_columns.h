@@ -1,5 +1,6 @@
 // The convolution driver of the scalar and DSP variants: im2col of 4 output pixels into int16
-// columns (input + input_offset, padded taps 0), then per output channel the dot products of its
+// columns (input + input_offset, padded taps 0; with bias_includes_input_offset the input as it
+// is, padded taps -input_offset), then per output channel the dot products of its
 // filter row with the columns, requantized. `Dots` supplies the arithmetic:
 //   Dots::prepare(column, length)  rearranges a gathered column for the dot products;
 //   Dots::dot4(weights, c0, c1, c2, c3, length, sums) and Dots::dot1(weights, column, length).
@@ -23,7 +24,9 @@ void conv2d_int16_columns(const Conv2dParams& p, const int8_t* input, const int8
                           const int32_t* bias, int8_t* output, void* scratch) {
   const bool pointwise = is_pointwise(p);
   const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
-  const int16_t offset = static_cast<int16_t>(q.input_offset);
+  const bool folded = p.bias_includes_input_offset;
+  const int16_t offset = folded ? int16_t{0} : static_cast<int16_t>(q.input_offset);
+  const int16_t pad = folded ? static_cast<int16_t>(-q.input_offset) : int16_t{0};
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
@@ -33,8 +36,8 @@ void conv2d_int16_columns(const Conv2dParams& p, const int8_t* input, const int8
   int16_t* columns = static_cast<int16_t*>(scratch);
   int16_t* const column[kConvBlockPixels] = {columns, columns + length, columns + 2 * length,
                                              columns + 3 * length};
-  const auto fill = [](int16_t* dst, int32_t count) {
-    for (int32_t i = 0; i < count; ++i) dst[i] = 0;
+  const auto fill = [pad](int16_t* dst, int32_t count) {
+    for (int32_t i = 0; i < count; ++i) dst[i] = pad;
   };
   const auto copy = [offset](const int8_t* __restrict src, int32_t count, int16_t* __restrict dst) {
     for (int32_t i = 0; i < count; ++i) dst[i] = static_cast<int16_t>(src[i] + offset);

@@ -24,6 +24,21 @@ size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa) {
   return static_cast<size_t>(params.input_features) * sizeof(int16_t);
 }
 
+void quantized_linear_fold_bias(const LinearParams& p, const int8_t* weights, const int32_t* bias,
+                                int32_t* folded) {
+  const int32_t depth = p.input_features;
+  const uint32_t offset = static_cast<uint32_t>(p.input_offset);
+  const uint32_t offsets_term =
+      static_cast<uint32_t>(depth) * offset * static_cast<uint32_t>(p.filter_offset);
+  for (int32_t oc = 0; oc < p.output_features; ++oc) {
+    const int8_t* row = weights + int64_t{oc} * depth;
+    uint32_t weight_sum = 0;
+    for (int32_t k = 0; k < depth; ++k) weight_sum += static_cast<uint32_t>(row[k]);
+    const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
+    folded[oc] = static_cast<int32_t>(b + offset * weight_sum + offsets_term);
+  }
+}
+
 #if CORTEXM_BUILT_ISA == 0
 namespace {
 
@@ -115,8 +130,15 @@ void linear_scalar(const LinearParams& p, const int8_t* input, const int8_t* wei
 }  // namespace
 #endif
 
-void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* weights,
+// With the folded bias, bias + sum x * (w + filter_offset) is the unfolded arithmetic at input
+// offset 0: every variant runs that.
+void quantized_linear(const LinearParams& params, const int8_t* input, const int8_t* weights,
                       const int32_t* bias, int8_t* output, void* scratch) {
+  LinearParams p = params;
+  if (p.bias_includes_input_offset) {
+    p.input_offset = 0;
+    p.bias_includes_input_offset = false;
+  }
 #if CORTEXM_BUILT_ISA == 2
   mve::quantized_linear(p, input, weights, bias, output, scratch);
 #elif CORTEXM_BUILT_ISA == 1

@@ -7,6 +7,7 @@
 #include "cortexm/kernels/quantized_activation_s16.h"
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_add_s16.h"
+#include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
@@ -25,7 +26,7 @@ constexpr uint8_t kCanary = 0xA5;
 
 int8_t g_lhs[kMaxInput], g_rhs[kMaxInput], g_filter[kMaxFilter];
 int8_t g_out[kMaxOutput + kGuard], g_expected[kMaxOutput];
-int32_t g_bias[kMaxChannels], g_multipliers[kMaxChannels], g_shifts[kMaxChannels];
+int32_t g_bias[kMaxChannels], g_folded_bias[kMaxChannels], g_multipliers[kMaxChannels], g_shifts[kMaxChannels];
 alignas(16) uint8_t g_scratch[kMaxScratch + kGuard];
 int16_t g_in16[kMaxInput], g_rhs16[kMaxInput], g_out16[kMaxOutput + kGuard], g_expected16[kMaxOutput];
 alignas(8) int64_t g_bias64[kMaxChannels];
@@ -239,10 +240,18 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print) {
     fill(r, g_filter, p.filter.elements());
     const int32_t* bias = make_bias(r, p.filter.n);
     quantized_conv2d_reference(p, g_lhs, g_filter, bias, g_expected);
+    // Half the cases take the bias folded ahead of time (the reference stays unfolded).
+    const bool folded = r.chance(50);
+    if (folded) {
+      quantized_conv2d_fold_bias(p, g_filter, bias, g_folded_bias);
+      p.bias_includes_input_offset = true;
+      bias = g_folded_bias;
+    }
     prepare_buffers();
     quantized_conv2d(p, g_lhs, g_filter, bias, g_out, g_scratch);
     Line line;
     describe(line, p.input, p.filter, p.geometry, p.quant);
+    if (folded) line << " folded bias";
     check(t, i, line, scratch, p.output.elements());
     ++i;
   }
@@ -288,6 +297,56 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
+Tally test_avg_pool2d(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_avg_pool2d", print};
+  for (int32_t i = 0; i < cases;) {
+    Pool2dParams p;
+    // Small windows mostly; some of more than 256 taps (int32 sums on MVE); DS-CNN's global pool.
+    const int32_t shape = r.uniform(0, 9);
+    const int32_t c = r.chance(30) ? r.uniform(16, 100) : r.uniform(1, 21);
+    if (shape < 7) {
+      p.input = Dims4{r.uniform(1, 2), r.uniform(1, 10), r.uniform(1, 10), c};
+      p.kernel_h = r.uniform(1, 4);
+      p.kernel_w = r.uniform(1, 4);
+      p.stride_h = r.uniform(1, 3);
+      p.stride_w = r.uniform(1, 3);
+      p.padding.top = r.uniform(0, p.kernel_h - 1);
+      p.padding.left = r.uniform(0, p.kernel_w - 1);
+      p.padding.bottom = r.uniform(0, p.kernel_h - 1);
+      p.padding.right = r.uniform(0, p.kernel_w - 1);
+    } else if (shape < 9) {
+      p.input = Dims4{1, r.uniform(16, 20), r.uniform(16, 20), r.uniform(1, 20)};
+      p.kernel_h = r.uniform(15, p.input.h);
+      p.kernel_w = r.uniform(15, p.input.w);
+    } else {
+      p.input = Dims4{1, 25, 5, 64};
+      p.kernel_h = 25;
+      p.kernel_w = 5;
+    }
+    p.output = pool2d_output_dims(p);
+    if (p.input.elements() > kMaxInput || p.output.elements() > kMaxOutput) continue;
+    if (r.chance(50)) activation(r, &p.activation_min, &p.activation_max);
+    const size_t scratch = quantized_avg_pool2d_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !quantized_avg_pool2d_prepare(p).ok()) continue;
+    // Constant -128 or 127 inputs reach the extreme sums (-128 * 256 = -2^15 in int16 lanes).
+    if (r.chance(20))
+      std::memset(g_lhs, r.chance(50) ? 0x80 : 0x7F, static_cast<size_t>(p.input.elements()));
+    else
+      fill(r, g_lhs, p.input.elements());
+    quantized_avg_pool2d_reference(p, g_lhs, g_expected);
+    prepare_buffers();
+    quantized_avg_pool2d(p, g_lhs, g_out, g_scratch);
+    Line line;
+    line << "  input " << p.input.n << "x" << p.input.h << "x" << p.input.w << "x" << p.input.c << " kernel "
+         << p.kernel_h << "x" << p.kernel_w << " stride " << p.stride_h << "," << p.stride_w << " pad "
+         << p.padding.top << "," << p.padding.left << "," << p.padding.bottom << "," << p.padding.right
+         << " act " << p.activation_min << "," << p.activation_max;
+    check(t, i, line, scratch, p.output.elements());
+    ++i;
+  }
+  return t;
+}
+
 Tally test_linear(Rng& r, int32_t cases, Print print) {
   Tally t{"quantized_linear", print};
   for (int32_t i = 0; i < cases;) {
@@ -313,13 +372,20 @@ Tally test_linear(Rng& r, int32_t cases, Print print) {
     fill(r, g_filter, int64_t{p.input_features} * p.output_features);
     const int32_t* bias = make_bias(r, p.output_features);
     quantized_linear_reference(p, g_lhs, g_filter, bias, g_expected);
+    const bool folded = r.chance(50);
+    if (folded) {
+      quantized_linear_fold_bias(p, g_filter, bias, g_folded_bias);
+      p.bias_includes_input_offset = true;
+      bias = g_folded_bias;
+    }
     const int64_t outputs = int64_t{p.batches} * p.output_features;
     prepare_buffers();
     quantized_linear(p, g_lhs, g_filter, bias, g_out, g_scratch);
     Line line;
     line << "  batches " << p.batches << " in " << p.input_features << " out " << p.output_features
          << " offsets " << p.input_offset << "," << p.filter_offset << "," << p.output_offset
-         << " multipliers " << p.num_multipliers << " act " << p.activation_min << "," << p.activation_max;
+         << " multipliers " << p.num_multipliers << " act " << p.activation_min << "," << p.activation_max
+         << (folded ? " folded bias" : "");
     check(t, i, line, scratch, outputs);
     ++i;
   }
@@ -730,7 +796,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   Rng r(seed);
   const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print),
                            test_linear(r, cases, print), test_add(r, cases, print),
-                           test_mul(r, cases, print), test_conv2d_s16(r, cases, print),
+                           test_mul(r, cases, print), test_avg_pool2d(r, cases, print),
+                           test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
                            test_mul_s16(r, cases, print), test_activation_s16(r, cases, print),
                            test_quantize(r, cases, print)};

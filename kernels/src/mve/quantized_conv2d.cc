@@ -1,8 +1,10 @@
 // MVE variant of quantized_conv2d. Columns stay int8: padded taps hold -input_offset (so that
 // x + input_offset is 0 there), and sum (x + off) * w = sum x * w + off * sum w, both sums taken
-// 16 lanes at a time (VMLADAVA, VADDVA) modulo 2^32 like the reference's adds. A 1x1 window
-// without padding reads the input rows in place; other windows gather 4 columns into scratch.
-// The 4 pixels of one output channel are requantized together and scattered to the output.
+// 16 lanes at a time (VMLADAVA, VADDVA) modulo 2^32 like the reference's adds; with
+// bias_includes_input_offset the bias already holds off * sum w and only sum x * w is taken. A
+// 1x1 window without padding reads the input rows in place; other windows gather 4 columns into
+// scratch. The 4 pixels of one output channel are requantized together and scattered to the
+// output.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 2
@@ -18,7 +20,8 @@ namespace {
 
 constexpr int32_t kBlockPixels = 4;
 
-// Dot products of a filter row with 4 int8 columns, and the sum of the row.
+// Dot products of a filter row with 4 int8 columns, and the sum of the row when WeightSum.
+template <bool WeightSum>
 inline void dot4(const int8_t* weights, const int8_t* const* columns, int32_t length,
                  int32_t* sums, int32_t* weight_sum) {
   const int8_t* c0 = columns[0];
@@ -33,7 +36,7 @@ inline void dot4(const int8_t* weights, const int8_t* const* columns, int32_t le
     s1 = vmladavaq_s8(s1, vldrbq_z_s8(c1, lanes), w);
     s2 = vmladavaq_s8(s2, vldrbq_z_s8(c2, lanes), w);
     s3 = vmladavaq_s8(s3, vldrbq_z_s8(c3, lanes), w);
-    ws = vaddvaq_s8(ws, w);
+    if (WeightSum) ws = vaddvaq_s8(ws, w);
     weights += 16;
     c0 += 16;
     c1 += 16;
@@ -52,6 +55,7 @@ inline void dot4(const int8_t* weights, const int8_t* const* columns, int32_t le
 void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, void* scratch) {
   const bool pointwise = is_pointwise(p);
+  const bool folded = p.bias_includes_input_offset;
   const ConvQuantParams q = p.quant;
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
@@ -91,9 +95,13 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
         const mve_pred16_t stored = vctp32q(static_cast<uint32_t>(count));
         for (int32_t oc = group * out_per_group; oc < (group + 1) * out_per_group; ++oc) {
           int32_t sums[kBlockPixels], weight_sum;
-          dot4(filter + int64_t{oc} * length, column, length, sums, &weight_sum);
-          const uint32_t constant = (bias ? static_cast<uint32_t>(bias[oc]) : 0u) +
-                                    static_cast<uint32_t>(q.input_offset) * static_cast<uint32_t>(weight_sum);
+          uint32_t constant = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
+          if (folded) {
+            dot4<false>(filter + int64_t{oc} * length, column, length, sums, &weight_sum);
+          } else {
+            dot4<true>(filter + int64_t{oc} * length, column, length, sums, &weight_sum);
+            constant += static_cast<uint32_t>(q.input_offset) * static_cast<uint32_t>(weight_sum);
+          }
           int32x4_t acc = vaddq_n_s32(vld1q_s32(sums), static_cast<int32_t>(constant));
           acc = requantize(acc, q.multipliers[oc], q.shifts[oc]);
           acc = offset_and_clamp(acc, q.output_offset, q.activation_min, q.activation_max);

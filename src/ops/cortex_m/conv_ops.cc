@@ -38,6 +38,7 @@ struct ConvKernel {
 
 using program::kConvHasOffsets;
 using program::kDepthwiseConv;
+using program::kPlainConv;
 using program::kTransposedConv;
 
 template <class P, class T>
@@ -54,6 +55,8 @@ std::vector<AttrSpec> conv_attrs() {
   attrs.push_back({"requantize_shifts", AttrKind::kInts});
   attrs.push_back({"activation_min", AttrKind::kInt, false, AttrValue(lo)});
   attrs.push_back({"activation_max", AttrKind::kInt, false, AttrValue(hi)});
+  if constexpr (kPlainConv<P>)
+    attrs.push_back({"bias_includes_input_offset", AttrKind::kBool, false, AttrValue(false)});
   attrs.push_back(scratch_bytes_attr());
   return attrs;
 }
@@ -102,6 +105,7 @@ ConvCall<P> decode(const ConvKernel<P, T, Bias>& k, const OpArgs& args, const Te
   q.multipliers = call.multipliers.data();
   q.shifts = call.shifts.data();
   program::set_conv_quant(&p, q);
+  if constexpr (kPlainConv<P>) p.bias_includes_input_offset = args.b("bias_includes_input_offset");
   if (window_defined(g)) p.output = k.output_dims(p);
   return call;
 }

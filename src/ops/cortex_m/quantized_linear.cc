@@ -64,6 +64,7 @@ LinearCall<P> decode(const OpArgs& args, const TensorInfo& input, const TensorIn
     p.input_offset = int32_attr(args, "input_offset", -127, 128);
     p.filter_offset = int32_attr(args, "filter_offset", -127, 128);
     p.output_offset = int32_attr(args, "output_offset", -128, 127);
+    p.bias_includes_input_offset = args.b("bias_includes_input_offset");
   }
   p.activation_min = int32_attr(args, "activation_min", lo, hi);
   p.activation_max = int32_attr(args, "activation_max", lo, hi);
@@ -127,6 +128,8 @@ OpSchema linear_schema(const char* name, fb::KernelId kernel_id) {
                      AttrValue(int64_t{std::numeric_limits<T>::min()})});
   s.attrs.push_back({"activation_max", AttrKind::kInt, false,
                      AttrValue(int64_t{std::numeric_limits<T>::max()})});
+  if constexpr (has_linear_offsets<P>::value)
+    s.attrs.push_back({"bias_includes_input_offset", AttrKind::kBool, false, AttrValue(false)});
   s.attrs.push_back(scratch_bytes_attr());
   s.infer = infer<P>;
   s.kernel = kernel<P, Run>;

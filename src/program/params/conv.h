@@ -1,8 +1,8 @@
 // The params of the convolution kernels (conv2d, depthwise, transposed and the 16x8 conv2d): one
 // encode (kernel params -> fb::Conv2dParams) and one decode (table -> kernel params) for all. Each
 // kernel has only some of the table's fields: the transposed conv has no dilation but an output
-// padding, the 16x8 conv no offsets, the depthwise conv a depth multiplier; the others keep their
-// defaults. The shapes are not stored: they come from the tensors.
+// padding, the 16x8 conv no offsets, the depthwise conv a depth multiplier, the int8 conv2d a
+// folded bias flag; the others keep their defaults. The shapes are not stored: they come from the tensors.
 #pragma once
 
 #include <type_traits>
@@ -19,6 +19,8 @@ template <class P>
 constexpr bool kTransposedConv = std::is_same_v<P, TransposeConv2dParams>;
 template <class P>
 constexpr bool kDepthwiseConv = std::is_same_v<P, DepthwiseConv2dParams>;
+template <class P>
+constexpr bool kPlainConv = std::is_same_v<P, Conv2dParams>;
 template <class P>
 constexpr bool kConvHasOffsets = !std::is_same_v<P, Conv2dS16Params>;
 
@@ -100,6 +102,7 @@ flatbuffers::Offset<fb::Conv2dParams> encode_conv(flatbuffers::FlatBufferBuilder
   t.add_multipliers(multipliers);
   t.add_shifts(shifts);
   if constexpr (kDepthwiseConv<P>) t.add_depth_multiplier(p.depth_multiplier);
+  if constexpr (kPlainConv<P>) t.add_bias_includes_input_offset(p.bias_includes_input_offset);
   if constexpr (kTransposedConv<P>) {
     t.add_output_padding_h(p.output_padding_h);
     t.add_output_padding_w(p.output_padding_w);
@@ -120,6 +123,11 @@ Error decode_conv(const fb::Conv2dParams& t, P* p) {
   if constexpr (!kDepthwiseConv<P>) {
     if (t.depth_multiplier() != 1)
       return invalid("params.depth_multiplier", t.depth_multiplier(), "must be 1");
+  }
+  if constexpr (kPlainConv<P>) {
+    p->bias_includes_input_offset = t.bias_includes_input_offset();
+  } else if (t.bias_includes_input_offset()) {
+    return invalid("params.bias_includes_input_offset", 1, "must be false (conv2d only)");
   }
   ConvGeometry g;
   g.stride_h = t.stride_h();

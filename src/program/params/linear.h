@@ -1,6 +1,6 @@
 // The params of the fully connected kernels (quantized_linear, quantized_linear_s16) <->
-// fb::LinearParams: one encode and one decode for both. The int16 kernel has no offsets and
-// stores 0. Batches and features are not stored: they come from the tensors.
+// fb::LinearParams: one encode and one decode for both. The int16 kernel has no offsets (nor a
+// folded bias) and stores 0. Batches and features are not stored: they come from the tensors.
 #pragma once
 
 #include <type_traits>
@@ -24,6 +24,7 @@ flatbuffers::Offset<fb::LinearParams> encode_linear(flatbuffers::FlatBufferBuild
     t.add_input_offset(p.input_offset);
     t.add_filter_offset(p.filter_offset);
     t.add_output_offset(p.output_offset);
+    t.add_bias_includes_input_offset(p.bias_includes_input_offset);
   }
   t.add_activation_min(p.activation_min);
   t.add_activation_max(p.activation_max);
@@ -40,10 +41,12 @@ NonzeroOffset decode_linear(const fb::LinearParams& t, P* p) {
     p->input_offset = t.input_offset();
     p->filter_offset = t.filter_offset();
     p->output_offset = t.output_offset();
+    p->bias_includes_input_offset = t.bias_includes_input_offset();
   } else {
     if (t.input_offset() != 0) return {"params.input_offset", t.input_offset()};
     if (t.filter_offset() != 0) return {"params.filter_offset", t.filter_offset()};
     if (t.output_offset() != 0) return {"params.output_offset", t.output_offset()};
+    if (t.bias_includes_input_offset()) return {"params.bias_includes_input_offset", 1};
   }
   p->activation_min = t.activation_min();
   p->activation_max = t.activation_max();

@@ -165,6 +165,29 @@ class Conv2dTester {
     expect_equal(expected, ref, "reference");
     expect_equal(expected, fast, "optimized");
 
+    // The folded contract: the bias holds input_offset * (sum of the filter row) already (checked
+    // against 64-bit arithmetic wrapped once), padded taps count as x = -input_offset.
+    std::vector<int32_t> folded(out_c_);
+    quantized_conv2d_fold_bias(p, filter.data(), bias_data, folded.data());
+    for (int32_t oc = 0; oc < out_c_; ++oc) {
+      int64_t weight_sum = 0;
+      for (int32_t t = 0; t < taps; ++t) weight_sum += filter[size_t(oc) * taps + t];
+      const int64_t want = (bias_data ? bias_data[oc] : 0) - int64_t{zp_in_} * weight_sum;
+      ASSERT_EQ(folded[oc], wrap_int32(want)) << "folded bias of channel " << oc;
+    }
+    Conv2dParams pf = p;
+    pf.bias_includes_input_offset = true;
+    for (size_t i = 0; i < scratch_size; ++i) scratch[i] = uint8_t(rng.uniform(0, 255));
+    std::vector<int8_t> fast_folded(out_count + kGuardBytes, int8_t(kGuardByte));
+    quantized_conv2d(pf, input.data(), filter.data(), folded.data(), fast_folded.data(),
+                     scratch.data());
+    for (size_t i = 0; i < kGuardBytes; ++i) {
+      ASSERT_EQ(scratch[scratch_size + i], kGuardByte) << "scratch overrun at +" << i << " (folded)";
+      ASSERT_EQ(uint8_t(fast_folded[out_count + i]), kGuardByte) << "output overrun at +" << i << " (folded)";
+    }
+    fast_folded.resize(out_count);
+    expect_equal(expected, fast_folded, "folded");
+
     // Within 1 LSB of float math for nearly all elements.
     if (quant_ == QuantMode::kRealistic && bias_ != BiasMode::kNearLimits) {
       size_t far = 0;
@@ -316,6 +339,50 @@ TEST(QuantizedConv2d, RandomizedAwkwardCases) {
     if (t.output_h() < 1 || t.output_w() < 1) t.input_size(9, 9);
     t.Test();
     if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Full-range biases: accumulators and folded biases wrap modulo 2^32; the folded kernel must wrap
+// exactly as the reference's bias + sum (x + input_offset) * w does, with padding on all sides.
+TEST(QuantizedConv2d, FoldedBiasWrapsLikeTheReference) {
+  testing::RandomData rng(99);
+  for (int i = 0; i < 60; ++i) {
+    const int32_t offsets[] = {128, -127, 0, rng.uniform(-127, 128)};
+    const int32_t groups = rng.uniform(1, 3);
+    const int32_t group_c = rng.uniform(1, 17);
+    const int32_t out_c = groups * rng.uniform(1, 6);
+    Conv2dParams p;
+    p.input = {rng.uniform(1, 2), rng.uniform(1, 8), rng.uniform(1, 8), groups * group_c};
+    p.filter = {out_c, rng.uniform(1, 5), rng.uniform(1, 5), group_c};
+    p.geometry.stride_h = rng.uniform(1, 2);
+    p.geometry.stride_w = rng.uniform(1, 2);
+    p.geometry.padding = {rng.uniform(0, 3), rng.uniform(0, 3), rng.uniform(0, 3), rng.uniform(0, 3)};
+    p.output = quantized_conv2d_output_dims(p);
+    if (p.output.h < 1 || p.output.w < 1) continue;
+    p.quant.input_offset = offsets[i % 4];
+    p.quant.output_offset = rng.uniform(-128, 127);
+    std::vector<int32_t> multipliers(out_c), shifts(out_c), bias(out_c);
+    for (int32_t oc = 0; oc < out_c; ++oc) {
+      multipliers[oc] = rng.multiplier();
+      shifts[oc] = rng.uniform(-31, 30);
+      bias[oc] = static_cast<int32_t>(static_cast<uint32_t>(rng.uniform(INT32_MIN, INT32_MAX)));
+    }
+    p.quant.multipliers = multipliers.data();
+    p.quant.shifts = shifts.data();
+    ASSERT_TRUE(quantized_conv2d_prepare(p).ok());
+    // Extreme weights and inputs so the sums themselves come near or past 2^31.
+    const auto input = rng.int8s(size_t(p.input.elements()), -128, i % 2 ? 127 : -128);
+    const auto filter = rng.int8s(size_t(p.filter.elements()), i % 3 ? -128 : 127, 127);
+    std::vector<int32_t> folded(out_c);
+    quantized_conv2d_fold_bias(p, filter.data(), bias.data(), folded.data());
+    const size_t outputs = size_t(p.output.elements());
+    std::vector<int8_t> ref(outputs), fast(outputs);
+    quantized_conv2d_reference(p, input.data(), filter.data(), bias.data(), ref.data());
+    Conv2dParams pf = p;
+    pf.bias_includes_input_offset = true;
+    std::vector<uint8_t> scratch(quantized_conv2d_scratch_size(pf, Isa::kScalar));
+    quantized_conv2d(pf, input.data(), filter.data(), folded.data(), fast.data(), scratch.data());
+    ASSERT_EQ(fast, ref) << "case " << i << " input_offset " << p.quant.input_offset;
   }
 }
 

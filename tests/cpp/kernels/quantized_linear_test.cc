@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -102,6 +103,26 @@ class LinearTester {
     ASSERT_EQ(fast, expected);
     for (size_t i = scratch_size; i < scratch.size(); ++i)
       ASSERT_EQ(scratch[i], kGuardByte) << "scratch overrun at byte " << i;
+
+    // The folded contract: the bias holds input_offset * (sum w + K * filter_offset) already,
+    // checked against 64-bit arithmetic wrapped once; the kernel's result must not change.
+    std::vector<int32_t> folded(static_cast<size_t>(c_));
+    quantized_linear_fold_bias(p, weights.data(), bias_data, folded.data());
+    for (int32_t oc = 0; oc < c_; ++oc) {
+      int64_t weight_sum = 0;
+      for (int32_t k = 0; k < k_; ++k) weight_sum += weights[size_t(oc) * k_ + k];
+      const int64_t want = (with_bias_ ? bias[size_t(oc)] : 0) - int64_t{zp_in_} * weight_sum +
+                           int64_t{k_} * zp_in_ * zp_w_;
+      ASSERT_EQ(folded[size_t(oc)], static_cast<int32_t>(static_cast<uint32_t>(want))) << "channel " << oc;
+    }
+    LinearParams pf = p;
+    pf.bias_includes_input_offset = true;
+    std::vector<int8_t> fast_folded(n);
+    std::fill(scratch.begin(), scratch.end(), kGuardByte);
+    quantized_linear(pf, input.data(), weights.data(), folded.data(), fast_folded.data(), scratch.data());
+    ASSERT_EQ(fast_folded, expected) << "folded bias";
+    for (size_t i = scratch_size; i < scratch.size(); ++i)
+      ASSERT_EQ(scratch[i], kGuardByte) << "scratch overrun at byte " << i << " (folded)";
 
     if (fixed_requantize_) return;
     // Within 1 LSB of float math for nearly all elements.

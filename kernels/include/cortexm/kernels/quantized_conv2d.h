@@ -12,6 +12,10 @@ struct Conv2dParams {
   Dims4 output;  // N, OH, OW, C_out
   ConvGeometry geometry;
   ConvQuantParams quant;
+  // The bias already holds bias + input_offset * (sum of the filter row), modulo 2^32
+  // (quantized_conv2d_fold_bias): the kernel then sums x * w over the window, padded taps taking
+  // x = -input_offset, which equals bias + sum (x + input_offset) * w over the taps inside.
+  bool bias_includes_input_offset = false;
 
   int32_t groups() const { return filter.c > 0 ? input.c / filter.c : 0; }
 };
@@ -22,8 +26,9 @@ Dims4 quantized_conv2d_output_dims(const Conv2dParams& params);
 Error quantized_conv2d_prepare(const Conv2dParams& params);
 
 // Bytes of scratch the kernel for `isa` needs; the caller passes at least this much, 4-byte
-// aligned. Scalar and DSP: the im2col columns of 4 output pixels, 4 * KH * KW * (C_in / groups)
-// int16 values. MVE: int8 columns (half), none for a 1x1 window without padding. (A program
+// aligned. Scalar: the im2col columns of 4 output pixels, 4 * KH * KW * (C_in / groups) int16
+// values; DSP: those of 2 pixels. MVE: int8 columns of 4 pixels, none for a 1x1 window without
+// padding. (A program
 // reserves at least the scalar size too: OpSchema::planned_scratch.)
 size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
 
@@ -32,7 +37,13 @@ size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
 void quantized_conv2d(const Conv2dParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, void* scratch);
 
-// Plain-loop reference the optimized variants must match bit for bit.
+// folded[oc] = (bias ? bias[oc] : 0) + input_offset * (sum of filter row oc), modulo 2^32: the
+// bias quantized_conv2d takes with bias_includes_input_offset. folded has C_out entries.
+void quantized_conv2d_fold_bias(const Conv2dParams& params, const int8_t* filter,
+                                const int32_t* bias, int32_t* folded);
+
+// Plain-loop reference the optimized variants must match bit for bit. It takes the unfolded bias
+// and does not read bias_includes_input_offset.
 void quantized_conv2d_reference(const Conv2dParams& params, const int8_t* input,
                                 const int8_t* filter, const int32_t* bias, int8_t* output);
 

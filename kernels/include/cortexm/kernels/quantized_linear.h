@@ -22,6 +22,10 @@ struct LinearParams {
   const int32_t* multipliers = nullptr;  // num_multipliers entries
   const int32_t* shifts = nullptr;
   int32_t num_multipliers = 1;  // 1 (per-tensor) or output_features (per-channel)
+  // The bias already holds bias + input_offset * (sum of the weight row) + K * input_offset *
+  // filter_offset, modulo 2^32 (quantized_linear_fold_bias): the kernel then computes
+  // bias + sum x * (w + filter_offset), the unfolded sum bit for bit.
+  bool bias_includes_input_offset = false;
 };
 
 Error quantized_linear_prepare(const LinearParams& params);
@@ -36,6 +40,13 @@ size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
 void quantized_linear(const LinearParams& params, const int8_t* input, const int8_t* weights,
                       const int32_t* bias, int8_t* output, void* scratch);
 
+// folded[oc] = (bias ? bias[oc] : 0) + input_offset * (sum of weight row oc)
+// + K * input_offset * filter_offset, modulo 2^32: the bias quantized_linear takes with
+// bias_includes_input_offset. folded has output_features entries.
+void quantized_linear_fold_bias(const LinearParams& params, const int8_t* weights,
+                                const int32_t* bias, int32_t* folded);
+
+// Takes the unfolded bias and does not read bias_includes_input_offset.
 void quantized_linear_reference(const LinearParams& params, const int8_t* input,
                                 const int8_t* weights, const int32_t* bias, int8_t* output);
 
