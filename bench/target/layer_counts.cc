@@ -98,8 +98,13 @@ int run_layer(const int32_t* f, int64_t index) {
     if (!quantized_conv2d_prepare(p).ok()) return fail("invalid conv layer ", index);
     fill(x, p.input.elements());
     fill(w, p.filter.elements());
+    // The bias folded at lowering, as the lowered programs take it (not counted).
+    int32_t* folded = static_cast<int32_t*>(take(4 * int64_t{p.filter.n}));
+    if (!folded) return fail("out of memory at layer ", index);
+    quantized_conv2d_fold_bias(p, w, b, folded);
+    p.bias_includes_input_offset = true;
     cortexm_insn_marker();
-    quantized_conv2d(p, x, w, b, y, scratch);
+    quantized_conv2d(p, x, w, folded, y, scratch);
     cortexm_insn_marker();
   } else if (kind == 1) {
     DepthwiseConv2dParams p;
@@ -140,8 +145,12 @@ int run_layer(const int32_t* f, int64_t index) {
     if (!quantized_linear_prepare(p).ok()) return fail("invalid linear layer ", index);
     fill(x, int64_t{p.batches} * p.input_features);
     fill(w, int64_t{p.input_features} * p.output_features);
+    int32_t* folded = static_cast<int32_t*>(take(4 * int64_t{p.output_features}));
+    if (!folded) return fail("out of memory at layer ", index);
+    quantized_linear_fold_bias(p, w, b, folded);
+    p.bias_includes_input_offset = true;
     cortexm_insn_marker();
-    quantized_linear(p, x, w, b, y, scratch);
+    quantized_linear(p, x, w, folded, y, scratch);
     cortexm_insn_marker();
   } else if (kind == 3 || kind == 4) {
     const int64_t dims[4] = {f[1], f[2], f[3], f[4]};
