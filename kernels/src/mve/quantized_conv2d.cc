@@ -36,30 +36,48 @@ inline void copy_bytes(const int8_t* src, int32_t count, int8_t* dst) {
 }
 
 // Output channels [oc_begin, oc_end) of a block of N pixels (columns): per channel one pass of its
-// filter row over the N columns, the N sums requantized as one vector and scattered.
-template <int N>
+// filter row over the N columns, the N sums requantized as one vector and scattered. Folded: the
+// bias holds input_offset * (sum of the row) already.
+template <int N, bool Folded>
 void channels(const Conv2dParams& p, const int8_t* filter, const int32_t* bias,
               const int8_t* const* column, int32_t oc_begin, int32_t oc_end, int8_t* out_block,
               uint32x4_t scatter) {
   const ConvQuantParams q = p.quant;
-  const bool folded = p.bias_includes_input_offset;
   const int32_t length = p.filter.h * p.filter.w * p.filter.c;
   const mve_pred16_t stored = vctp32q(N);
   for (int32_t oc = oc_begin; oc < oc_end; ++oc) {
     const int8_t* row = filter + int64_t{oc} * length;
     int32_t sums[4] = {0, 0, 0, 0};
     dot_rows<N>(row, column, length, sums);
-    uint32_t constant = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
-    if (!folded)
-      constant += static_cast<uint32_t>(q.input_offset) * static_cast<uint32_t>(byte_sum(row, length));
+    int32_t constant = bias ? bias[oc] : 0;
+    if (!Folded)
+      constant = static_cast<int32_t>(static_cast<uint32_t>(constant) +
+                                      static_cast<uint32_t>(q.input_offset) *
+                                          static_cast<uint32_t>(byte_sum(row, length)));
     int32x4_t acc = vdupq_n_s32(sums[0]);
     if (N > 1) acc = vsetq_lane_s32(sums[1], acc, 1);
     if (N > 2) acc = vsetq_lane_s32(sums[2], acc, 2);
     if (N > 3) acc = vsetq_lane_s32(sums[3], acc, 3);
-    acc = vaddq_n_s32(acc, static_cast<int32_t>(constant));
+    acc = vaddq_n_s32(acc, constant);
     acc = requantize(acc, q.multipliers[oc], q.shifts[oc]);
     acc = offset_and_clamp(acc, q.output_offset, q.activation_min, q.activation_max);
-    vstrbq_scatter_offset_p_s32(out_block + oc, scatter, acc, stored);
+    if (N == 4) {
+      vstrbq_scatter_offset_s32(out_block + oc, scatter, acc);
+    } else {
+      vstrbq_scatter_offset_p_s32(out_block + oc, scatter, acc, stored);
+    }
+  }
+}
+
+template <bool Folded>
+void block_channels(int32_t count, const Conv2dParams& p, const int8_t* filter,
+                    const int32_t* bias, const int8_t* const* column, int32_t oc_begin,
+                    int32_t oc_end, int8_t* out_block, uint32x4_t scatter) {
+  switch (count) {
+    case 1: channels<1, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+    case 2: channels<2, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+    case 3: channels<3, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+    default: channels<4, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
   }
 }
 
@@ -69,6 +87,7 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
                       const int32_t* bias, int8_t* output, void* scratch) {
   const bool pointwise = is_pointwise(p);
   const ConvQuantParams q = p.quant;
+  const bool folded = p.bias_includes_input_offset;
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
@@ -102,11 +121,10 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
         }
         int8_t* out_block = out_image + int64_t{first} * out_c;
         const int32_t oc_begin = group * out_per_group, oc_end = oc_begin + out_per_group;
-        switch (count) {
-          case 1: channels<1>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
-          case 2: channels<2>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
-          case 3: channels<3>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
-          default: channels<4>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+        if (folded) {
+          block_channels<true>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
+        } else {
+          block_channels<false>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
         }
       }
     }
