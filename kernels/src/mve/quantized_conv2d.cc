@@ -4,7 +4,8 @@
 // otherwise each filter row's sum is taken once per call. A 1x1 window without padding reads the
 // input rows in place (a matrix multiply over pixels); other windows gather up to 4 columns into
 // scratch with predicated vector copies. Per filter row the dot products with the block's columns
-// run in one tail-predicated loop (mve_dots.h: 10 instructions per 16 taps of 4 columns); a last
+// run in one tail-predicated loop (mve_dots.h: 10 instructions per 16 taps of 4 columns; columns
+// of at most 16 taps stay in registers across the channels); a last
 // block of 1-3 pixels takes 1-3 columns, no thrown-away products. The pixels of one output channel
 // are requantized together and scattered to the output.
 #include "variants.h"
@@ -35,37 +36,68 @@ inline void copy_bytes(const int8_t* src, int32_t count, int8_t* dst) {
   }
 }
 
+// Adds the channel's constant to its N sums, requantizes them as one vector and scatters them.
+template <int N>
+inline void finish(const ConvQuantParams& q, int32_t oc, const int32_t* sums, int32_t constant,
+                   int8_t* out_block, uint32x4_t scatter) {
+  int32x4_t acc = vdupq_n_s32(sums[0]);
+  if (N > 1) acc = vsetq_lane_s32(sums[1], acc, 1);
+  if (N > 2) acc = vsetq_lane_s32(sums[2], acc, 2);
+  if (N > 3) acc = vsetq_lane_s32(sums[3], acc, 3);
+  acc = vaddq_n_s32(acc, constant);
+  acc = requantize(acc, q.multipliers[oc], q.shifts[oc]);
+  acc = offset_and_clamp(acc, q.output_offset, q.activation_min, q.activation_max);
+  if (N == 4) {
+    vstrbq_scatter_offset_s32(out_block + oc, scatter, acc);
+  } else {
+    vstrbq_scatter_offset_p_s32(out_block + oc, scatter, acc, vctp32q(N));
+  }
+}
+
+// The channel's bias; unfolded, plus input_offset * (sum of its filter row).
+template <bool Folded>
+inline int32_t channel_constant(const ConvQuantParams& q, const int32_t* bias, int32_t oc,
+                                const int8_t* row, int32_t length) {
+  const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
+  if (Folded) return static_cast<int32_t>(b);
+  return static_cast<int32_t>(b + static_cast<uint32_t>(q.input_offset) *
+                                      static_cast<uint32_t>(byte_sum(row, length)));
+}
+
 // Output channels [oc_begin, oc_end) of a block of N pixels (columns): per channel one pass of its
 // filter row over the N columns, the N sums requantized as one vector and scattered. Folded: the
 // bias holds input_offset * (sum of the row) already.
 template <int N, bool Folded>
-void channels(const Conv2dParams& p, const int8_t* filter, const int32_t* bias,
+__attribute__((noinline)) void channels(const Conv2dParams& p, const int8_t* filter, const int32_t* bias,
               const int8_t* const* column, int32_t oc_begin, int32_t oc_end, int8_t* out_block,
               uint32x4_t scatter) {
   const ConvQuantParams q = p.quant;
   const int32_t length = p.filter.h * p.filter.w * p.filter.c;
-  const mve_pred16_t stored = vctp32q(N);
   for (int32_t oc = oc_begin; oc < oc_end; ++oc) {
     const int8_t* row = filter + int64_t{oc} * length;
     int32_t sums[4] = {0, 0, 0, 0};
     dot_rows<N>(row, column, length, sums);
-    int32_t constant = bias ? bias[oc] : 0;
-    if (!Folded)
-      constant = static_cast<int32_t>(static_cast<uint32_t>(constant) +
-                                      static_cast<uint32_t>(q.input_offset) *
-                                          static_cast<uint32_t>(byte_sum(row, length)));
-    int32x4_t acc = vdupq_n_s32(sums[0]);
-    if (N > 1) acc = vsetq_lane_s32(sums[1], acc, 1);
-    if (N > 2) acc = vsetq_lane_s32(sums[2], acc, 2);
-    if (N > 3) acc = vsetq_lane_s32(sums[3], acc, 3);
-    acc = vaddq_n_s32(acc, constant);
-    acc = requantize(acc, q.multipliers[oc], q.shifts[oc]);
-    acc = offset_and_clamp(acc, q.output_offset, q.activation_min, q.activation_max);
-    if (N == 4) {
-      vstrbq_scatter_offset_s32(out_block + oc, scatter, acc);
-    } else {
-      vstrbq_scatter_offset_p_s32(out_block + oc, scatter, acc, stored);
-    }
+    finish<N>(q, oc, sums, channel_constant<Folded>(q, bias, oc, row, length), out_block, scatter);
+  }
+}
+
+// channels() for columns of at most 16 taps: they stay in vector registers for all the channels,
+// one load and N VMLADAV per channel.
+template <int N, bool Folded>
+__attribute__((noinline)) void short_channels(const Conv2dParams& p, const int8_t* filter, const int32_t* bias,
+                    const int8_t* const* column, int32_t oc_begin, int32_t oc_end,
+                    int8_t* out_block, uint32x4_t scatter) {
+  const ConvQuantParams q = p.quant;
+  const int32_t length = p.filter.h * p.filter.w * p.filter.c;
+  const mve_pred16_t lanes = vctp8q(static_cast<uint32_t>(length));
+  int8x16_t c[N];
+  for (int32_t j = 0; j < N; ++j) c[j] = vldrbq_z_s8(column[j], lanes);
+  for (int32_t oc = oc_begin; oc < oc_end; ++oc) {
+    const int8_t* row = filter + int64_t{oc} * length;
+    const int8x16_t w = vldrbq_z_s8(row, lanes);
+    int32_t sums[4] = {0, 0, 0, 0};
+    for (int32_t j = 0; j < N; ++j) sums[j] = vmladavq_s8(c[j], w);
+    finish<N>(q, oc, sums, channel_constant<Folded>(q, bias, oc, row, length), out_block, scatter);
   }
 }
 
@@ -73,6 +105,15 @@ template <bool Folded>
 void block_channels(int32_t count, const Conv2dParams& p, const int8_t* filter,
                     const int32_t* bias, const int8_t* const* column, int32_t oc_begin,
                     int32_t oc_end, int8_t* out_block, uint32x4_t scatter) {
+  if (p.filter.h * p.filter.w * p.filter.c <= 16) {
+    switch (count) {
+      case 1: short_channels<1, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+      case 2: short_channels<2, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+      case 3: short_channels<3, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+      default: short_channels<4, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+    }
+    return;
+  }
   switch (count) {
     case 1: channels<1, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
     case 2: channels<2, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
