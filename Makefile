@@ -3,7 +3,7 @@ PY := .venv/bin/python
 JOBS ?= $(shell nproc)
 CROSS_PRESETS := cortex-m55 cortex-m4 cortex-m0plus
 
-.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench sanitize fuzz clean
+.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench bench-target sanitize fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -74,6 +74,14 @@ bench: setup
 	cmake --preset host
 	cmake --build --preset host -j $(JOBS) --target kernel_bench
 	./build/host/bench/kernel_bench
+
+# Per-layer executed instructions (QEMU instruction count, not cycles) of the zoo models' int8 layers on the
+# Cortex-M55 (MVE variant) and the Cortex-M4 (DSP variant), beside CMSIS-NN's when CMSIS_NN_DIR points
+# at a CMSIS-NN source tree (git clone https://github.com/ARM-software/CMSIS-NN); fails when any
+# layer's outputs differ. docs/performance.md.
+BENCH_MODELS ?= ds_cnn mobilenet_v2_96 resnet8 wav2letter silero_vad
+bench-target: setup
+	$(PY) bench/qemu_layer_counts.py $(BENCH_MODELS:%=bench/shapes/%.txt) --run cortex-m55:mve --run cortex-m4:dsp
 
 clean:
 	rm -rf build .venv

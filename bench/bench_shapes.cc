@@ -105,6 +105,7 @@ ModelShapes read_shapes(const std::string& path) {
                       std::to_string(columns.size()));
     std::map<std::string, int32_t> v;
     LayerShape s;
+    bool target_only = false;
     for (size_t i = 0; i < columns.size(); ++i) {
       if (columns[i] == "name") {
         s.name = fields[i];
@@ -115,8 +116,10 @@ ModelShapes read_shapes(const std::string& path) {
           s.kind = LayerKind::kDepthwise;
         } else if (fields[i] == "linear") {
           s.kind = LayerKind::kLinear;
+        } else if (fields[i] == "avgpool" || fields[i] == "add" || fields[i] == "mul") {
+          target_only = true;
         } else {
-          fail(where, "kind " + fields[i] + " is not conv, depthwise or linear");
+          fail(where, "kind " + fields[i] + " is not conv, depthwise, linear, avgpool, add or mul");
         }
       } else {
         size_t used = 0;
@@ -131,6 +134,7 @@ ModelShapes read_shapes(const std::string& path) {
         v[columns[i]] = static_cast<int32_t>(x);
       }
     }
+    if (target_only) continue;
     auto get = [&](const char* c, int32_t fallback) {
       const auto it = v.find(c);
       return it == v.end() ? fallback : it->second;

@@ -3,7 +3,7 @@
 // Lines starting with '#' and blank lines are skipped. The first other line names the columns, in
 // any order: name kind N H W C_in C_out KH KW stride_h stride_w pad_top pad_left pad_bottom
 // pad_right, and optionally groups, dilation_h, dilation_w (default 1). kind is conv, depthwise or
-// linear. C_out is the output channel count (depthwise: C_in * depth multiplier). A linear layer
+// linear; avgpool, add and mul rows are for bench/qemu_layer_counts.py and skipped here. C_out is the output channel count (depthwise: C_in * depth multiplier). A linear layer
 // uses N (batch), C_in (K) and C_out; its other columns must be 1 (sizes) or 0 (pads).
 #pragma once
 

@@ -6,24 +6,37 @@ namespace cortexm::portable {
 
 namespace {
 
-// Walks the output in order; in_strides[d] is the input element stride of output dim d.
+// Walks the output in order; in_strides[d] is the input element stride of output dim d. When the
+// last output dim steps through the input (stride != 1) and the one before it is the input's
+// contiguous run (NCHW -> NHWC: (HW, C) with strides (1, HW)), each block of those two dims goes
+// column by column instead: contiguous reads, stores C apart, no index update per element.
 template <typename T>
 void permute_typed(const T* in, T* out, const int64_t* shape, const int64_t* in_strides,
                    int rank) {
-  const int64_t inner = shape[rank - 1], inner_stride = in_strides[rank - 1];
+  const bool transpose_tail = rank >= 2 && in_strides[rank - 1] != 1 && in_strides[rank - 2] == 1;
+  const int walked = transpose_tail ? rank - 2 : rank - 1;  // dims the index steps through
+  const size_t inner = static_cast<size_t>(shape[rank - 1]);
+  const size_t rows = transpose_tail ? static_cast<size_t>(shape[rank - 2]) : 1;
+  const size_t inner_stride = static_cast<size_t>(in_strides[rank - 1]);
   int64_t outer = 1;
-  for (int d = 0; d < rank - 1; ++d) outer *= shape[d];
+  for (int d = 0; d < walked; ++d) outer *= shape[d];
   int64_t index[kMaxDims] = {0, 0, 0, 0, 0, 0};
   int64_t offset = 0;
   for (int64_t r = 0; r < outer; ++r) {
     const T* src = in + offset;
-    if (inner_stride == 1) {
-      for (int64_t j = 0; j < inner; ++j) out[j] = src[j];
+    if (transpose_tail) {
+      for (size_t c = 0; c < inner; ++c) {
+        const T* column = src + c * inner_stride;
+        T* dst = out + c;
+        for (size_t row = 0; row < rows; ++row, dst += inner) *dst = column[row];
+      }
+    } else if (inner_stride == 1) {
+      for (size_t j = 0; j < inner; ++j) out[j] = src[j];
     } else {
-      for (int64_t j = 0; j < inner; ++j) out[j] = src[j * inner_stride];
+      for (size_t j = 0; j < inner; ++j) out[j] = src[j * inner_stride];
     }
-    out += inner;
-    for (int d = rank - 2; d >= 0; --d) {
+    out += rows * inner;
+    for (int d = walked - 1; d >= 0; --d) {
       offset += in_strides[d];
       if (++index[d] < shape[d]) break;
       offset -= in_strides[d] * shape[d];
@@ -75,6 +88,19 @@ void permute(const PermuteParams& p, const void* input, void* output) {
     memcpy(output, input, static_cast<size_t>(p.element_size));
     return;
   }
+  // Merge output dims that are adjacent in the input too: (N, H, W, C) of NCHW is (N, HW, C).
+  int merged = 1;
+  for (int i = 1; i < rank; ++i) {
+    if (strides[merged - 1] == strides[i] * shape[i]) {
+      shape[merged - 1] *= shape[i];
+      strides[merged - 1] = strides[i];
+    } else {
+      shape[merged] = shape[i];
+      strides[merged] = strides[i];
+      ++merged;
+    }
+  }
+  rank = merged;
   switch (p.element_size) {
     case 1:
       permute_typed(static_cast<const uint8_t*>(input), static_cast<uint8_t*>(output), shape,

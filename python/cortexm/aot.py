@@ -1,13 +1,18 @@
 """Ahead-of-time compiler, after ExecuTorch's aot_arm_compiler: model -> .cmpte program file.
 
     python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
-        [--calibration-samples N] [--precision int8|16x8|auto] [--activations int8|int16] [--fuse-magnitude] \\
+        [--calibration-samples N] [--calibration-data FILE] [--precision int8|16x8|auto] [--activations int8|int16] [--fuse-magnitude] \\
         [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] --output ds_cnn.cmpte \\
         [--export-c DIR [--export-c-name NAME]]
 
 --model is a zoo name (cortexm.models) or path.py:factory, where factory() returns
 (model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
-tuples. --activations int16 is TFLite's 16x8 mode (int16 activations, int8 weights; e.g. silero_vad
+tuples. --calibration-data FILE gives the calibration inputs instead: a .npz with one array per
+model input, in the model's input order, each stacked [samples, *input shape]; a .npy [samples,
+*input shape] for a one-input model; or a directory whose .npz / .npy files hold one sample each
+(sorted by name). Without either, the one example input is the calibration set, with a warning.
+Errors are one "error:" line (exit code 2 for bad arguments or inputs, 1 when the model cannot be
+written as a program); --debug shows the traceback instead. --activations int16 is TFLite's 16x8 mode (int16 activations, int8 weights; e.g. silero_vad
 with --fuse-magnitude); --weight-rounding gptq rounds weights against the calibration inputs (give
 it more --calibration-samples). --precision auto: int16 for the fewest activation groups (GPTQ when
 it helps) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto")).
@@ -57,6 +62,57 @@ def load_model(spec: str):
     return model, tuple(example), calibration
 
 
+def _read_arrays(path: str) -> list:
+    """The arrays of a .npz (in stored order) or the one array of a .npy."""
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        return [loaded[k] for k in loaded.files] if hasattr(loaded, "files") else [loaded]
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--calibration-data {path!r}: cannot be read as .npy / .npz ({e})") from None
+
+
+def _samples(arrays: list, where: str, example: list, stacked: bool) -> list[tuple]:
+    """Input tuples from one array per model input: [samples, *shape] each when stacked, else one sample."""
+    if len(arrays) != len(example):
+        raise ValueError(f"--calibration-data {where} holds {len(arrays)} array(s), the model takes "
+                         f"{len(example)} input(s)")
+    for k, (a, x) in enumerate(zip(arrays, example)):
+        shape = tuple(a.shape[1:]) if stacked else tuple(a.shape)
+        if (stacked and a.ndim == 0) or shape != tuple(x.shape):
+            want = f"[samples, {', '.join(map(str, x.shape))}]" if stacked else str(list(x.shape))
+            raise ValueError(f"--calibration-data {where}: array {k} is {list(a.shape)}, expected {want} "
+                             f"(input {k} is {list(x.shape)})")
+    if not stacked:
+        return [tuple(arrays)]
+    counts = sorted({a.shape[0] for a in arrays})
+    if len(counts) != 1:
+        raise ValueError(f"--calibration-data {where}: the arrays hold different sample counts {counts}")
+    return [tuple(a[i] for a in arrays) for i in range(counts[0])]
+
+
+def load_calibration(path: str, example) -> list[tuple]:
+    """Calibration input tuples (torch tensors) from --calibration-data (see the module docstring)."""
+    import torch
+
+    example = [np.asarray(x.detach().numpy() if hasattr(x, "detach") else x) for x in example]
+    if os.path.isdir(path):
+        files = sorted(f for f in os.listdir(path) if f.endswith((".npz", ".npy")))
+        if not files:
+            raise ValueError(f"--calibration-data {path!r}: the directory has no .npz / .npy files")
+        samples = []
+        for f in files:
+            full = os.path.join(path, f)
+            samples += _samples(_read_arrays(full), repr(full), example, stacked=False)
+    elif os.path.isfile(path):
+        samples = _samples(_read_arrays(path), repr(path), example, stacked=True)
+    else:
+        raise ValueError(f"--calibration-data {path!r} does not exist")
+    if not samples:
+        raise ValueError(f"--calibration-data {path!r} holds no samples")
+    return [tuple(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)) for x in sample)
+            for sample in samples]
+
+
 # Ops that only move or reshape data, as the C++ op registry flags them (OpSchema::is_data_movement).
 DATA_MOVEMENT = frozenset(name for name in _core.registered_ops() if _core.op_info(name).is_data_movement)
 
@@ -88,7 +144,10 @@ def parse_args(argv):
     p.add_argument("--model", "-m", required=True, help="zoo model name or path.py:factory")
     p.add_argument("--target", "-t", default="cortex-m55+int8", help="e.g. cortex-m55+int8, cortex-m4+int8")
     p.add_argument("--quantize", "-q", action="store_true", help="quantize to int8 (Cortex-M needs it)")
-    p.add_argument("--calibration-samples", type=int, default=8, help="calibration input tuples (default 8)")
+    p.add_argument("--calibration-samples", type=int,
+                   help="calibration input tuples (default: 8 from the model's calibration, all of --calibration-data)")
+    p.add_argument("--calibration-data", metavar="FILE",
+                   help=".npz (one stacked array per input), .npy (one input) or a directory of per-sample files")
     p.add_argument("--activations", choices=("int8", "int16"), default="int8",
                    help="activation dtype with --quantize: int8, or int16 (16x8 kernels)")
     p.add_argument("--precision", choices=("int8", "16x8", "auto"),
@@ -103,9 +162,12 @@ def parse_args(argv):
     p.add_argument("--export-c", metavar="DIR", help="also write the program as C sources for firmware into DIR")
     p.add_argument("--export-c-name", metavar="NAME",
                    help="C name of the exported program (default: the output file's stem)")
+    p.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
     args = p.parse_args(argv)
-    if args.calibration_samples < 1:
+    if args.calibration_samples is not None and args.calibration_samples < 1:
         p.error(f"--calibration-samples {args.calibration_samples} must be >= 1")
+    if args.calibration_data and not args.quantize:
+        p.error("--calibration-data needs --quantize")
     if not args.quantize and (args.activations != "int8" or args.fuse_magnitude or args.weight_rounding != "nearest"):
         p.error("--activations, --fuse-magnitude and --weight-rounding need --quantize")
     if args.precision and not args.quantize:
@@ -133,20 +195,49 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    try:
+        return compile_model(args)
+    except Exception as e:  # one line per error; the traceback with --debug
+        if args.debug:
+            raise
+        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if isinstance(e, (ValueError, NotImplementedError)):
+            print(f"error: {message}", file=sys.stderr)
+            return 2
+        print(f"error: {type(e).__name__}: {message}", file=sys.stderr)
+        return 1
+
+
+def calibration_samples(args, example, calibration) -> list:
+    if args.calibration_data:
+        samples = load_calibration(args.calibration_data, example)
+        return samples[:args.calibration_samples] if args.calibration_samples else samples
+    if calibration:
+        return list(calibration(args.calibration_samples or 8))
+    msg = (f"--model {args.model} gives no calibration data: calibrating on its one example input "
+           f"(give --calibration-data FILE, or return (model, example_inputs, calibration) from the factory)")
+    warnings.warn(msg)
+    print(f"warning: {msg}", file=sys.stderr)
+    return [example]
+
+
+def compile_model(args) -> int:
     import cortexm
 
-    try:
-        model, example, calibration = load_model(args.model)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    model, example, calibration = load_model(args.model)
     inputs = [x.detach().numpy() if hasattr(x, "detach") else np.asarray(x) for x in example]
-    graph = cortexm.export(model, example)
+    try:
+        graph = cortexm.export(model, example)
+    except (ValueError, NotImplementedError):
+        raise
+    except Exception as e:  # torch.export's own errors: one line naming the step
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise ValueError(f"export of {args.model} failed: {type(e).__name__}: {first}") from e
     if args.intermediates:
         os.makedirs(args.intermediates, exist_ok=True)
         graph.save(os.path.join(args.intermediates, "exported.cmg"))
     if args.quantize:
-        samples = list(calibration(args.calibration_samples)) if calibration else [example] * args.calibration_samples
+        samples = calibration_samples(args, example, calibration)
         quantizer = cortexm.CortexMQuantizer(precision="auto") if args.precision == "auto" else cortexm.CortexMQuantizer(
             activation_dtype=None if args.precision else args.activations, fuse_magnitude=args.fuse_magnitude,
             weight_rounding=args.weight_rounding, precision=args.precision)

@@ -1,7 +1,8 @@
 """Runs programs on an emulated Cortex-M: QEMU's MPS2/MPS3 machines with the runner firmware.
 
 ``cortexm.run_on_qemu(program, inputs, cpu="cortex-m55")`` builds the runner for that core once
-(arm-none-eabi, cached in build/qemu-<cpu> of the source tree, rebuilt when sources change), runs it
+(arm-none-eabi, cached in build/qemu-<cpu> of a checkout or ~/.cache/cortexm for an installed package,
+rebuilt when sources change), runs it
 under qemu-system-arm with semihosting and returns the outputs as numpy arrays, like Program.run.
 ``run(...)`` also returns instruction counts from a TCG plugin: executed instructions, not cycles.
 """
@@ -9,7 +10,9 @@ under qemu-system-arm with semihosting and returns the outputs as numpy arrays, 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
+import sys
 import re
 import shutil
 import subprocess
@@ -51,20 +54,36 @@ class QemuRun:
     log: str = ""
 
 
+_PACKAGED_SOURCE = Path(__file__).resolve().parent / "firmware_source"
+
+
 def source_dir() -> Path:
-    """The cortexm source tree (firmware/ and CMakeLists.txt): $CORTEXM_SOURCE_DIR, else the tree
-    this package sits in, else the current directory or one of its parents."""
+    """The sources the runner firmware builds from (firmware/ and CMakeLists.txt): $CORTEXM_SOURCE_DIR,
+    else the checkout this package sits in, else a checkout at or above the current directory, else
+    the copy an installed package ships (cortexm/firmware_source: the runner only, no target tests)."""
     candidates = []
     if os.environ.get("CORTEXM_SOURCE_DIR"):
         candidates.append(Path(os.environ["CORTEXM_SOURCE_DIR"]))
     candidates.append(Path(__file__).resolve().parents[2])
     cwd = Path.cwd().resolve()
-    candidates += [cwd, *cwd.parents]
+    candidates += [cwd, *cwd.parents, _PACKAGED_SOURCE]
     for c in candidates:
         if (c / "firmware" / "CMakeLists.txt").is_file() and (c / "CMakeLists.txt").is_file():
             return c
-    raise RuntimeError("run_on_qemu builds the runner firmware from the cortexm source tree; set "
-                       "CORTEXM_SOURCE_DIR to a checkout (it has firmware/ and CMakeLists.txt)")
+    raise RuntimeError("run_on_qemu builds the runner firmware from the cortexm sources, and this installation "
+                       "has none: reinstall cortexm (pip install ships them in cortexm/firmware_source) or set "
+                       "CORTEXM_SOURCE_DIR to a checkout")
+
+
+def build_dir() -> Path:
+    """Where the firmware is built: build/ of a checkout; for an installed package's sources,
+    $CORTEXM_CACHE_DIR (default ~/.cache/cortexm) / build-<sources' path hash>."""
+    root = source_dir()
+    if root.resolve() != _PACKAGED_SOURCE and os.access(root, os.W_OK):
+        return root / "build"
+    cache = Path(os.environ.get("CORTEXM_CACHE_DIR") or
+                 Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cortexm")
+    return cache / f"build-{hashlib.sha1(str(root.resolve()).encode()).hexdigest()[:12]}"
 
 
 def _check_cpu(cpu: str) -> str:
@@ -95,10 +114,24 @@ def _locked(path: Path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+# The Debian / Ubuntu packages that provide each tool the QEMU runs need.
+_APT_PACKAGES = {
+    "qemu-system-arm": "qemu-system-arm",
+    "cmake": "cmake",
+    "ninja": "ninja-build",
+    "flatc": "flatbuffers-compiler libflatbuffers-dev",
+    "arm-none-eabi-g++": "gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib",
+    "arm-none-eabi-nm": "binutils-arm-none-eabi",
+    "cc": "gcc",
+}
+
+
 def _tool(name: str) -> str:
     path = shutil.which(name)
     if not path:
-        raise RuntimeError(f"{name} is not installed (scripts/setup.sh installs it)")
+        package = _APT_PACKAGES.get(name, name)
+        raise RuntimeError(f"{name} is not installed: install it with `apt-get install {package}` "
+                           f"(in a checkout, scripts/setup.sh installs everything)")
     return path
 
 
@@ -129,12 +162,17 @@ def build_firmware(cpu: str, target: str, jobs: int = 2, isa: str | None = None)
     _check_cpu(cpu)
     _check_isa(cpu, isa)
     root = source_dir()
+    if target != "cortexm_runner" and root.resolve() == _PACKAGED_SOURCE:
+        raise RuntimeError(f"{target} builds from a cortexm checkout (the installed package ships the runner's "
+                           f"sources only): set CORTEXM_SOURCE_DIR to one")
     name = f"qemu-{cpu}" + (f"-{isa}" if isa else "")
-    build = root / "build" / name
-    for tool in ("cmake", "ninja", "arm-none-eabi-g++"):
+    build = build_dir() / name
+    for tool in ("cmake", "ninja", "arm-none-eabi-g++", "flatc"):
         _tool(tool)
-    with _locked(root / "build" / f".{name}.lock"):
+    with _locked(build_dir() / f".{name}.lock"):
         if not (build / "build.ninja").is_file():
+            print(f"cortexm: building {target} for {cpu} in {build} (once; about a minute)", file=sys.stderr,
+                  flush=True)
             configure = ["cmake", "-S", str(root), "-B", str(build), "-G", "Ninja",
                          f"-DCMAKE_TOOLCHAIN_FILE={root / 'cmake' / 'arm-none-eabi.cmake'}",
                          f"-DCORTEXM_CPU={cpu}", "-DCORTEXM_KERNELS_ONLY=ON", "-DCORTEXM_BUILD_FIRMWARE=ON",
@@ -151,10 +189,9 @@ def build_firmware(cpu: str, target: str, jobs: int = 2, isa: str | None = None)
 
 def _build_plugin() -> Path:
     """The instruction-count plugin (firmware/plugin/insn_count.c) built with the host's cc."""
-    root = source_dir()
-    src = root / "firmware" / "plugin" / "insn_count.c"
-    out = root / "build" / "qemu-plugin" / "libinsn_count.so"
-    with _locked(root / "build" / ".qemu-plugin.lock"):
+    src = source_dir() / "firmware" / "plugin" / "insn_count.c"
+    out = build_dir() / "qemu-plugin" / "libinsn_count.so"
+    with _locked(build_dir() / ".qemu-plugin.lock"):
         if not out.is_file() or out.stat().st_mtime < src.stat().st_mtime:
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = out.with_suffix(".so.tmp")
@@ -237,6 +274,7 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
             f"the program does not fit {cpu} ({machine}): program file {len(program.data)} B + arena "
             f"{program.arena_size} B + inputs {input_bytes} B + outputs {output_bytes} B = {needed} B, the "
             f"machine's RAM for them holds {available} B (BULK in firmware/ld/{machine}.ld)")
+    _tool("qemu-system-arm")  # before the build, not after it
     elf = build_runner(cpu, isa=isa)
     plugin = _build_plugin() if count_instructions or per_op else None
     with tempfile.TemporaryDirectory(prefix="cortexm-qemu-") as tmp:

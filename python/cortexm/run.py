@@ -98,8 +98,8 @@ def run_qemu(program, inputs, cpu, per_op, isa=None) -> int:
     try:
         result = qemu.run(program, inputs, cpu, count_instructions=True, per_op=per_op, isa=isa)
         host = program.run(*inputs)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+    except (ValueError, RuntimeError, TimeoutError) as e:  # a missing tool, a failed build: one line each
+        print(f"error: {str(e).strip()}", file=sys.stderr)
         return 1
     host = host if isinstance(host, tuple) else (host,)
     print(f"ran on {cpu} under QEMU ({result.machine}), kernels: {isa or 'the core default'}")

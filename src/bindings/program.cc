@@ -2,9 +2,13 @@
 // runtime on the host: verify, run with numpy, profile per op).
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <thread>
 
 #include "bindings/tensor_convert.h"
 #include "graph/errors.h"
@@ -65,13 +69,7 @@ class LoadedProgram {
     if (size_) std::memcpy(buffer_.get(), bytes.data(), size_);
     const runtime::Status status = runtime::Program::load(buffer_.get(), size_, &program_);
     if (!status.ok()) throw GraphError(program::status_message(status, buffer_.get(), size_, origin));
-    try {
-      arena_ = AlignedBytes(static_cast<uint8_t*>(
-          ::operator new(program_.arena_size() ? program_.arena_size() : 1, std::align_val_t(runtime::kAlignment))));
-    } catch (const std::bad_alloc&) {
-      throw GraphError(origin + ": program: arena_size = " + std::to_string(program_.arena_size()) +
-                       ": cannot be allocated on the host");
-    }
+    release_arena(new_arena());  // the first run's arena: a program that cannot get one fails here
   }
 
   const runtime::Program& program() const { return program_; }
@@ -123,51 +121,55 @@ class LoadedProgram {
     return out;
   }
 
-  // Runs once; profile collects (op index, seconds) per op.
+  // Runs once; profile collects (op index, seconds) per op. The kernels run with the GIL released,
+  // on an arena of their own: runs from several Python threads are safe and overlap.
   py::list run(const py::list& inputs, std::vector<double>* profile, runtime::RunStats* stats) {
-    if (static_cast<int32_t>(inputs.size()) != program_.num_inputs())
-      throw GraphError(origin_ + ": the program takes " + std::to_string(program_.num_inputs()) +
-                       " inputs, got " + std::to_string(inputs.size()));
-    uint8_t* arena = arena_.get();
-    for (int32_t i = 0; i < program_.num_inputs(); ++i) {
-      const runtime::TensorView dst = program_.tensor(program_.input_tensor(i), arena);
-      const Tensor t = tensor_from_python(inputs[i], "input " + std::to_string(i));
-      const std::vector<int64_t> shape(dst.shape, dst.shape + dst.rank);
-      if (static_cast<uint8_t>(t.dtype()) != static_cast<uint8_t>(dst.dtype) || t.shape() != shape)
-        throw GraphError(origin_ + ": input " + std::to_string(i) + " is " + info_to_string(t.info()) +
-                         ", the program takes " +
-                         dtype_name(static_cast<DType>(dst.dtype)) + shape_to_string(shape));
-      copy_in(t, dst);
+    const std::vector<Tensor> ins = checked_inputs(inputs, "");
+    std::vector<Tensor> outs;
+    std::string error;
+    {
+      py::gil_scoped_release release;
+      AlignedBytes arena = take_arena();
+      error = execute_one(ins, arena.get(), &outs, profile, stats);
+      release_arena(std::move(arena));
     }
-    struct Clock {
-      std::vector<double>* times;
-      std::chrono::steady_clock::time_point start;
-    } clock{profile, {}};
-    runtime::Profiler profiler;
-    if (profile) {
-      profile->assign(static_cast<size_t>(program_.num_ops()), 0.0);
-      profiler.context = &clock;
-      profiler.hook = [](void* context, int32_t op, uint8_t, bool after) {
-        auto* c = static_cast<Clock*>(context);
-        const auto now = std::chrono::steady_clock::now();
-        if (after) (*c->times)[static_cast<size_t>(op)] = std::chrono::duration<double>(now - c->start).count();
-        else c->start = now;
+    if (!error.empty()) throw GraphError(error);
+    return to_numpy(outs);
+  }
+
+  // Runs every case (a list of inputs each) on up to `threads` threads, each on its own arena,
+  // with the GIL released; the outputs are those of run() on each case, in order.
+  py::list run_batch(const py::list& cases, int64_t threads) {
+    if (threads < 1) throw py::value_error("run_batch: threads = " + std::to_string(threads) + " must be >= 1");
+    std::vector<std::vector<Tensor>> ins;
+    for (size_t c = 0; c < cases.size(); ++c) {
+      if (!py::isinstance<py::list>(cases[c]) && !py::isinstance<py::tuple>(cases[c]))
+        throw py::value_error("run_batch: case " + std::to_string(c) + " must be a list of inputs");
+      ins.push_back(checked_inputs(py::list(cases[c]), "case " + std::to_string(c) + ": "));
+    }
+    std::vector<std::vector<Tensor>> outs(ins.size());
+    std::vector<std::string> errors(ins.size());
+    const size_t n = std::min(ins.size(), static_cast<size_t>(threads));
+    std::vector<AlignedBytes> arenas;  // taken with the GIL held: a failure raises here
+    for (size_t t = 0; t < n; ++t) arenas.push_back(take_arena());
+    {
+      py::gil_scoped_release release;
+      std::atomic<size_t> next{0};
+      const auto worker = [&](uint8_t* arena) {
+        for (size_t c = next++; c < ins.size(); c = next++)
+          errors[c] = execute_one(ins[c], arena, &outs[c], nullptr, nullptr);
       };
+      std::vector<std::thread> pool;
+      for (size_t t = 1; t < n; ++t) pool.emplace_back(worker, arenas[t].get());
+      if (n > 0) worker(arenas[0].get());
+      for (std::thread& t : pool) t.join();
     }
-    const runtime::Status status =
-        runtime::execute(program_, arena, program_.arena_size(), profile ? &profiler : nullptr, stats);
-    if (!status.ok()) throw GraphError(program::status_message(status, buffer_.get(), size_, origin_));
-    py::list outs;
-    for (int32_t i = 0; i < program_.num_outputs(); ++i) {
-      const runtime::TensorView src = program_.tensor(program_.output_tensor(i), arena);
-      TensorInfo info;
-      info.dtype = static_cast<DType>(src.dtype);
-      info.shape.assign(src.shape, src.shape + src.rank);
-      Tensor t(info);
-      copy_out(src, t);
-      outs.append(tensor_to_numpy(t));
-    }
-    return outs;
+    for (AlignedBytes& arena : arenas) release_arena(std::move(arena));
+    for (size_t c = 0; c < errors.size(); ++c)
+      if (!errors[c].empty()) throw GraphError("case " + std::to_string(c) + ": " + errors[c]);
+    py::list result;
+    for (const std::vector<Tensor>& o : outs) result.append(to_numpy(o));
+    return result;
   }
 
   py::list bundled() const {
@@ -214,11 +216,109 @@ class LoadedProgram {
     runtime::copy_logical(src, contiguous_view(t));
   }
 
+  // The inputs as tensors of the program's dtypes and shapes (with the GIL held).
+  std::vector<Tensor> checked_inputs(const py::list& inputs, const std::string& where) const {
+    if (static_cast<int32_t>(inputs.size()) != program_.num_inputs())
+      throw GraphError(origin_ + ": " + where + "the program takes " + std::to_string(program_.num_inputs()) +
+                       " inputs, got " + std::to_string(inputs.size()));
+    std::vector<Tensor> tensors;
+    for (int32_t i = 0; i < program_.num_inputs(); ++i) {
+      const runtime::TensorView dst = program_.tensor(program_.input_tensor(i), nullptr);
+      Tensor t = tensor_from_python(inputs[i], where + "input " + std::to_string(i));
+      const std::vector<int64_t> shape(dst.shape, dst.shape + dst.rank);
+      if (static_cast<uint8_t>(t.dtype()) != static_cast<uint8_t>(dst.dtype) || t.shape() != shape)
+        throw GraphError(origin_ + ": " + where + "input " + std::to_string(i) + " is " + info_to_string(t.info()) +
+                         ", the program takes " + dtype_name(static_cast<DType>(dst.dtype)) +
+                         shape_to_string(shape));
+      tensors.push_back(std::move(t));
+    }
+    return tensors;
+  }
+
+  // Copies in, executes on `arena`, copies out; no Python calls (runs without the GIL) and no
+  // exception out (a worker thread's would terminate). Returns the error message, empty on success.
+  std::string execute_one(const std::vector<Tensor>& inputs, uint8_t* arena, std::vector<Tensor>* outputs,
+                          std::vector<double>* profile, runtime::RunStats* stats) const {
+    try {
+      return execute_or_throw(inputs, arena, outputs, profile, stats);
+    } catch (const std::exception& e) {  // bad_alloc of an output, say
+      return origin_ + ": " + e.what();
+    }
+  }
+
+  std::string execute_or_throw(const std::vector<Tensor>& inputs, uint8_t* arena, std::vector<Tensor>* outputs,
+                               std::vector<double>* profile, runtime::RunStats* stats) const {
+    for (int32_t i = 0; i < program_.num_inputs(); ++i)
+      copy_in(inputs[static_cast<size_t>(i)], program_.tensor(program_.input_tensor(i), arena));
+    struct Clock {
+      std::vector<double>* times;
+      std::chrono::steady_clock::time_point start;
+    } clock{profile, {}};
+    runtime::Profiler profiler;
+    if (profile) {
+      profile->assign(static_cast<size_t>(program_.num_ops()), 0.0);
+      profiler.context = &clock;
+      profiler.hook = [](void* context, int32_t op, uint8_t, bool after) {
+        auto* c = static_cast<Clock*>(context);
+        const auto now = std::chrono::steady_clock::now();
+        if (after) (*c->times)[static_cast<size_t>(op)] = std::chrono::duration<double>(now - c->start).count();
+        else c->start = now;
+      };
+    }
+    const runtime::Status status =
+        runtime::execute(program_, arena, program_.arena_size(), profile ? &profiler : nullptr, stats);
+    if (!status.ok()) return program::status_message(status, buffer_.get(), size_, origin_);
+    outputs->clear();
+    for (int32_t i = 0; i < program_.num_outputs(); ++i) {
+      const runtime::TensorView src = program_.tensor(program_.output_tensor(i), arena);
+      TensorInfo info;
+      info.dtype = static_cast<DType>(src.dtype);
+      info.shape.assign(src.shape, src.shape + src.rank);
+      Tensor t(info);
+      copy_out(src, t);
+      outputs->push_back(std::move(t));
+    }
+    return {};
+  }
+
+  static py::list to_numpy(const std::vector<Tensor>& tensors) {
+    py::list out;
+    for (const Tensor& t : tensors) out.append(tensor_to_numpy(t));
+    return out;
+  }
+
+  // Arenas are pooled: each concurrent run takes one and gives it back.
+  AlignedBytes new_arena() const {
+    try {
+      return AlignedBytes(static_cast<uint8_t*>(
+          ::operator new(program_.arena_size() ? program_.arena_size() : 1, std::align_val_t(runtime::kAlignment))));
+    } catch (const std::bad_alloc&) {
+      throw GraphError(origin_ + ": program: arena_size = " + std::to_string(program_.arena_size()) +
+                       ": cannot be allocated on the host");
+    }
+  }
+  AlignedBytes take_arena() {
+    {
+      std::lock_guard<std::mutex> lock(arenas_mutex_);
+      if (!arenas_.empty()) {
+        AlignedBytes arena = std::move(arenas_.back());
+        arenas_.pop_back();
+        return arena;
+      }
+    }
+    return new_arena();
+  }
+  void release_arena(AlignedBytes arena) {
+    std::lock_guard<std::mutex> lock(arenas_mutex_);
+    arenas_.push_back(std::move(arena));
+  }
+
   std::string origin_;
   AlignedBytes buffer_;
   size_t size_ = 0;
   runtime::Program program_;
-  AlignedBytes arena_;
+  std::mutex arenas_mutex_;
+  std::vector<AlignedBytes> arenas_;
 };
 
 }  // namespace
@@ -290,6 +390,9 @@ void bind_program(py::module_& m) {
       .def("ops", &LoadedProgram::ops)
       .def("bundled", &LoadedProgram::bundled)
       .def("run", [](LoadedProgram& p, const py::list& inputs) { return p.run(inputs, nullptr, nullptr); })
+      .def("run_batch", &LoadedProgram::run_batch, py::arg("cases"), py::arg("threads"),
+           "Runs each case (a list of inputs) on up to `threads` threads, one arena each, with the GIL "
+           "released; returns each case's outputs, in order.")
       .def("run_profiled", [](LoadedProgram& p, const py::list& inputs) {
         std::vector<double> times;
         runtime::RunStats stats;

@@ -70,7 +70,9 @@ MemoryPlan plan_memory(const Graph& lowered, int64_t alignment, const std::strin
 // element i before writing element i and reads no other element of that input), or -1.
 int in_place_input(const std::string& op);
 
-// Whether `node` (of `graph`) makes its output an alias of its input (see above).
+// Whether `node` (of `graph`) makes its output an alias of its input: a view (view_copy,
+// squeeze_copy, unsqueeze_copy) or a _clone_dim_order whose output keeps every element of its
+// non-constant input at the same byte offset (same_bytes); the program writes it as a View.
 bool is_aliasing_view(const Graph& graph, const Node& node);
 
 // "" if the plan is consistent, else the first problem: every buffer aligned and inside the

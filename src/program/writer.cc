@@ -21,8 +21,6 @@ namespace {
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
-bool is_view_op(const std::string& op) { return OpRegistry::global().get(op).is_view; }
-
 // A program can hold the op: its descriptor encodes a kernel id and params table.
 bool runnable(const std::string& op) {
   const OpSchema* schema = OpRegistry::global().find(op);
@@ -77,9 +75,7 @@ ArenaLayout sequential_layout(const Graph& graph, Isa isa) {
       layout.scratch[static_cast<int32_t>(step)] = {cursor, scratch};
       cursor = align16(cursor + scratch);
     }
-    const bool alias = is_view_op(n.op) && graph.value(n.inputs[0]).kind != ValueKind::kConstant &&
-                       same_bytes(graph.value(n.inputs[0]).info, graph.value(n.outputs[0]).info);
-    if (alias) {
+    if (is_aliasing_view(graph, n)) {
       layout.value_offsets[n.outputs[0]] = layout.value_offsets.at(n.inputs[0]);
       continue;
     }

@@ -120,10 +120,12 @@ TargetConfig parse_target(const std::string& target) {
                        "' (expected int8, scalar, dsp or mve)");
     }
   }
+  const TargetConfig config = make_target(parts[0], isa);  // names the supported cores
   if (!int8)
-    throw GraphError("target '" + target + "' must say +int8: cortexm lowers to int8 kernels "
-                     "(e.g. 'cortex-m55+int8')");
-  return make_target(parts[0], isa);
+    throw GraphError("target '" + target + "' must say +int8: cortexm lowers to int8 kernels; did you mean '" +
+                     target_string(config) + "'? (targets are <core>+int8, optionally +scalar, +dsp or +mve; "
+                     "cores: " + join(cpu_names()) + ")");
+  return config;
 }
 
 std::string target_string(const TargetConfig& target) {

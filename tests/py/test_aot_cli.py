@@ -141,11 +141,12 @@ def test_without_quantize_warns_and_refuses_what_cannot_run(model_file, tmp_path
     assert cortexm.load_program(out).verify() == 1
 
 
-def test_output_is_never_half_written(model_file, tmp_path):
+def test_output_is_never_half_written(model_file, tmp_path, capsys):
     out = tmp_path / "small.cmpte"
     out.write_bytes(b"previous program")
-    with file_size_limit(1000), pytest.raises(OSError, match="write failed: File too large"):
-        aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--output", out)
+    with file_size_limit(1000):
+        assert aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--output", out) == 1
+    assert "write failed: File too large" in capsys.readouterr().err
     assert out.read_bytes() == b"previous program"
     assert sorted(os.listdir(tmp_path)) == ["small.cmpte", "small_model.py"]
 
@@ -183,3 +184,88 @@ def test_export_c_arguments_are_checked_first(tmp_path, capsys, args, message):
         aot("--model", "ds_cnn", "--output", tmp_path / "x.cmpte", *args)
     assert message in capsys.readouterr().err
     assert not (tmp_path / "DIR").exists()
+
+
+# --- calibration data from files, one-line errors ---------------------------------------------------
+
+def calibration_arrays(n, seed=3):
+    return np.random.default_rng(seed).standard_normal((n, 1, 3, 6, 6)).astype(np.float32)
+
+
+@pytest.mark.parametrize("form", ["npz", "npy", "dir"])
+def test_calibration_data_from_files(model_file, tmp_path, capsys, form):
+    data = calibration_arrays(5)
+    if form == "npz":
+        source = tmp_path / "calib.npz"
+        np.savez(source, data)
+    elif form == "npy":
+        source = tmp_path / "calib.npy"
+        np.save(source, data)
+    else:
+        source = tmp_path / "calib"
+        source.mkdir()
+        for i, sample in enumerate(data):
+            np.save(source / f"s{i:02d}.npy", sample)
+    out = tmp_path / "small.cmpte"
+    assert aot("--model", f"{model_file}:factory", "--quantize", "--calibration-data", source, "--output", out) == 0
+    # The same samples given through the Python API give the same program.
+    import torch
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("small_model_ref", model_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model, example, _ = module.factory()
+    qgraph = cortexm.quantize(cortexm.export(model, example), [(torch.from_numpy(x),) for x in data],
+                              progress=False)
+    expected = cortexm.to_program(cortexm.lower(qgraph))
+    assert cortexm.load_program(out).data == expected.data
+
+
+def test_no_calibration_warns_and_uses_the_example_once(model_file, tmp_path, capsys):
+    (tmp_path / "two.py").write_text(MODEL + "\n\ndef two():\n    m, x, _ = factory()\n    return m, x\n")
+    with pytest.warns(UserWarning, match="gives no calibration data"):
+        assert aot("--model", f"{tmp_path / 'two.py'}:two", "--quantize", "--output", tmp_path / "t.cmpte") == 0
+    assert "warning: --model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("setup,message", [
+    (lambda d: np.save(d / "c.npy", np.zeros((4, 1, 3, 5, 6), np.float32)),
+     r"array 0 is \[4, 1, 3, 5, 6\], expected \[samples, 1, 3, 6, 6\]"),
+    (lambda d: np.savez(d / "c.npz", np.zeros((4, 1, 3, 6, 6), np.float32), np.zeros((4, 2), np.float32)),
+     r"holds 2 array\(s\), the model takes 1 input\(s\)"),
+    (lambda d: (d / "c.npy").write_bytes(b"not numpy"), "cannot be read as .npy / .npz"),
+    (lambda d: None, "does not exist"),
+])
+def test_bad_calibration_data_is_one_error_line(model_file, tmp_path, capsys, setup, message):
+    setup(tmp_path)
+    name = "c.npz" if "2 array" in message else "c.npy"
+    code = aot("--model", f"{model_file}:factory", "--quantize", "--calibration-data", tmp_path / name,
+               "--output", tmp_path / "x.cmpte")
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: --calibration-data"), err
+    import re
+    assert re.search(message, err), err
+    assert not (tmp_path / "x.cmpte").exists()
+
+
+def test_debug_shows_the_traceback(model_file, tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        aot("--model", f"{model_file}:factory", "--quantize", "--calibration-data", tmp_path / "none.npz",
+            "--output", tmp_path / "x.cmpte", "--debug")
+
+
+def test_a_target_without_int8_names_the_one_meant(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        aot("--model", "ds_cnn", "-t", "m55", "--output", tmp_path / "x.cmpte")
+    assert e.value.code == 2
+    assert "did you mean 'cortex-m55+int8'?" in capsys.readouterr().err
+
+
+def test_export_failure_is_one_line(tmp_path, capsys):
+    (tmp_path / "bad.py").write_text(
+        "import torch\n\nclass Bad(torch.nn.Module):\n    def forward(self, x):\n"
+        "        return torch.argmax(x, dim=-1)\n\ndef bad():\n    return Bad().eval(), (torch.randn(2, 5),)\n")
+    code = aot("--model", f"{tmp_path / 'bad.py'}:bad", "--quantize", "--output", tmp_path / "x.cmpte")
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1, err

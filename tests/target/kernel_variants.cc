@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cortexm/kernels/kernel_isa.h"
+#include "cortexm/kernels/quantize_per_tensor.h"
 #include "cortexm/kernels/quantized_activation_s16.h"
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_add_s16.h"
@@ -671,6 +672,68 @@ Tally test_activation_s16(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
+
+// quantize_per_tensor (float -> int8 / int16): scales from tiny to huge, inputs that are exact
+// halves of a step (ties to even), NaN, infinities, signed zeros, subnormals and values past the
+// quant range, over lengths with every tail.
+float g_floats[kMaxInput];
+
+float float_from_bits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+Tally test_quantize(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantize_per_tensor", print};
+  for (int32_t i = 0; i < cases;) {
+    QuantizeParams p;
+    const bool int8 = r.chance(60);
+    p.dtype = int8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
+    const int32_t type_min = int8 ? -128 : -32768, type_max = int8 ? 127 : 32767;
+    // 2^-40 .. 2^20 with a random mantissa.
+    p.scale = float_from_bits(static_cast<uint32_t>(r.uniform(87, 147)) << 23 | (r.next() & 0x7FFFFF));
+    p.zero_point = r.chance(20) ? (r.chance(50) ? type_min : type_max) : r.uniform(type_min, type_max);
+    p.quant_min = type_min;
+    p.quant_max = type_max;
+    if (r.chance(30)) {
+      const int32_t a = r.uniform(type_min, type_max), b = r.uniform(type_min, type_max);
+      p.quant_min = a < b ? a : b;
+      p.quant_max = a < b ? b : a;
+    }
+    if (!quantize_per_tensor_prepare(p).ok()) continue;
+    const int32_t n = r.uniform(0, int8 ? kMaxOutput : kMaxOutput / 2);
+    const float special[] = {float_from_bits(0x7FC00000u), float_from_bits(0xFFC00001u),
+                             float_from_bits(0x7F800000u), float_from_bits(0xFF800000u),
+                             0.0f, -0.0f, float_from_bits(0x00000001u), float_from_bits(0x807FFFFFu),
+                             3.0e38f, -3.0e38f};
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t kind = r.uniform(0, 9);
+      const float steps = static_cast<float>(r.uniform(-40000, 40000));
+      if (kind == 0) g_floats[k] = special[r.uniform(0, 9)];
+      else if (kind <= 3) g_floats[k] = (steps + 0.5f) * p.scale;  // a tie, up to the multiply's rounding
+      else if (kind == 4) g_floats[k] = float_from_bits(r.next());
+      else g_floats[k] = (steps + static_cast<float>(r.uniform(-1000, 1000)) / 1000.0f) * p.scale;
+    }
+    Line line;
+    line << (int8 ? "int8" : "int16") << " n " << n << " zero point " << p.zero_point << " range "
+         << p.quant_min << ".." << p.quant_max;
+    if (int8) {
+      quantize_per_tensor_reference(p, g_floats, g_expected, static_cast<size_t>(n));
+      prepare_buffers();
+      quantize_per_tensor(p, g_floats, g_out, static_cast<size_t>(n));
+      check(t, i, line, 0, n);
+    } else {
+      quantize_per_tensor_reference(p, g_floats, g_expected16, static_cast<size_t>(n));
+      for (int32_t k = 0; k < kMaxOutput + kGuard; ++k) g_out16[k] = 0x5A5A;
+      quantize_per_tensor(p, g_floats, g_out16, static_cast<size_t>(n));
+      check16(t, i, line, n);
+    }
+    ++i;
+  }
+  return t;
+}
+
 }  // namespace
 
 int run_all(uint32_t seed, int32_t cases, Print print) {
@@ -684,7 +747,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
                            test_linear(r, cases, print), test_add(r, cases, print),
                            test_mul(r, cases, print), test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
-                           test_mul_s16(r, cases, print), test_activation_s16(r, cases, print)};
+                           test_mul_s16(r, cases, print), test_activation_s16(r, cases, print),
+                           test_quantize(r, cases, print)};
   int failures = 0;
   for (const Tally& t : tallies) {
     report(t);

@@ -2,7 +2,9 @@
 // the given dim_order (None = contiguous). dtype, shape and qparams stay the input's; any dtype.
 #include "cortexm/portable/copy.h"
 #include "ops/aten/portable_call.h"
+#include "graph/layout.h"
 #include "program/params/permute.h"
+#include "program/params/view.h"
 
 namespace cortexm::ops {
 
@@ -15,6 +17,9 @@ void register_clone_dim_order(OpRegistry& registry) {
   s.is_data_movement = true;
   s.keeps_qparams = true;
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    // A clone that leaves every element where it is (a channels-last copy of 1 channel) moves
+    // nothing: a View, which the planner aliases (is_aliasing_view).
+    if (same_bytes(node.input(0), node.output(0))) return program::encode_view(b, node);
     std::vector<int64_t> dims(static_cast<size_t>(node.input(0).rank()));
     for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i);
     return program::encode_permute(b, dims);

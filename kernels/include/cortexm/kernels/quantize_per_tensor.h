@@ -24,8 +24,14 @@ struct QuantizeParams {
 // scale finite and > 0; quant_min <= quant_max within the dtype; zero_point within the dtype.
 Error quantize_per_tensor_prepare(const QuantizeParams& params);
 
+// The variant this build selects: MVE with floating point (4 lanes) on the Cortex-M55 / M85,
+// else the plain loop.
 void quantize_per_tensor(const QuantizeParams& params, const float* input, void* output,
                          size_t count);
+
+// Plain-loop reference the MVE variant must match bit for bit.
+void quantize_per_tensor_reference(const QuantizeParams& params, const float* input, void* output,
+                                   size_t count);
 
 void dequantize_per_tensor(const QuantizeParams& params, const void* input, float* output,
                            size_t count);
