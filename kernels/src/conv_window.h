@@ -16,8 +16,10 @@ struct TapRange {
 inline TapRange valid_taps(int64_t origin, int32_t extent, int32_t taps, int32_t dilation) {
   const int64_t span = int64_t{taps - 1} * dilation;
   if (origin >= 0 && origin + span < extent) return {0, taps};  // inside: no division
-  int64_t first = origin >= 0 ? 0 : (-origin + dilation - 1) / dilation;
-  int64_t last = origin >= extent ? 0 : (extent - origin + dilation - 1) / dilation;
+  // Unit dilation (the common case) needs no division: a 64-bit one is a library call on the target.
+  const auto ceil_div = [dilation](int64_t a) { return dilation == 1 ? a : (a + dilation - 1) / dilation; };
+  int64_t first = origin >= 0 ? 0 : ceil_div(-origin);
+  int64_t last = origin >= extent ? 0 : ceil_div(extent - origin);
   if (first > taps) first = taps;
   if (last > taps) last = taps;
   if (last < first) last = first;

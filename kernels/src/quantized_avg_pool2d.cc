@@ -1,32 +1,12 @@
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 
+#include "avg_pool.h"
 #include "cortexm/kernels/requantize.h"
+#include "variants.h"
 
 namespace cortexm {
 
 namespace {
-
-// Most valid taps a window may hold: keeps |sum| + count / 2 below 2^31.
-constexpr int64_t kMaxWindowTaps = int64_t{1} << 23;
-
-// floor(n / d) for 0 <= n < 2^31 and 1 <= d <= 2^23 as (n * multiplier) >> shift, with
-// multiplier = ceil(2^(31 + l) / d), l = ceil(log2(d)) (Granlund and Montgomery, theorem 4.2).
-struct UnsignedDivider {
-  uint32_t multiplier = 1u << 31;
-  int32_t shift = 31;
-
-  explicit UnsignedDivider(int32_t d) {
-    int32_t l = 0;
-    while ((int64_t{1} << l) < d) ++l;
-    const uint64_t numerator = uint64_t{1} << (31 + l);
-    multiplier = static_cast<uint32_t>((numerator + static_cast<uint64_t>(d) - 1) / d);
-    shift = 31 + l;
-  }
-
-  uint32_t divide(uint32_t n) const {
-    return static_cast<uint32_t>((uint64_t{n} * multiplier) >> shift);
-  }
-};
 
 // sum / count rounded halves away from zero (arm_avgpool_s8), then clamped, for one channel row.
 template <typename Sum>
@@ -44,80 +24,66 @@ void average_and_clamp(const Sum* __restrict sums, int8_t* __restrict out, int32
 }
 
 // Sum is int16 when every window holds at most 256 taps (sum in [-2^15, 2^15)), else int32:
-// narrower lanes double the channels summed per vector instruction.
+// narrower lanes double the channels summed per vector instruction. The sums of up to
+// kChannelBlock channels live on the stack: no scratch.
+constexpr int32_t kChannelBlock = 64;
+
 template <typename Sum>
-void average_pool(const Pool2dParams& p, const int8_t* input, int8_t* output,
-                  Sum* __restrict sums) {
+void average_pool(const Pool2dParams& p, const int8_t* input, int8_t* output) {
   const int32_t channels = p.input.c;
-  const int64_t pixel_stride = channels;
-  const int64_t row_stride = int64_t{p.input.w} * channels;
-  const int64_t image_stride = int64_t{p.input.h} * row_stride;
+  const int64_t row_step = int64_t{p.input.w} * channels;
+  Sum sums[kChannelBlock];
   int32_t divider_count = 1;  // windows mostly share a tap count: reuse its divider
   UnsignedDivider divider(divider_count);
-  for (int32_t n = 0; n < p.output.n; ++n) {
-    const int8_t* image = input + n * image_stride;
-    for (int32_t oy = 0; oy < p.output.h; ++oy) {
-      const PoolTaps ty = pool_window_taps(oy, p.stride_h, p.padding.top, p.kernel_h, p.input.h);
-      const int64_t y0 = int64_t{oy} * p.stride_h - p.padding.top;
-      for (int32_t ox = 0; ox < p.output.w; ++ox) {
-        const PoolTaps tx =
-            pool_window_taps(ox, p.stride_w, p.padding.left, p.kernel_w, p.input.w);
-        const int64_t x0 = int64_t{ox} * p.stride_w - p.padding.left;
-        bool first = true;
-        for (int32_t ky = ty.begin; ky < ty.end; ++ky) {
-          const int8_t* __restrict row =
-              image + (y0 + ky) * row_stride + (x0 + tx.begin) * pixel_stride;
-          for (int32_t kx = tx.begin; kx < tx.end; ++kx, row += pixel_stride) {
-            if (first) {
-              for (int32_t c = 0; c < channels; ++c) sums[c] = row[c];
-              first = false;
-            } else {
-              for (int32_t c = 0; c < channels; ++c) sums[c] = static_cast<Sum>(sums[c] + row[c]);
-            }
-          }
-        }
-        const int32_t count = (ty.end - ty.begin) * (tx.end - tx.begin);
-        if (count != divider_count) {
-          divider = UnsignedDivider(count);
-          divider_count = count;
-        }
-        average_and_clamp(sums, output, channels, count, divider, p.activation_min,
-                          p.activation_max);
-        output += channels;
-      }
+  for_each_pool_window(p, input, output, [&](const int8_t* window, int32_t rows, int32_t cols, int8_t* out) {
+    const int32_t count = rows * cols;
+    if (count != divider_count) {
+      divider = UnsignedDivider(count);
+      divider_count = count;
     }
-  }
-}
-
-int64_t max_window_taps(const Pool2dParams& p) {
-  const int64_t rows = p.kernel_h < p.input.h ? p.kernel_h : p.input.h;
-  const int64_t cols = p.kernel_w < p.input.w ? p.kernel_w : p.input.w;
-  return rows * cols;
+    for (int32_t c0 = 0; c0 < channels; c0 += kChannelBlock) {
+      const int32_t block = channels - c0 < kChannelBlock ? channels - c0 : kChannelBlock;
+      for (int32_t c = 0; c < block; ++c) sums[c] = 0;
+      for (int32_t ky = 0; ky < rows; ++ky) {
+        const int8_t* __restrict tap = window + ky * row_step + c0;
+        for (int32_t kx = 0; kx < cols; ++kx, tap += channels)
+          for (int32_t c = 0; c < block; ++c) sums[c] = static_cast<Sum>(sums[c] + tap[c]);
+      }
+      average_and_clamp(sums, out + c0, block, count, divider, p.activation_min, p.activation_max);
+    }
+  });
 }
 
 }  // namespace
 
 Error quantized_avg_pool2d_prepare(const Pool2dParams& params) {
   CORTEXM_RETURN_IF_ERROR(validate_pool2d(params));
-  const int64_t taps = max_window_taps(params);
-  if (taps > kMaxWindowTaps)
+  const int64_t taps = avg_pool_max_window_taps(params);
+  if (taps > kMaxAvgPoolWindowTaps)
     return invalid("kernel_size", taps, "covers more than 2^23 input pixels");
   return kOk;
 }
 
-// One int32 sum per channel, 4-byte aligned; one variant serves every isa. (Windows of at most 256
-// taps use int16 sums, half of it; the size depends on the channels alone because the lowering
-// asks for it before it knows the window.)
-size_t quantized_avg_pool2d_scratch_size(const Pool2dParams& params, Isa /*isa*/) {
-  return static_cast<size_t>(params.input.c) * sizeof(int32_t);
-}
+// None on every isa: the scalar kernel sums blocks of channels on the stack, the DSP and MVE
+// variants in registers (as arm_avgpool_s8 on MVE).
+size_t quantized_avg_pool2d_scratch_size(const Pool2dParams& /*params*/, Isa /*isa*/) { return 0; }
 
 void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
-                          void* scratch) {
-  if (max_window_taps(params) <= 256)
-    average_pool(params, input, output, static_cast<int16_t*>(scratch));
+                          void* scratch) {  // unused: no variant needs scratch
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_avg_pool2d(params, input, output, scratch);
+#else
+#if CORTEXM_BUILT_ISA == 1
+  if (avg_pool_max_window_taps(params) <= 256) {  // int16 lanes: the DSP variant
+    dsp::quantized_avg_pool2d(params, input, output, scratch);
+    return;
+  }
+#endif
+  if (avg_pool_max_window_taps(params) <= 256)
+    average_pool<int16_t>(params, input, output);
   else
-    average_pool(params, input, output, static_cast<int32_t*>(scratch));
+    average_pool<int32_t>(params, input, output);
+#endif
 }
 
 }  // namespace cortexm

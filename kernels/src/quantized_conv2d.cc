@@ -59,13 +59,14 @@ Error quantized_conv2d_prepare(const Conv2dParams& p) {
   return validate_grouped_conv(p.quant, p.geometry, p.input, p.filter, p.output);
 }
 
-// Scalar and DSP: 4 int16 columns. MVE: 4 int8 columns, none for a 1x1 window without padding
-// (read in place).
+// Scalar: 4 int16 columns. DSP: 2 int16 columns. MVE: 4 int8 columns, none for a 1x1 window
+// without padding (read in place).
 size_t quantized_conv2d_scratch_size(const Conv2dParams& p, Isa isa) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
-  const size_t columns = kConvBlockPixels * static_cast<size_t>(conv_column_length(p));
-  if (isa == Isa::kMve) return is_pointwise(p) ? 0 : columns;
-  return sizeof(int16_t) * columns;
+  const size_t length = static_cast<size_t>(conv_column_length(p));
+  if (isa == Isa::kMve) return is_pointwise(p) ? 0 : kConvBlockPixels * length;
+  if (isa == Isa::kDsp) return sizeof(int16_t) * 2 * length;
+  return sizeof(int16_t) * kConvBlockPixels * length;
 }
 
 void quantized_conv2d_fold_bias(const Conv2dParams& p, const int8_t* filter, const int32_t* bias,

@@ -5,6 +5,7 @@
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_add_s16.h"
+#include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
@@ -32,6 +33,19 @@ CORTEXM_DECLARE_VARIANTS(dsp)
 CORTEXM_DECLARE_VARIANTS(mve)
 #endif
 #undef CORTEXM_DECLARE_VARIANTS
+
+// The average pool: MVE, and DSP for windows of at most 256 taps (larger ones run the scalar kernel).
+#if CORTEXM_BUILT_ISA == 1
+namespace cortexm::dsp {
+void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
+                          void* scratch);
+}  // namespace cortexm::dsp
+#elif CORTEXM_BUILT_ISA == 2
+namespace cortexm::mve {
+void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
+                          void* scratch);
+}  // namespace cortexm::mve
+#endif
 
 // MVE only: the int16 add and mul (DSP cores run the scalar kernels).
 #if CORTEXM_BUILT_ISA == 2

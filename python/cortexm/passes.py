@@ -89,5 +89,10 @@ def lower(qgraph: Graph, target: Union[str, CortexMTargetConfig] = "cortex-m55+i
         raise ValueError("lower needs a quantized graph: run cortexm.quantize(graph, calibration) first "
                          "(Cortex-M kernels are int8)")
     graph = qgraph.copy()
-    CortexMPassManager(graph, target, passes=passes, skip_passes=skip_passes).run(intermediates)
+    manager = CortexMPassManager(graph, target, passes=passes, skip_passes=skip_passes)
+    manager.run(intermediates)
+    # The graph carries its target: to_program takes it from here (a different one is an error).
+    for node in graph.nodes:
+        if node.op.startswith("cortex_m."):
+            node.set_meta("lowered_for", str(manager.target))
     return graph

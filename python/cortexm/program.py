@@ -289,18 +289,32 @@ def _as_cases(bundle_inputs) -> list[tuple]:
     return [tuple(c) for c in cases]
 
 
-def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig = "cortex-m55+int8",
+def lowered_target(lowered: Graph) -> str | None:
+    """The target cortexm.lower lowered the graph for (recorded on its cortex_m nodes), or None."""
+    targets = {n.meta["lowered_for"] for n in lowered.nodes if "lowered_for" in n.meta}
+    if len(targets) > 1:
+        raise ValueError(f"the graph mixes nodes lowered for {', '.join(sorted(targets))}: lower it once, for one target")
+    return targets.pop() if targets else None
+
+
+def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None = None,
                bundle_inputs=None, layout: dict | str | None = None) -> Program:
-    """Writes a lowered graph as a program for target (a string like "cortex-m55+int8" or the
-    CortexMTargetConfig the graph was lowered with). bundle_inputs: one tuple of inputs or a list of tuples;
+    """Writes a lowered graph as a program for target: by default the one cortexm.lower lowered it
+    for (recorded in the graph; "cortex-m55+int8" for a graph no lowering touched); a different
+    target is a ValueError. bundle_inputs: one tuple of inputs or a list of tuples;
     each is run through the graph interpreter and stored with its outputs for Program.verify().
     layout: None places the arena with the memory planner (cortexm's src/planner), "sequential"
     gives every buffer its own bytes, a dict gives explicit offsets.
     Raises NotImplementedError naming the first node the runtime cannot run."""
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
-    if isinstance(target, _core.CortexMTargetConfig):
-        target = str(target)
+    recorded = lowered_target(lowered)
+    if target is None:
+        target = recorded or "cortex-m55+int8"
+    target = str(target if isinstance(target, _core.CortexMTargetConfig) else _core.CortexMTargetConfig.from_string(target))
+    if recorded is not None and target != recorded:
+        raise ValueError(f"to_program(target={target!r}): the graph was lowered for {recorded!r}; give that "
+                         f"target (or none), or lower again for {target!r}")
     _core.check_runnable(lowered)
     how, plan = "caller", None
     if layout is None:

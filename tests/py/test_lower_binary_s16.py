@@ -212,9 +212,9 @@ def test_int16_add_and_mul_on_qemu_are_bit_identical_with_the_host(cpu):
     from cortexm import qemu
 
     shapes = ((3, 11), (11,))
-    _, lowered = lower(Gate16(), shapes)
+    qgraph, lowered = lower(Gate16(), shapes)
     assert lowered.op_counts().get(BINARY_S16[1]) == 2, lowered.op_counts()
-    program = cortexm.to_program(lowered, target=f"{cpu}+int8")
+    program = cortexm.to_program(cortexm.lower(qgraph, f"{cpu}+int8"))
     inputs = [t.numpy() for t in samples(shapes, 1, 6)[0]]
     result = qemu.run(program, inputs, cpu)
     host = program.run(*inputs)

@@ -151,8 +151,8 @@ def test_silero_int16_front_end_program_matches_the_lowered_graph():
 def test_int16_front_end_on_qemu_is_bit_identical_with_the_host(cpu):
     from cortexm import qemu
 
-    _, lowered = lower(FrontEnd(), 0.003)
-    program = cortexm.to_program(lowered, target=f"{cpu}+int8")
+    qgraph, _ = lower(FrontEnd(), 0.003)
+    program = cortexm.to_program(cortexm.lower(qgraph, f"{cpu}+int8"))
     x = samples(1, 6, 0.003)[0][0].numpy()
     result = qemu.run(program, [x], cpu)
     host = program.run(x)

@@ -267,8 +267,8 @@ def test_program_runs_linear_s16_bit_exact_with_the_lowered_graph():
 def test_linear_s16_program_on_qemu_is_bit_identical_with_the_host(cpu):
     from cortexm import qemu
 
-    _, lowered = lower(TwoLayer(), (3, 20))
-    program = cortexm.to_program(lowered, target=f"{cpu}+int8")
+    qgraph, lowered = lower(TwoLayer(), (3, 20))
+    program = cortexm.to_program(cortexm.lower(qgraph, f"{cpu}+int8"))
     x = samples(1, 6, (3, 20))[0][0].numpy()
     result = qemu.run(program, [x], cpu)
     host = first(program.run(x))

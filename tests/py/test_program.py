@@ -1102,3 +1102,22 @@ def test_conv_window_below_one_is_a_graph_error(op, attrs):
     name = next(iter(attrs))
     with pytest.raises(ValueError, match=rf"{name}\[\d\] = -?\d must be >= 1"):
         g.call(op, [cl, w, None], {**node.attrs, **attrs})
+
+
+def test_the_lowered_graph_carries_its_target():
+    torch = pytest.importorskip("torch")
+    model = torch.nn.Sequential(torch.nn.Linear(5, 3), torch.nn.ReLU()).eval()
+    calibration = [(torch.randn(2, 5),) for _ in range(3)]
+    qgraph = cortexm.quantize(cortexm.export(model, calibration[0]), calibration, progress=False)
+    assert cortexm.to_program(cortexm.lower(qgraph, "cortex-m4+int8")).target == "cortex-m4+int8"
+    assert cortexm.to_program(cortexm.lower(qgraph, "m55+int8+dsp")).target == "cortex-m55+int8+dsp"
+    m4 = cortexm.lower(qgraph, "cortex-m4+int8")
+    assert cortexm.to_program(m4, target="cortex-m4+int8").target == "cortex-m4+int8"
+    with pytest.raises(ValueError, match=r"to_program\(target='cortex-m55\+int8'\): the graph was lowered for "
+                                         r"'cortex-m4\+int8'"):
+        cortexm.to_program(m4, target="cortex-m55+int8")
+    # Saved and loaded, the graph still knows.
+    import tempfile
+    path = Path(tempfile.mkdtemp()) / "m4.cmg"
+    m4.save(path)
+    assert cortexm.to_program(cortexm.Graph.load(path)).target == "cortex-m4+int8"

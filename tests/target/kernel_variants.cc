@@ -7,6 +7,7 @@
 #include "cortexm/kernels/quantized_activation_s16.h"
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_add_s16.h"
+#include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
@@ -290,6 +291,56 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print) {
     Line line;
     describe(line, p.input, p.filter, p.geometry, p.quant);
     line << " multiplier " << p.depth_multiplier;
+    check(t, i, line, scratch, p.output.elements());
+    ++i;
+  }
+  return t;
+}
+
+Tally test_avg_pool2d(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_avg_pool2d", print};
+  for (int32_t i = 0; i < cases;) {
+    Pool2dParams p;
+    // Small windows mostly; some of more than 256 taps (int32 sums on MVE); DS-CNN's global pool.
+    const int32_t shape = r.uniform(0, 9);
+    const int32_t c = r.chance(30) ? r.uniform(16, 100) : r.uniform(1, 21);
+    if (shape < 7) {
+      p.input = Dims4{r.uniform(1, 2), r.uniform(1, 10), r.uniform(1, 10), c};
+      p.kernel_h = r.uniform(1, 4);
+      p.kernel_w = r.uniform(1, 4);
+      p.stride_h = r.uniform(1, 3);
+      p.stride_w = r.uniform(1, 3);
+      p.padding.top = r.uniform(0, p.kernel_h - 1);
+      p.padding.left = r.uniform(0, p.kernel_w - 1);
+      p.padding.bottom = r.uniform(0, p.kernel_h - 1);
+      p.padding.right = r.uniform(0, p.kernel_w - 1);
+    } else if (shape < 9) {
+      p.input = Dims4{1, r.uniform(16, 20), r.uniform(16, 20), r.uniform(1, 20)};
+      p.kernel_h = r.uniform(15, p.input.h);
+      p.kernel_w = r.uniform(15, p.input.w);
+    } else {
+      p.input = Dims4{1, 25, 5, 64};
+      p.kernel_h = 25;
+      p.kernel_w = 5;
+    }
+    p.output = pool2d_output_dims(p);
+    if (p.input.elements() > kMaxInput || p.output.elements() > kMaxOutput) continue;
+    if (r.chance(50)) activation(r, &p.activation_min, &p.activation_max);
+    const size_t scratch = quantized_avg_pool2d_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !quantized_avg_pool2d_prepare(p).ok()) continue;
+    // Constant -128 or 127 inputs reach the extreme sums (-128 * 256 = -2^15 in int16 lanes).
+    if (r.chance(20))
+      std::memset(g_lhs, r.chance(50) ? 0x80 : 0x7F, static_cast<size_t>(p.input.elements()));
+    else
+      fill(r, g_lhs, p.input.elements());
+    quantized_avg_pool2d_reference(p, g_lhs, g_expected);
+    prepare_buffers();
+    quantized_avg_pool2d(p, g_lhs, g_out, g_scratch);
+    Line line;
+    line << "  input " << p.input.n << "x" << p.input.h << "x" << p.input.w << "x" << p.input.c << " kernel "
+         << p.kernel_h << "x" << p.kernel_w << " stride " << p.stride_h << "," << p.stride_w << " pad "
+         << p.padding.top << "," << p.padding.left << "," << p.padding.bottom << "," << p.padding.right
+         << " act " << p.activation_min << "," << p.activation_max;
     check(t, i, line, scratch, p.output.elements());
     ++i;
   }
@@ -745,7 +796,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   Rng r(seed);
   const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print),
                            test_linear(r, cases, print), test_add(r, cases, print),
-                           test_mul(r, cases, print), test_conv2d_s16(r, cases, print),
+                           test_mul(r, cases, print), test_avg_pool2d(r, cases, print),
+                           test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
                            test_mul_s16(r, cases, print), test_activation_s16(r, cases, print),
                            test_quantize(r, cases, print)};

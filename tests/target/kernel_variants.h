@@ -1,4 +1,4 @@
-// Randomized checks that this build's conv, depthwise, linear, add and mul kernels (int8, and the
+// Randomized checks that this build's conv, depthwise, linear, add, mul and average-pool kernels (int8, and the
 // int16 conv, add and mul; the variant kKernelIsa selects) are bit-identical with their plain-loop
 // references. Freestanding (static buffers, no heap, no stdio): the same cases run on the host and
 // on QEMU Cortex-M machines.

@@ -1,6 +1,6 @@
-// DSP variant of quantized_add: contiguous runs read 4 elements of each side as one word, split
-// them into int16 pairs (SXTB16, SXTB16 ROR #8) and add the offsets to both lanes at once
-// (SADD16); the three requantizations stay per element. Broadcast runs go element by element.
+// DSP variant of quantized_add: contiguous runs read 4 elements of each side as one word and
+// split them into int16 pairs with the offset added to both lanes (SXTAB16, SXTAB16 ROR #8); the
+// three requantizations stay per element. Broadcast runs go element by element.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
@@ -24,8 +24,8 @@ void quantized_add(const AddParams& params, const int8_t* lhs, const int8_t* rhs
     int32_t i = 0;
     for (; i + 4 <= count; i += 4) {
       const uint32_t x = load_u32(a + i), y = load_u32(b + i);
-      const uint32_t x02 = sadd16(sxtb16(x), lhs_offsets), x13 = sadd16(sxtb16_ror8(x), lhs_offsets);
-      const uint32_t y02 = sadd16(sxtb16(y), rhs_offsets), y13 = sadd16(sxtb16_ror8(y), rhs_offsets);
+      const uint32_t x02 = sxtab16(lhs_offsets, x), x13 = sxtab16_ror8(lhs_offsets, x);
+      const uint32_t y02 = sxtab16(rhs_offsets, y), y13 = sxtab16_ror8(rhs_offsets, y);
       store_u32(out + i, pack_bytes(add_offset_inputs(p, bottom(x02), bottom(y02)),
                                     add_offset_inputs(p, bottom(x13), bottom(y13)),
                                     add_offset_inputs(p, top(x02), top(y02)),

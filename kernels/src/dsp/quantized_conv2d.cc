@@ -1,115 +1,285 @@
-// DSP variant of quantized_conv2d: the scalar driver's int16 columns, with every full group of 4
-// taps stored as (x0, x2, x1, x3) so that SXTB16 of 4 filter bytes (w0, w2) and SXTB16 ROR #8
-// (w1, w3) pair with them directly: two SMLADs per 4 taps and column, no repacking of weights.
+// DSP variant of quantized_conv2d: 2 output pixels at a time. Each pixel's receptive field becomes
+// an int16 column (input + input_offset, padded taps 0; with bias_includes_input_offset the input
+// as it is, padded taps -input_offset) whose full quads of taps are stored as
+// (x0, x2, x1, x3): SXTB16 of 4 filter bytes gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad
+// of one filter row against one column is two SMLADs. The 2 columns are interleaved quad by quad in
+// scratch. A 1x1 window without padding widens its input row a word at a time (SXTAB16 adds the
+// offset); other windows write their gathered taps straight to their places. The dot loop
+// takes 2 filter rows by the 2 columns, 2 quads per pass, in inline assembly (GCC spills its own):
+// per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16 MACs. The output stage
+// (its own function) splits each channel's shift once for both pixels and clamps the 4 outputs of
+// a pass in one word.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
 
-#include "conv_int16_columns.h"
+#include "conv_window.h"
+#include "cortexm/kernels/requantize.h"
 #include "dsp/dsp_ops.h"
 
 namespace cortexm::dsp {
 
 namespace {
 
-struct DspDots {
-  static void prepare(int16_t* column, int32_t length) {
-    for (int32_t k = 0; k + 4 <= length; k += 4) {
-      const int16_t x1 = column[k + 1];
-      column[k + 1] = column[k + 2];
-      column[k + 2] = x1;
-    }
-  }
+constexpr int32_t kPixels = 2;
 
-  // Two filter rows by two columns per pass: each weight word and column word feeds two SMLADs.
-  static void dots(const int8_t* const* weights, int32_t rows, const int16_t* const* columns,
-                   int32_t count, int32_t length, int32_t (*sums)[kConvBlockPixels]) {
-    int32_t j = 0;
-    for (; j + 2 <= count; j += 2) {
-      if (rows == 2) {
-        dot_2x2(weights[0], weights[1], columns[j], columns[j + 1], length, sums, j);
-      } else {
-        dot2(weights[0], columns[j], columns[j + 1], length, sums[0] + j);
+// Two words of a word-aligned column.
+inline void load_pair(const int16_t* p, uint32_t& lo, uint32_t& hi) {
+  const uint32_t* words = static_cast<const uint32_t*>(__builtin_assume_aligned(p, 4));
+  uint64_t v;
+  std::memcpy(&v, words, sizeof(v));
+  lo = static_cast<uint32_t>(v);
+  hi = static_cast<uint32_t>(v >> 32);
+}
+
+// The columns of 2 pixels share one block of scratch, interleaved by quads so that one pointer
+// walks both: quad q of column j at int16 index 8q + 4j, in (x0, x2, x1, x3) order; then the
+// length % 4 leftover taps of column 0, then those of column 1.
+inline int16_t* quad_of(int16_t* block, int32_t j) { return block + 4 * j; }
+inline int16_t* tail_of(int16_t* block, int32_t length, int32_t j) {
+  return block + 2 * (length / 4 * 4) + j * (length % 4);
+}
+
+// Widens `length` input bytes into column j of a block.
+inline void widen_row(const int8_t* __restrict src, int32_t length, int32_t offset,
+                      int16_t* __restrict block, int32_t j) {
+  const uint32_t offsets = splat16(offset);
+  const int32_t quads = length / 4;
+  int16_t* dst = static_cast<int16_t*>(__builtin_assume_aligned(quad_of(block, j), 4));
+  for (int32_t i = 0; i < quads; ++i, src += 4, dst += 8) {
+    const uint32_t v = load_u32(src);
+    const uint64_t pair = sxtab16(offsets, v) | uint64_t{sxtab16_ror8(offsets, v)} << 32;
+    std::memcpy(dst, &pair, sizeof(pair));
+  }
+  int16_t* tail = tail_of(block, length, j);
+  for (int32_t k = 0; k < length % 4; ++k) tail[k] = static_cast<int16_t>(src[k] + offset);
+}
+
+// Writes taps [first, first + count) of column j of a block, tap k's value being value(i) for
+// i = k - first: the quads' taps at their reordered places, then the leftover taps.
+template <typename Value>
+inline void put_taps(int16_t* block, int32_t length, int32_t j, int32_t first, int32_t count,
+                     Value value) {
+  constexpr int32_t kPlace[4] = {0, 2, 1, 3};  // (x0, x2, x1, x3)
+  const int32_t in_quads = length / 4 * 4;
+  int32_t i = 0;
+  int32_t k = first;
+  if (k < in_quads) {
+    int16_t* quad = quad_of(block, j) + 8 * (k / 4);
+    int32_t lane = k % 4;
+    const int32_t quad_taps = (first + count < in_quads ? first + count : in_quads) - first;
+    for (; i < quad_taps; ++i) {
+      quad[kPlace[lane]] = static_cast<int16_t>(value(i));
+      if (++lane == 4) {
+        lane = 0;
+        quad += 8;
       }
     }
-    for (; j < count; ++j)
-      for (int32_t r = 0; r < rows; ++r) sums[r][j] = dot1(weights[r], columns[j], length);
+    k += quad_taps;
   }
+  int16_t* tail = tail_of(block, length, j) + (k - in_quads);
+  for (; i < count; ++i) *tail++ = static_cast<int16_t>(value(i));
+}
 
-  __attribute__((noinline)) static void dot_2x2(const int8_t* __restrict w0, const int8_t* __restrict w1,
-                      const int16_t* __restrict c0, const int16_t* __restrict c1, int32_t length,
-                      int32_t (*sums)[kConvBlockPixels], int32_t j) {
-    int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
-    int32_t k = 0;
-    for (; k + 4 <= length; k += 4) {
-      const uint32_t x0 = load_u32(c0 + k), x1 = load_u32(c1 + k);
-      const uint32_t a = load_u32(w0 + k), b = load_u32(w1 + k);
-      const uint32_t a02 = sxtb16(a), b02 = sxtb16(b);
-      s00 = smlad(a02, x0, s00);
-      s01 = smlad(a02, x1, s01);
-      s10 = smlad(b02, x0, s10);
-      s11 = smlad(b02, x1, s11);
-      const uint32_t y0 = load_u32(c0 + k + 2), y1 = load_u32(c1 + k + 2);
-      const uint32_t a13 = sxtb16_ror8(a), b13 = sxtb16_ror8(b);
-      s00 = smlad(a13, y0, s00);
-      s01 = smlad(a13, y1, s01);
-      s10 = smlad(b13, y0, s10);
-      s11 = smlad(b13, y1, s11);
-    }
-    for (; k < length; ++k) {
-      const int32_t a = w0[k], b = w1[k];
-      s00 = static_cast<int32_t>(static_cast<uint32_t>(s00) + static_cast<uint32_t>(c0[k] * a));
-      s01 = static_cast<int32_t>(static_cast<uint32_t>(s01) + static_cast<uint32_t>(c1[k] * a));
-      s10 = static_cast<int32_t>(static_cast<uint32_t>(s10) + static_cast<uint32_t>(c0[k] * b));
-      s11 = static_cast<int32_t>(static_cast<uint32_t>(s11) + static_cast<uint32_t>(c1[k] * b));
-    }
-    sums[0][j] = s00;
-    sums[0][j + 1] = s01;
-    sums[1][j] = s10;
-    sums[1][j + 1] = s11;
+// sums[r][j]: filter rows w0 and w0 + length against both columns of a block.
+__attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, int32_t length,
+                                                   const int16_t* __restrict block,
+                                                   int32_t (&sums)[2][kPixels]) {
+  const int8_t* __restrict w1 = w0 + length;
+  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+  const int16_t* c = block;
+  const int16_t* const end = block + 2 * (length / 4 * 4);
+#if defined(CORTEXM_EMULATE_DSP)
+  while (c != end) {
+    uint32_t x0, y0, x1, y1;
+    load_pair(c, x0, y0);
+    load_pair(c + 4, x1, y1);
+    c += 8;
+    const uint32_t a = load_u32(w0), b = load_u32(w1);
+    w0 += 4;
+    w1 += 4;
+    s00 = smlad(sxtb16(a), x0, s00);
+    s01 = smlad(sxtb16(a), x1, s01);
+    s00 = smlad(sxtb16_ror8(a), y0, s00);
+    s01 = smlad(sxtb16_ror8(a), y1, s01);
+    s10 = smlad(sxtb16(b), x0, s10);
+    s11 = smlad(sxtb16(b), x1, s11);
+    s10 = smlad(sxtb16_ror8(b), y0, s10);
+    s11 = smlad(sxtb16_ror8(b), y1, s11);
   }
+#else
+  // The same loop by hand, two quads per pass: 13 registers are live, and GCC's version spills
+  // (1.28 instructions per MAC); this one is 16 per quad (16 MACs) and 3 per pass.
+#define CORTEXM_DSP_QUAD                                   \
+  "ldrd   %[x0], %[y0], [%[c]], #8\n\t"                    \
+  "ldrd   %[x1], %[y1], [%[c]], #8\n\t"                    \
+  "ldr    %[v], [%[w0]], #4\n\t"                          \
+  "sxtb16 %[t], %[v]\n\t"                                 \
+  "sxtb16 %[v], %[v], ror #8\n\t"                         \
+  "smlad  %[s00], %[t], %[x0], %[s00]\n\t"                \
+  "smlad  %[s01], %[t], %[x1], %[s01]\n\t"                \
+  "smlad  %[s00], %[v], %[y0], %[s00]\n\t"                \
+  "smlad  %[s01], %[v], %[y1], %[s01]\n\t"                \
+  "ldr    %[v], [%[w1]], #4\n\t"                          \
+  "sxtb16 %[t], %[v]\n\t"                                 \
+  "sxtb16 %[v], %[v], ror #8\n\t"                         \
+  "smlad  %[s10], %[t], %[x0], %[s10]\n\t"                \
+  "smlad  %[s11], %[t], %[x1], %[s11]\n\t"                \
+  "smlad  %[s10], %[v], %[y0], %[s10]\n\t"                \
+  "smlad  %[s11], %[v], %[y1], %[s11]\n\t"
+#define CORTEXM_DSP_QUAD_OPERANDS                                                               \
+  [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11), [c] "+r"(c),            \
+      [w0] "+r"(w0), [w1] "+r"(w1), [x0] "=&r"(x0), [y0] "=&r"(y0), [x1] "=&r"(x1),            \
+      [y1] "=&r"(y1), [v] "=&r"(v), [t] "=&r"(t)
+  uint32_t x0, y0, x1, y1, v, t;
+  if ((length / 4) % 2)
+    __asm__ volatile(CORTEXM_DSP_QUAD : CORTEXM_DSP_QUAD_OPERANDS : : "cc", "memory");
+  if (c != end) {
+    __asm__ volatile(
+        "1:\n\t" CORTEXM_DSP_QUAD CORTEXM_DSP_QUAD
+        "ldr    %[t], %[end]\n\t"
+        "cmp    %[c], %[t]\n\t"
+        "bne    1b"
+        : CORTEXM_DSP_QUAD_OPERANDS
+        : [end] "m"(end)
+        : "cc", "memory");
+  }
+#undef CORTEXM_DSP_QUAD
+#undef CORTEXM_DSP_QUAD_OPERANDS
+#endif
+  const int32_t rest = length % 4;
+  for (int32_t k = 0; k < rest; ++k) {
+    const int32_t a = w0[k], b = w1[k];
+    const int32_t x0 = c[k], x1 = c[rest + k];
+    s00 = static_cast<int32_t>(wrap(s00) + wrap(x0 * a));
+    s01 = static_cast<int32_t>(wrap(s01) + wrap(x1 * a));
+    s10 = static_cast<int32_t>(wrap(s10) + wrap(x0 * b));
+    s11 = static_cast<int32_t>(wrap(s11) + wrap(x1 * b));
+  }
+  sums[0][0] = s00;
+  sums[0][1] = s01;
+  sums[1][0] = s10;
+  sums[1][1] = s11;
+}
 
-  __attribute__((noinline)) static void dot2(const int8_t* __restrict weights, const int16_t* __restrict c0,
-                   const int16_t* __restrict c1, int32_t length, int32_t* __restrict sums) {
-    int32_t s0 = 0, s1 = 0;
-    int32_t k = 0;
-    for (; k + 4 <= length; k += 4) {
-      const uint32_t w = load_u32(weights + k);
-      const uint32_t w02 = sxtb16(w), w13 = sxtb16_ror8(w);
-      s0 = smlad(w02, load_u32(c0 + k), s0);
-      s1 = smlad(w02, load_u32(c1 + k), s1);
-      s0 = smlad(w13, load_u32(c0 + k + 2), s0);
-      s1 = smlad(w13, load_u32(c1 + k + 2), s1);
-    }
-    for (; k < length; ++k) {
-      const int32_t w = weights[k];
-      s0 = static_cast<int32_t>(static_cast<uint32_t>(s0) + static_cast<uint32_t>(c0[k] * w));
-      s1 = static_cast<int32_t>(static_cast<uint32_t>(s1) + static_cast<uint32_t>(c1[k] * w));
-    }
-    sums[0] = s0;
-    sums[1] = s1;
+// One filter row against column j of a block.
+inline int32_t dot_1x1(const int8_t* __restrict w, int32_t length, const int16_t* __restrict block,
+                       int32_t j) {
+  int32_t s = 0;
+  const int16_t* c = quad_of(const_cast<int16_t*>(block), j);
+  for (int32_t i = 0; i < length / 4; ++i, c += 8, w += 4) {
+    uint32_t x, y;
+    load_pair(c, x, y);
+    const uint32_t a = load_u32(w);
+    s = smlad(sxtb16(a), x, s);
+    s = smlad(sxtb16_ror8(a), y, s);
   }
+  const int16_t* tail = tail_of(const_cast<int16_t*>(block), length, j);
+  for (int32_t k = 0; k < length % 4; ++k) s = static_cast<int32_t>(wrap(s) + wrap(tail[k] * w[k]));
+  return s;
+}
 
-  static int32_t dot1(const int8_t* __restrict weights, const int16_t* __restrict column,
-                      int32_t length) {
-    int32_t s = 0;
-    int32_t k = 0;
-    for (; k + 4 <= length; k += 4) {
-      const uint32_t w = load_u32(weights + k);
-      s = smlad(sxtb16(w), load_u32(column + k), s);
-      s = smlad(sxtb16_ror8(w), load_u32(column + k + 2), s);
+inline int8_t output_value(int32_t sum, const Channel& ch, const Stage& s) {
+  return static_cast<int8_t>(clamp(requantized(sum, ch, s), s.activation_min, s.activation_max));
+}
+
+// The outputs of channels [first_channel, first_channel + channels) at the `count` (1 or 2)
+// pixels of a block; out0 and out1 point at the pixels' first_channel, w at its filter row. Its
+// own function, so that its registers are allocated apart from the gather's. The 4 outputs of 2
+// channels by 2 pixels are saturated to int8 (SSAT), packed in one word and clamped to the
+// activation range 4 bytes at a time (SSUB8 + SEL).
+__attribute__((noinline)) void block_outputs(const Stage& stage, const int8_t* w, int32_t length,
+                                             const int16_t* block, int32_t count, int32_t first_channel,
+                                             int32_t channels, int8_t* out0, int8_t* out1) {
+  const Stage s = stage;  // a local copy: output stores cannot alias it
+  int32_t oc = 0;
+  if (count == kPixels) {
+    for (; oc + 2 <= channels; oc += 2, w += 2 * length) {
+      int32_t sums[2][kPixels];
+      dot_2x2(w, length, block, sums);
+      const Channel c0 = channel(s, first_channel + oc);
+      const int32_t v00 = requantized(sums[0][0], c0, s), v01 = requantized(sums[0][1], c0, s);
+      const Channel c1 = channel(s, first_channel + oc + 1);
+      const int32_t v10 = requantized(sums[1][0], c1, s), v11 = requantized(sums[1][1], c1, s);
+      // Channels oc, oc + 1 of pixel 0, then of pixel 1.
+      const uint32_t bytes = clamped_bytes(v00, v10, v01, v11, s);
+      const uint16_t pixel0 = static_cast<uint16_t>(bytes), pixel1 = static_cast<uint16_t>(bytes >> 16);
+      std::memcpy(out0 + oc, &pixel0, 2);
+      std::memcpy(out1 + oc, &pixel1, 2);
     }
-    for (; k < length; ++k)
-      s = static_cast<int32_t>(static_cast<uint32_t>(s) + static_cast<uint32_t>(column[k] * weights[k]));
-    return s;
   }
-};
+  for (; oc < channels; ++oc, w += length) {
+    const Channel c = channel(s, first_channel + oc);
+    out0[oc] = output_value(dot_1x1(w, length, block, 0), c, s);
+    if (count == kPixels) out1[oc] = output_value(dot_1x1(w, length, block, 1), c, s);
+  }
+}
 
 }  // namespace
 
 void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, void* scratch) {
-  conv2d_int16_columns<DspDots>(p, input, filter, bias, output, scratch);
+  const bool pointwise = is_pointwise(p);
+  const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
+  // Added to every input tap, and the value of padded taps (Conv2dParams::bias_includes_input_offset).
+  const bool folded = p.bias_includes_input_offset;
+  const int32_t offset = folded ? 0 : q.input_offset;
+  const int32_t pad = folded ? -q.input_offset : 0;
+  const Stage stage = {bias, q.multipliers, q.shifts, q.output_offset, q.activation_min, q.activation_max,
+                       splat8(q.activation_min), splat8(q.activation_max)};
+  const int32_t groups = p.groups();
+  const int32_t out_c = p.filter.n;
+  const int32_t out_per_group = out_c / groups;
+  const int32_t length = p.filter.h * p.filter.w * p.filter.c;
+  const int32_t in_c = p.input.c;
+  const int32_t out_w = p.output.w;
+  const int32_t pixels = p.output.h * out_w;
+  // Input bytes between horizontally and vertically adjacent pointwise pixels.
+  const int32_t x_step = p.geometry.stride_w * in_c;
+  const int32_t y_step = p.geometry.stride_h * p.input.w * in_c;
+  // The block of 2 columns.
+  int16_t* const block = static_cast<int16_t*>(scratch);
+  int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
+  const auto fill = [&](int16_t* at, int32_t count) {
+    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count, [pad](int32_t) { return pad; });
+  };
+  const auto copy = [&](const int8_t* src, int32_t count, int16_t* at) {
+    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count,
+             [src, offset](int32_t i) { return src[i] + offset; });
+  };
+
+  for (int32_t n = 0; n < p.input.n; ++n) {
+    const int8_t* image = input + int64_t{n} * p.input.h * p.input.w * in_c;
+    int8_t* out_image = output + int64_t{n} * pixels * out_c;
+    for (int32_t group = 0; group < groups; ++group) {
+      const int8_t* group_filter = filter + int64_t{group} * out_per_group * length;
+      const int32_t first_oc = group * out_per_group;
+      int32_t oy = 0, ox = 0;  // the next pixel to gather
+      const int8_t* row = image + group * length;
+      const int8_t* row_start = row;
+      for (int32_t first = 0; first < pixels; first += kPixels) {
+        const int32_t count = pixels - first < kPixels ? pixels - first : kPixels;
+        for (int32_t j = 0; j < count; ++j) {
+          if (pointwise) {
+            widen_row(row, length, offset, block, j);
+          } else {
+            gathering = j;
+            gather_column(p, image, group, oy, ox, block, fill, copy);
+          }
+          row += x_step;
+          if (++ox == out_w) {
+            ox = 0;
+            ++oy;
+            row_start += y_step;
+            row = row_start;
+          }
+        }
+        int8_t* out0 = out_image + first * out_c + first_oc;
+        block_outputs(stage, group_filter, length, block, count, first_oc, out_per_group, out0,
+                      out0 + out_c);
+      }
+    }
+  }
 }
 
 }  // namespace cortexm::dsp

@@ -1,8 +1,10 @@
 // DSP variant of quantized_depthwise_conv2d. Depth multiplier 1: 4 channels per step; one word
-// load each of input and filter, SXTB16 / SXTB16 ROR #8 split them into int16 pairs, SADD16 adds
-// the input offset to both lanes and SMLABB / SMLATT accumulate each channel on its own. With depth
-// multipliers of 4 or more, groups of 4 outputs of one input channel share its byte per tap; other
-// channels go one at a time.
+// load each of input and filter per tap, SXTAB16 / SXTAB16 ROR #8 split the input into int16 pairs
+// with the input offset added, SXTB16 / SXTB16 ROR #8 the filter, and SMLABB / SMLATT accumulate
+// each channel on its own (10 instructions per tap and 4 channels); interior 3x3 windows unrolled.
+// The 4 sums are requantized, saturated and clamped as one word (the conv output stage,
+// dsp_ops.h) and stored with one STR. With depth multipliers of 4 or more, groups of 4 outputs of
+// one input channel share its byte per tap; other channels go one at a time.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
@@ -15,15 +17,6 @@ namespace cortexm::dsp {
 
 namespace {
 
-inline int8_t output_value(int32_t acc, const ConvQuantParams& q, int32_t channel) {
-  const int32_t scaled = static_cast<int32_t>(
-      static_cast<uint32_t>(requantize(acc, q.multipliers[channel], q.shifts[channel])) +
-      static_cast<uint32_t>(q.output_offset));
-  return static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
-}
-
-inline uint32_t wrap(int32_t v) { return static_cast<uint32_t>(v); }
-
 // Sums of 4 channels over a window of `rows` x `cols` taps; x and w point at the first valid tap
 // of channel 0 of the group; taps of a row are tap_step input bytes and out_c filter bytes apart.
 // Rows and Cols > 0 fix the counts at compile time (the unrolled interior 3x3 window).
@@ -32,13 +25,13 @@ inline void sum4(const int8_t* x, const int8_t* w, int32_t rows, int32_t cols, i
                  int32_t tap_step, int32_t w_row_step, int32_t out_c, uint32_t offsets, int32_t* acc) {
   if (Rows > 0) rows = Rows;
   if (Cols > 0) cols = Cols;
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   for (int32_t r = 0; r < rows; ++r) {
     const int8_t* xr = x;
     const int8_t* wr = w;
     for (int32_t k = 0; k < cols; ++k) {
       const uint32_t xv = load_u32(xr), wv = load_u32(wr);
-      const uint32_t x02 = sadd16(sxtb16(xv), offsets), x13 = sadd16(sxtb16_ror8(xv), offsets);
+      const uint32_t x02 = sxtab16(offsets, xv), x13 = sxtab16_ror8(offsets, xv);
       const uint32_t w02 = sxtb16(wv), w13 = sxtb16_ror8(wv);
       a0 = smlabb(x02, w02, a0);
       a2 = smlatt(x02, w02, a2);
@@ -54,6 +47,69 @@ inline void sum4(const int8_t* x, const int8_t* w, int32_t rows, int32_t cols, i
   acc[1] = a1;
   acc[2] = a2;
   acc[3] = a3;
+}
+
+// sum4 over Rows x Cols (2 or 3 each) valid taps of a 3x3 window with unit dilation and depth
+// multiplier 1, so that a tap's input and filter words are both `step` (the channel count) bytes
+// after the previous tap's; x and w point at the first valid tap. GCC keeps the 18 tap addresses
+// of the unrolled loop and spills them; by hand it is 10 instructions per tap and 4 per row (98
+// for the 36 MACs of an interior window).
+template <int Rows, int Cols>
+inline void sum4_3x3(const int8_t* x, const int8_t* w, int32_t row_step, int32_t step,
+                     uint32_t offsets, int32_t* acc) {
+  static_assert(Rows >= 2 && Rows <= 3 && Cols >= 2 && Cols <= 3, "2 or 3 rows and columns");
+#if defined(CORTEXM_EMULATE_DSP)
+  sum4<Rows, Cols>(x, w, Rows, Cols, row_step, step, 3 * step, step, offsets, acc);
+#else
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  const int32_t step2 = 2 * step;
+#define CORTEXM_DSP_TAP(x_at, w_at)                     \
+  "ldr     %[xv], " x_at "\n\t"                         \
+  "ldr     %[wv], " w_at "\n\t"                         \
+  "sxtab16 %[t0], %[off], %[xv]\n\t"                   \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"           \
+  "sxtb16  %[t1], %[wv]\n\t"                           \
+  "sxtb16  %[wv], %[wv], ror #8\n\t"                   \
+  "smlabb  %[a0], %[t0], %[t1], %[a0]\n\t"             \
+  "smlatt  %[a2], %[t0], %[t1], %[a2]\n\t"             \
+  "smlabb  %[a1], %[xv], %[wv], %[a1]\n\t"             \
+  "smlatt  %[a3], %[xv], %[wv], %[a3]\n\t"
+#define CORTEXM_DSP_ROW2                                 \
+  CORTEXM_DSP_TAP("[%[x]]", "[%[w]]")                    \
+  CORTEXM_DSP_TAP("[%[x], %[step]]", "[%[w], %[step]]")
+#define CORTEXM_DSP_ROW3 CORTEXM_DSP_ROW2 CORTEXM_DSP_TAP("[%[x], %[step2]]", "[%[w], %[step2]]")
+  // The next row's first tap: row_step input bytes and a filter row (3 steps) further.
+#define CORTEXM_DSP_NEXT_ROW          \
+  "ldr     %[t0], %[row_step]\n\t"   \
+  "add     %[x], %[x], %[t0]\n\t"    \
+  "add     %[w], %[w], %[step2]\n\t" \
+  "add     %[w], %[w], %[step]\n\t"
+#define CORTEXM_DSP_SUM(code)                                                                           \
+  __asm__(code                                                                                          \
+          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w),       \
+            [xv] "=&r"(xv), [wv] "=&r"(wv), [t0] "=&r"(t0), [t1] "=&r"(t1)                              \
+          : [step] "r"(step), [step2] "r"(step2), [off] "r"(offsets), [row_step] "m"(row_step)         \
+          : "memory")
+  uint32_t xv, wv, t0, t1;
+  if constexpr (Rows == 3 && Cols == 3) {
+    CORTEXM_DSP_SUM(CORTEXM_DSP_ROW3 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW3 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW3);
+  } else if constexpr (Rows == 3) {
+    CORTEXM_DSP_SUM(CORTEXM_DSP_ROW2 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW2 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW2);
+  } else if constexpr (Cols == 3) {
+    CORTEXM_DSP_SUM(CORTEXM_DSP_ROW3 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW3);
+  } else {
+    CORTEXM_DSP_SUM(CORTEXM_DSP_ROW2 CORTEXM_DSP_NEXT_ROW CORTEXM_DSP_ROW2);
+  }
+#undef CORTEXM_DSP_TAP
+#undef CORTEXM_DSP_ROW2
+#undef CORTEXM_DSP_ROW3
+#undef CORTEXM_DSP_NEXT_ROW
+#undef CORTEXM_DSP_SUM
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+#endif
 }
 
 // sum4 for 4 output channels of one input channel (depth multiplier >= 4): one input byte per tap,
@@ -80,6 +136,72 @@ inline void sum4_one_input(const int8_t* x, const int8_t* w, int32_t rows, int32
   acc[3] = a3;
 }
 
+// Channels c .. c + 3 of one output pixel from their sums.
+inline void store4(const int32_t* sums, const Stage& s, int32_t c, int8_t* out) {
+  const int32_t v0 = requantized(sums[0], channel(s, c), s);
+  const int32_t v1 = requantized(sums[1], channel(s, c + 1), s);
+  const int32_t v2 = requantized(sums[2], channel(s, c + 2), s);
+  const int32_t v3 = requantized(sums[3], channel(s, c + 3), s);
+  store_u32(out + c, clamped_bytes(v0, v1, v2, v3, s));
+}
+
+// The window of one output pixel: its first valid tap and how many rows and columns are valid.
+struct Window {
+  const int8_t* x;  // channel 0 of the first valid tap (only read when rows, cols > 0)
+  const int8_t* w;  // the filter at that tap
+  int32_t rows, cols;
+};
+
+struct Steps {
+  int32_t row, tap, w_row, out_c;
+};
+
+// Depth multiplier 1: the `paired` channels 4 at a time. window_3x3: for a 3x3 filter with unit
+// dilation whose window has 2 or 3 valid rows and columns, (rows - 2) * 2 + cols - 2; else -1.
+// Its own function, so that its registers are allocated apart from the window arithmetic's.
+__attribute__((noinline)) void pixel_paired(const Stage& stage, const Window& win, const Steps& st,
+                                            int32_t window_3x3, uint32_t offsets, int32_t paired,
+                                            int8_t* out) {
+  const Stage s = stage;  // a local copy: output stores cannot alias it
+  const Window v = win;
+  const Steps t = st;
+  int32_t sums[4] = {0, 0, 0, 0};
+  for (int32_t c = 0; c < paired; c += 4) {
+    switch (window_3x3) {
+      case 3: sum4_3x3<3, 3>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
+      case 2: sum4_3x3<3, 2>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
+      case 1: sum4_3x3<2, 3>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
+      case 0: sum4_3x3<2, 2>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
+      default:
+        if (v.rows > 0 && v.cols > 0)
+          sum4<0, 0>(v.x + c, v.w + c, v.rows, v.cols, t.row, t.tap, t.w_row, t.out_c, offsets, sums);
+    }
+    store4(sums, s, c, out);
+  }
+}
+
+// Depth multiplier 1, unit dilation, channels a multiple of 4: two horizontally adjacent output
+// pixels with interior 3x3 windows, x_step input bytes apart, sharing each channel's
+// requantization set-up. x points at the first pixel's window, channel 0.
+__attribute__((noinline)) void interior_pair(const Stage& stage, const int8_t* x, int32_t x_step,
+                                             const int8_t* w, int32_t row_step, int32_t channels,
+                                             uint32_t offsets, int8_t* out0, int8_t* out1) {
+  const Stage s = stage;  // a local copy: output stores cannot alias it
+  for (int32_t c = 0; c < channels; c += 4) {
+    int32_t a[4], b[4];
+    sum4_3x3<3, 3>(x + c, w + c, row_step, channels, offsets, a);
+    sum4_3x3<3, 3>(x + x_step + c, w + c, row_step, channels, offsets, b);
+    const Channel c0 = channel(s, c), c1 = channel(s, c + 1);
+    const int32_t a0 = requantized(a[0], c0, s), b0 = requantized(b[0], c0, s);
+    const int32_t a1 = requantized(a[1], c1, s), b1 = requantized(b[1], c1, s);
+    const Channel c2 = channel(s, c + 2), c3 = channel(s, c + 3);
+    const int32_t a2 = requantized(a[2], c2, s), b2 = requantized(b[2], c2, s);
+    const int32_t a3 = requantized(a[3], c3, s), b3 = requantized(b[3], c3, s);
+    store_u32(out0 + c, clamped_bytes(a0, a1, a2, a3, s));
+    store_u32(out1 + c, clamped_bytes(b0, b1, b2, b3, s));
+  }
+}
+
 }  // namespace
 
 void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* input,
@@ -87,71 +209,72 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
                                 void* /*scratch*/) {
   const ConvGeometry& g = p.geometry;
   const ConvQuantParams q = p.quant;
+  const Stage stage = {bias, q.multipliers, q.shifts, q.output_offset, q.activation_min, q.activation_max,
+                       splat8(q.activation_min), splat8(q.activation_max)};
   const int32_t in_h = p.input.h, in_w = p.input.w, in_c = p.input.c;
-  const int32_t out_c = p.filter.c, kernel_w = p.filter.w;
+  const int32_t out_c = p.filter.c, kernel_h = p.filter.h, kernel_w = p.filter.w;
   const int32_t multiplier = p.depth_multiplier;
   const int32_t offset = q.input_offset;
   const uint32_t offsets = splat16(offset);
   // Channels handled 4 at a time.
   const int32_t paired = multiplier == 1 ? out_c / 4 * 4 : 0;
-  const int32_t row_step = g.dilation_h * in_w * in_c, tap_step = g.dilation_w * in_c;
-  const int32_t w_row_step = kernel_w * out_c;
-  const bool is_3x3 = p.filter.h == 3 && kernel_w == 3;
+  const Steps steps = {g.dilation_h * in_w * in_c, g.dilation_w * in_c, kernel_w * out_c, out_c};
+  const bool is_3x3 = kernel_h == 3 && kernel_w == 3;
+  const bool unit_dilation = g.dilation_h == 1 && g.dilation_w == 1;
+  // Whether interior_pair can take every channel of a 3x3 window.
+  const bool pairs = is_3x3 && unit_dilation && multiplier == 1 && out_c % 4 == 0;
+  const int32_t image_size = in_h * in_w * in_c;
+  int8_t* out = output;
 
   for (int32_t n = 0; n < p.output.n; ++n) {
-    const int8_t* image = input + int64_t{n} * in_h * in_w * in_c;
+    const int8_t* image = input + int64_t{n} * image_size;
     for (int32_t oy = 0; oy < p.output.h; ++oy) {
-      const int64_t y0 = int64_t{oy} * g.stride_h - g.padding.top;
-      const TapRange rows = valid_taps(y0, in_h, p.filter.h, g.dilation_h);
-      for (int32_t ox = 0; ox < p.output.w; ++ox) {
-        const int64_t x0 = int64_t{ox} * g.stride_w - g.padding.left;
+      const int32_t y0 = oy * g.stride_h - g.padding.top;
+      const TapRange rows = valid_taps(y0, in_h, kernel_h, g.dilation_h);
+      for (int32_t ox = 0; ox < p.output.w; ++ox, out += out_c) {
+        const int32_t x0 = ox * g.stride_w - g.padding.left;
         const TapRange cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
-        int8_t* out = output + ((int64_t{n} * p.output.h + oy) * p.output.w + ox) * out_c;
+        // Two interior windows side by side: one pass for both.
+        if (pairs && rows.first == 0 && rows.last == 3 && cols.first == 0 && cols.last == 3 &&
+            ox + 1 < p.output.w && x0 + g.stride_w + 2 < in_w) {
+          interior_pair(stage, image + (y0 * in_w + x0) * in_c, g.stride_w * in_c, filter, steps.row,
+                        out_c, offsets, out, out + out_c);
+          ++ox;
+          out += out_c;
+          continue;
+        }
         const int32_t n_rows = rows.last - rows.first, n_cols = cols.last - cols.first;
         const bool any = n_rows > 0 && n_cols > 0;
-        const bool interior_3x3 = is_3x3 && n_rows == 3 && n_cols == 3;
-        // First valid tap of channel 0 (only formed when the window has one).
-        const int8_t* x_first =
-            any ? image + ((y0 + int64_t{rows.first} * g.dilation_h) * in_w +
-                           (x0 + int64_t{cols.first} * g.dilation_w)) * in_c
-                : image;
-        const int8_t* w_first = filter + (int64_t{rows.first} * kernel_w + cols.first) * out_c;
-        for (int32_t c = 0; c < paired; c += 4) {
-          int32_t sums[4] = {0, 0, 0, 0};
-          if (interior_3x3) {
-            sum4<3, 3>(x_first + c, w_first + c, 3, 3, row_step, tap_step, w_row_step, out_c, offsets, sums);
-          } else if (any) {
-            sum4<0, 0>(x_first + c, w_first + c, n_rows, n_cols, row_step, tap_step, w_row_step, out_c,
-                       offsets, sums);
-          }
-          for (int32_t l = 0; l < 4; ++l) {
-            const uint32_t b = bias ? wrap(bias[c + l]) : 0u;
-            out[c + l] = output_value(static_cast<int32_t>(wrap(sums[l]) + b), q, c + l);
-          }
+        const Window win = {
+            any ? image + ((y0 + rows.first * g.dilation_h) * in_w + (x0 + cols.first * g.dilation_w)) * in_c
+                : image,
+            filter + (rows.first * kernel_w + cols.first) * out_c, n_rows, n_cols};
+        if (paired > 0) {
+          const bool small = n_rows >= 2 && n_rows <= 3 && n_cols >= 2 && n_cols <= 3;
+          const int32_t window_3x3 = is_3x3 && unit_dilation && small ? (n_rows - 2) * 2 + n_cols - 2 : -1;
+          pixel_paired(stage, win, steps, window_3x3, offsets, paired, out);
         }
         for (int32_t c = paired; c < out_c;) {
           const int32_t in_channel = c / multiplier;
           if (any && c % multiplier + 4 <= multiplier) {  // 4 outputs of one input channel
             int32_t sums[4];
-            sum4_one_input(x_first + in_channel, w_first + c, n_rows, n_cols, row_step, tap_step,
-                           w_row_step, out_c, offset, sums);
-            for (int32_t l = 0; l < 4; ++l) {
-              const uint32_t b = bias ? wrap(bias[c + l]) : 0u;
-              out[c + l] = output_value(static_cast<int32_t>(wrap(sums[l]) + b), q, c + l);
-            }
+            sum4_one_input(win.x + in_channel, win.w + c, n_rows, n_cols, steps.row, steps.tap,
+                           steps.w_row, out_c, offset, sums);
+            store4(sums, stage, c, out);
             c += 4;
             continue;
           }
-          uint32_t acc = bias ? wrap(bias[c]) : 0u;
+          uint32_t acc = 0;
           for (int32_t kh = rows.first; kh < rows.last; ++kh) {
-            const int64_t iy = y0 + int64_t{kh} * g.dilation_h;
+            const int32_t iy = y0 + kh * g.dilation_h;
             for (int32_t kw = cols.first; kw < cols.last; ++kw) {
-              const int64_t ix = x0 + int64_t{kw} * g.dilation_w;
+              const int32_t ix = x0 + kw * g.dilation_w;
               const int32_t x = image[(iy * in_w + ix) * in_c + in_channel] + offset;
-              acc += wrap(x * filter[(int64_t{kh} * kernel_w + kw) * out_c + c]);
+              acc += wrap(x * filter[(kh * kernel_w + kw) * out_c + c]);
             }
           }
-          out[c] = output_value(static_cast<int32_t>(acc), q, c);
+          out[c] = static_cast<int8_t>(clamp(requantized(static_cast<int32_t>(acc), channel(stage, c), stage),
+                                             q.activation_min, q.activation_max));
           ++c;
         }
       }

@@ -11,8 +11,8 @@ namespace cortexm {
 
 Error quantized_avg_pool2d_prepare(const Pool2dParams& params);
 
-// Bytes of scratch quantized_avg_pool2d needs, for every isa: one int32 sum per channel
-// (input.c * 4 bytes), 4-byte aligned.
+// Bytes of scratch quantized_avg_pool2d needs: none on every isa (the sums live on the stack or in
+// registers). The scratch argument is unused; it may be null.
 size_t quantized_avg_pool2d_scratch_size(const Pool2dParams& params, Isa isa);
 
 void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
