@@ -19,26 +19,6 @@ inline int32_t conv_column_length(const Conv2dParams& p) {
   return p.filter.h * p.filter.w * p.filter.c;
 }
 
-// The loop bounds of a convolution over output pixels, groups and output channels.
-struct ConvLoop {
-  int32_t groups, out_c, out_per_group, length, out_w, pixels;
-};
-
-inline ConvLoop conv_loop(const Conv2dParams& p) {
-  const int32_t groups = p.groups();
-  return {groups, p.filter.n, p.filter.n / groups, conv_column_length(p), p.output.w, p.output.h * p.output.w};
-}
-
-// The int8 output of output channel oc for its dot-product sum: bias added modulo 2^32,
-// requantized, offset and clamped.
-inline int8_t conv_output(int32_t sum, const int32_t* bias, const ConvQuantParams& q, int32_t oc) {
-  const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
-  const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(sum) + b);
-  const int32_t scaled = static_cast<int32_t>(
-      static_cast<uint32_t>(requantize(acc, q.multipliers[oc], q.shifts[oc])) + static_cast<uint32_t>(q.output_offset));
-  return static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
-}
-
 template <typename Dots>
 void conv2d_int16_columns(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
                           const int32_t* bias, int8_t* output, void* scratch) {
@@ -47,9 +27,12 @@ void conv2d_int16_columns(const Conv2dParams& p, const int8_t* input, const int8
   const bool folded = p.bias_includes_input_offset;
   const int16_t offset = folded ? int16_t{0} : static_cast<int16_t>(q.input_offset);
   const int16_t pad = folded ? static_cast<int16_t>(-q.input_offset) : int16_t{0};
-  const ConvLoop loop = conv_loop(p);
-  const int32_t groups = loop.groups, out_c = loop.out_c, out_per_group = loop.out_per_group;
-  const int32_t length = loop.length, out_w = loop.out_w, pixels = loop.pixels;
+  const int32_t groups = p.groups();
+  const int32_t out_c = p.filter.n;
+  const int32_t out_per_group = out_c / groups;
+  const int32_t length = conv_column_length(p);
+  const int32_t out_w = p.output.w;
+  const int32_t pixels = p.output.h * out_w;
   int16_t* columns = static_cast<int16_t*>(scratch);
   int16_t* const column[kConvBlockPixels] = {columns, columns + length, columns + 2 * length,
                                              columns + 3 * length};
@@ -86,8 +69,16 @@ void conv2d_int16_columns(const Conv2dParams& p, const int8_t* input, const int8
           int32_t sums[2][kConvBlockPixels];
           Dots::dots(weights, rows, column, count, length, sums);
           for (int32_t r = 0; r < rows; ++r) {
-            for (int32_t j = 0; j < count; ++j)
-              out_image[int64_t{first + j} * out_c + oc + r] = conv_output(sums[r][j], bias, q, oc + r);
+            const uint32_t b = bias ? static_cast<uint32_t>(bias[oc + r]) : 0u;
+            const int32_t multiplier = q.multipliers[oc + r], shift = q.shifts[oc + r];
+            for (int32_t j = 0; j < count; ++j) {
+              const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(sums[r][j]) + b);
+              const int32_t scaled = static_cast<int32_t>(
+                  static_cast<uint32_t>(requantize(acc, multiplier, shift)) +
+                  static_cast<uint32_t>(q.output_offset));
+              out_image[int64_t{first + j} * out_c + oc + r] =
+                  static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+            }
           }
         }
       }

@@ -82,13 +82,16 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
                         const int32_t* bias, int8_t* output) {
   const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
   const int32_t offset = p.bias_includes_input_offset ? 0 : q.input_offset;
-  const ConvLoop loop = conv_loop(p);
-  const int32_t out_c = loop.out_c, out_per_group = loop.out_per_group, length = loop.length;
-  const int32_t out_w = loop.out_w, pixels = loop.pixels;
+  const int32_t groups = p.groups();
+  const int32_t out_c = p.filter.n;
+  const int32_t out_per_group = out_c / groups;
+  const int32_t length = conv_column_length(p);
+  const int32_t out_w = p.output.w;
+  const int32_t pixels = p.output.h * out_w;
   for (int32_t n = 0; n < p.input.n; ++n) {
     const int8_t* image = input + int64_t{n} * p.input.h * p.input.w * p.input.c;
     int8_t* out_image = output + int64_t{n} * pixels * out_c;
-    for (int32_t group = 0; group < loop.groups; ++group) {
+    for (int32_t group = 0; group < groups; ++group) {
       for (int32_t first = 0; first < pixels; first += kConvBlockPixels) {
         const int32_t count = pixels - first < kConvBlockPixels ? pixels - first : kConvBlockPixels;
         const int8_t* taps[kConvBlockPixels];
@@ -106,8 +109,15 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
           } else {
             for (int32_t j = 0; j < count; ++j) sums[j] = dot1_in_place(weights, taps[j], offset, length);
           }
-          for (int32_t j = 0; j < count; ++j)
-            out_image[int64_t{first + j} * out_c + oc] = conv_output(sums[j], bias, q, oc);
+          const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
+          for (int32_t j = 0; j < count; ++j) {
+            const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(sums[j]) + b);
+            const int32_t scaled = static_cast<int32_t>(
+                static_cast<uint32_t>(requantize(acc, q.multipliers[oc], q.shifts[oc])) +
+                static_cast<uint32_t>(q.output_offset));
+            out_image[int64_t{first + j} * out_c + oc] =
+                static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+          }
         }
       }
     }
