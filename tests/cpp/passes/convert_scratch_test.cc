@@ -67,18 +67,6 @@ TEST(ConvertScratch, Conv2dRecordsTheKernelSizeForEachIsa) {
   }
 }
 
-TEST(ConvertScratch, PointwiseConvNeedsScratchOnlyOnDsp) {  // scalar and MVE read it in place
-  const Graph g = conv_graph({1, 6, 5, 7}, {8, 6, 1, 1}, 1);
-  Conv2dParams p;
-  p.input = {1, 5, 7, 6};
-  p.filter = {8, 1, 1, 6};
-  const std::vector<int64_t> want = {0, 2 * 2 * 6, 0};  // DSP: 2 int16 columns of 6 taps
-  for (size_t i = 0; i < kTargets.size(); ++i) {
-    EXPECT_EQ(planned(&quantized_conv2d_scratch_size, p, parse_target(kTargets[i]).isa), want[i]) << kTargets[i];
-    EXPECT_EQ(lowered_scratch(g, kTargets[i], kQConv), want[i]) << kTargets[i];
-  }
-}
-
 TEST(ConvertScratch, GroupedConvUsesTheGroupChannels) {
   const Graph g = conv_graph({1, 6, 7, 7}, {6, 2, 3, 3}, 3);
   Conv2dParams p;
