@@ -12,8 +12,9 @@
 // Built with CMSIS-NN (CORTEXM_BENCH_CMSIS_NN, bench/target/CMakeLists.txt), every layer runs
 // CMSIS-NN's public function first (arm_convolve_wrapper_s8, arm_depthwise_conv_wrapper_s8,
 // arm_fully_connected_s8, arm_elementwise_add_s8, arm_elementwise_mul_s8, arm_avgpool_s8), then
-// cortexm's kernel on the same input, weights, bias, multipliers, shifts, offsets and activation
-// range, each between two marker calls, and compares the output bytes. Per layer it writes
+// cortexm's kernel on the same input, weights, bias (conv and linear: folded as the lowering folds
+// it, before the counted call), multipliers, shifts, offsets and activation range, each between
+// two marker calls, and compares the output bytes. Per layer it writes
 //   layer I calls K scratch S [cmsis_scratch C cmsis_fallback B mismatches M first F
 //                              cortexm_vs_reference R cmsis_vs_reference Q]
 // (K: marker pairs the layer used, cortexm's call last, CMSIS-NN's measured call before it;
@@ -299,7 +300,15 @@ int run_conv(const int32_t* f, const ConvGeometry& g, const Dims4& input, int64_
   }
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected conv layer ", index);
 #endif
-  return measure_cortexm(report, index, [&] { quantized_conv2d(p, x, w, b, y.cortexm, d.scratch); },
+  // cortexm runs with the bias folded at lowering, as a lowered program holds it (not counted);
+  // the reference takes the unfolded one.
+  auto* folded = static_cast<int32_t*>(take(4 * int64_t{p.filter.n}));
+  if (!folded) return fail("out of memory at layer ", index);
+  quantized_conv2d_fold_bias(p, w, b, folded);
+  Conv2dParams pf = p;
+  pf.bias_includes_input_offset = true;
+  return measure_cortexm(report, index,
+                         [&] { quantized_conv2d(pf, x, w, folded, y.cortexm, d.scratch); },
                          [&](int8_t* out) { quantized_conv2d_reference(p, x, w, b, out); });
 }
 
@@ -388,7 +397,13 @@ int run_linear(const int32_t* f, int64_t index, Report* report) {
   });
   if (status != ARM_CMSIS_NN_SUCCESS) return fail("CMSIS-NN rejected linear layer ", index);
 #endif
-  return measure_cortexm(report, index, [&] { quantized_linear(p, x, w, b, y.cortexm, d.scratch); },
+  auto* folded = static_cast<int32_t*>(take(4 * int64_t{p.output_features}));
+  if (!folded) return fail("out of memory at layer ", index);
+  quantized_linear_fold_bias(p, w, b, folded);
+  LinearParams pf = p;
+  pf.bias_includes_input_offset = true;
+  return measure_cortexm(report, index,
+                         [&] { quantized_linear(pf, x, w, folded, y.cortexm, d.scratch); },
                          [&](int8_t* out) { quantized_linear_reference(p, x, w, b, out); });
 }
 

@@ -99,8 +99,12 @@ def test_stride_greater_than_one():
 
 
 def test_without_bias_gets_a_zero_bias():
+    # The conv2d's bias is the zero bias folded (FoldInputOffsetIntoBias): input_offset * row sums.
     conv, lowered = check(nn.Conv1d(4, 6, 3, bias=False), (2, 4, 13), QCONV)
-    assert not np.any(lowered.value(conv.inputs[2].name).data)
+    assert conv.attrs["bias_includes_input_offset"]
+    rows = lowered.value(conv.inputs[1].name).data.astype(np.int64).reshape(6, -1)
+    np.testing.assert_array_equal(lowered.value(conv.inputs[2].name).data,
+                                  conv.attrs["input_offset"] * rows.sum(axis=1))
     conv, lowered = check(nn.Conv1d(4, 4, 3, bias=False, groups=4), (1, 4, 13), QDEPTHWISE, seed=3)
     assert not np.any(lowered.value(conv.inputs[2].name).data)
 

@@ -1,17 +1,19 @@
 // MVE variant of quantized_conv2d. Columns stay int8: padded taps hold -input_offset (so that
-// x + input_offset is 0 there), and sum (x + off) * w = sum x * w + off * sum w, both sums taken
-// 16 lanes at a time (VMLADAVA, VADDVA) modulo 2^32 like the reference's adds; with
-// bias_includes_input_offset the bias already holds off * sum w and only sum x * w is taken. A
-// 1x1 window without padding reads the input rows in place; other windows gather 4 columns into
-// scratch. The 4 pixels of one output channel are requantized together and scattered to the
-// output.
+// x + input_offset is 0 there), and sum (x + off) * w = sum x * w + off * sum w modulo 2^32 like
+// the reference's adds; with bias_includes_input_offset the bias already holds off * sum w,
+// otherwise each filter row's sum is taken once per call. A 1x1 window without padding reads the
+// input rows in place (a matrix multiply over pixels); other windows gather up to 4 columns into
+// scratch with predicated vector copies. Per filter row the dot products with the block's columns
+// run in one tail-predicated loop (mve_dots.h: 10 instructions per 16 taps of 4 columns; columns
+// of at most 16 taps stay in registers across the channels); a last
+// block of 1-3 pixels takes 1-3 columns, no thrown-away products. The pixels of one output channel
+// are requantized together and scattered to the output.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 2
 
-#include <cstring>
-
 #include "conv_window.h"
+#include "mve/mve_dots.h"
 #include "mve/mve_ops.h"
 
 namespace cortexm::mve {
@@ -20,34 +22,104 @@ namespace {
 
 constexpr int32_t kBlockPixels = 4;
 
-// Dot products of a filter row with 4 int8 columns, and the sum of the row when WeightSum.
-template <bool WeightSum>
-inline void dot4(const int8_t* weights, const int8_t* const* columns, int32_t length,
-                 int32_t* sums, int32_t* weight_sum) {
-  const int8_t* c0 = columns[0];
-  const int8_t* c1 = columns[1];
-  const int8_t* c2 = columns[2];
-  const int8_t* c3 = columns[3];
-  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, ws = 0;
-  for (int32_t left = length; left > 0; left -= 16) {
-    const mve_pred16_t lanes = vctp8q(static_cast<uint32_t>(left));
-    const int8x16_t w = vldrbq_z_s8(weights, lanes);
-    s0 = vmladavaq_s8(s0, vldrbq_z_s8(c0, lanes), w);
-    s1 = vmladavaq_s8(s1, vldrbq_z_s8(c1, lanes), w);
-    s2 = vmladavaq_s8(s2, vldrbq_z_s8(c2, lanes), w);
-    s3 = vmladavaq_s8(s3, vldrbq_z_s8(c3, lanes), w);
-    if (WeightSum) ws = vaddvaq_s8(ws, w);
-    weights += 16;
-    c0 += 16;
-    c1 += 16;
-    c2 += 16;
-    c3 += 16;
+// Predicated 16-byte stores: no library calls for the short runs of a window gather.
+inline void fill_bytes(int8_t* dst, int8_t value, int32_t count) {
+  const int8x16_t v = vdupq_n_s8(value);
+  for (int32_t i = 0; i < count; i += 16)
+    vstrbq_p_s8(dst + i, v, vctp8q(static_cast<uint32_t>(count - i)));
+}
+
+inline void copy_bytes(const int8_t* src, int32_t count, int8_t* dst) {
+  for (int32_t i = 0; i < count; i += 16) {
+    const mve_pred16_t lanes = vctp8q(static_cast<uint32_t>(count - i));
+    vstrbq_p_s8(dst + i, vldrbq_z_s8(src + i, lanes), lanes);
   }
-  sums[0] = s0;
-  sums[1] = s1;
-  sums[2] = s2;
-  sums[3] = s3;
-  *weight_sum = ws;
+}
+
+// Adds the channel's constant to its N sums, requantizes them as one vector and scatters them.
+template <int N>
+inline void finish(const ConvQuantParams& q, int32_t oc, const int32_t* sums, int32_t constant,
+                   int8_t* out_block, uint32x4_t scatter) {
+  int32x4_t acc = vdupq_n_s32(sums[0]);
+  if (N > 1) acc = vsetq_lane_s32(sums[1], acc, 1);
+  if (N > 2) acc = vsetq_lane_s32(sums[2], acc, 2);
+  if (N > 3) acc = vsetq_lane_s32(sums[3], acc, 3);
+  acc = vaddq_n_s32(acc, constant);
+  acc = requantize(acc, q.multipliers[oc], q.shifts[oc]);
+  acc = offset_and_clamp(acc, q.output_offset, q.activation_min, q.activation_max);
+  if (N == 4) {
+    vstrbq_scatter_offset_s32(out_block + oc, scatter, acc);
+  } else {
+    vstrbq_scatter_offset_p_s32(out_block + oc, scatter, acc, vctp32q(N));
+  }
+}
+
+// The channel's bias; unfolded, plus input_offset * (sum of its filter row).
+template <bool Folded>
+inline int32_t channel_constant(const ConvQuantParams& q, const int32_t* bias, int32_t oc,
+                                const int8_t* row, int32_t length) {
+  const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
+  if (Folded) return static_cast<int32_t>(b);
+  return static_cast<int32_t>(b + static_cast<uint32_t>(q.input_offset) *
+                                      static_cast<uint32_t>(byte_sum(row, length)));
+}
+
+// Output channels [oc_begin, oc_end) of a block of N pixels (columns): per channel one pass of its
+// filter row over the N columns, the N sums requantized as one vector and scattered. Folded: the
+// bias holds input_offset * (sum of the row) already.
+template <int N, bool Folded>
+__attribute__((noinline)) void channels(const Conv2dParams& p, const int8_t* filter, const int32_t* bias,
+              const int8_t* const* column, int32_t oc_begin, int32_t oc_end, int8_t* out_block,
+              uint32x4_t scatter) {
+  const ConvQuantParams q = p.quant;
+  const int32_t length = p.filter.h * p.filter.w * p.filter.c;
+  for (int32_t oc = oc_begin; oc < oc_end; ++oc) {
+    const int8_t* row = filter + int64_t{oc} * length;
+    int32_t sums[4] = {0, 0, 0, 0};
+    dot_rows<N>(row, column, length, sums);
+    finish<N>(q, oc, sums, channel_constant<Folded>(q, bias, oc, row, length), out_block, scatter);
+  }
+}
+
+// channels() for columns of at most 16 taps: they stay in vector registers for all the channels,
+// one load and N VMLADAV per channel.
+template <int N, bool Folded>
+__attribute__((noinline)) void short_channels(const Conv2dParams& p, const int8_t* filter, const int32_t* bias,
+                    const int8_t* const* column, int32_t oc_begin, int32_t oc_end,
+                    int8_t* out_block, uint32x4_t scatter) {
+  const ConvQuantParams q = p.quant;
+  const int32_t length = p.filter.h * p.filter.w * p.filter.c;
+  const mve_pred16_t lanes = vctp8q(static_cast<uint32_t>(length));
+  int8x16_t c[N];
+  for (int32_t j = 0; j < N; ++j) c[j] = vldrbq_z_s8(column[j], lanes);
+  for (int32_t oc = oc_begin; oc < oc_end; ++oc) {
+    const int8_t* row = filter + int64_t{oc} * length;
+    const int8x16_t w = vldrbq_z_s8(row, lanes);
+    int32_t sums[4] = {0, 0, 0, 0};
+    for (int32_t j = 0; j < N; ++j) sums[j] = vmladavq_s8(c[j], w);
+    finish<N>(q, oc, sums, channel_constant<Folded>(q, bias, oc, row, length), out_block, scatter);
+  }
+}
+
+template <bool Folded>
+void block_channels(int32_t count, const Conv2dParams& p, const int8_t* filter,
+                    const int32_t* bias, const int8_t* const* column, int32_t oc_begin,
+                    int32_t oc_end, int8_t* out_block, uint32x4_t scatter) {
+  if (p.filter.h * p.filter.w * p.filter.c <= 16) {
+    switch (count) {
+      case 1: short_channels<1, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+      case 2: short_channels<2, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+      case 3: short_channels<3, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+      default: short_channels<4, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+    }
+    return;
+  }
+  switch (count) {
+    case 1: channels<1, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+    case 2: channels<2, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+    case 3: channels<3, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+    default: channels<4, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
+  }
 }
 
 }  // namespace
@@ -55,8 +127,8 @@ inline void dot4(const int8_t* weights, const int8_t* const* columns, int32_t le
 void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, void* scratch) {
   const bool pointwise = is_pointwise(p);
-  const bool folded = p.bias_includes_input_offset;
   const ConvQuantParams q = p.quant;
+  const bool folded = p.bias_includes_input_offset;
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
@@ -65,10 +137,7 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   const int32_t pixels = p.output.h * out_w;
   int8_t* columns = static_cast<int8_t*>(scratch);
   const int8_t pad = static_cast<int8_t>(-q.input_offset);
-  const auto fill = [pad](int8_t* dst, int32_t count) { std::memset(dst, pad, static_cast<size_t>(count)); };
-  const auto copy = [](const int8_t* src, int32_t count, int8_t* dst) {
-    std::memcpy(dst, src, static_cast<size_t>(count));
-  };
+  const auto fill = [pad](int8_t* dst, int32_t count) { fill_bytes(dst, pad, count); };
   // Byte offsets of the 4 pixels of one output channel in the output.
   const uint32x4_t scatter = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(out_c));
 
@@ -87,25 +156,16 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
             column[j] = image + (iy * p.input.w + ix) * p.input.c + int64_t{group} * length;
           } else {
             int8_t* dst = columns + j * length;
-            gather_column(p, image, group, oy, ox, dst, fill, copy);
+            gather_column(p, image, group, oy, ox, dst, fill, copy_bytes);
             column[j] = dst;
           }
         }
-        for (int32_t j = count; j < kBlockPixels; ++j) column[j] = column[0];  // results unused
-        const mve_pred16_t stored = vctp32q(static_cast<uint32_t>(count));
-        for (int32_t oc = group * out_per_group; oc < (group + 1) * out_per_group; ++oc) {
-          int32_t sums[kBlockPixels], weight_sum;
-          uint32_t constant = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
-          if (folded) {
-            dot4<false>(filter + int64_t{oc} * length, column, length, sums, &weight_sum);
-          } else {
-            dot4<true>(filter + int64_t{oc} * length, column, length, sums, &weight_sum);
-            constant += static_cast<uint32_t>(q.input_offset) * static_cast<uint32_t>(weight_sum);
-          }
-          int32x4_t acc = vaddq_n_s32(vld1q_s32(sums), static_cast<int32_t>(constant));
-          acc = requantize(acc, q.multipliers[oc], q.shifts[oc]);
-          acc = offset_and_clamp(acc, q.output_offset, q.activation_min, q.activation_max);
-          vstrbq_scatter_offset_p_s32(out_image + int64_t{first} * out_c + oc, scatter, acc, stored);
+        int8_t* out_block = out_image + int64_t{first} * out_c;
+        const int32_t oc_begin = group * out_per_group, oc_end = oc_begin + out_per_group;
+        if (folded) {
+          block_channels<true>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
+        } else {
+          block_channels<false>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
         }
       }
     }
