@@ -18,7 +18,11 @@ struct Tensor;
 
 namespace cortexm::runtime {
 
-constexpr uint32_t kSchemaVersion = 1;
+// The program format this runtime writes, and the oldest it still reads. 2: Conv2d and Linear
+// params gained bias_includes_input_offset (a version-1 program, which never sets it, runs as
+// before; a version-1 runtime refuses version-2 programs instead of ignoring the flag).
+constexpr uint32_t kSchemaVersion = 2;
+constexpr uint32_t kOldestSchemaVersion = 1;
 constexpr size_t kAlignment = 16;  // constants, arena base and bundled data
 
 class Program {
