@@ -17,12 +17,8 @@ Error quantized_linear_prepare(const LinearParams& p) {
   return check_multipliers(p.multipliers, p.shifts, p.num_multipliers, "must be given");
 }
 
-// One input row widened to int16 with its offset added, for the scalar and DSP variants; the MVE
-// variant reads the int8 row in place.
-size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa) {
-  if (isa == Isa::kMve) return 0;
-  return static_cast<size_t>(params.input_features) * sizeof(int16_t);
-}
+// Every variant reads the int8 input row in place.
+size_t quantized_linear_scratch_size(const LinearParams& /*params*/, Isa /*isa*/) { return 0; }
 
 void quantized_linear_fold_bias(const LinearParams& p, const int8_t* weights, const int32_t* bias,
                                 int32_t* folded) {
@@ -49,21 +45,21 @@ constexpr int32_t kDotChunk = 32768;
 
 inline uint32_t wrap(int32_t v) { return static_cast<uint32_t>(v); }
 
-// x holds (input + input_offset) as int16; weights stay int8. Written as plain reductions so GCC
-// -O3 turns them into widening multiply-adds (pmaddwd on x86).
-inline int32_t dot1(const int16_t* __restrict x, const int8_t* __restrict w, int32_t n) {
+// x is the int8 input row, read in place and offset on the fly; weights stay int8. Written as plain
+// reductions so GCC -O3 vectorizes them.
+inline int32_t dot1(const int8_t* __restrict x, int32_t offset, const int8_t* __restrict w, int32_t n) {
   int32_t s = 0;
-  for (int32_t k = 0; k < n; ++k) s += x[k] * w[k];
+  for (int32_t k = 0; k < n; ++k) s += (x[k] + offset) * w[k];
   return s;
 }
 
 // Four weight rows per pass over x: each input load feeds four multiply-adds.
-inline void dot4(const int16_t* __restrict x, const int8_t* __restrict w0,
+inline void dot4(const int8_t* __restrict x, int32_t offset, const int8_t* __restrict w0,
                  const int8_t* __restrict w1, const int8_t* __restrict w2,
                  const int8_t* __restrict w3, int32_t n, int32_t* __restrict sums) {
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   for (int32_t k = 0; k < n; ++k) {
-    const int32_t xk = x[k];
+    const int32_t xk = x[k] + offset;
     s0 += xk * w0[k];
     s1 += xk * w1[k];
     s2 += xk * w2[k];
@@ -85,18 +81,15 @@ inline int8_t requantize_output(const LinearParams& p, uint32_t acc, int32_t oc)
 // acc = bias + sum (x + io) * (w + fo) = bias + sum (x + io) * w + fo * sum (x + io): the
 // filter offset costs one row sum per batch row instead of widening the weights.
 void linear_scalar(const LinearParams& p, const int8_t* input, const int8_t* weights,
-                   const int32_t* bias, int8_t* output, void* scratch) {
+                   const int32_t* bias, int8_t* output) {
   const int32_t depth = p.input_features;
   const int32_t channels = p.output_features;
-  int16_t* __restrict x = static_cast<int16_t*>(scratch);
+  const int32_t offset = p.input_offset;
   for (int32_t b = 0; b < p.batches; ++b) {
-    const int8_t* __restrict in_row = input + int64_t{b} * depth;
+    const int8_t* __restrict x = input + int64_t{b} * depth;
     int8_t* out_row = output + int64_t{b} * channels;
     uint32_t x_sum = 0;
-    for (int32_t k = 0; k < depth; ++k) {
-      x[k] = static_cast<int16_t>(in_row[k] + p.input_offset);
-      x_sum += wrap(x[k]);
-    }
+    for (int32_t k = 0; k < depth; ++k) x_sum += wrap(x[k] + offset);
     const uint32_t filter_term = wrap(p.filter_offset) * x_sum;
 
     int32_t oc = 0;
@@ -110,7 +103,7 @@ void linear_scalar(const LinearParams& p, const int8_t* input, const int8_t* wei
       for (int32_t k0 = 0, n = 0; k0 < depth; k0 += n) {
         n = depth - k0 < kDotChunk ? depth - k0 : kDotChunk;
         int32_t sums[4];
-        dot4(x + k0, w0 + k0, w1 + k0, w2 + k0, w3 + k0, n, sums);
+        dot4(x + k0, offset, w0 + k0, w1 + k0, w2 + k0, w3 + k0, n, sums);
         for (int j = 0; j < 4; ++j) acc[j] += wrap(sums[j]);
       }
       for (int j = 0; j < 4; ++j) out_row[oc + j] = requantize_output(p, acc[j], oc + j);
@@ -120,7 +113,7 @@ void linear_scalar(const LinearParams& p, const int8_t* input, const int8_t* wei
       uint32_t acc = (bias ? wrap(bias[oc]) : 0u) + filter_term;
       for (int32_t k0 = 0, n = 0; k0 < depth; k0 += n) {
         n = depth - k0 < kDotChunk ? depth - k0 : kDotChunk;
-        acc += wrap(dot1(x + k0, w + k0, n));
+        acc += wrap(dot1(x + k0, offset, w + k0, n));
       }
       out_row[oc] = requantize_output(p, acc, oc);
     }
@@ -144,7 +137,8 @@ void quantized_linear(const LinearParams& params, const int8_t* input, const int
 #elif CORTEXM_BUILT_ISA == 1
   dsp::quantized_linear(p, input, weights, bias, output, scratch);
 #else
-  linear_scalar(p, input, weights, bias, output, scratch);
+  static_cast<void>(scratch);
+  linear_scalar(p, input, weights, bias, output);
 #endif
 }
 

@@ -1,9 +1,9 @@
-// DSP variant of quantized_linear: the input row is widened into scratch a word at a time as int16
-// with the input offset added (SXTAB16 / SXTAB16 ROR #8), every full group of 4 stored as
-// (x0, x2, x1, x3), so that SXTB16 of 4 weight bytes (w0, w2) and SXTB16 ROR #8 (w1, w3) pair with
-// it: two SMLADs per 4 features and output channel. Four channels per pass over the row, in inline
-// assembly (GCC spills): per 4 features one LDRD of the row, 4 LDRs of weights, 8 SXTB16, 8 SMLADs
-// (21 instructions for 16 MACs). The filter offset is fo * sum (x + io), once per row.
+// DSP variant of quantized_linear: reads the int8 input row in place (no scratch). Per 4 features
+// one LDR of the row, SXTAB16 / SXTAB16 ROR #8 widen it with the input offset added to (x0, x2) and
+// (x1, x3) (with the folded bias the offset is 0), shared by 4 weight rows: per row one LDR,
+// SXTB16 gives (w0, w2) and SXTB16 ROR #8 (w1, w3), two SMLADs. Four channels per pass over the
+// row, 2 quads per loop step, in inline assembly (GCC spills): 2 x (3 + 4 x 5) + 3 = 49
+// instructions for 32 MACs. The filter offset is fo * sum (x + io), once per row.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
@@ -22,56 +22,76 @@ inline int8_t requantize_output(const LinearParams& p, uint32_t acc, int32_t oc)
   return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
 }
 
-// Sums of 4 weight rows (depth bytes apart, from w) with the quads of the widened row x; quads >= 1.
-inline void dot_4rows(const int16_t* x, const int8_t* w, int32_t depth, int32_t quads, int32_t* sums) {
-  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-#if defined(CORTEXM_EMULATE_DSP)
-  for (int32_t q = 0; q < quads; ++q, x += 4, w += 4) {
-    const uint32_t x02 = load_u32(x), x13 = load_u32(x + 2);
-    const uint32_t v0 = load_u32(w), v1 = load_u32(w + depth), v2 = load_u32(w + 2 * depth),
-                   v3 = load_u32(w + 3 * depth);
-    a0 = smlad(sxtb16_ror8(v0), x13, smlad(sxtb16(v0), x02, a0));
-    a1 = smlad(sxtb16_ror8(v1), x13, smlad(sxtb16(v1), x02, a1));
-    a2 = smlad(sxtb16_ror8(v2), x13, smlad(sxtb16(v2), x02, a2));
-    a3 = smlad(sxtb16_ror8(v3), x13, smlad(sxtb16(v3), x02, a3));
+// One quad of 4 features: x (4 input bytes) widened with the offsets against 4 weight rows.
+inline void quad_4rows(uint32_t x, uint32_t offsets, const int8_t* w, int32_t depth, int32_t* acc) {
+  const uint32_t x02 = sxtab16(offsets, x), x13 = sxtab16_ror8(offsets, x);
+  for (int32_t r = 0; r < 4; ++r) {
+    const uint32_t v = load_u32(w + r * depth);
+    acc[r] = smlad(sxtb16_ror8(v), x13, smlad(sxtb16(v), x02, acc[r]));
   }
+}
+
+// Sums of 4 weight rows (depth bytes apart, from w) with the first 4 * quads input bytes x, each
+// plus the input offset (splat in offsets). Not inlined: its assembly needs 13 registers.
+__attribute__((noinline)) void dot_4rows(const int8_t* x, uint32_t offsets, const int8_t* w, int32_t depth, int32_t quads,
+                      int32_t* sums) {
+  int32_t acc[4] = {0, 0, 0, 0};
+  if (quads % 2 != 0) {
+    quad_4rows(load_u32(x), offsets, w, depth, acc);
+    x += 4;
+    w += 4;
+  }
+  const int32_t pairs = quads / 2;
+#if defined(CORTEXM_EMULATE_DSP)
+  for (int32_t q = 0; q < 2 * pairs; ++q, x += 4, w += 4) quad_4rows(load_u32(x), offsets, w, depth, acc);
 #else
-  // Rows 1-3 are read at w + k * depth - 4: w has moved past row 0's word by then.
-  const int32_t d1 = depth - 4, d2 = 2 * depth - 4, d3 = 3 * depth - 4;
-  const int16_t* const end = x + 4 * quads;
-  uint32_t x02, x13, v, t;
+  if (pairs > 0) {
+    // Two pointers walk rows 0 and 2; rows 1 and 3 are read at + depth - 4 (after the post-increment).
+    const int8_t* w2 = w + 2 * depth;
+    const int32_t d = depth - 4;
+    const int8_t* const end = x + 8 * pairs;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    uint32_t x02, x13, v, t;
 #define CORTEXM_DSP_ROW(a, at)                    \
   "ldr    %[v], " at "\n\t"                       \
   "sxtb16 %[t], %[v]\n\t"                         \
   "sxtb16 %[v], %[v], ror #8\n\t"                 \
   "smlad  %[" a "], %[t], %[x02], %[" a "]\n\t"   \
   "smlad  %[" a "], %[v], %[x13], %[" a "]\n\t"
-  __asm__ volatile(
-      "1:\n\t"
-      "ldrd   %[x02], %[x13], [%[x]], #8\n\t"
-      CORTEXM_DSP_ROW("a0", "[%[w]], #4")
-      CORTEXM_DSP_ROW("a1", "[%[w], %[d1]]")
-      CORTEXM_DSP_ROW("a2", "[%[w], %[d2]]")
-      CORTEXM_DSP_ROW("a3", "[%[w], %[d3]]")
-      "ldr    %[t], %[end]\n\t"
-      "cmp    %[x], %[t]\n\t"
-      "bne    1b"
-      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w),
-        [x02] "=&r"(x02), [x13] "=&r"(x13), [v] "=&r"(v), [t] "=&r"(t)
-      : [d1] "r"(d1), [d2] "r"(d2), [d3] "r"(d3), [end] "m"(end)
-      : "cc", "memory");
+#define CORTEXM_DSP_QUAD                            \
+  "ldr    %[t], [%[x]], #4\n\t"                     \
+  "sxtab16 %[x02], %[offsets], %[t]\n\t"            \
+  "sxtab16 %[x13], %[offsets], %[t], ror #8\n\t"    \
+  CORTEXM_DSP_ROW("a0", "[%[w]], #4")               \
+  CORTEXM_DSP_ROW("a1", "[%[w], %[d]]")             \
+  CORTEXM_DSP_ROW("a2", "[%[w2]], #4")              \
+  CORTEXM_DSP_ROW("a3", "[%[w2], %[d]]")
+    __asm__ volatile(
+        "1:\n\t"
+        CORTEXM_DSP_QUAD
+        CORTEXM_DSP_QUAD
+        "ldr    %[t], %[end]\n\t"
+        "cmp    %[x], %[t]\n\t"
+        "bne    1b"
+        : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w),
+          [w2] "+r"(w2), [x02] "=&r"(x02), [x13] "=&r"(x13), [v] "=&r"(v), [t] "=&r"(t)
+        : [d] "r"(d), [offsets] "r"(offsets), [end] "m"(end)
+        : "cc", "memory");
+#undef CORTEXM_DSP_QUAD
 #undef CORTEXM_DSP_ROW
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+  }
 #endif
-  sums[0] = a0;
-  sums[1] = a1;
-  sums[2] = a2;
-  sums[3] = a3;
+  for (int32_t r = 0; r < 4; ++r) sums[r] = acc[r];
 }
 
 }  // namespace
 
 void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* weights,
-                      const int32_t* bias, int8_t* output, void* scratch) {
+                      const int32_t* bias, int8_t* output, void* /*scratch*/) {
   const int32_t depth = p.input_features;
   const int32_t channels = p.output_features;
   const int32_t quads = depth / 4;
@@ -81,24 +101,17 @@ void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* 
   // The bias goes through the stage only on the 4-channel path (per_channel picks its index).
   const Stage stage = {nullptr, p.multipliers, p.shifts, p.output_offset, p.activation_min, p.activation_max,
                        splat8(p.activation_min), splat8(p.activation_max)};
-  int16_t* __restrict x = static_cast<int16_t*>(scratch);
   for (int32_t b = 0; b < p.batches; ++b) {
-    const int8_t* __restrict in_row = input + int64_t{b} * depth;
+    const int8_t* __restrict x = input + int64_t{b} * depth;
     int8_t* out_row = output + int64_t{b} * channels;
-    // Widened a word at a time; sum (x + io) by SMLADs with (1, 1) when the filter offset needs it.
+    // sum (x + io) by SMLADs with (1, 1), only when the filter offset needs it.
     int32_t x_sum = 0;
-    const bool summed = p.filter_offset != 0;
-    for (int32_t k = 0; k < grouped; k += 4) {
-      const uint32_t v = load_u32(in_row + k);
-      const uint32_t x02 = sxtab16(offsets, v), x13 = sxtab16_ror8(offsets, v);
-      store_u32(x + k, x02);
-      store_u32(x + k + 2, x13);
-      if (summed) x_sum = smlad(x13, 0x00010001u, smlad(x02, 0x00010001u, x_sum));
-    }
-    for (int32_t k = grouped; k < depth; ++k) {
-      const int32_t v = in_row[k] + p.input_offset;
-      x_sum = static_cast<int32_t>(wrap(x_sum) + wrap(v));
-      x[k] = static_cast<int16_t>(v);
+    if (p.filter_offset != 0) {
+      for (int32_t k = 0; k < grouped; k += 4) {
+        const uint32_t v = load_u32(x + k);
+        x_sum = smlad(sxtab16_ror8(offsets, v), 0x00010001u, smlad(sxtab16(offsets, v), 0x00010001u, x_sum));
+      }
+      for (int32_t k = grouped; k < depth; ++k) x_sum = static_cast<int32_t>(wrap(x_sum) + wrap(x[k] + p.input_offset));
     }
     const uint32_t filter_term = wrap(p.filter_offset) * wrap(x_sum);
 
@@ -107,12 +120,12 @@ void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* 
       for (; oc + 4 <= channels; oc += 4) {
         const int8_t* w = weights + int64_t{oc} * depth;
         int32_t sums[4];
-        dot_4rows(x, w, depth, quads, sums);
+        dot_4rows(x, offsets, w, depth, quads, sums);
         int32_t v[4];
         for (int32_t r = 0; r < 4; ++r) {
           uint32_t acc = wrap(sums[r]) + filter_term + (bias ? wrap(bias[oc + r]) : 0u);
           const int8_t* tail = w + int64_t{r} * depth;
-          for (int32_t k = grouped; k < depth; ++k) acc += wrap(x[k] * tail[k]);
+          for (int32_t k = grouped; k < depth; ++k) acc += wrap((x[k] + p.input_offset) * tail[k]);
           v[r] = requantized(static_cast<int32_t>(acc), channel(stage, per_channel ? oc + r : 0), stage);
         }
         store_u32(out_row + oc, clamped_bytes(v[0], v[1], v[2], v[3], stage));
@@ -123,12 +136,12 @@ void quantized_linear(const LinearParams& p, const int8_t* input, const int8_t* 
       int32_t s = 0;
       int32_t k = 0;
       for (; k < grouped; k += 4) {
-        const uint32_t a = load_u32(w + k);
-        s = smlad(sxtb16(a), load_u32(x + k), s);
-        s = smlad(sxtb16_ror8(a), load_u32(x + k + 2), s);
+        const uint32_t a = load_u32(w + k), v = load_u32(x + k);
+        s = smlad(sxtb16(a), sxtab16(offsets, v), s);
+        s = smlad(sxtb16_ror8(a), sxtab16_ror8(offsets, v), s);
       }
       uint32_t acc = wrap(s);
-      for (; k < depth; ++k) acc += wrap(x[k] * w[k]);
+      for (; k < depth; ++k) acc += wrap((x[k] + p.input_offset) * w[k]);
       acc += (bias ? wrap(bias[oc]) : 0u) + filter_term;
       out_row[oc] = requantize_output(p, acc, oc);
     }

@@ -115,7 +115,7 @@ TEST(ConvertScratch, LinearRecordsTheKernelSizeForEachIsa) {
   p.output_features = 6;
   for (const std::string& t : kTargets) {
     const int64_t want = planned(&quantized_linear_scratch_size, p, parse_target(t).isa);
-    EXPECT_GT(want, 0);
+    EXPECT_EQ(want, 0);  // every variant reads the int8 row in place
     EXPECT_EQ(lowered_scratch(g, t, "cortex_m.quantized_linear.default"), want) << t;
   }
 }

@@ -30,10 +30,8 @@ struct LinearParams {
 
 Error quantized_linear_prepare(const LinearParams& params);
 
-// Bytes of scratch quantized_linear needs on `isa`. Scalar and DSP: one input row widened to int16
-// with input_offset added (input_features * 2 bytes, 2-byte aligned). MVE: none (its variant
-// reads the int8 row in place). (A program reserves at least the scalar size too:
-// OpSchema::planned_scratch.)
+// Bytes of scratch quantized_linear needs on `isa`: none, every variant reads the int8 input row
+// in place (scratch may be null).
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
 
 // The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h). bias may be null (zeros). The 32-bit accumulator wraps as on the target.
