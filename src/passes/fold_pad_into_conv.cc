@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "graph/errors.h"
+#include "ops/cortex_m/cortex_m_util.h"
 #include "passes/pass.h"
 
 namespace cortexm {
@@ -17,17 +18,14 @@ constexpr const char* kPad = "aten.constant_pad_nd.default";
 constexpr const char* kView = "aten.view_copy.default";
 constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 
+constexpr const char* kConvS16 = "cortex_m.quantized_conv2d_s16.default";  // zero point 0, no offset
+
 bool is_conv(const std::string& op) {
   return op == "cortex_m.quantized_conv2d.default" ||
-         op == "cortex_m.quantized_depthwise_conv2d.default" ||
-         op == "cortex_m.quantized_conv2d_s16.default";
+         op == "cortex_m.quantized_depthwise_conv2d.default" || op == kConvS16;
 }
 
-const AttrValue* find_attr(const Node& node, const std::string& name) {
-  for (const auto& [key, value] : node.attrs)
-    if (key == name) return &value;
-  return nullptr;
-}
+OpArgs args_of(const Node& node) { return OpArgs(node.op, node.name, node.attrs); }
 
 // The producer of v when it is a node of `op` read by `reader` alone, else kNoNode.
 NodeId sole_producer(const Graph& graph, ValueId v, const char* op, NodeId reader) {
@@ -36,12 +34,6 @@ NodeId sole_producer(const Graph& graph, ValueId v, const char* op, NodeId reade
   for (NodeId u : graph.users(v))
     if (u != reader) return kNoNode;
   return p;
-}
-
-// (top, left, bottom, right) of the conv's `padding` attribute (2 or 4 values).
-std::vector<int64_t> conv_padding(const Node& conv) {
-  const auto& v = std::get<std::vector<int64_t>>(*find_attr(conv, "padding"));
-  return v.size() == 2 ? std::vector<int64_t>{v[0], v[1], v[0], v[1]} : v;
 }
 
 bool fold(Graph& graph, NodeId conv_id) {
@@ -56,31 +48,26 @@ bool fold(Graph& graph, NodeId conv_id) {
   const Node& pad_node = graph.node(pad);
   const TensorInfo& unpadded = graph.value(pad_node.inputs[0]).info;
   const TensorInfo& padded = graph.value(pad_node.outputs[0]).info;
-  const std::vector<int64_t>& amounts = std::get<std::vector<int64_t>>(*find_attr(pad_node, "pad"));
+  const std::vector<int64_t>& amounts = args_of(pad_node).ints("pad");
   // 1-D: (N, C, W) padded on W, viewed as (N, C, 1, W); 2-D: (N, C, H, W) padded on W and H.
   const bool one_d = view != kNoNode;
   if (one_d ? padded.rank() != 3 || amounts.size() != 2
             : padded.rank() != 4 || (amounts.size() != 2 && amounts.size() != 4))
     return false;
   if (one_d) {
-    const auto& size = std::get<std::vector<int64_t>>(*find_attr(graph.node(view), "size"));
+    const std::vector<int64_t>& size = args_of(graph.node(view)).ints("size");
     if (size != std::vector<int64_t>{padded.shape[0], padded.shape[1], 1, padded.shape[2]})
       return false;
   }
   for (int64_t a : amounts)
     if (a < 0) return false;  // a crop, not a pad
-  const AttrValue* offset = find_attr(conv, "input_offset");
-  const int64_t zero_point = offset ? -std::get<int64_t>(*offset) : 0;
-  const double value = std::get<double>(*find_attr(pad_node, "value"));
-  if (value != static_cast<double>(zero_point)) return false;
+  const int64_t zero_point = conv.op == kConvS16 ? 0 : -args_of(conv).i("input_offset");
+  if (args_of(pad_node).f("value") != static_cast<double>(zero_point)) return false;
 
-  std::vector<int64_t> padding = conv_padding(conv);  // top, left, bottom, right
-  padding[1] += amounts[0];
-  padding[3] += amounts[1];
-  if (amounts.size() == 4) {
-    padding[0] += amounts[2];
-    padding[2] += amounts[3];
-  }
+  const Padding2d own = ops::padding_attr(args_of(conv));
+  const int64_t top = amounts.size() == 4 ? amounts[2] : 0, bottom = amounts.size() == 4 ? amounts[3] : 0;
+  const std::vector<int64_t> padding = {own.top + top, own.left + amounts[0], own.bottom + bottom,
+                                        own.right + amounts[1]};  // top, left, bottom, right
   const TensorInfo conv_output = graph.value(conv.outputs[0]).info;
 
   if (one_d) {
