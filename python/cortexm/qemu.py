@@ -75,10 +75,10 @@ def source_dir() -> Path:
                        "CORTEXM_SOURCE_DIR to a checkout")
 
 
-def build_dir() -> Path:
-    """Where the firmware is built: build/ of a checkout; for an installed package's sources,
-    $CORTEXM_CACHE_DIR (default ~/.cache/cortexm) / build-<sources' path hash>."""
-    root = source_dir()
+def build_dir(root: Path | None = None) -> Path:
+    """Where the firmware of `root` (default: source_dir()) is built: build/ of a checkout; for an
+    installed package's sources, $CORTEXM_CACHE_DIR (default ~/.cache/cortexm) / build-<path hash>."""
+    root = root or source_dir()
     if root.resolve() != _PACKAGED_SOURCE and os.access(root, os.W_OK):
         return root / "build"
     cache = Path(os.environ.get("CORTEXM_CACHE_DIR") or
@@ -166,10 +166,11 @@ def build_firmware(cpu: str, target: str, jobs: int = 2, isa: str | None = None)
         raise RuntimeError(f"{target} builds from a cortexm checkout (the installed package ships the runner's "
                            f"sources only): set CORTEXM_SOURCE_DIR to one")
     name = f"qemu-{cpu}" + (f"-{isa}" if isa else "")
-    build = build_dir() / name
+    builds = build_dir(root)
+    build = builds / name
     for tool in ("cmake", "ninja", "arm-none-eabi-g++", "flatc"):
         _tool(tool)
-    with _locked(build_dir() / f".{name}.lock"):
+    with _locked(builds / f".{name}.lock"):
         if not (build / "build.ninja").is_file():
             print(f"cortexm: building {target} for {cpu} in {build} (once; about a minute)", file=sys.stderr,
                   flush=True)
@@ -189,9 +190,11 @@ def build_firmware(cpu: str, target: str, jobs: int = 2, isa: str | None = None)
 
 def _build_plugin() -> Path:
     """The instruction-count plugin (firmware/plugin/insn_count.c) built with the host's cc."""
-    src = source_dir() / "firmware" / "plugin" / "insn_count.c"
-    out = build_dir() / "qemu-plugin" / "libinsn_count.so"
-    with _locked(build_dir() / ".qemu-plugin.lock"):
+    root = source_dir()
+    src = root / "firmware" / "plugin" / "insn_count.c"
+    builds = build_dir(root)
+    out = builds / "qemu-plugin" / "libinsn_count.so"
+    with _locked(builds / ".qemu-plugin.lock"):
         if not out.is_file() or out.stat().st_mtime < src.stat().st_mtime:
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = out.with_suffix(".so.tmp")
