@@ -49,6 +49,82 @@ struct ScalarDots {
   }
 };
 
+#if CORTEXM_BUILT_ISA == 0
+// A 1x1 window without padding: each output pixel's taps are one run of its input pixel's group
+// channels, read in place with the offset added on the fly (no scratch). 4 pixels per pass share
+// each load of a filter row. Sums wrap modulo 2^32 like the target's adds.
+inline void dot4_in_place(const int8_t* __restrict weights, const int8_t* __restrict x0,
+                          const int8_t* __restrict x1, const int8_t* __restrict x2,
+                          const int8_t* __restrict x3, int32_t offset, int32_t length,
+                          int32_t* __restrict sums) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int32_t i = 0; i < length; ++i) {
+    const int32_t w = weights[i];
+    s0 += (x0[i] + offset) * w;
+    s1 += (x1[i] + offset) * w;
+    s2 += (x2[i] + offset) * w;
+    s3 += (x3[i] + offset) * w;
+  }
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
+inline int32_t dot1_in_place(const int8_t* __restrict weights, const int8_t* __restrict x, int32_t offset,
+                             int32_t length) {
+  int32_t sum = 0;
+  for (int32_t i = 0; i < length; ++i) sum += (x[i] + offset) * weights[i];
+  return sum;
+}
+
+void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                        const int32_t* bias, int8_t* output) {
+  const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
+  const int32_t offset = p.bias_includes_input_offset ? 0 : q.input_offset;
+  const int32_t groups = p.groups();
+  const int32_t out_c = p.filter.n;
+  const int32_t out_per_group = out_c / groups;
+  const int32_t length = conv_column_length(p);
+  const int32_t out_w = p.output.w;
+  const int32_t pixels = p.output.h * out_w;
+  for (int32_t n = 0; n < p.input.n; ++n) {
+    const int8_t* image = input + int64_t{n} * p.input.h * p.input.w * p.input.c;
+    int8_t* out_image = output + int64_t{n} * pixels * out_c;
+    for (int32_t group = 0; group < groups; ++group) {
+      for (int32_t first = 0; first < pixels; first += kConvBlockPixels) {
+        const int32_t count = pixels - first < kConvBlockPixels ? pixels - first : kConvBlockPixels;
+        const int8_t* taps[kConvBlockPixels];
+        for (int32_t j = 0; j < kConvBlockPixels; ++j) {
+          const int32_t pixel = first + (j < count ? j : 0);
+          const int64_t iy = int64_t{pixel / out_w} * p.geometry.stride_h;
+          const int64_t ix = int64_t{pixel % out_w} * p.geometry.stride_w;
+          taps[j] = image + (iy * p.input.w + ix) * p.input.c + int64_t{group} * length;
+        }
+        for (int32_t oc = group * out_per_group; oc < (group + 1) * out_per_group; ++oc) {
+          const int8_t* weights = filter + int64_t{oc} * length;
+          int32_t sums[kConvBlockPixels];
+          if (count == kConvBlockPixels) {
+            dot4_in_place(weights, taps[0], taps[1], taps[2], taps[3], offset, length, sums);
+          } else {
+            for (int32_t j = 0; j < count; ++j) sums[j] = dot1_in_place(weights, taps[j], offset, length);
+          }
+          const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
+          for (int32_t j = 0; j < count; ++j) {
+            const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(sums[j]) + b);
+            const int32_t scaled = static_cast<int32_t>(
+                static_cast<uint32_t>(requantize(acc, q.multipliers[oc], q.shifts[oc])) +
+                static_cast<uint32_t>(q.output_offset));
+            out_image[int64_t{first + j} * out_c + oc] =
+                static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+          }
+        }
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace
 
 Dims4 quantized_conv2d_output_dims(const Conv2dParams& p) {
@@ -59,12 +135,13 @@ Error quantized_conv2d_prepare(const Conv2dParams& p) {
   return validate_grouped_conv(p.quant, p.geometry, p.input, p.filter, p.output);
 }
 
-// Scalar: 4 int16 columns. DSP: 2 int16 columns. MVE: 4 int8 columns, none for a 1x1 window
-// without padding (read in place).
+// Scalar: 4 int16 columns. DSP: 2 int16 columns. MVE: 4 int8 columns. None for a 1x1 window
+// without padding: scalar and MVE read it in place, DSP keeps its columns in the output.
 size_t quantized_conv2d_scratch_size(const Conv2dParams& p, Isa isa) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
   const size_t length = static_cast<size_t>(conv_column_length(p));
-  if (isa == Isa::kMve) return is_pointwise(p) ? 0 : kConvBlockPixels * length;
+  if (is_pointwise(p)) return 0;
+  if (isa == Isa::kMve) return kConvBlockPixels * length;
   if (isa == Isa::kDsp) return sizeof(int16_t) * 2 * length;
   return sizeof(int16_t) * kConvBlockPixels * length;
 }
@@ -88,6 +165,10 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
 #elif CORTEXM_BUILT_ISA == 1
   dsp::quantized_conv2d(p, input, filter, bias, output, scratch);
 #else
+  if (is_pointwise(p)) {
+    pointwise_in_place(p, input, filter, bias, output);
+    return;
+  }
   conv2d_int16_columns<ScalarDots>(p, input, filter, bias, output, scratch);
 #endif
 }

@@ -3,12 +3,16 @@
 // as it is, padded taps -input_offset) whose full quads of taps are stored as
 // (x0, x2, x1, x3): SXTB16 of 4 filter bytes gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad
 // of one filter row against one column is two SMLADs. The 2 columns are interleaved quad by quad in
-// scratch. A 1x1 window without padding widens its input row a word at a time (SXTAB16 adds the
-// offset); other windows write their gathered taps straight to their places. The dot loop
-// takes 2 filter rows by the 2 columns, 2 quads per pass, in inline assembly (GCC spills its own):
-// per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16 MACs. The output stage
-// (its own function) splits each channel's shift once for both pixels and clamps the 4 outputs of
-// a pass in one word.
+// a block. The dot loop takes 2 filter rows by the 2 columns, 2 quads per pass, in inline assembly
+// (GCC spills its own): per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16
+// MACs. The output stage (its own function) splits each channel's shift once for both pixels and
+// clamps the 4 outputs of a pass in one word.
+//
+// A 1x1 window without padding needs no scratch (CMSIS-NN's 1x1 kernel takes none either): its
+// input rows are widened a word at a time (SXTAB16 adds the offset) into a block kept in the last
+// bytes of the output, which no output has reached yet; the pixels whose outputs reach those
+// bytes read their input rows in place (4 SXTB16 per quad more: 20 instructions per 16 MACs).
+// Other windows gather their taps into the block in scratch.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
@@ -179,6 +183,134 @@ inline int32_t dot_1x1(const int8_t* __restrict w, int32_t length, const int16_t
   return s;
 }
 
+// The dots of a block of 2 pixels whose columns are in a block.
+struct BlockColumns {
+  const int16_t* block;
+
+  void dot_2x2(const int8_t* w, int32_t length, int32_t (&sums)[2][kPixels]) const {
+    dsp::dot_2x2(w, length, block, sums);
+  }
+  int32_t dot_1x1(const int8_t* w, int32_t length, int32_t j) const { return dsp::dot_1x1(w, length, block, j); }
+};
+
+// Filter rows w0, w0 + length against the int8 input rows x0, x1, the offset added to each tap.
+// sums[r][j] as in dot_2x2.
+inline void dot_2x2_in_place(const int8_t* __restrict w0, int32_t length, const int8_t* __restrict x0,
+                             const int8_t* __restrict x1, int32_t offset, int32_t (&sums)[2][kPixels]) {
+  const int8_t* __restrict w1 = w0 + length;
+  const uint32_t offsets = splat16(offset);
+  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+  int32_t quads = length / 4;
+#if !defined(CORTEXM_EMULATE_DSP)
+  // No offset (the folded bias) and the second input row as far from the first as the second
+  // filter row (stride 1, one group): 13 registers, one pointer and a distance for each pair
+  // of rows; per quad 2 + 2 LDRs, 8 SXTB16, 8 SMLADs for 16 MACs (CMSIS-NN's arm_nn_mat_mult_nt_t_s8
+  // scheme), 4 quads per pass.
+  if (offset == 0 && x1 - x0 == length) {
+#define CORTEXM_DSP_QUAD_IN_PLACE                         \
+  "ldr    %[b], [%[x], %[len]]\n\t"                       \
+  "ldr    %[a], [%[x]], #4\n\t"                           \
+  "sxtb16 %[b2], %[b], ror #8\n\t"                        \
+  "sxtb16 %[b], %[b]\n\t"                                 \
+  "sxtb16 %[a2], %[a], ror #8\n\t"                        \
+  "sxtb16 %[a], %[a]\n\t"                                 \
+  "ldr    %[v], [%[w], %[len]]\n\t"                       \
+  "sxtb16 %[t], %[v]\n\t"                                 \
+  "sxtb16 %[v], %[v], ror #8\n\t"                         \
+  "smlad  %[s10], %[t], %[a], %[s10]\n\t"                 \
+  "smlad  %[s11], %[t], %[b], %[s11]\n\t"                 \
+  "smlad  %[s10], %[v], %[a2], %[s10]\n\t"                \
+  "smlad  %[s11], %[v], %[b2], %[s11]\n\t"                \
+  "ldr    %[v], [%[w]], #4\n\t"                           \
+  "sxtb16 %[t], %[v]\n\t"                                 \
+  "sxtb16 %[v], %[v], ror #8\n\t"                         \
+  "smlad  %[s00], %[t], %[a], %[s00]\n\t"                 \
+  "smlad  %[s01], %[t], %[b], %[s01]\n\t"                 \
+  "smlad  %[s00], %[v], %[a2], %[s00]\n\t"                \
+  "smlad  %[s01], %[v], %[b2], %[s01]\n\t"
+#define CORTEXM_DSP_QUAD_IN_PLACE_OPERANDS                                                          \
+  [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11), [x] "+r"(x), [w] "+r"(w), \
+      [a] "=&r"(a), [a2] "=&r"(a2), [b] "=&r"(b), [b2] "=&r"(b2), [v] "=&r"(v), [t] "=&r"(t)
+    const int8_t* x = x0;
+    const int8_t* w = w0;
+    uint32_t a, a2, b, b2, v, t;
+    for (int32_t i = 0; i < quads % 4; ++i)
+      __asm__ volatile(CORTEXM_DSP_QUAD_IN_PLACE
+                       : CORTEXM_DSP_QUAD_IN_PLACE_OPERANDS
+                       : [len] "r"(length)
+                       : "cc", "memory");
+    if (quads >= 4) {
+      const int8_t* const end = w0 + quads * 4;
+      __asm__ volatile("1:\n\t" CORTEXM_DSP_QUAD_IN_PLACE CORTEXM_DSP_QUAD_IN_PLACE
+                           CORTEXM_DSP_QUAD_IN_PLACE CORTEXM_DSP_QUAD_IN_PLACE
+                       "ldr    %[t], %[end]\n\t"
+                       "cmp    %[w], %[t]\n\t"
+                       "bne    1b"
+                       : CORTEXM_DSP_QUAD_IN_PLACE_OPERANDS
+                       : [len] "r"(length), [end] "m"(end)
+                       : "cc", "memory");
+    }
+#undef CORTEXM_DSP_QUAD_IN_PLACE
+#undef CORTEXM_DSP_QUAD_IN_PLACE_OPERANDS
+    x0 = x;
+    x1 = x + length;
+    w0 = w;
+    w1 = w + length;
+    quads = 0;
+  }
+#endif
+  for (int32_t i = 0; i < quads; ++i, x0 += 4, x1 += 4, w0 += 4, w1 += 4) {
+    const uint32_t a = load_u32(w0), b = load_u32(w1);
+    const uint32_t a_even = sxtb16(a), a_odd = sxtb16_ror8(a);
+    const uint32_t b_even = sxtb16(b), b_odd = sxtb16_ror8(b);
+    const uint32_t x = load_u32(x0), y = load_u32(x1);
+    const uint32_t x_even = sxtab16(offsets, x), x_odd = sxtab16_ror8(offsets, x);
+    const uint32_t y_even = sxtab16(offsets, y), y_odd = sxtab16_ror8(offsets, y);
+    s00 = smlad(a_odd, x_odd, smlad(a_even, x_even, s00));
+    s10 = smlad(b_odd, x_odd, smlad(b_even, x_even, s10));
+    s01 = smlad(a_odd, y_odd, smlad(a_even, y_even, s01));
+    s11 = smlad(b_odd, y_odd, smlad(b_even, y_even, s11));
+  }
+  for (int32_t k = 0; k < length % 4; ++k) {
+    const int32_t a = w0[k], b = w1[k];
+    const int32_t x = x0[k] + offset, y = x1[k] + offset;
+    s00 = static_cast<int32_t>(wrap(s00) + wrap(x * a));
+    s10 = static_cast<int32_t>(wrap(s10) + wrap(x * b));
+    s01 = static_cast<int32_t>(wrap(s01) + wrap(y * a));
+    s11 = static_cast<int32_t>(wrap(s11) + wrap(y * b));
+  }
+  sums[0][0] = s00;
+  sums[0][1] = s01;
+  sums[1][0] = s10;
+  sums[1][1] = s11;
+}
+
+// One filter row against the int8 input row x, the offset added to each tap.
+inline int32_t dot_1x1_in_place(const int8_t* __restrict w, int32_t length, const int8_t* __restrict x,
+                                int32_t offset) {
+  const uint32_t offsets = splat16(offset);
+  int32_t s = 0;
+  for (int32_t i = 0; i < length / 4; ++i, x += 4, w += 4) {
+    const uint32_t a = load_u32(w), v = load_u32(x);
+    s = smlad(sxtb16_ror8(a), sxtab16_ror8(offsets, v), smlad(sxtb16(a), sxtab16(offsets, v), s));
+  }
+  for (int32_t k = 0; k < length % 4; ++k) s = static_cast<int32_t>(wrap(s) + wrap((x[k] + offset) * w[k]));
+  return s;
+}
+
+// The dots of a block of 2 pixels of a 1x1 window read from their input rows.
+struct RowsInPlace {
+  const int8_t* rows[kPixels];
+  int32_t offset;
+
+  void dot_2x2(const int8_t* w, int32_t length, int32_t (&sums)[2][kPixels]) const {
+    dot_2x2_in_place(w, length, rows[0], rows[1], offset, sums);
+  }
+  int32_t dot_1x1(const int8_t* w, int32_t length, int32_t j) const {
+    return dot_1x1_in_place(w, length, rows[j], offset);
+  }
+};
+
 inline int8_t output_value(int32_t sum, const Channel& ch, const Stage& s) {
   return static_cast<int8_t>(clamp(requantized(sum, ch, s), s.activation_min, s.activation_max));
 }
@@ -188,15 +320,16 @@ inline int8_t output_value(int32_t sum, const Channel& ch, const Stage& s) {
 // own function, so that its registers are allocated apart from the gather's. The 4 outputs of 2
 // channels by 2 pixels are saturated to int8 (SSAT), packed in one word and clamped to the
 // activation range 4 bytes at a time (SSUB8 + SEL).
+template <typename Dots>
 __attribute__((noinline)) void block_outputs(const Stage& stage, const int8_t* w, int32_t length,
-                                             const int16_t* block, int32_t count, int32_t first_channel,
+                                             const Dots& dots, int32_t count, int32_t first_channel,
                                              int32_t channels, int8_t* out0, int8_t* out1) {
   const Stage s = stage;  // a local copy: output stores cannot alias it
   int32_t oc = 0;
   if (count == kPixels) {
     for (; oc + 2 <= channels; oc += 2, w += 2 * length) {
       int32_t sums[2][kPixels];
-      dot_2x2(w, length, block, sums);
+      dots.dot_2x2(w, length, sums);
       const Channel c0 = channel(s, first_channel + oc);
       const int32_t v00 = requantized(sums[0][0], c0, s), v01 = requantized(sums[0][1], c0, s);
       const Channel c1 = channel(s, first_channel + oc + 1);
@@ -210,8 +343,8 @@ __attribute__((noinline)) void block_outputs(const Stage& stage, const int8_t* w
   }
   for (; oc < channels; ++oc, w += length) {
     const Channel c = channel(s, first_channel + oc);
-    out0[oc] = output_value(dot_1x1(w, length, block, 0), c, s);
-    if (count == kPixels) out1[oc] = output_value(dot_1x1(w, length, block, 1), c, s);
+    out0[oc] = output_value(dots.dot_1x1(w, length, 0), c, s);
+    if (count == kPixels) out1[oc] = output_value(dots.dot_1x1(w, length, 1), c, s);
   }
 }
 
@@ -237,8 +370,14 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   // Input bytes between horizontally and vertically adjacent pointwise pixels.
   const int32_t x_step = p.geometry.stride_w * in_c;
   const int32_t y_step = p.geometry.stride_h * p.input.w * in_c;
-  // The block of 2 columns.
-  int16_t* const block = static_cast<int16_t*>(scratch);
+  // The block of 2 columns: in scratch, or for a 1x1 window in the output's last bytes (word-aligned)
+  // while no output has been written there.
+  const size_t block_bytes = sizeof(int16_t) * kPixels * static_cast<size_t>(length);
+  const uintptr_t output_begin = reinterpret_cast<uintptr_t>(output);
+  const uintptr_t output_end = output_begin + static_cast<size_t>(p.output.n) * pixels * out_c;
+  const uintptr_t staged_at = (output_end - block_bytes) & ~uintptr_t{3};
+  bool staging = pointwise && output_end - output_begin >= block_bytes && staged_at >= output_begin;
+  int16_t* const block = static_cast<int16_t*>(staging ? reinterpret_cast<void*>(staged_at) : scratch);
   int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
   const auto fill = [&](int16_t* at, int32_t count) {
     put_taps(block, length, gathering, static_cast<int32_t>(at - block), count, [pad](int32_t) { return pad; });
@@ -257,8 +396,33 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
       int32_t oy = 0, ox = 0;  // the next pixel to gather
       const int8_t* row = image + group * length;
       const int8_t* row_start = row;
+      // The last pixel whose block may be staged: its outputs end at or before staged_at.
+      ptrdiff_t last_staged = -1;
+      const ptrdiff_t room = static_cast<ptrdiff_t>(staged_at) -
+                             reinterpret_cast<ptrdiff_t>(out_image + first_oc + out_per_group);
+      if (staging && room >= 0) last_staged = room / out_c;
+      const auto next_pixel = [&] {
+        row += x_step;
+        if (++ox == out_w) {
+          ox = 0;
+          ++oy;
+          row_start += y_step;
+          row = row_start;
+        }
+      };
       for (int32_t first = 0; first < pixels; first += kPixels) {
         const int32_t count = pixels - first < kPixels ? pixels - first : kPixels;
+        int8_t* out0 = out_image + first * out_c + first_oc;
+        if (first + count - 1 > last_staged) staging = false;  // for good: its outputs reach the block
+        if (pointwise && !staging) {
+          const int8_t* row0 = row;
+          next_pixel();
+          const int8_t* row1 = count == kPixels ? row : row0;
+          if (count == kPixels) next_pixel();
+          block_outputs(stage, group_filter, length, RowsInPlace{{row0, row1}, offset}, count, first_oc,
+                        out_per_group, out0, out0 + out_c);
+          continue;
+        }
         for (int32_t j = 0; j < count; ++j) {
           if (pointwise) {
             widen_row(row, length, offset, block, j);
@@ -266,16 +430,9 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
             gathering = j;
             gather_column(p, image, group, oy, ox, block, fill, copy);
           }
-          row += x_step;
-          if (++ox == out_w) {
-            ox = 0;
-            ++oy;
-            row_start += y_step;
-            row = row_start;
-          }
+          next_pixel();
         }
-        int8_t* out0 = out_image + first * out_c + first_oc;
-        block_outputs(stage, group_filter, length, block, count, first_oc, out_per_group, out0,
+        block_outputs(stage, group_filter, length, BlockColumns{block}, count, first_oc, out_per_group, out0,
                       out0 + out_c);
       }
     }

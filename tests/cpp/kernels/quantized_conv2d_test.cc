@@ -475,6 +475,8 @@ TEST(QuantizedConv2d, ScratchSize) {
   p.filter = {8, 3, 3, 16};
   EXPECT_EQ(quantized_conv2d_scratch_size(p, Isa::kScalar), 4u * 3 * 3 * 16 * sizeof(int16_t));
   p.filter = {8, 1, 1, 16};
+  EXPECT_EQ(quantized_conv2d_scratch_size(p, Isa::kScalar), 0u);  // read in place
+  p.geometry.padding = Padding2d{0, 0, 0, 1};
   EXPECT_EQ(quantized_conv2d_scratch_size(p, Isa::kScalar), 4u * 16 * sizeof(int16_t));
 }
 

@@ -67,6 +67,17 @@ TEST(ConvertScratch, Conv2dRecordsTheKernelSizeForEachIsa) {
   }
 }
 
+TEST(ConvertScratch, PointwiseConvNeedsNoScratch) {  // CMSIS-NN's 1x1 kernels take none either
+  const Graph g = conv_graph({1, 6, 5, 7}, {8, 6, 1, 1}, 1);
+  Conv2dParams p;
+  p.input = {1, 5, 7, 6};
+  p.filter = {8, 1, 1, 6};
+  for (const std::string& target : kTargets) {
+    EXPECT_EQ(planned(&quantized_conv2d_scratch_size, p, parse_target(target).isa), 0) << target;
+    EXPECT_EQ(lowered_scratch(g, target, kQConv), 0) << target;
+  }
+}
+
 TEST(ConvertScratch, GroupedConvUsesTheGroupChannels) {
   const Graph g = conv_graph({1, 6, 7, 7}, {6, 2, 3, 3}, 3);
   Conv2dParams p;
