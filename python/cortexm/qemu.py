@@ -198,9 +198,12 @@ def _build_plugin() -> Path:
         if not out.is_file() or out.stat().st_mtime < src.stat().st_mtime:
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = out.with_suffix(".so.tmp")
-            _check_call([_tool("cc"), "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-Wall",
-                         "-o", str(tmp), str(src)], "building the instruction-count plugin")
-            os.replace(tmp, out)
+            try:
+                _check_call([_tool("cc"), "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-Wall",
+                             "-o", str(tmp), str(src)], "building the instruction-count plugin")
+                os.replace(tmp, out)
+            finally:
+                tmp.unlink(missing_ok=True)  # a failed or interrupted build leaves no partial plugin
     return out
 
 

@@ -1,6 +1,8 @@
 #include "graph/serialize.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -418,45 +420,78 @@ bool write_all(int fd, const char* data, size_t size) {
   return true;
 }
 
+// A writer's temporary name: `.<name>.cortexm-<pid>-<n>.tmp` beside the destination. The writer holds
+// an flock on it from creation until it is renamed, so a temporary that can be locked is the
+// leftover of a killed writer.
+std::string temporary_prefix(const std::string& name) { return "." + name + ".cortexm-"; }
+
+// Removes the temporaries of writers of `name` in `dir` that were killed between creating their
+// temporary and renaming it (kill -9 cannot be caught; the next write to the path cleans up).
+void remove_abandoned_temporaries(const std::string& dir, const std::string& name) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  const std::string prefix = temporary_prefix(name);
+  while (const dirent* e = ::readdir(d)) {
+    const std::string entry = e->d_name;
+    if (entry.size() <= prefix.size() + 4 || entry.compare(0, prefix.size(), prefix) != 0 ||
+        entry.compare(entry.size() - 4, 4, ".tmp") != 0)
+      continue;
+    const std::string tmp = dir + "/" + entry;
+    const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) continue;
+    struct stat locked, named;
+    // Unlocked and still the same file under that name: its writer is gone.
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::fstat(fd, &locked) == 0 &&
+        ::lstat(tmp.c_str(), &named) == 0 && locked.st_dev == named.st_dev && locked.st_ino == named.st_ino)
+      ::unlink(tmp.c_str());
+    ::close(fd);
+  }
+  ::closedir(d);
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  // Keep the mode of the file being replaced; a new file gets 0666 minus the umask, as open() would.
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  // A replaced file keeps its mode; a new one gets open()'s 0666 minus the umask (applied by the
+  // kernel: reading the umask would mean setting it, which races with other threads).
   struct stat st;
-  mode_t mode;
-  if (::stat(path.c_str(), &st) == 0) {
-    mode = st.st_mode & 07777;
-  } else {
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    mode = 0666 & ~mask;
-  }
-  // The bytes go to an unnamed file in the destination's directory (O_TMPFILE), named only once
-  // complete and renamed at once: a kill -9 while writing leaves nothing behind. Where the file
-  // system has no O_TMPFILE, a named temp file (mkstemps) takes its place.
+  const bool replacing = ::stat(path.c_str(), &st) == 0;
+  // The bytes go to an unnamed file in the destination's directory (O_TMPFILE) that gets a name
+  // only once complete and fsynced. Where the file system has no O_TMPFILE, a named temporary
+  // takes its place.
   std::string tmp;
-  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
   const bool unnamed = fd >= 0;
-  if (!unnamed) {
-    tmp = path + ".XXXXXX.tmp";
-    fd = ::mkstemps(tmp.data(), 4);
-    if (fd < 0) file_error(errno, "cannot create a temporary file next to it", path);
+  if (!unnamed && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    for (unsigned attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+      tmp = dir + "/" + temporary_prefix(name) + std::to_string(::getpid()) + "-" + std::to_string(attempt) + ".tmp";
+      fd = ::open(tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+      if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) tmp.clear();
   }
+  if (fd < 0) file_error(errno, "cannot create a temporary file next to it", path);
   const auto fail = [&](const char* what) {
     const int err = errno;
-    ::close(fd);
     if (!tmp.empty()) ::unlink(tmp.c_str());
+    ::close(fd);
     file_error(err, what, path);
   };
-  if (::fchmod(fd, mode) != 0) fail("cannot set the mode of the temporary file");
+  if (::flock(fd, LOCK_EX) != 0) fail("cannot lock the temporary file");
+  if (replacing && ::fchmod(fd, st.st_mode & 07777) != 0) fail("cannot set the mode of the temporary file");
   if (!write_all(fd, bytes.data(), bytes.size())) fail("write failed");
   if (::fsync(fd) != 0) fail("fsync failed");
+  remove_abandoned_temporaries(dir, name);
+  bool in_place = false;
   if (unnamed) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    for (unsigned attempt = 0;; ++attempt) {
-      tmp = path + "." + std::to_string(::getpid()) + "." + std::to_string(attempt) + ".tmp";
+    // A new file is linked at its destination directly; a replacement needs a name to rename.
+    in_place = !replacing && ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0;
+    for (unsigned attempt = 0; !in_place; ++attempt) {
+      tmp = dir + "/" + temporary_prefix(name) + std::to_string(::getpid()) + "-" + std::to_string(attempt) + ".tmp";
       if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
       if (errno != EEXIST || attempt == 100) {
         tmp.clear();
@@ -464,22 +499,18 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
       }
     }
   }
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    file_error(err, "close failed", path);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    file_error(err, "rename failed", path);
-  }
-  // Make the rename itself durable.
+  if (!in_place && ::rename(tmp.c_str(), path.c_str()) != 0) fail("rename failed");
+  // The lock is held until the temporary's name is gone.
+  if (::close(fd) != 0 && errno != EINTR) file_error(errno, "close failed", path);
+  // Make the new name itself durable.
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
+  if (dfd < 0) file_error(errno, "cannot open its directory to fsync it", path);
+  if (::fsync(dfd) != 0 && errno != EINVAL) {
+    const int err = errno;
     ::close(dfd);
+    file_error(err, "fsync of its directory failed", path);
   }
+  ::close(dfd);
 }
 
 std::string read_file(const std::string& path) {

@@ -1,14 +1,21 @@
 // libFuzzer target: Program::load on arbitrary bytes and, when a program loads, one run of it.
 // The loader's promise is that a program it accepts runs inside its buffers, so ASan + UBSan must
-// stay silent for every input. The custom mutator keeps the size prefix right, and writes
-// boundary values over scalars in place, so most mutants get past the FlatBuffers verifier and
-// reach the field checks and the kernels' prepare steps.
+// stay silent for every input. The custom mutator is structure-aware: on a buffer that passes the
+// FlatBuffers verifier it walks the tables with the schema's type tables and writes a boundary,
+// nearby or random value into one scalar field or scalar vector element, which keeps the buffer
+// valid, so the mutants reach the loader's field checks and the kernels' prepare steps. Other
+// mutants are libFuzzer's byte-level ones with the size prefix kept right.
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <new>
+#include <random>
+#include <vector>
 
+#include "flatbuffers/minireflect.h"
+#include "program_fuzz_generated.h"  // the program schema with type tables (namespace cortexm::fuzz_fb)
 #include "runtime/program.h"
 
 namespace {
@@ -31,27 +38,34 @@ void put(uint8_t* at, T value) {
   std::memcpy(at, &value, sizeof(value));
 }
 
-// Overwrites one naturally aligned scalar with a value at or across a boundary.
+const int64_t kBoundaryInts[] = {0, 1, -1, 2, 3, 7, 8, 16, 127, -128, 255, 32767, -32768, 65535, 65536,
+                                 std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
+                                 std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+                                 int64_t{1} << 31, int64_t{1} << 32, int64_t{1} << 61, int64_t{1} << 62};
+const double kBoundaryDoubles[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e-300, 1e300, -1e300, 1e-45, 3.4e38,
+                                   std::numeric_limits<double>::quiet_NaN(),
+                                   std::numeric_limits<double>::infinity(),
+                                   -std::numeric_limits<double>::infinity(),
+                                   std::numeric_limits<double>::denorm_min()};
+
+template <typename T, size_t N>
+constexpr size_t count_of(const T (&)[N]) {
+  return N;
+}
+
+// Overwrites one naturally aligned scalar at any offset with a boundary value (may break the
+// buffer's structure: the verifier must reject what it breaks).
 void write_boundary_value(uint8_t* data, size_t size, uint32_t seed) {
-  static const int64_t kInts[] = {0, 1, -1, 2, 7, 8, 16, 127, -128, 255, 32767, -32768, 65536,
-                                  std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
-                                  std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
-                                  int64_t{1} << 32, int64_t{1} << 61};
-  static const double kDoubles[] = {0.0, -1.0, 1e-300, 1e300, -1e300,
-                                    std::numeric_limits<double>::quiet_NaN(),
-                                    std::numeric_limits<double>::infinity(),
-                                    -std::numeric_limits<double>::infinity(),
-                                    std::numeric_limits<double>::denorm_min()};
   const uint32_t width = 1u << (seed % 4);  // 1, 2, 4 or 8 bytes
   if (size < 4 + width) return;
   const size_t slots = (size - 4) / width;
   uint8_t* at = data + 4 + (seed / 4 % slots) * width;  // never the size prefix
   const uint32_t pick = seed / 7;
   if (width == 8 && pick % 3 == 0) {
-    put(at, kDoubles[pick / 3 % (sizeof(kDoubles) / sizeof(kDoubles[0]))]);
+    put(at, kBoundaryDoubles[pick / 3 % count_of(kBoundaryDoubles)]);
     return;
   }
-  const int64_t v = kInts[pick % (sizeof(kInts) / sizeof(kInts[0]))];
+  const int64_t v = kBoundaryInts[pick % count_of(kBoundaryInts)];
   switch (width) {
     case 1: put(at, static_cast<int8_t>(v)); break;
     case 2: put(at, static_cast<int16_t>(v)); break;
@@ -60,18 +74,168 @@ void write_boundary_value(uint8_t* data, size_t size, uint32_t seed) {
   }
 }
 
+// A scalar field, or the scalar elements of a vector field, of a table or struct in the buffer.
+struct ScalarSlot {
+  uint8_t* at;  // the first element
+  uint32_t count;
+  flatbuffers::ElementaryType type;
+};
+
+bool is_scalar(flatbuffers::ElementaryType type) {
+  return type != flatbuffers::ET_STRING && type != flatbuffers::ET_SEQUENCE;
+}
+
+void collect_struct(uint8_t* at, const flatbuffers::TypeTable* tt, std::vector<ScalarSlot>* slots) {
+  for (size_t i = 0; i < tt->num_elems; ++i) {
+    const auto type = static_cast<flatbuffers::ElementaryType>(tt->type_codes[i].base_type);
+    uint8_t* field = at + tt->values[i];
+    if (is_scalar(type)) {
+      slots->push_back({field, 1, type});
+    } else if (type == flatbuffers::ET_SEQUENCE) {
+      collect_struct(field, tt->type_refs[tt->type_codes[i].sequence_ref](), slots);
+    }
+  }
+}
+
+// Every scalar slot reachable from `table` (of type `tt`). Only for verified buffers: offsets and
+// union types are followed without bounds checks, as the verifier has checked them.
+void collect_table(uint8_t* table, const flatbuffers::TypeTable* tt, std::vector<ScalarSlot>* slots) {
+  const auto* t = reinterpret_cast<const flatbuffers::Table*>(table);
+  for (size_t i = 0; i < tt->num_elems; ++i) {
+    const flatbuffers::TypeCode code = tt->type_codes[i];
+    const auto type = static_cast<flatbuffers::ElementaryType>(code.base_type);
+    const flatbuffers::TypeTable* ref = code.sequence_ref >= 0 ? tt->type_refs[code.sequence_ref]() : nullptr;
+    const auto field_offset = flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i));
+    uint8_t* at = const_cast<uint8_t*>(t->GetAddressOf(field_offset));
+    if (!at) continue;
+    if (code.is_repeating) {
+      uint8_t* vec = at + flatbuffers::ReadScalar<flatbuffers::uoffset_t>(at);
+      const auto n = flatbuffers::ReadScalar<flatbuffers::uoffset_t>(vec);
+      uint8_t* elem = vec + sizeof(flatbuffers::uoffset_t);
+      if (is_scalar(type)) {
+        if (n) slots->push_back({elem, n, type});
+        continue;
+      }
+      if (type != flatbuffers::ET_SEQUENCE) continue;  // strings
+      for (flatbuffers::uoffset_t j = 0; j < n; ++j, elem += flatbuffers::InlineSize(type, ref)) {
+        if (ref->st == flatbuffers::ST_TABLE) {
+          collect_table(elem + flatbuffers::ReadScalar<flatbuffers::uoffset_t>(elem), ref, slots);
+        } else if (ref->st == flatbuffers::ST_STRUCT) {
+          collect_struct(elem, ref, slots);
+        }
+      }
+    } else if (is_scalar(type)) {
+      slots->push_back({at, 1, type});
+    } else if (type == flatbuffers::ET_SEQUENCE && ref->st == flatbuffers::ST_STRUCT) {
+      collect_struct(at, ref, slots);
+    } else if (type == flatbuffers::ET_SEQUENCE) {
+      const flatbuffers::TypeTable* member = ref;
+      if (ref->st == flatbuffers::ST_UNION) {
+        // A union's type is the field before it; the verifier checked the value as that type.
+        const uint8_t* type_at = i ? t->GetAddressOf(flatbuffers::FieldIndexToOffset(
+                                         static_cast<flatbuffers::voffset_t>(i - 1)))
+                                   : nullptr;
+        const uint8_t member_index = type_at ? *type_at : 0;
+        if (member_index == 0 || member_index >= ref->num_elems) continue;
+        const int16_t member_ref = ref->type_codes[member_index].sequence_ref;
+        if (member_ref < 0) continue;
+        member = ref->type_refs[member_ref]();
+      }
+      if (member->st == flatbuffers::ST_TABLE) collect_table(at + flatbuffers::ReadScalar<flatbuffers::uoffset_t>(at), member, slots);
+    }
+  }
+}
+
+template <typename T>
+T read_as(const uint8_t* at) {
+  T value;
+  std::memcpy(&value, at, sizeof(value));
+  return value;
+}
+
+// A new integer: a boundary value, the old one moved by -2..2, or random bits (the caller keeps
+// the low bytes for narrower fields).
+int64_t mutate_integer(int64_t old, std::minstd_rand& rng) {
+  switch (rng() % 4) {
+    case 0:
+    case 1: return kBoundaryInts[rng() % count_of(kBoundaryInts)];
+    case 2: return static_cast<int64_t>(static_cast<uint64_t>(old) + rng() % 5 - 2);
+    default: return static_cast<int64_t>((uint64_t{rng()} << 32) ^ rng());
+  }
+}
+
+double mutate_real(double old, std::minstd_rand& rng) {
+  switch (rng() % 4) {
+    case 0:
+    case 1: return kBoundaryDoubles[rng() % count_of(kBoundaryDoubles)];
+    case 2: return old * 2.0;
+    default: return -old / 3.0;
+  }
+}
+
+// Writes a new value over one element of one slot.
+void mutate_slot(const ScalarSlot& slot, std::minstd_rand& rng) {
+  const size_t width = flatbuffers::InlineSize(slot.type, nullptr);
+  uint8_t* at = slot.at + (rng() % slot.count) * width;
+  switch (slot.type) {
+    case flatbuffers::ET_BOOL: put(at, static_cast<uint8_t>(!read_as<uint8_t>(at))); return;
+    case flatbuffers::ET_FLOAT: put(at, static_cast<float>(mutate_real(read_as<float>(at), rng))); return;
+    case flatbuffers::ET_DOUBLE: put(at, mutate_real(read_as<double>(at), rng)); return;
+    default: break;
+  }
+  int64_t old = 0;
+  switch (width) {
+    case 1: old = read_as<int8_t>(at); break;
+    case 2: old = read_as<int16_t>(at); break;
+    case 4: old = read_as<int32_t>(at); break;
+    default: old = read_as<int64_t>(at); break;
+  }
+  const int64_t v = mutate_integer(old, rng);
+  switch (width) {
+    case 1: put(at, static_cast<uint8_t>(v)); break;
+    case 2: put(at, static_cast<uint16_t>(v)); break;
+    case 4: put(at, static_cast<uint32_t>(v)); break;
+    default: put(at, v); break;
+  }
+}
+
+// Mutates 1 to 3 scalar fields of a program that passes the verifier, in place (the buffer stays
+// valid); false when the bytes are not such a program.
+bool mutate_fields(uint8_t* data, size_t size, unsigned int seed) {
+  if (size < 8 || reinterpret_cast<uintptr_t>(data) % alignof(uint64_t) != 0) return false;
+  flatbuffers::Verifier verifier(data, size);
+  if (!cortexm::fuzz_fb::VerifySizePrefixedProgramBuffer(verifier)) return false;
+  std::vector<ScalarSlot> slots;
+  uint8_t* root = data + sizeof(flatbuffers::uoffset_t);
+  collect_table(root + flatbuffers::ReadScalar<flatbuffers::uoffset_t>(root),
+                cortexm::fuzz_fb::ProgramTypeTable(), &slots);
+  if (slots.empty()) return false;
+  std::minstd_rand rng(seed);
+  for (unsigned n = 1 + rng() % 3 / 2 + rng() % 3 / 2; n > 0; --n) mutate_slot(slots[rng() % slots.size()], rng);
+  return true;
+}
+
 }  // namespace
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
-  if (seed % 2 == 0 && size >= 12) {
-    write_boundary_value(data, size, seed / 2);
-  } else {
-    size = LLVMFuzzerMutate(data, size, max_size);
+  switch (seed % 4) {
+    case 0:
+    case 1:
+      if (mutate_fields(data, size, seed / 4)) return size;
+      [[fallthrough]];
+    case 2:
+      if (size >= 12) {
+        write_boundary_value(data, size, seed / 4);
+        return size;
+      }
+      [[fallthrough]];
+    default:
+      size = LLVMFuzzerMutate(data, size, max_size);
+      if (size >= 4 && seed % 64 != 3) put(data, static_cast<uint32_t>(size - 4));  // mostly a valid prefix
+      return size;
   }
-  if (size >= 4 && seed % 16 != 1) put(data, static_cast<uint32_t>(size - 4));  // mostly a valid prefix
-  return size;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -2,12 +2,15 @@
 file or the whole new one at the destination, its mode kept, nothing left behind, OSError with
 errno on failure, even when the writer is killed with SIGKILL."""
 
+import errno
+import fcntl
 import os
 import signal
 import stat
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -81,3 +84,90 @@ def test_kill_9_leaves_the_old_or_the_new_file_and_no_temporary(tmp_path):
         assert os.listdir(tmp_path) == ["big.bin"], f"attempt {attempt}"
         data = path.read_bytes()
         assert len(set(data)) == 1 and len(data) in (16 << 20, 32 << 20), f"attempt {attempt}"
+
+
+def test_a_write_error_raises_its_errno_and_leaves_the_old_file(tmp_path):
+    # RLIMIT_FSIZE makes the write fail with EFBIG part-way (SIGXFSZ ignored, as a server would).
+    path = tmp_path / "p.bin"
+    path.write_bytes(b"old")
+    script = (
+        "import resource, signal, sys\n"
+        "from cortexm import _core\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+        "try:\n"
+        "    _core.write_file_atomically(sys.argv[1], b'x' * 100000)\n"
+        "except OSError as e:\n"
+        "    print(type(e).__name__, e.errno, e.filename)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", script, str(path)], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert out == ["OSError", str(errno.EFBIG), str(path)]
+    assert path.read_bytes() == b"old" and os.listdir(tmp_path) == ["p.bin"]
+
+
+def test_the_next_write_removes_the_temporaries_of_killed_writers(tmp_path):
+    # A writer killed between naming its temporary and renaming it leaves `.<name>.cortexm-*.tmp`;
+    # a temporary still locked by its writer, and files of other names, stay.
+    path = tmp_path / "p.bin"
+    abandoned = tmp_path / ".p.bin.cortexm-4242-0.tmp"
+    in_use = tmp_path / ".p.bin.cortexm-4243-0.tmp"
+    other = tmp_path / ".q.bin.cortexm-4244-0.tmp"
+    for f in (abandoned, in_use, other):
+        f.write_bytes(b"partial")
+    with open(in_use, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        write_file_atomically(path, b"new")
+        assert sorted(os.listdir(tmp_path)) == sorted([in_use.name, other.name, "p.bin"])
+    assert path.read_bytes() == b"new"
+
+
+SAVE_LOOP = """
+import sys
+import numpy as np
+import cortexm
+# A program with 16 MB of int8 weights (a 4096 x 4096 linear), saved over and over.
+g = cortexm.Graph()
+x = g.add_input("x", [1, 4096], "int8")
+w = g.add_constant("w", np.random.default_rng(int(sys.argv[2])).integers(-128, 128, (4096, 4096)).astype(np.int8))
+b = g.add_constant("b", np.zeros(4096, np.int32))
+g.outputs = [g.call("cortex_m.quantized_linear.default", [x, w, b],
+                    {"input_offset": 0, "filter_offset": 0, "output_offset": 0,
+                     "requantize_multipliers": [1 << 30], "requantize_shifts": [-10]}, name="fc")]
+program = cortexm.to_program(g)
+with open(sys.argv[3], "wb") as ref:
+    ref.write(program.data)
+print("ready", flush=True)
+while True:
+    program.save(sys.argv[1])
+"""
+
+
+def test_kill_9_during_program_save_at_random_points(tmp_path):
+    out_dir, ref_dir = tmp_path / "out", tmp_path / "ref"
+    out_dir.mkdir()
+    ref_dir.mkdir()
+    path = out_dir / "big.cmpte"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    rng = np.random.default_rng(1)
+    old = Path(__file__).parents[1] / "fuzz" / "corpus" / "program" / "seed_softmax.cmpte"
+    path.write_bytes(old.read_bytes())
+    os.chmod(path, 0o640)
+    previous = old.read_bytes()
+    for attempt in range(12):
+        ref = ref_dir / f"{attempt}.cmpte"
+        proc = subprocess.Popen([sys.executable, "-c", SAVE_LOOP, str(path), str(attempt), str(ref)],
+                                env=env, stdout=subprocess.PIPE)
+        assert proc.stdout.readline() == b"ready\n"
+        new = ref.read_bytes()
+        time.sleep(float(rng.uniform(0.0, 0.3)))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        assert os.listdir(out_dir) == ["big.cmpte"], f"attempt {attempt}: {os.listdir(out_dir)}"
+        data = path.read_bytes()
+        assert data in (new, previous), f"attempt {attempt}: neither the old nor the new program"
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640, f"attempt {attempt}"
+        cortexm.load_program(path)
+        previous = data
