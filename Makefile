@@ -3,7 +3,7 @@ PY := .venv/bin/python
 JOBS ?= $(shell nproc)
 CROSS_PRESETS := cortex-m55 cortex-m4 cortex-m0plus
 
-.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench bench-target sanitize fuzz clean
+.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench bench-target test-sanitize sanitize test-sanitize-ci fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -21,7 +21,7 @@ demo: setup
 	  --output build/demo/$(DEMO_MODEL).cmpte
 	$(PY) -m cortexm.run build/demo/$(DEMO_MODEL).cmpte --profile
 
-test: setup ctest pytest cross
+test: setup ctest pytest cross test-sanitize-ci
 
 ctest:
 	cmake --preset host
@@ -38,29 +38,49 @@ cross:
 	  echo "cross build $$p: ok"; \
 	done
 
-# The C++ suites under ASan + UBSan (clang, -fno-sanitize-recover=undefined): any report fails the run.
-# Not part of `make test` yet (it rebuilds the whole tree instrumented).
+# ASan + UBSan (clang, -fno-sanitize-recover=undefined; preset host-asan, which also builds the
+# libFuzzer harnesses of tests/fuzz from the same objects): any sanitizer report fails.
+# test-sanitize builds and runs every C++ suite; SANITIZE_LABELS (ctest labels: the suites' names)
+# limits it to some suites and SANITIZE_TARGETS to what they need.
 CCACHE := $(shell command -v ccache)
 LAUNCHER := $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 NEED_CLANG = @command -v clang++ >/dev/null || { echo "$@ needs clang: apt-get install clang"; exit 1; }
-sanitize:
+SANITIZE_LABELS ?=
+SANITIZE_TARGETS ?=
+test-sanitize:
 	$(NEED_CLANG)
 	cmake --preset host-asan $(LAUNCHER)
-	cmake --build --preset host-asan -j $(JOBS)
-	ctest --preset host-asan -j $(JOBS)
+	cmake --build --preset host-asan -j $(JOBS) $(if $(SANITIZE_TARGETS),--target $(SANITIZE_TARGETS))
+	ctest --preset host-asan -j $(JOBS) $(if $(SANITIZE_LABELS),-L '$(SANITIZE_LABELS)')
 
-# libFuzzer on the program loader (+ run) and the graph file reader, FUZZ_SECONDS each, seeded with
-# the stored corpora; new inputs go to build/host-fuzz/corpus, crashes to build/host-fuzz/crash-*.
+sanitize: test-sanitize
+
+# What `make test` runs under the sanitizers: the suites of the code that reads untrusted files
+# (kernels, kernel variants, program loader + runtime, graph files), then a fuzz smoke run. The
+# pass, planner and portable-kernel suites only re-test code these already reach; make
+# test-sanitize runs them too.
+CI_SANITIZE_SUITES := kernel_tests kernel_variants_scalar kernel_variants_dsp_emulated program_tests graph_tests
+test-sanitize-ci:
+	$(MAKE) test-sanitize SANITIZE_TARGETS="$(CI_SANITIZE_SUITES)" \
+	  SANITIZE_LABELS="kernel_tests|kernel_variants|program_tests|graph_tests"
+	$(MAKE) fuzz
+
+# libFuzzer on the program loader (+ run; structure-aware mutator) and the graph file reader,
+# FUZZ_SECONDS each, seeded with the stored corpora; new inputs go to build/host-asan/fuzz-corpus,
+# crashes, leaks and sanitizer reports to build/host-asan/crash-* (and fail the target).
 FUZZ_SECONDS ?= 60
+FUZZ_RUN = ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fuzz:
 	$(NEED_CLANG)
-	cmake --preset host-fuzz $(LAUNCHER)
-	cmake --build --preset host-fuzz -j $(JOBS) --target program_fuzzer graph_fuzzer
-	@mkdir -p build/host-fuzz/corpus/program build/host-fuzz/corpus/graph
-	cd build/host-fuzz && ./tests/fuzz/program_fuzzer -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-	  -artifact_prefix=crash-program- corpus/program ../../tests/fuzz/corpus/program ../../tests/py/data/program_corpus
-	cd build/host-fuzz && ./tests/fuzz/graph_fuzzer -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-	  -artifact_prefix=crash-graph- corpus/graph ../../tests/fuzz/corpus/graph
+	cmake --preset host-asan $(LAUNCHER)
+	cmake --build --preset host-asan -j $(JOBS) --target program_fuzzer graph_fuzzer
+	@mkdir -p build/host-asan/fuzz-corpus/program build/host-asan/fuzz-corpus/graph
+	cd build/host-asan && $(FUZZ_RUN) ./tests/fuzz/program_fuzzer -max_total_time=$(FUZZ_SECONDS) \
+	  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=crash-program- \
+	  fuzz-corpus/program ../../tests/fuzz/corpus/program ../../tests/py/data/program_corpus
+	cd build/host-asan && $(FUZZ_RUN) ./tests/fuzz/graph_fuzzer -max_total_time=$(FUZZ_SECONDS) \
+	  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=crash-graph- \
+	  fuzz-corpus/graph ../../tests/fuzz/corpus/graph
 
 # QEMU (docs/qemu.md): pytest above already runs tests/py/test_qemu.py, which builds the runners and
 # the on-target kernel tests for the M55 and the M4; these targets run it alone, or with every zoo model and the portable suite.

@@ -9,6 +9,7 @@ APT_PACKAGES=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev qemu-system-arm
   espeak-ng sox
+  clang libclang-rt-14-dev  # with the ASan, UBSan and libFuzzer runtimes: make test-sanitize, make fuzz
 )
 
 missing=()
