@@ -25,8 +25,10 @@ void save_graph(const Graph& graph, const std::string& path);
 Graph load_graph(const std::string& path);
 
 // Shared by everything cortexm writes (Python's cortexm.program.write_file_atomically too): an
-// unnamed temp file next to `path` with the mode of the file it replaces, fsync, rename, fsync of
-// the directory; nothing is left behind on failure. I/O failures throw FileError (OSError).
+// unnamed temp file next to `path` (the mode of the file it replaces, or 0666 minus the umask),
+// fsync, linked at `path` when new or renamed over it, fsync of the directory; nothing is left
+// behind on failure, and the next write removes a killed writer's temporary. I/O failures throw
+// FileError (OSError with errno).
 void write_file_atomically(const std::string& path, const std::string& bytes);
 std::string read_file(const std::string& path);
 
