@@ -56,13 +56,15 @@ test-sanitize:
 sanitize: test-sanitize
 
 # What `make test` runs under the sanitizers: the suites of the code that reads untrusted files
-# (kernels, kernel variants, program loader + runtime, graph files), then a fuzz smoke run. The
+# (kernels, kernel variants, program loader + runtime, graph files) and the stored fuzz corpora,
+# then a fuzz smoke run. The
 # pass, planner and portable-kernel suites only re-test code these already reach; make
 # test-sanitize runs them too.
-CI_SANITIZE_SUITES := kernel_tests kernel_variants_scalar kernel_variants_dsp_emulated program_tests graph_tests
+CI_SANITIZE_TARGETS := kernel_tests kernel_variants_scalar kernel_variants_dsp_emulated program_tests graph_tests \
+  program_fuzzer graph_fuzzer
 test-sanitize-ci:
-	$(MAKE) test-sanitize SANITIZE_TARGETS="$(CI_SANITIZE_SUITES)" \
-	  SANITIZE_LABELS="kernel_tests|kernel_variants|program_tests|graph_tests"
+	$(MAKE) test-sanitize SANITIZE_TARGETS="$(CI_SANITIZE_TARGETS)" \
+	  SANITIZE_LABELS="kernel_tests|kernel_variants|program_tests|graph_tests|fuzz_corpus"
 	$(MAKE) fuzz
 
 # libFuzzer on the program loader (+ run; structure-aware mutator) and the graph file reader,
