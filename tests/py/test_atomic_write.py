@@ -57,6 +57,18 @@ def test_failures_are_oserrors_with_errno_and_leave_nothing(tmp_path):
         cortexm.Graph().save(tmp_path / "missing_dir" / "g.cmg")
 
 
+def run_and_kill(script, args, delay):
+    """Runs script in a new interpreter until it prints "ready", lets it write for delay seconds,
+    then kills it with SIGKILL."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.Popen([sys.executable, "-c", script, *map(str, args)], env=env, stdout=subprocess.PIPE)
+    assert proc.stdout.readline() == b"ready\n"
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+
+
 KILL_WRITER = """
 import sys
 from cortexm import _core
@@ -70,17 +82,9 @@ while True:
 def test_kill_9_leaves_the_old_or_the_new_file_and_no_temporary(tmp_path):
     path = tmp_path / "big.bin"
     path.write_bytes(b"\x01" * (16 << 20))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     rng = np.random.default_rng(0)
     for attempt in range(8):
-        fill = 2 + attempt
-        proc = subprocess.Popen([sys.executable, "-c", KILL_WRITER, str(path), str(fill)], env=env,
-                                stdout=subprocess.PIPE)
-        assert proc.stdout.readline() == b"ready\n"
-        time.sleep(float(rng.uniform(0.0, 0.15)))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
+        run_and_kill(KILL_WRITER, [path, 2 + attempt], float(rng.uniform(0.0, 0.15)))
         assert os.listdir(tmp_path) == ["big.bin"], f"attempt {attempt}"
         data = path.read_bytes()
         assert len(set(data)) == 1 and len(data) in (16 << 20, 32 << 20), f"attempt {attempt}"
@@ -149,7 +153,6 @@ def test_kill_9_during_program_save_at_random_points(tmp_path):
     out_dir.mkdir()
     ref_dir.mkdir()
     path = out_dir / "big.cmpte"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     rng = np.random.default_rng(1)
     old = Path(__file__).parents[1] / "fuzz" / "corpus" / "program" / "seed_softmax.cmpte"
     path.write_bytes(old.read_bytes())
@@ -157,14 +160,8 @@ def test_kill_9_during_program_save_at_random_points(tmp_path):
     previous = old.read_bytes()
     for attempt in range(12):
         ref = ref_dir / f"{attempt}.cmpte"
-        proc = subprocess.Popen([sys.executable, "-c", SAVE_LOOP, str(path), str(attempt), str(ref)],
-                                env=env, stdout=subprocess.PIPE)
-        assert proc.stdout.readline() == b"ready\n"
+        run_and_kill(SAVE_LOOP, [path, attempt, ref], float(rng.uniform(0.0, 0.3)))
         new = ref.read_bytes()
-        time.sleep(float(rng.uniform(0.0, 0.3)))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
         assert os.listdir(out_dir) == ["big.cmpte"], f"attempt {attempt}: {os.listdir(out_dir)}"
         data = path.read_bytes()
         assert data in (new, previous), f"attempt {attempt}: neither the old nor the new program"
