@@ -6,6 +6,14 @@
 
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 
+// For the variants' per-window lambdas: GCC (the Cortex-M builds) takes the attribute after
+// `mutable`; clang (the host sanitizer and fuzz builds) rejects it there and gets no hint.
+#if defined(__clang__)
+#define CORTEXM_LAMBDA_ALWAYS_INLINE
+#else
+#define CORTEXM_LAMBDA_ALWAYS_INLINE __attribute__((always_inline))
+#endif
+
 namespace cortexm {
 
 // Most valid taps a window may hold: keeps |sum| + count / 2 below 2^31.

@@ -82,7 +82,7 @@ void quantized_avg_pool2d(const Pool2dParams& p, const int8_t* input, int8_t* ou
   average.lo = p.activation_min;
   average.hi = p.activation_max;
   auto pool = [=](const int8_t* window, int32_t rows, int32_t cols, int8_t* out) mutable
-      __attribute__((always_inline)) {
+      CORTEXM_LAMBDA_ALWAYS_INLINE {
     if (rows * cols != average.count) {
       average.count = rows * cols;
       average.half = static_cast<uint32_t>(average.count / 2);

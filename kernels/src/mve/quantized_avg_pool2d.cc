@@ -74,7 +74,7 @@ void average_pool(const Pool2dParams& p, const int8_t* input, int8_t* output) {
   const int64_t row_step = int64_t{p.input.w} * channels;
   VectorAverage average(1, p.activation_min, p.activation_max);
   auto pool = [=](const int8_t* window, int32_t rows, int32_t cols, int8_t* out) mutable
-      __attribute__((always_inline)) {
+      CORTEXM_LAMBDA_ALWAYS_INLINE {
     if (rows * cols != average.count)
       average = VectorAverage(rows * cols, p.activation_min, p.activation_max);
     for (int32_t c = 0; c < channels; c += 16) {
