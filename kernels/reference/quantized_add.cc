@@ -7,7 +7,8 @@ namespace cortexm {
 
 namespace {
 
-// Both inputs rescaled to the common scale, then combine(lhs, rhs) requantized to the output.
+// Both inputs rescaled to the common scale, then combine(lhs, rhs) requantized to the output. With
+// shifts above 0 the rescaled inputs may be near the int32 limits: combine wraps, as the Cortex-M does.
 template <class Combine>
 void rescaled_reference(const RescaledBinaryParams& p, const int8_t* lhs, const int8_t* rhs,
                         int8_t* output, Combine combine) {
@@ -26,12 +27,12 @@ void rescaled_reference(const RescaledBinaryParams& p, const int8_t* lhs, const 
 
 void quantized_add_reference(const AddParams& p, const int8_t* lhs, const int8_t* rhs,
                              int8_t* output) {
-  rescaled_reference(p, lhs, rhs, output, [](int32_t a, int32_t b) { return a + b; });
+  rescaled_reference(p, lhs, rhs, output, [](int32_t a, int32_t b) { return wrapping_add(a, b); });
 }
 
 void quantized_sub_reference(const SubParams& p, const int8_t* lhs, const int8_t* rhs,
                              int8_t* output) {
-  rescaled_reference(p, lhs, rhs, output, [](int32_t a, int32_t b) { return a - b; });
+  rescaled_reference(p, lhs, rhs, output, [](int32_t a, int32_t b) { return wrapping_sub(a, b); });
 }
 
 }  // namespace cortexm

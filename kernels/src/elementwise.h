@@ -34,9 +34,9 @@ inline int8_t add_offset_inputs(const AddParams& p, int32_t a_offset, int32_t b_
       requantize(a_offset * (1 << kAddLeftShift), p.lhs_multiplier, p.lhs_shift);
   const int32_t b_scaled =
       requantize(b_offset * (1 << kAddLeftShift), p.rhs_multiplier, p.rhs_shift);
-  const int32_t sum =
-      wrapping_add(
-          requantize(a_scaled + b_scaled, p.output_multiplier, p.output_shift), p.output_offset);
+  // Shifts above 0 may bring both near the int32 limits: the sum wraps, as the Cortex-M add does.
+  const int32_t sum = wrapping_add(
+      requantize(wrapping_add(a_scaled, b_scaled), p.output_multiplier, p.output_shift), p.output_offset);
   return static_cast<int8_t>(clamp(sum, p.activation_min, p.activation_max));
 }
 

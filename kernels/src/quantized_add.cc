@@ -45,9 +45,8 @@ void quantized_sub(const SubParams& p, const int8_t* lhs, const int8_t* rhs, int
         requantize((a + p.lhs_offset) * (1 << kAddLeftShift), p.lhs_multiplier, p.lhs_shift);
     const int32_t b_scaled =
         requantize((b + p.rhs_offset) * (1 << kAddLeftShift), p.rhs_multiplier, p.rhs_shift);
-    const int32_t out =
-        wrapping_add(
-            requantize(a_scaled - b_scaled, p.output_multiplier, p.output_shift), p.output_offset);
+    const int32_t out = wrapping_add(
+        requantize(wrapping_sub(a_scaled, b_scaled), p.output_multiplier, p.output_shift), p.output_offset);
     return static_cast<int8_t>(clamp(out, p.activation_min, p.activation_max));
   };
   for_each_elementwise_run(p.shape, lhs, rhs, output,

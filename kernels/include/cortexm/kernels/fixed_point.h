@@ -10,10 +10,7 @@
 namespace cortexm::fixed_point {
 
 using cortexm::wrapping_add;
-
-inline int32_t wrapping_sub(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
-}
+using cortexm::wrapping_sub;
 
 // round(a * b / 2^31), halves away from zero; INT32_MIN * INT32_MIN saturates to INT32_MAX
 // (gemmlowp SaturatingRoundingDoublingHighMul, CMSIS-NN arm_nn_doubling_high_mult).
