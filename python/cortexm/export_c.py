@@ -92,6 +92,9 @@ def _io_macros(prefix: str, kind: str, specs) -> list[str]:
         if shape:  # a scalar has no shape initializer ({} is not C before C23)
             lines.append(f"#define {tag}_SHAPE {{{', '.join(str(d) for d in shape)}}}")
         lines.append(f"#define {tag}_BYTES {_nbytes(spec)}u")
+        if spec.get("scale") is not None:  # quantized: real = (q - zero point) * scale
+            lines.append(f"#define {tag}_SCALE {float(spec['scale'])!r}")
+            lines.append(f"#define {tag}_ZERO_POINT {int(spec['zero_point'])}")
     return lines
 
 
@@ -111,6 +114,7 @@ def _header(program, name: str) -> str:
         f"//   cortexm::runtime::Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program)",
         f"// and run it on an arena of {prefix}_ARENA_SIZE bytes, 16-byte aligned (main.cc shows how).",
         "// Inputs and outputs have their logical (PyTorch) shapes; *_BYTES counts contiguous bytes.",
+        "// A quantized one has *_SCALE and *_ZERO_POINT: real value = (q - ZERO_POINT) * SCALE.",
         f"#ifndef {guard}",
         f"#define {guard}",
         "",

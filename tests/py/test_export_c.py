@@ -358,3 +358,38 @@ def test_target_firmware_links_only_the_kernels_its_program_runs(ds_cnn, small, 
     assert printed_checksums(log) == host_checksums(program, [inputs])
     used, size = map(int, re.search(r"^stack: (\d+) bytes used of (\d+)$", log, re.M).groups())
     assert 0 < used < size == 64 << 10
+
+
+@pytest.fixture(scope="module")
+def ds_cnn_int8():
+    """ds_cnn with int8 inputs and outputs (to_program(io="int8")), its float example bundled."""
+    pytest.importorskip("torch")
+    import zoo
+
+    _, example, _, _ = zoo.exported("ds_cnn")
+    program = cortexm.to_program(zoo.lowered("ds_cnn"), io="int8", bundle_inputs=tuple(x.numpy() for x in example))
+    return program, program.bundled()[0][0]
+
+
+def test_header_gives_each_quantized_input_and_outputs_scale_and_zero_point(ds_cnn, ds_cnn_int8, tmp_path):
+    program, _ = ds_cnn_int8
+    m = macros(Path(program.export_c(tmp_path / "int8", "kws")["header"]).read_text())
+    for kind, spec in [("INPUT0", program.inputs[0]), ("OUTPUT0", program.outputs[0])]:
+        assert m[f"KWS_{kind}_DTYPE"] == '"int8"'
+        assert float(m[f"KWS_{kind}_SCALE"]) == spec["scale"] and int(m[f"KWS_{kind}_ZERO_POINT"]) == spec["zero_point"]
+    assert m["KWS_INPUT0_SCALE"] == repr(program.inputs[0]["scale"])
+    float_macros = macros(Path(ds_cnn[0].export_c(tmp_path / "float", "kws")["header"]).read_text())
+    assert "KWS_INPUT0_BYTES" in float_macros
+    assert not [k for k in float_macros if k.endswith(("_SCALE", "_ZERO_POINT"))]
+
+
+@needs_qemu
+def test_int8_io_firmware_passes_on_qemu_m55(ds_cnn_int8, tmp_path):
+    program, inputs = ds_cnn_int8
+    out = build("cortex-m55", {"ds_cnn_int8": program}, tmp_path)
+    elf = out / "ds_cnn_int8" / "ds_cnn_int8_main.elf"
+    linked, _ = runtime_ops_linked(elf)
+    assert linked == {op["kernel"] for op in program.ops()} and not {"QuantizePerTensor", "DequantizePerTensor"} & linked
+    code, log = qemu.run_elf(elf, "cortex-m55", timeout=300)
+    assert code == 0 and log.rstrip().endswith("PASS"), log
+    assert printed_checksums(log) == host_checksums(program, [inputs])
