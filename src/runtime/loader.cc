@@ -132,7 +132,8 @@ int32_t in_place_input(uint8_t kernel) {
   }
 }
 
-Status check_op(const Program& program, int32_t index) {
+// extra_scratch: the largest scratch an op needs beyond its planned one, so far.
+Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   const fb::Program& p = program.fb();
   const fb::Op* op = p.ops()->Get(index);
   auto fail = [&](const char* field, int64_t value, const char* requirement, int64_t element = -1) {
@@ -188,7 +189,7 @@ Status check_op(const Program& program, int32_t index) {
       if (!alias && !in_place) return fail("outputs", t, "output overlaps an input in the arena", o);
     }
   }
-  const OpContext ctx{program, *op, index, nullptr};
+  const OpContext ctx{program, *op, index, nullptr, extra_scratch};
   return impl->prepare(ctx);
 }
 
@@ -283,9 +284,13 @@ Status Program::load(const void* data, size_t size, Program* program, const OpRe
   CORTEXM_RETURN_IF_STATUS(check_io(out, p->inputs(), "inputs"));
   CORTEXM_RETURN_IF_STATUS(check_io(out, p->outputs(), "outputs"));
   for (int32_t i = 0; i < out.num_ops_; ++i) {
-    CORTEXM_RETURN_IF_STATUS(check_op(out, i));
+    CORTEXM_RETURN_IF_STATUS(check_op(out, i, &out.extra_scratch_));
     if (out.op_impl(i).float_fallback) ++out.float_ops_;
   }
+  if (uint64_t{out.extra_scratch_offset()} + out.extra_scratch_ > kMaxBytes ||
+      out.extra_scratch_offset() + out.extra_scratch_ < out.arena_size_)
+    return program_error("program", -1, "arena_size", static_cast<int64_t>(out.arena_size_),
+                         "is too large for the scratch this runtime's kernels add after it");
   CORTEXM_RETURN_IF_STATUS(check_bundled(out));
   *program = out;
   return kStatusOk;
