@@ -15,10 +15,16 @@ struct Avx2Lanes {
 
   static Vec zero() { return _mm256_setzero_si256(); }
   static Vec widen(const int8_t* p) { return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
-  static Vec widen(const int8_t* p, int32_t taps) {  // the last taps, zeros after them
+  static constexpr bool kOverlappedTail = true;
+  static Vec widen(const int8_t* p, int32_t taps) {  // the first `taps`, zeros after them (depth < 16)
     alignas(16) int8_t bytes[16] = {};
     std::memcpy(bytes, p, static_cast<size_t>(taps));
     return _mm256_cvtepi8_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(bytes)));
+  }
+  static Vec last(const int8_t* p, int32_t taps) {  // 16 taps, the first 16 - `taps` of them zeroed
+    alignas(32) static constexpr int16_t kKeep[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    return _mm256_and_si256(widen(p), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kKeep + taps)));
   }
   static Vec dot(Vec acc, Vec x, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(x, w)); }
   // The lane sums of v0..v3 (each wrapping modulo 2^32).

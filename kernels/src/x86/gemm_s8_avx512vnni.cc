@@ -16,7 +16,8 @@ struct Avx512VnniLanes {
 
   static Vec zero() { return _mm512_setzero_si512(); }
   static Vec widen(const int8_t* p) { return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
-  static Vec widen(const int8_t* p, int32_t taps) {  // the last taps, zeros after them
+  static constexpr bool kOverlappedTail = false;  // the masked load reads only the taps
+  static Vec widen(const int8_t* p, int32_t taps) {  // the first `taps`, zeros after them
     const __mmask32 lanes = static_cast<__mmask32>((uint64_t{1} << taps) - 1);
     return _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(lanes, p));
   }
