@@ -1,8 +1,9 @@
 // The blocked loop of the int8 matrix product (x86/gemm_s8.h), shared by its x86 variants: a
 // variant supplies its vector type (Lanes) and included from a file built for its instruction set.
 // Blocks of MR rows by 4 weight rows: each step widens `Lanes::kTaps` taps of every row and weight
-// row to int16 (the last step: fewer taps, through a masked load or, when kOverlappedTail, the
-// last kTaps taps with those summed already zeroed in the rows) and accumulates their pairwise products in int32 lanes; the lane sums of a row's 4
+// row to int16 (with kMaskedSteps every step loads through a mask, so the last one takes fewer
+// taps; otherwise the last step re-reads the last kTaps taps with those summed already zeroed in
+// the rows) and accumulates their pairwise products in int32 lanes; the lane sums of a row's 4
 // accumulators come out as one vector; two rows' are requantized together (x86/requantize8.h) and
 // stored as 4 bytes each. Weight rows left over (cols % 4) run one at a time.
 #pragma once
@@ -20,6 +21,19 @@ template <class Lanes>
 struct Gemm {
   using Vec = typename Lanes::Vec;
 
+  // One step: taps [k, k + kTaps) of every row and weight row into the accumulators.
+  template <int MR, int NR, typename LoadRow, typename LoadWeights>
+  __attribute__((always_inline)) static void step(Vec (&acc)[MR][NR], const int8_t* const (&a)[MR],
+                                                  const int8_t* const (&w)[NR], int32_t k, LoadRow load_row,
+                                                  LoadWeights load_weights) {
+    Vec x[MR];
+    for (int i = 0; i < MR; ++i) x[i] = load_row(a[i] + k);
+    for (int j = 0; j < NR; ++j) {
+      const Vec v = load_weights(w[j] + k);
+      for (int i = 0; i < MR; ++i) acc[i][j] = Lanes::dot(acc[i][j], x[i], v);
+    }
+  }
+
   // Rows [m0, m0 + MR) by weight rows [n0, n0 + NR): the lane sums, sums[i][j].
   template <int MR, int NR>
   static void dots(const GemmS8& g, int32_t m0, int32_t n0, uint32_t (&sums)[MR][4]) {
@@ -27,31 +41,32 @@ struct Gemm {
     const int8_t* w[NR];
     for (int i = 0; i < MR; ++i) a[i] = g.a + (m0 + i) * g.a_stride;
     for (int j = 0; j < NR; ++j) w[j] = g.w + int64_t{n0 + j} * g.depth;
+    const int8_t* const(&rows)[MR] = a;
+    const int8_t* const(&weights)[NR] = w;
     Vec acc[MR][NR];
     for (int i = 0; i < MR; ++i)
       for (int j = 0; j < NR; ++j) acc[i][j] = Lanes::zero();
-    const auto step = [&](int32_t k, auto load_row, auto load_weights) {
-      Vec x[MR];
-      for (int i = 0; i < MR; ++i) x[i] = load_row(a[i] + k);
-      for (int j = 0; j < NR; ++j) {
-        const Vec v = load_weights(w[j] + k);
-        for (int i = 0; i < MR; ++i) acc[i][j] = Lanes::dot(acc[i][j], x[i], v);
+    if constexpr (Lanes::kMaskedSteps) {  // every step through masked loads: one loop, no tail
+      for (int32_t k = 0; k < g.depth; k += Lanes::kTaps) {
+        const int32_t taps = g.depth - k < Lanes::kTaps ? g.depth - k : Lanes::kTaps;
+        const auto load = [taps](const int8_t* p) { return Lanes::widen(p, taps); };
+        step<MR, NR>(acc, rows, weights, k, load, load);
       }
-    };
-    const auto whole = [](const int8_t* p) { return Lanes::widen(p); };
-    int32_t k = 0;
-    for (; k + Lanes::kTaps <= g.depth; k += Lanes::kTaps) step(k, whole, whole);
-    if (k < g.depth) {
-      const int32_t rest = g.depth - k;
-      const auto part = [rest](const int8_t* p) { return Lanes::widen(p, rest); };
-      if constexpr (Lanes::kOverlappedTail) {
-        // The last kTaps taps again, in bounds, the rows' taps summed already zeroed.
-        if (g.depth >= Lanes::kTaps)
-          step(g.depth - Lanes::kTaps, [rest](const int8_t* p) { return Lanes::last(p, rest); }, whole);
-        else
-          step(k, part, part);
-      } else {
-        step(k, part, part);
+    } else {
+      const auto whole = [](const int8_t* p) { return Lanes::widen(p); };
+      int32_t k = 0;
+      for (; k + Lanes::kTaps <= g.depth; k += Lanes::kTaps) step<MR, NR>(acc, rows, weights, k, whole, whole);
+      if (k < g.depth) {
+        // The last kTaps taps again, in bounds, the rows' taps summed already zeroed; fewer than
+        // kTaps taps in all: copies of them.
+        const int32_t rest = g.depth - k;
+        if (g.depth >= Lanes::kTaps) {
+          step<MR, NR>(acc, rows, weights, g.depth - Lanes::kTaps,
+                       [rest](const int8_t* p) { return Lanes::last(p, rest); }, whole);
+        } else {
+          const auto part = [rest](const int8_t* p) { return Lanes::widen(p, rest); };
+          step<MR, NR>(acc, rows, weights, k, part, part);
+        }
       }
     }
     for (int i = 0; i < MR; ++i) {
