@@ -8,5 +8,7 @@ namespace cortexm::x86 {
 
 void depthwise_s8_avx2(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* filter,
                        const int32_t* bias, int8_t* output);
+void depthwise_s8_avx512(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* filter,
+                         const int32_t* bias, int8_t* output);
 
 }  // namespace cortexm::x86

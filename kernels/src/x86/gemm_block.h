@@ -16,6 +16,9 @@
 #include "x86/requantize8.h"
 
 namespace cortexm::x86 {
+// Internal linkage: each file that includes this is built for its own instruction set, and the
+// linker must not pick one file's copy of an inline function for another.
+namespace {
 
 template <class Lanes>
 struct Gemm {
@@ -140,4 +143,5 @@ struct Gemm {
   }
 };
 
+}  // namespace
 }  // namespace cortexm::x86

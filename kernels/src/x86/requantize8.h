@@ -9,6 +9,9 @@
 #include <cstdint>
 
 namespace cortexm::x86 {
+// Internal linkage: each file that includes this is built for its own instruction set, and the
+// linker must not pick one file's copy of an inline function for another.
+namespace {
 
 struct Requantize8 {
   __m256i multiplier, left, right, mask, threshold, output_offset, low, high;
@@ -52,4 +55,5 @@ inline int64_t bytes_of(__m256i v) {
   return _mm_cvtsi128_si64(_mm_packs_epi16(words, words));
 }
 
+}  // namespace
 }  // namespace cortexm::x86
