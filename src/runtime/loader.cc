@@ -272,6 +272,11 @@ Status Program::load(const void* data, size_t size, Program* program, const OpRe
   out.constant_data_ = blob ? blob->data() : nullptr;
   if (blob_size > 0 && reinterpret_cast<uintptr_t>(blob->data()) % kAlignment != 0)
     return program_error("constants", -1, "constant_data", 0, "must be 16-byte aligned");
+  // The verifier checks a struct vector's 4-byte alignment only; ConstantSegment needs 8.
+  if (p->constants() && p->constants()->size() != 0) {
+    const auto m = reinterpret_cast<uintptr_t>(p->constants()->Data()) % alignof(fb::ConstantSegment);
+    if (m != 0) return program_error("constants", -1, "address % 8", static_cast<int64_t>(m), "must be 0 (malformed file)");
+  }
   if (p->constants())
     for (uint32_t i = 0; i < p->constants()->size(); ++i) {
       const fb::ConstantSegment* seg = p->constants()->Get(i);
