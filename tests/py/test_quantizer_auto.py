@@ -79,7 +79,8 @@ def test_front_end_promotes_a_strict_subset_and_meets_the_target(front_end):
     print(choice)
     s = choice.summary
     assert s["int8"] < s["target"]  # int8 is not good enough
-    assert s["score"] >= s["aim"] == pytest.approx(s["all_16x8"] - TOLERANCE_DB)
+    (aim,) = s["aim"]  # one output
+    assert s["score"] >= aim == pytest.approx(s["all_16x8"] - TOLERANCE_DB)
     assert 0 < len(choice.promoted) < s["groups"]
     assert set(s["int16"]) == set(choice.promoted)
     quantized = {n.inputs[0].name for n in qgraph.nodes if n.op == Q}
@@ -113,7 +114,46 @@ def test_each_promoted_group_is_needed(front_end):
         ref = [graph.run(*[t.numpy() for t in x]) for x in front_end_samples(12, 2)]
         out = [q.run(*[t.numpy() for t in x]) for x in front_end_samples(12, 2)]
         sqnr = cortexm.quantizer.auto.output_sqnr_db([[r] for r in ref], [[o] for o in out])
-        assert sqnr < s["aim"] + 1.0, (root, sqnr)
+        (aim,) = s["aim"]  # one output
+        assert sqnr < aim + 1.0, (root, sqnr)
+
+
+class TwoOutputs(FrontEnd):
+    """The front end, and a side linear of the waveform whose int8 weights (one tap 30x the others)
+    cap its SQNR near 33 dB in any activation precision: the lowest output, whatever the front
+    end's groups are."""
+
+    def __init__(self):
+        super().__init__()
+        self.side = nn.Linear(160, 1)
+        with torch.no_grad():
+            w = torch.randn(1, 160)
+            w[0, 0] = 30.0
+            self.side.weight.copy_(w)
+
+    def forward(self, x):
+        return super().forward(x), self.side(x)
+
+
+def test_every_output_stays_within_the_tolerance():
+    """Measured: 16x8 reaches 49.8 dB on the front end and 32.8 on the side; relu alone in int8
+    costs the front end 9.6 dB. Scored by the lowest output (the side), that loss was unseen and
+    relu went back to int8."""
+    torch.manual_seed(0)
+    graph = cortexm.export(TwoOutputs().eval(), front_end_samples(1, 1)[0])
+    auto = cortexm.CortexMQuantizer(precision="auto", target_sqnr_db=40.0, min_gain_db=6.0, tolerance_db=3.0)
+    qgraph = cortexm.quantize(graph, front_end_samples(12, 2), auto, progress=False)
+    choice = cortexm.quantization_report(qgraph).precision
+    print(choice)
+    s = choice.summary
+    assert 0 < len(s["int16"]) < s["groups"]
+    assert {"relu", "convolution_1"} <= set(s["int16"])
+    samples = [[t.numpy() for t in x] for x in front_end_samples(12, 2)]
+    sqnrs = cortexm.quantizer.auto.output_sqnrs_db([graph.run(*x) for x in samples], [qgraph.run(*x) for x in samples])
+    assert sqnrs == pytest.approx(s["outputs"])
+    assert sqnrs[1] < sqnrs[0]  # the side is the lowest output
+    for got, best in zip(sqnrs, s["all_16x8_outputs"]):
+        assert got >= best - 3.0
 
 
 def test_metric_callback_sets_the_target():
