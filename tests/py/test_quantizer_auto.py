@@ -3,7 +3,8 @@
 An int8-friendly model (ds_cnn) stays all int8; a front end whose input spans ~50 dB of level gets
 its int16 groups and no others, lowered onto cortex_m kernels with no float compute op; silero_vad
 (CORTEXM_SLOW=1: 256 calibration steps for GPTQ) meets |p - p_float| <= 0.02 on 64 steps with a
-strict subset of its groups in int16, but not yet on real speech streamed (strict xfail).
+strict subset of its groups in int16, but not yet on real speech streamed (strict xfail); a graph
+with two outputs keeps each within the tolerance.
 """
 
 import os
@@ -239,7 +240,7 @@ def silero_auto():
 
 @slow
 def test_silero_auto_meets_0_02_on_steps_with_a_strict_subset_of_int16_groups(silero_auto):
-    """Measured: 21 of 23 groups int16 (sigmoid_2, sigmoid_3 int8), GPTQ; max 0.0159 / mean 0.0026
+    """Measured: 22 of 23 groups int16 (sigmoid_2 int8), GPTQ; max 0.0177 / mean 0.0021
     (all 16x8 + GPTQ: 0.0180 / 0.0018)."""
     model, calibration, qgraph, lowered = silero_auto
     choice = cortexm.quantization_report(qgraph).precision
@@ -256,10 +257,11 @@ def test_silero_auto_meets_0_02_on_steps_with_a_strict_subset_of_int16_groups(si
     assert max(errors) <= 0.02 and np.mean(errors) <= 0.004
 
 
-# Measured 0.0218 max (0.0027 mean, no decision flipped) against 0.0186 for all 16x8 + GPTQ: the
-# SQNR of single steps does not see the error the int8 gate (sigmoid_2) carries through the state.
+# Measured 0.0233 max (0.0008 mean, no decision flipped) against 0.0174 for all 16x8 + GPTQ: the
+# SQNR of single steps does not see what the int8 output gate (sigmoid_2) carries through the state
+# (nor the forget gate, sigmoid_1: 0.5 dB per step, 0.14 streamed).
 @slow
-@pytest.mark.xfail(strict=True, reason="auto's per-step SQNR misses 0.02 on real speech streamed by ~0.002")
+@pytest.mark.xfail(strict=True, reason="auto's per-step SQNR misses 0.02 on real speech streamed (0.0233)")
 def test_silero_auto_streams_real_speech_within_0_02(silero_auto):
     from cortexm.models import silero_vad
 
