@@ -2,7 +2,7 @@
 
     python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
         [--calibration-samples N] [--calibration-data FILE] [--precision int8|16x8|auto] [--activations int8|int16] [--fuse-magnitude] \\
-        [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] --output ds_cnn.cmpte \\
+        [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] [--io float|int8] --output ds_cnn.cmpte \\
         [--export-c DIR [--export-c-name NAME]]
 
 --model is a zoo name (cortexm.models) or path.py:factory, where factory() returns
@@ -16,9 +16,11 @@ written as a program); --debug shows the traceback instead. --activations int16 
 with --fuse-magnitude); --weight-rounding gptq rounds weights against the calibration inputs (give
 it more --calibration-samples). --precision auto: int16 for the fewest activation groups (GPTQ when
 it helps) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto")).
+--io int8 writes a program that takes and gives the int8 tensors at the model's quantize / dequantize
+boundary (their scale and zero point in Program.inputs / outputs and the exported header).
 The output file is written atomically: it is the whole program or it is not touched.
 --export-c also writes the program as C for firmware (Program.export_c: <name>_program.c and .h,
-main.cc, cortexm.cmake, CMakeLists.txt; the name is --export-c-name, else the output file's stem).
+<name>_ops.cc, main.cc, cortexm.cmake, CMakeLists.txt; the name is --export-c-name, else the output file's stem).
 """
 
 from __future__ import annotations
@@ -158,6 +160,9 @@ def parse_args(argv):
                    help="int8 weight rounding with --quantize (gptq: against the calibration inputs)")
     p.add_argument("--intermediates", "-i", help="directory for the exported, quantized and per-pass graphs")
     p.add_argument("--bundleio", action="store_true", help="bundle the example inputs and expected outputs")
+    p.add_argument("--io", choices=("float", "int8"), default="float",
+                   help="the program's inputs and outputs: float (quantized inside), or int8 without the boundary "
+                        "quantize / dequantize ops (scale and zero point in the program and the C header)")
     p.add_argument("--output", "-o", required=True, help="program file to write (.cmpte)")
     p.add_argument("--export-c", metavar="DIR", help="also write the program as C sources for firmware into DIR")
     p.add_argument("--export-c-name", metavar="NAME",
@@ -170,6 +175,8 @@ def parse_args(argv):
         p.error("--calibration-data needs --quantize")
     if not args.quantize and (args.activations != "int8" or args.fuse_magnitude or args.weight_rounding != "nearest"):
         p.error("--activations, --fuse-magnitude and --weight-rounding need --quantize")
+    if args.io == "int8" and not args.quantize:
+        p.error("--io int8 needs --quantize")
     if args.precision and not args.quantize:
         p.error("--precision needs --quantize")
     if args.precision and (args.activations != "int8" or (args.precision == "auto" and args.weight_rounding != "nearest")):
@@ -256,7 +263,7 @@ def compile_model(args) -> int:
     print(f"model {args.model} -> {args.target}" + (f" ({quantizer})" if args.quantize else ""))
     print(lowering_summary(lowered))
     try:
-        program = cortexm.to_program(lowered, target=args.target_config,
+        program = cortexm.to_program(lowered, target=args.target_config, io=args.io,
                                      bundle_inputs=tuple(inputs) if args.bundleio else None)
     except NotImplementedError as e:
         print(f"error: cannot write a program: {e}", file=sys.stderr)
@@ -268,6 +275,10 @@ def compile_model(args) -> int:
           f"({program.float_ops} float fallback)")
     if args.bundleio:
         print(f"bundled {len(program.bundled())} input case(s) with expected outputs")
+    if args.io == "int8":
+        for kind, specs in (("input", program.inputs), ("output", program.outputs)):
+            for spec in specs:
+                print(f"{kind} {spec['name']!r}: int8, scale {spec['scale']!r}, zero point {spec['zero_point']}")
     print(f"wrote {args.output} ({len(program.data)} bytes)")
     if args.export_c:
         written = program.export_c(args.export_c, args.export_c_name)

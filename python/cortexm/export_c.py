@@ -6,8 +6,11 @@
   section ``.rodata.cortexm_program`` (define CORTEXM_PROGRAM_SECTION to map it elsewhere);
 - ``<name>_program.h``: its declaration and the sizes: program bytes, arena bytes, the inputs' and
   outputs' count, names, dtypes, shapes and bytes, the number of bundled cases;
+- ``<name>_ops.cc``: ``<name>_ops()``, the runtime's OpResolver for exactly the kernels the program
+  runs: firmware that loads the program with it links no other kernel;
 - ``main.cc``: a minimal main that loads the program, runs it on each bundled case (once on zero
   inputs when there is none) and compares the expected outputs (PASS / FAIL, nonzero on failure);
+  built for QEMU it also prints the stack it used;
 - ``cortexm.cmake``: ``cortexm_add_<name>(target)`` adds the program to a target and links the
   cortexm runtime and kernels, built from CORTEXM_ROOT (the cortexm source tree);
 - ``CMakeLists.txt``: a project that builds main.cc on the host, or for a QEMU machine with
@@ -89,7 +92,15 @@ def _io_macros(prefix: str, kind: str, specs) -> list[str]:
         if shape:  # a scalar has no shape initializer ({} is not C before C23)
             lines.append(f"#define {tag}_SHAPE {{{', '.join(str(d) for d in shape)}}}")
         lines.append(f"#define {tag}_BYTES {_nbytes(spec)}u")
+        if spec.get("scale") is not None:  # quantized: real = (q - zero point) * scale
+            lines.append(f"#define {tag}_SCALE {float(spec['scale'])!r}")
+            lines.append(f"#define {tag}_ZERO_POINT {int(spec['zero_point'])}")
     return lines
+
+
+def kernels(program) -> list[str]:
+    """The kernel ids (ops.def names) the program runs, in the order of their first op."""
+    return list(dict.fromkeys(op["kernel"] for op in program.ops()))
 
 
 def _header(program, name: str) -> str:
@@ -105,6 +116,7 @@ def _header(program, name: str) -> str:
         f"// {prefix}_SCALAR_ARENA_SIZE with the portable scalar kernels (a host build, a core without",
         "// DSP or MVE), whose scratch may be larger than the target's.",
         "// Inputs and outputs have their logical (PyTorch) shapes; *_BYTES counts contiguous bytes.",
+        "// A quantized one has *_SCALE and *_ZERO_POINT: real value = (q - ZERO_POINT) * SCALE.",
         f"#ifndef {guard}",
         f"#define {guard}",
         "",
@@ -120,6 +132,8 @@ def _header(program, name: str) -> str:
         f"#define {prefix}_INPUT_BYTES {input_bytes}u",
         f"#define {prefix}_OUTPUT_BYTES {output_bytes}u",
         f"#define {prefix}_NUM_BUNDLED_CASES {len(program.bundled())}",
+        f"// The kernels the program runs, registered by {name}_ops() ({name}_ops.cc)",
+        f"#define {prefix}_NUM_KERNELS {len(kernels(program))}  // {', '.join(kernels(program))}",
         "",
         *_io_macros(prefix, "input", program.inputs),
         "",
@@ -134,6 +148,13 @@ def _header(program, name: str) -> str:
         "",
         "#ifdef __cplusplus",
         "}",
+        "",
+        "namespace cortexm::runtime {",
+        "class OpResolver;",
+        "}  // namespace cortexm::runtime",
+        "",
+        f"// The kernels of this program and no other ({name}_ops.cc): Program::load({name}_program, ..., {name}_ops()).",
+        f"const cortexm::runtime::OpResolver& {name}_ops();",
         "#endif",
         "",
         f"#endif  // {guard}",
@@ -163,20 +184,44 @@ __attribute__((aligned(16))) const uint8_t {name}_program[{name.upper()}_PROGRAM
     return head + "\n".join(rows) + "\n};\n"
 
 
+def _ops_source(program, name: str) -> str:
+    entries = "".join(f"    CORTEXM_OP({kernel}),\n" for kernel in kernels(program))
+    return f"""// The kernels the cortexm program {name!r} runs, written by cortexm's Program.export_c (do not
+// edit): the OpResolver to load it with. Only the kernels listed here are linked into the firmware.
+#include "{name}_program.h"
+#include "runtime/op_resolver.h"
+
+const cortexm::runtime::OpResolver& {name}_ops() {{
+  static constexpr cortexm::runtime::OpEntry entries[] = {{
+{entries}  }};
+  static constexpr cortexm::runtime::OpResolver resolver(entries, sizeof entries / sizeof entries[0]);
+  return resolver;
+}}
+"""
+
+
 def _main(program, name: str) -> str:
     prefix = name.upper()
     return f"""// A minimal main for the cortexm program {name!r}, written by cortexm's Program.export_c: loads
 // the program and runs it on each bundled case (once on zero inputs when it bundles none), printing
 // each output's size and FNV-1a checksum. With bundled cases it compares every output with the
-// expected one bit for bit: prints PASS and returns 0, or prints FAIL and returns 1.
+// expected one bit for bit: prints PASS and returns 0, or prints FAIL and returns 1. Built with
+// CORTEXM_MEASURE_STACK (the QEMU build) it prints the most stack the run used.
+#include <unistd.h>
+
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 
 #include "{name}_program.h"
 #include "cortexm/kernels/kernel_isa.h"
 #include "program/program_generated.h"
+#include "runtime/op_resolver.h"
 #include "runtime/program.h"
+
+#ifdef CORTEXM_MEASURE_STACK
+// The stack's bounds, from cortexm's linker script (firmware/ld/common.ld).
+extern "C" uint32_t __stack_limit[], __stack_top[];
+#endif
 
 namespace {{
 
@@ -190,6 +235,28 @@ constexpr size_t kArenaBytes = CORTEXM_BUILT_ISA == 0 ? {prefix}_SCALAR_ARENA_SI
 alignas(16) uint8_t arena[kArenaBytes > 0 ? kArenaBytes : 1];
 // The outputs, copied out of the arena one after the other as contiguous bytes.
 alignas(16) uint8_t outputs[{prefix}_OUTPUT_BYTES > 0 ? {prefix}_OUTPUT_BYTES : 1];
+
+// Console output straight through write(2): printf and stdio's buffers would take more flash
+// than some programs' kernels.
+void put(const char* text) {{
+  if (write(1, text, std::strlen(text)) < 0) return;
+}}
+
+void put_dec(long value) {{
+  char digits[24];
+  char* p = digits + sizeof digits;
+  *--p = '\\0';
+  unsigned long magnitude = value < 0 ? 0ul - static_cast<unsigned long>(value) : static_cast<unsigned long>(value);
+  do *--p = static_cast<char>('0' + magnitude % 10); while (magnitude /= 10);
+  if (value < 0) *--p = '-';
+  put(p);
+}}
+
+void put_hex(uint32_t value) {{  // 8 digits
+  char digits[9] = {{}};
+  for (int i = 7; i >= 0; --i, value >>= 4) digits[i] = "0123456789abcdef"[value & 15];
+  put(digits);
+}}
 
 // A view of contiguous bytes with the shape and dtype of `like` (arena tensors may be channels-last).
 TensorView contiguous(const TensorView& like, const uint8_t* data) {{
@@ -205,18 +272,56 @@ uint32_t fnv1a(const uint8_t* data, size_t size) {{
   return hash;
 }}
 
+// "FAIL: <what>: <section> <index>: <field> = <value> [(<kernel>)] <requirement>"
 int fail(const char* what, const Status& status) {{
-  std::printf("FAIL: %s: %s %ld: %s = %ld %s\\n", what, status.section ? status.section : "?",
-              static_cast<long>(status.section_index), status.detail.argument ? status.detail.argument : "?",
-              static_cast<long>(status.detail.value), status.detail.requirement ? status.detail.requirement : "");
+  const char* field = status.detail.argument ? status.detail.argument : "?";
+  put("FAIL: ");
+  put(what);
+  put(": ");
+  put(status.section ? status.section : "?");
+  put(" ");
+  put_dec(static_cast<long>(status.section_index));
+  put(": ");
+  put(field);
+  put(" = ");
+  put_dec(static_cast<long>(status.detail.value));
+  if (std::strcmp(field, "kernel") == 0) {{
+    put(" (");
+    put(cortexm::runtime::kernel_name(static_cast<uint8_t>(status.detail.value)));
+    put(")");
+  }}
+  put(" ");
+  put(status.detail.requirement ? status.detail.requirement : "");
+  put("\\n");
   return 1;
 }}
+
+#ifdef CORTEXM_MEASURE_STACK
+constexpr uint32_t kStackPaint = 0x5aa5c33cu;
+
+// Fills the free stack, up to 256 bytes below this frame, with kStackPaint.
+__attribute__((noinline)) void paint_stack() {{
+  uint32_t here = 0;
+  volatile uint32_t* end = reinterpret_cast<volatile uint32_t*>(&here) - 64;
+  for (volatile uint32_t* p = __stack_limit; p < end; ++p) *p = kStackPaint;
+}}
+
+// The bytes between the stack's top and the deepest word written since paint_stack.
+long stack_used() {{
+  const uint32_t* p = __stack_limit;
+  while (p < __stack_top && *p == kStackPaint) ++p;
+  return static_cast<long>(__stack_top - p) * 4;
+}}
+#endif
 
 }}  // namespace
 
 int main() {{
+#ifdef CORTEXM_MEASURE_STACK
+  paint_stack();
+#endif
   Program program;
-  const Status loaded = Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program);
+  const Status loaded = Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program, {name}_ops());
   if (!loaded.ok()) return fail("loading {name}", loaded);
   const auto* cases = program.fb().bundled();
   const long num_cases = cases ? static_cast<long>(cases->size()) : 0;
@@ -234,33 +339,56 @@ int main() {{
     cortexm::runtime::RunStats stats;
     const Status ran = cortexm::runtime::execute(program, arena, sizeof arena, nullptr, &stats);
     if (!ran.ok()) return fail("running {name}", ran);
-    std::printf("{name} case %ld: %ld ops run\\n", c, static_cast<long>(stats.ops));
+    put("{name} case ");
+    put_dec(c);
+    put(": ");
+    put_dec(stats.ops);
+    put(" ops run\\n");
 
     uint8_t* out = outputs;
     for (int32_t i = 0; i < program.num_outputs(); ++i) {{
       const TensorView output = program.tensor(program.output_tensor(i), arena);
       cortexm::runtime::copy_logical(output, contiguous(output, out));
       const size_t size = output.nbytes();
-      std::printf("case %ld output %ld: %lu bytes, fnv1a 0x%08lx\\n", c, static_cast<long>(i),
-                  static_cast<unsigned long>(size), static_cast<unsigned long>(fnv1a(out, size)));
+      put("case ");
+      put_dec(c);
+      put(" output ");
+      put_dec(i);
+      put(": ");
+      put_dec(static_cast<long>(size));
+      put(" bytes, fnv1a 0x");
+      put_hex(fnv1a(out, size));
+      put("\\n");
       if (bundled) {{
         const uint8_t* expected = bundled->expected_outputs()->Get(i)->data()->data();
         size_t first = 0;
         while (first < size && out[first] == expected[first]) ++first;
         if (first < size) {{
-          std::printf("case %ld output %ld differs from the expected output from byte %lu\\n", c,
-                      static_cast<long>(i), static_cast<unsigned long>(first));
+          put("case ");
+          put_dec(c);
+          put(" output ");
+          put_dec(i);
+          put(" differs from the expected output from byte ");
+          put_dec(static_cast<long>(first));
+          put("\\n");
           ++differing;
         }}
       }}
       out += size;
     }}
   }}
+#ifdef CORTEXM_MEASURE_STACK
+  put("stack: ");
+  put_dec(stack_used());
+  put(" bytes used of ");
+  put_dec(static_cast<long>(__stack_top - __stack_limit) * 4);
+  put("\\n");
+#endif
   if (num_cases == 0) {{
-    std::printf("DONE: no expected outputs bundled to compare\\n");
+    put("DONE: no expected outputs bundled to compare\\n");
     return 0;
   }}
-  std::printf(differing ? "FAIL\\n" : "PASS\\n");
+  put(differing ? "FAIL\\n" : "PASS\\n");
   return differing ? 1 : 0;
 }}
 """
@@ -271,11 +399,13 @@ def _cmake_snippet(name: str) -> str:
 #
 #   set(CORTEXM_ROOT /path/to/cortexm)          # the cortexm source tree (else $ENV{{CORTEXM_ROOT}})
 #   include(/path/to/this/directory/cortexm.cmake)
-#   cortexm_add_{name}(my_firmware)             # adds {name}_program.c, links cortexm_runtime
+#   cortexm_add_{name}(my_firmware)             # adds {name}_program.c, {name}_ops.cc, links cortexm_runtime
 #
 # The runtime and the kernels are built from CORTEXM_ROOT with your toolchain (C++17, no heap, no
 # exceptions); building them needs flatc and the flatbuffers headers. Programs exported into other
-# directories can be included next to this one: the runtime is added once.
+# directories can be included next to this one: the runtime is added once. Load each program with
+# its {name}_ops() resolver: only the kernels the programs register are linked (with the
+# toolchain's -ffunction-sections -fdata-sections -Wl,--gc-sections, as cmake/arm-none-eabi.cmake).
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "cortexm.cmake needs CMake 3.20 or newer, this is ${{CMAKE_VERSION}}")
 endif()
@@ -287,14 +417,23 @@ if(NOT CORTEXM_ROOT OR NOT EXISTS "${{CORTEXM_ROOT}}/src/runtime/CMakeLists.txt"
   message(FATAL_ERROR "cortexm.cmake: set CORTEXM_ROOT to the cortexm source tree (with src/runtime and "
                       "kernels), got '${{CORTEXM_ROOT}}'")
 endif()
+set(CORTEXM_KERNEL_OPTIMIZATION "" CACHE STRING
+    "Optimization flag for the kernels, e.g. -Os for the least flash (empty: the build type's, -O3 in Release)")
 if(NOT TARGET cortexm_runtime)
   add_subdirectory(${{CORTEXM_ROOT}}/kernels ${{CMAKE_BINARY_DIR}}/cortexm/kernels EXCLUDE_FROM_ALL)
   add_subdirectory(${{CORTEXM_ROOT}}/src/runtime ${{CMAKE_BINARY_DIR}}/cortexm/runtime EXCLUDE_FROM_ALL)
   target_compile_features(cortexm_kernels PUBLIC cxx_std_17)
+  # The runtime verifies the program once and hands each op to its kernel: built for size it takes
+  # half the flash and runs as fast (docs/program.md, "Flash and RAM").
+  target_compile_options(cortexm_runtime PRIVATE -Os)
+  if(CORTEXM_KERNEL_OPTIMIZATION)
+    target_compile_options(cortexm_kernels PRIVATE ${{CORTEXM_KERNEL_OPTIMIZATION}})
+  endif()
 endif()
 
 function(cortexm_add_{name} target)
-  target_sources(${{target}} PRIVATE ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}}/{name}_program.c)
+  target_sources(${{target}} PRIVATE ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}}/{name}_program.c
+                 ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}}/{name}_ops.cc)
   target_include_directories(${{target}} PRIVATE ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}})
   target_link_libraries(${{target}} PRIVATE cortexm_runtime)
 endfunction()
@@ -327,6 +466,7 @@ endif()
 include(${{CMAKE_CURRENT_SOURCE_DIR}}/cortexm.cmake)
 
 add_executable({name}_main main.cc)
+target_compile_options({name}_main PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti>)
 cortexm_add_{name}({name}_main)
 
 if(CORTEXM_QEMU_MACHINE)
@@ -350,14 +490,15 @@ if(CORTEXM_QEMU_MACHINE)
   target_link_libraries({name}_main PRIVATE {name}_qemu_startup)
   set_target_properties({name}_main PROPERTIES LINK_DEPENDS ${{CORTEXM_LINKER_SCRIPT}})
   target_link_options({name}_main PRIVATE -nostartfiles -T${{CORTEXM_LINKER_SCRIPT}} -L${{_firmware}}/ld)
+  target_compile_definitions({name}_main PRIVATE CORTEXM_MEASURE_STACK=1)  # the script's __stack_limit
 endif()
 """
 
 
 def export_c(program, directory, name: str | None = None) -> dict:
-    """Writes the program's C source, header, main.cc, cortexm.cmake and CMakeLists.txt into
-    directory (created when missing), each atomically. name (default "model") prefixes every
-    symbol, macro and file. Returns {kind: path} for "source", "header", "main", "cmake",
+    """Writes the program's C source, header, op table, main.cc, cortexm.cmake and CMakeLists.txt
+    into directory (created when missing), each atomically. name (default "model") prefixes every
+    symbol, macro and file. Returns {kind: path} for "source", "header", "ops", "main", "cmake",
     "cmakelists". Raises ValueError for a name that is not a C identifier or a path that is not a
     directory."""
     name = _check_name("model" if name is None else name)
@@ -365,6 +506,7 @@ def export_c(program, directory, name: str | None = None) -> dict:
     files = {
         "source": (f"{name}_program.c", _source(program, name)),
         "header": (f"{name}_program.h", _header(program, name)),
+        "ops": (f"{name}_ops.cc", _ops_source(program, name)),
         "main": ("main.cc", _main(program, name)),
         "cmake": ("cortexm.cmake", _cmake_snippet(name)),
         "cmakelists": ("CMakeLists.txt", _cmakelists(name)),

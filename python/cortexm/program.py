@@ -271,7 +271,8 @@ class Program:
 
     def export_c(self, dir: str | os.PathLike, name: str | None = None) -> dict:
         """Writes the program as C for firmware: <name>_program.c (the bytes, 16-byte aligned, in
-        section .rodata.cortexm_program), <name>_program.h (sizes, inputs, outputs), main.cc (load,
+        section .rodata.cortexm_program), <name>_program.h (sizes, inputs, outputs), <name>_ops.cc
+        (the resolver of exactly the program's kernels: no other kernel is linked), main.cc (load,
         run, compare the bundled outputs: PASS / FAIL), cortexm.cmake and CMakeLists.txt; each
         atomically. name (default "model") must be a C identifier; dir is created when missing.
         Returns {kind: path}. See cortexm.export_c and docs/program.md."""
@@ -304,17 +305,44 @@ def lowered_target(lowered: Graph) -> str | None:
     return targets.pop() if targets else None
 
 
+IO_KINDS = ("float", "int8")
+
+
+def _quantized_inputs(graph: Graph, int8_graph: Graph, arrays: list) -> list:
+    """Inputs for int8_graph (graph made int8 at its boundary): each array of another dtype than the
+    int8 input is taken as graph's input and quantized by graph's own quantize op."""
+    float_inputs = {i for i, (a, v) in enumerate(zip(arrays, int8_graph.inputs)) if a.dtype != np.dtype(v.dtype)}
+    if not float_inputs:
+        return arrays
+    quantize_of = {graph.inputs[i].users[0].name: i for i in float_inputs if graph.inputs[i].users}
+    made = {}
+
+    def observe(node, outs):
+        if node.name in quantize_of:
+            made[quantize_of[node.name]] = outs[0]
+
+    graph.run(*arrays, observe=observe)
+    return [made.get(i, a) for i, a in enumerate(arrays)]
+
+
 def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None = None,
-               bundle_inputs=None, layout: dict | str | None = None) -> Program:
+               bundle_inputs=None, layout: dict | str | None = None, io: str = "float") -> Program:
     """Writes a lowered graph as a program for target: by default the one cortexm.lower lowered it
     for (recorded in the graph; "cortex-m55+int8" for a graph no lowering touched); a different
     target is a ValueError. bundle_inputs: one tuple of inputs or a list of tuples;
     each is run through the graph interpreter and stored with its outputs for Program.verify().
     layout: None places the arena with the memory planner (cortexm's src/planner), "sequential"
     gives every buffer its own bytes, a dict gives explicit offsets.
+    io: "float" (the graph's inputs and outputs as they are) or "int8": the program takes and gives
+    the int8 tensors the graph's boundary quantize / dequantize ops make and read (those ops are left
+    out; a float bundled input is quantized by the graph's own quantize op); each input's and output's scale and zero point are in
+    Program.inputs / outputs and export_c's header. ValueError names an input or output that is not
+    quantized at the boundary.
     Raises NotImplementedError naming the first node the runtime cannot run."""
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
+    if not isinstance(io, str) or io not in IO_KINDS:
+        raise ValueError(f"to_program: io = {io!r} must be one of {', '.join(map(repr, IO_KINDS))}")
     recorded = lowered_target(lowered)
     if target is None:
         target = recorded or "cortex-m55+int8"
@@ -322,6 +350,10 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
     if recorded is not None and target != recorded:
         raise ValueError(f"to_program(target={target!r}): the graph was lowered for {recorded!r}; give that "
                          f"target (or none), or lower again for {target!r}")
+    graph_as_given = lowered
+    if io == "int8":
+        lowered = lowered.copy()
+        _core.make_io_int8(lowered)
     _core.check_runnable(lowered)
     how, plan = "caller", None
     if layout is None:
@@ -337,6 +369,8 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
     bundled = []
     for case in _as_cases(bundle_inputs):
         arrays = [np.ascontiguousarray(x.numpy() if hasattr(x, "numpy") else x) for x in case]
+        if lowered is not graph_as_given:
+            arrays = _quantized_inputs(graph_as_given, lowered, arrays)
         outs = lowered.run(*arrays)
         outs = list(outs) if isinstance(outs, tuple) else [outs]
         bundled.append((arrays, outs))

@@ -14,6 +14,7 @@
 #include "graph/errors.h"
 #include "planner/memory_plan.h"
 #include "program/program_generated.h"
+#include "program/quantized_io.h"
 #include "program/status_message.h"
 #include "program/writer.h"
 #include "runtime/program.h"
@@ -88,6 +89,12 @@ class LoadedProgram {
     std::vector<int64_t> order;
     if (t->dim_order()) for (uint8_t k : *t->dim_order()) order.push_back(k);
     d["dim_order"] = order;
+    // One scale and zero point (a per-tensor quantized tensor), else None.
+    const fb::QParams* q = t->qparams();
+    const bool per_tensor = q && q->axis() < 0 && q->scales() && q->zero_points() && q->scales()->size() == 1 &&
+                            q->zero_points()->size() == 1;
+    d["scale"] = per_tensor ? py::cast(q->scales()->Get(0)) : py::none();
+    d["zero_point"] = per_tensor ? py::cast(static_cast<int64_t>(q->zero_points()->Get(0))) : py::none();
     return d;
   }
 
@@ -364,6 +371,9 @@ void bind_program(py::module_& m) {
         },
         "The planner's arena for a graph: plan size, lower bound, policy, and the extra scratch region "
         "for kernels whose scratch the graph does not declare.");
+  m.def("make_io_int8", [](const GraphPtr& g) { program::make_io_int8(*g); },
+        "Makes the graph take and give int8 at its quantize / dequantize boundary (to_program's io='int8'); "
+        "ValueError (GraphError) names an input or output that is not quantized there.");
   m.def("check_runnable", [](const GraphPtr& g) { program::check_runnable(*g); },
         "Raises NotImplementedError naming the first node a program cannot run.");
   m.def("required_scratch",

@@ -20,12 +20,12 @@ Status execute(const Program& program, uint8_t* arena, size_t arena_bytes, const
   const auto* ops = program.fb().ops();
   for (int32_t i = 0; i < program.num_ops(); ++i) {
     const fb::Op& op = *ops->Get(i);
-    const OpImpl* impl = find_op(op.kernel());
+    const OpImpl& impl = program.op_impl(i);
     if (profiler && profiler->hook) profiler->hook(profiler->context, i, op.kernel(), false);
-    impl->run(OpContext{program, op, i, arena});
+    impl.run(OpContext{program, op, i, arena});
     if (profiler && profiler->hook) profiler->hook(profiler->context, i, op.kernel(), true);
     ++local.ops;
-    if (impl->float_fallback) ++local.float_ops;
+    if (impl.float_fallback) ++local.float_ops;
   }
   if (stats) *stats = local;
   return kStatusOk;

@@ -140,8 +140,13 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
     return program_error("ops", index, field, value, requirement, element);
   };
   if (!op) return fail("op", 0, "must be present");
-  const OpImpl* impl = find_op(op->kernel());
-  if (!impl) return fail("kernel", op->kernel(), "must be a known kernel id");
+  if (op->kernel() > fb::KernelId_MAX) return fail("kernel", op->kernel(), "must be a known kernel id");
+  const OpImpl* impl = program.ops().find(op->kernel());
+  if (!impl)
+    return program_error("ops", index, "kernel", op->kernel(),
+                         "is not registered in this runtime's OpResolver (firmware built without this kernel: "
+                         "register it, or export the program again with Program.export_c)",
+                         -1, StatusCode::kUnsupported);
   if (op->params_type() != impl->params)
     return fail("params_type", op->params_type(), "must be the params table of the kernel");
   if (!op->params()) return fail("params", 0, "must be present");
@@ -224,7 +229,7 @@ Status check_bundled(const Program& program) {
 
 }  // namespace
 
-Status Program::load(const void* data, size_t size, Program* program) {
+Status Program::load(const void* data, size_t size, Program* program, const OpResolver& ops) {
   const auto* bytes = static_cast<const uint8_t*>(data);
   if (!data || size < 12) return program_error("program", -1, "size", static_cast<int64_t>(size), "is too small for a program");
   if (reinterpret_cast<uintptr_t>(data) % kAlignment != 0)
@@ -254,6 +259,7 @@ Status Program::load(const void* data, size_t size, Program* program) {
 
   Program out;
   out.program_ = p;
+  out.ops_ = &ops;
   out.arena_size_ = static_cast<size_t>(p->arena_size());
   out.isa_ = static_cast<Isa>(p->isa());
   out.num_tensors_ = static_cast<int32_t>(p->tensors()->size());
@@ -279,7 +285,7 @@ Status Program::load(const void* data, size_t size, Program* program) {
   CORTEXM_RETURN_IF_STATUS(check_io(out, p->outputs(), "outputs"));
   for (int32_t i = 0; i < out.num_ops_; ++i) {
     CORTEXM_RETURN_IF_STATUS(check_op(out, i, &out.extra_scratch_));
-    if (find_op(p->ops()->Get(i)->kernel())->float_fallback) ++out.float_ops_;
+    if (out.op_impl(i).float_fallback) ++out.float_ops_;
   }
   if (uint64_t{out.extra_scratch_offset()} + out.extra_scratch_ > kMaxBytes ||
       out.extra_scratch_offset() + out.extra_scratch_ < out.arena_size_)
@@ -289,6 +295,8 @@ Status Program::load(const void* data, size_t size, Program* program) {
   *program = out;
   return kStatusOk;
 }
+
+const OpImpl& Program::op_impl(int32_t index) const { return *ops_->find(program_->ops()->Get(index)->kernel()); }
 
 int32_t Program::num_inputs() const { return static_cast<int32_t>(program_->inputs()->size()); }
 int32_t Program::num_outputs() const { return static_cast<int32_t>(program_->outputs()->size()); }

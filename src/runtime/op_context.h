@@ -3,6 +3,7 @@
 #pragma once
 
 #include "program/program_generated.h"
+#include "runtime/op_resolver.h"
 #include "runtime/program.h"
 
 namespace cortexm::runtime {
@@ -52,9 +53,6 @@ struct OpImpl {
   PrepareFn prepare;
   RunFn run;
 };
-
-// nullptr when the kernel id is out of range.
-const OpImpl* find_op(uint8_t kernel_id);
 
 // The FlatBuffers verifier checks only the 4-byte alignment of a vector's length field: 8-byte
 // elements at a 4-aligned address are undefined behaviour to read (the buffer itself is 16-aligned).

@@ -1,4 +1,5 @@
-// Kernel id -> prepare / run, from ops/ops.def.
+// Kernel id -> prepare / run, from ops/ops.def: one OpImpl per kernel and all_ops(), the resolver
+// that registers them all.
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_add_s16.h"
 #include "cortexm/kernels/quantized_maximum.h"
@@ -6,6 +7,7 @@
 #include "cortexm/kernels/quantized_mul.h"
 #include "cortexm/kernels/quantized_mul_s16.h"
 #include "runtime/op_context.h"
+#include "runtime/op_resolver.h"
 #include "runtime/ops/binary.h"
 
 namespace cortexm::runtime {
@@ -18,17 +20,27 @@ namespace cortexm::runtime {
 #undef RUNTIME_BINARY
 #undef RUNTIME_OP
 
+// One object per kernel: a resolver that names it links it, and only then its prepare and run.
+namespace op {
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem)   \
+  const OpImpl id{fb::OpParams_##params, min_in, max_in, min_out, max_out,          \
+                  "must be " #min_in " to " #max_in " for this kernel",             \
+                  "must be " #min_out " to " #max_out " for this kernel", is_float, \
+                  prepare_##stem, run_##stem};
+#define RUNTIME_BINARY(id, params, type, stem)                                                   \
+  const OpImpl id{fb::OpParamsTraits<program::BinaryTable<params>>::enum_value, 2, 2, 1, 1,      \
+                  "must be 2 to 2 for this kernel", "must be 1 to 1 for this kernel", false,     \
+                  prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>};
+#include "runtime/ops/ops.def"
+#undef RUNTIME_BINARY
+#undef RUNTIME_OP
+}  // namespace op
+
 namespace {
 
-constexpr OpImpl kOps[] = {
-#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) \
-  {fb::OpParams_##params, min_in, max_in, min_out, max_out,                            \
-   "must be " #min_in " to " #max_in " for this kernel",                                  \
-   "must be " #min_out " to " #max_out " for this kernel", is_float, prepare_##stem, run_##stem},
-#define RUNTIME_BINARY(id, params, type, stem)                                                  \
-  {fb::OpParamsTraits<program::BinaryTable<params>>::enum_value, 2, 2, 1, 1,                  \
-   "must be 2 to 2 for this kernel", "must be 1 to 1 for this kernel", false,                  \
-   prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>},
+constexpr OpEntry kAllOps[] = {
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) CORTEXM_OP(id),
+#define RUNTIME_BINARY(id, params, type, stem) CORTEXM_OP(id),
 #include "runtime/ops/ops.def"
 #undef RUNTIME_BINARY
 #undef RUNTIME_OP
@@ -42,28 +54,25 @@ constexpr const char* kNames[] = {
 #undef RUNTIME_OP
 };
 
-constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
+constexpr size_t kNumOps = sizeof(kAllOps) / sizeof(kAllOps[0]);
 static_assert(kNumOps == static_cast<size_t>(fb::KernelId_MAX) + 1, "ops.def must list every KernelId");
-
-constexpr fb::KernelId kIds[] = {
-#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) fb::KernelId_##id,
-#define RUNTIME_BINARY(id, params, type, stem) fb::KernelId_##id,
-#include "runtime/ops/ops.def"
-#undef RUNTIME_BINARY
-#undef RUNTIME_OP
-};
 
 constexpr bool listed_in_id_order() {
   for (size_t i = 0; i < kNumOps; ++i)
-    if (static_cast<size_t>(kIds[i]) != i) return false;
+    if (kAllOps[i].kernel_id != i) return false;
   return true;
 }
 static_assert(listed_in_id_order(), "ops.def must list the ops in KernelId order");
 
 }  // namespace
 
-const OpImpl* find_op(uint8_t kernel_id) {
-  return kernel_id < kNumOps ? &kOps[kernel_id] : nullptr;
+const OpResolver& all_ops() {
+  static constexpr OpResolver resolver(kAllOps, static_cast<int32_t>(kNumOps));
+  return resolver;
+}
+
+Status Program::load(const void* data, size_t size, Program* program) {
+  return load(data, size, program, all_ops());
 }
 
 const char* kernel_name(uint8_t kernel_id) {

@@ -19,6 +19,9 @@ struct Tensor;
 
 namespace cortexm::runtime {
 
+class OpResolver;
+struct OpImpl;
+
 // The program format this runtime writes, and the oldest it still reads. 2: Conv2d and Linear
 // params gained bias_includes_input_offset, and the FloatBinary kernel came (a version-1 program
 // uses neither and runs as before; a version-1 runtime refuses version-2 programs instead of
@@ -30,7 +33,11 @@ constexpr size_t kAlignment = 16;  // constants, arena base and bundled data
 class Program {
  public:
   // Verifies the buffer (FlatBuffers structure, then every tensor, op, offset, size and index, and
-  // each op's parameters through its kernel's prepare step) and on success fills `program`.
+  // each op's parameters through its kernel's prepare step) and on success fills `program`. Its
+  // ops run the kernels `ops` registers (kept alive with the program); a kernel it does not
+  // register fails with StatusCode::kUnsupported. Without `ops`: every kernel (all_ops()), which
+  // links them all.
+  static Status load(const void* data, size_t size, Program* program, const OpResolver& ops);
   static Status load(const void* data, size_t size, Program* program);
 
   const fb::Program& fb() const { return *program_; }
@@ -49,6 +56,9 @@ class Program {
   int32_t input_tensor(int32_t i) const;   // tensor index of graph input i
   int32_t output_tensor(int32_t i) const;
   int32_t float_ops() const { return float_ops_; }  // float fallback ops in the program
+  const OpResolver& ops() const { return *ops_; }
+  // The implementation of op `index` (registered: load checked every op).
+  const OpImpl& op_impl(int32_t index) const;
 
   // Tensor `index` as a strided view; arena tensors point into `arena` (nullptr: data is nullptr).
   TensorView tensor(int32_t index, uint8_t* arena) const;
@@ -57,6 +67,7 @@ class Program {
 
  private:
   const fb::Program* program_ = nullptr;
+  const OpResolver* ops_ = nullptr;
   size_t arena_size_ = 0;
   size_t extra_scratch_ = 0;  // the largest scratch an op needs beyond its planned one
   size_t constant_size_ = 0;

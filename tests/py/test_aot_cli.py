@@ -160,8 +160,8 @@ def test_export_c_writes_the_program_as_c(model_file, tmp_path, capsys):
     out = tmp_path / "small-net.cmpte"
     assert aot("--model", f"{model_file}:factory", "--quantize", "--calibration-samples", 2, "--bundleio",
                "--output", out, "--export-c", tmp_path / "c") == 0
-    assert "wrote small_net_program.c, small_net_program.h, main.cc" in capsys.readouterr().out
-    assert sorted(os.listdir(tmp_path / "c")) == ["CMakeLists.txt", "cortexm.cmake", "main.cc",
+    assert "wrote small_net_program.c, small_net_program.h, small_net_ops.cc, main.cc" in capsys.readouterr().out
+    assert sorted(os.listdir(tmp_path / "c")) == ["CMakeLists.txt", "cortexm.cmake", "main.cc", "small_net_ops.cc",
                                                   "small_net_program.c", "small_net_program.h"]
     program = cortexm.load_program(out)
     header = (tmp_path / "c" / "small_net_program.h").read_text()
@@ -269,3 +269,29 @@ def test_export_failure_is_one_line(tmp_path, capsys):
     code = aot("--model", f"{tmp_path / 'bad.py'}:bad", "--quantize", "--output", tmp_path / "x.cmpte")
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1, err
+
+
+def test_io_int8_writes_a_program_of_int8_inputs_and_outputs(model_file, tmp_path, capsys):
+    out = tmp_path / "small8.cmpte"
+    assert aot("--model", f"{model_file}:factory16", "--quantize", "--calibration-samples", 2, "--bundleio",
+               "--io", "int8", "--output", out) == 0
+    printed = capsys.readouterr().out
+    program = cortexm.load_program(out)
+    assert [s["dtype"] for s in program.inputs + program.outputs] == ["int8", "int8"]
+    for kind, spec in [("input", program.inputs[0]), ("output", program.outputs[0])]:
+        assert isinstance(spec["scale"], float) and isinstance(spec["zero_point"], int)
+        assert f"{kind} {spec['name']!r}: int8, scale {spec['scale']!r}, zero point {spec['zero_point']}" in printed
+    assert program.verify() == 1
+    kernels = {op["kernel"] for op in program.ops()}
+    assert not kernels & {"QuantizePerTensor", "DequantizePerTensor"}
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--quantize", "--io", "int4"], "argument --io: invalid choice: 'int4'"),
+    (["--io", "int8"], "--io int8 needs --quantize"),
+])
+def test_io_values_are_checked(tmp_path, capsys, args, message):
+    with pytest.raises(SystemExit) as e:
+        aot("--model", "ds_cnn", "--output", tmp_path / "x.cmpte", *args)
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err

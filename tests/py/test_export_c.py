@@ -107,7 +107,7 @@ def test_files_hold_the_program_and_its_sizes(small, tmp_path):
     inputs = cases[0]
     written = program.export_c(tmp_path / "out" / "nested", name="tiny")
     assert sorted(os.listdir(tmp_path / "out" / "nested")) == \
-        ["CMakeLists.txt", "cortexm.cmake", "main.cc", "tiny_program.c", "tiny_program.h"]
+        ["CMakeLists.txt", "cortexm.cmake", "main.cc", "tiny_ops.cc", "tiny_program.c", "tiny_program.h"]
     assert written["source"] == str(tmp_path / "out" / "nested" / "tiny_program.c")
     source = Path(written["source"]).read_text()
     assert '__attribute__((aligned(16))) const uint8_t tiny_program[TINY_PROGRAM_SIZE]' in source
@@ -198,13 +198,16 @@ def sync(src: Path, dst: Path):
             shutil.copyfile(f, target)
 
 
-def build(kind: str, programs: dict, tmp_path: Path) -> Path:
+def build(kind: str, programs: dict, tmp_path: Path, edit=None) -> Path:
     """Exports programs ({name: Program}) and builds their <name>_main in the project of kind
-    ("host" or a cpu); returns the build directory."""
+    ("host" or a cpu); returns the build directory. edit(directory, name), when given, changes
+    each exported directory before it is built."""
     top = BUILD / kind
     with locked(BUILD / f".{kind}.lock"):
         for name, program in programs.items():
             program.export_c(tmp_path / name, name)
+            if edit:
+                edit(tmp_path / name, name)
             sync(tmp_path / name, top / "src" / name)
         subdirs = sorted(d.name for d in (top / "src").iterdir() if (d / "CMakeLists.txt").is_file())
         text = ("cmake_minimum_required(VERSION 3.24)\nproject(cortexm_export_c_test LANGUAGES C CXX)\n"
@@ -306,3 +309,87 @@ def test_target_build_passes_on_qemu(small, cpu, tmp_path):
     code, log = qemu.run_elf(out / "small_wrong" / "small_wrong_main.elf", cpu, timeout=300)
     assert code == 1 and log.rstrip().endswith("FAIL"), log
     assert "case 1 output 1 differs from the expected output from byte" in log and log.count("differs") == 1
+
+
+def drop_kernel(kernel: str):
+    """An edit for build(): <name>_ops.cc without kernel, as firmware built for other programs."""
+    def edit(directory: Path, name: str):
+        ops = directory / f"{name}_ops.cc"
+        text = ops.read_text()
+        assert f"    CORTEXM_OP({kernel}),\n" in text
+        ops.write_text(text.replace(f"    CORTEXM_OP({kernel}),\n", ""))
+    return edit
+
+
+@needs_host_tools
+def test_a_kernel_the_firmware_lacks_is_a_clear_load_error(ds_cnn, tmp_path):
+    program, _ = ds_cnn
+    out = build("host", {"ds_cnn_no_linear": program}, tmp_path, drop_kernel("QuantizedLinear"))
+    code, log = run_host(out, "ds_cnn_no_linear")
+    index = next(i for i, op in enumerate(program.ops()) if op["kernel"] == "QuantizedLinear")
+    assert code == 1, log
+    assert log.startswith(f"FAIL: loading ds_cnn_no_linear: ops {index}: kernel = ") and \
+        "(QuantizedLinear) is not registered in this runtime's OpResolver" in log, log
+
+
+def runtime_ops_linked(elf: Path) -> set:
+    """The runtime's per-kernel OpImpl objects (cortexm::runtime::op::<KernelId>) in a firmware."""
+    symbols = subprocess.run(["arm-none-eabi-nm", "-C", str(elf)], stdout=subprocess.PIPE, text=True,
+                             check=True).stdout
+    return set(re.findall(r" cortexm::runtime::op::(\w+)$", symbols, re.M)), symbols
+
+
+@needs_qemu
+def test_target_firmware_links_only_the_kernels_its_program_runs(ds_cnn, small, tmp_path):
+    program, inputs = ds_cnn
+    out = build("cortex-m55", {"ds_cnn": program, "small": small[2]}, tmp_path)
+    elf = out / "ds_cnn" / "ds_cnn_main.elf"
+    linked, symbols = runtime_ops_linked(elf)
+    assert linked == {op["kernel"] for op in program.ops()}
+    # nothing of the kernels it does not run: the 16x8 conv, the float ops, permute, mul
+    for absent in ["cortexm::quantized_conv2d_s16(", "cortexm::runtime::run_float_binary(", "cortexm::portable::permute(",
+                   "cortexm::mve::quantized_mul(", "cortexm::runtime::run_mean("]:
+        assert absent not in symbols, absent
+    small_linked, _ = runtime_ops_linked(out / "small" / "small_main.elf")
+    assert small_linked == {op["kernel"] for op in small[2].ops()} and small_linked != linked
+
+    code, log = qemu.run_elf(elf, "cortex-m55", timeout=300)
+    assert code == 0 and log.rstrip().endswith("PASS"), log
+    assert printed_checksums(log) == host_checksums(program, [inputs])
+    used, size = map(int, re.search(r"^stack: (\d+) bytes used of (\d+)$", log, re.M).groups())
+    assert 0 < used < size == 64 << 10
+
+
+@pytest.fixture(scope="module")
+def ds_cnn_int8():
+    """ds_cnn with int8 inputs and outputs (to_program(io="int8")), its float example bundled."""
+    pytest.importorskip("torch")
+    import zoo
+
+    _, example, _, _ = zoo.exported("ds_cnn")
+    program = cortexm.to_program(zoo.lowered("ds_cnn"), io="int8", bundle_inputs=tuple(x.numpy() for x in example))
+    return program, program.bundled()[0][0]
+
+
+def test_header_gives_each_quantized_input_and_outputs_scale_and_zero_point(ds_cnn, ds_cnn_int8, tmp_path):
+    program, _ = ds_cnn_int8
+    m = macros(Path(program.export_c(tmp_path / "int8", "kws")["header"]).read_text())
+    for kind, spec in [("INPUT0", program.inputs[0]), ("OUTPUT0", program.outputs[0])]:
+        assert m[f"KWS_{kind}_DTYPE"] == '"int8"'
+        assert float(m[f"KWS_{kind}_SCALE"]) == spec["scale"] and int(m[f"KWS_{kind}_ZERO_POINT"]) == spec["zero_point"]
+    assert m["KWS_INPUT0_SCALE"] == repr(program.inputs[0]["scale"])
+    float_macros = macros(Path(ds_cnn[0].export_c(tmp_path / "float", "kws")["header"]).read_text())
+    assert "KWS_INPUT0_BYTES" in float_macros
+    assert not [k for k in float_macros if k.endswith(("_SCALE", "_ZERO_POINT"))]
+
+
+@needs_qemu
+def test_int8_io_firmware_passes_on_qemu_m55(ds_cnn_int8, tmp_path):
+    program, inputs = ds_cnn_int8
+    out = build("cortex-m55", {"ds_cnn_int8": program}, tmp_path)
+    elf = out / "ds_cnn_int8" / "ds_cnn_int8_main.elf"
+    linked, _ = runtime_ops_linked(elf)
+    assert linked == {op["kernel"] for op in program.ops()} and not {"QuantizePerTensor", "DequantizePerTensor"} & linked
+    code, log = qemu.run_elf(elf, "cortex-m55", timeout=300)
+    assert code == 0 and log.rstrip().endswith("PASS"), log
+    assert printed_checksums(log) == host_checksums(program, [inputs])

@@ -12,6 +12,7 @@
 #include "program/status_message.h"
 #include "program/writer.h"
 #include "random_data.h"
+#include "runtime/op_resolver.h"
 #include "runtime/program.h"
 
 namespace cortexm {
@@ -139,6 +140,48 @@ TEST(Program, RunsBitExactWithTheInterpreter) {
       EXPECT_EQ(std::memcmp(got[k].raw(), want[k].raw(), got[k].nbytes()), 0) << "output " << k;
     }
   }
+}
+
+// A resolver of exactly the program's kernels runs it like all_ops(); one without a kernel it
+// names is refused at load time, naming the op and the kernel.
+TEST(Program, LoadsWithAResolverOfItsKernelsAndRefusesAMissingOne) {
+  testing::RandomData rng(13);
+  const Graph g = conv_linear_graph(rng);
+  const std::string bytes = program::write_program(g, program::sequential_layout(g, Isa::kMve), {});
+  Loaded full(bytes);
+  ASSERT_TRUE(full.status.ok());
+  std::vector<runtime::OpEntry> used;
+  for (int32_t i = 0; i < full.program.num_ops(); ++i) {
+    const uint8_t kernel = full.program.fb().ops()->Get(i)->kernel();
+    bool listed = false;
+    for (const runtime::OpEntry& e : used) listed = listed || e.kernel_id == kernel;
+    if (!listed) used.push_back(runtime::all_ops().entry(kernel));
+  }
+  ASSERT_LT(used.size(), static_cast<size_t>(runtime::all_ops().size()));
+  const runtime::OpResolver exact(used.data(), static_cast<int32_t>(used.size()));
+  runtime::Program program;
+  ASSERT_TRUE(runtime::Program::load(full.buffer.data, full.buffer.size, &program, exact).ok());
+  EXPECT_EQ(&program.ops(), &exact);
+  const std::vector<Tensor> inputs = {random_tensor(g.value(g.inputs()[0]).info, rng)};
+  const std::vector<Tensor> want = run_program(full.program, inputs);
+  const std::vector<Tensor> got = run_program(program, inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k)
+    EXPECT_EQ(std::memcmp(got[k].raw(), want[k].raw(), got[k].nbytes()), 0) << "output " << k;
+
+  std::vector<runtime::OpEntry> without_linear;
+  for (const runtime::OpEntry& e : used)
+    if (e.kernel_id != fb::KernelId_QuantizedLinear) without_linear.push_back(e);
+  ASSERT_EQ(without_linear.size() + 1, used.size());
+  const runtime::OpResolver missing(without_linear.data(), static_cast<int32_t>(without_linear.size()));
+  const runtime::Status st = runtime::Program::load(full.buffer.data, full.buffer.size, &program, missing);
+  EXPECT_EQ(st.code, StatusCode::kUnsupported);
+  EXPECT_STREQ(st.section, "ops");
+  EXPECT_STREQ(st.detail.argument, "kernel");
+  EXPECT_EQ(st.detail.value, fb::KernelId_QuantizedLinear);
+  const std::string message = program::status_message(st, full.buffer.data, full.buffer.size, "p");
+  EXPECT_NE(message.find("('fc', QuantizedLinear): kernel = "), std::string::npos) << message;
+  EXPECT_NE(message.find("is not registered in this runtime's OpResolver"), std::string::npos) << message;
 }
 
 TEST(Program, SequentialLayoutAliasesContiguousViews) {

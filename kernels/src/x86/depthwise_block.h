@@ -1,0 +1,83 @@
+// The depthwise conv loop of the host's x86 variants (depth multiplier 1), shared by them: a
+// variant supplies its vector type (Lanes: kChannels int32 lanes) and includes this from a file
+// built for its instruction set. Channel blocks outside, output pixels inside: each valid tap of
+// kChannels channels is widened to int32, offset, multiplied and added; the sums get the bias and
+// are requantized together (x86/requantize8.h) and stored. The channels past the last whole block
+// run scalar. Sums wrap modulo 2^32 like the scalar kernel's.
+#pragma once
+
+#include <cstring>
+
+#include "conv_window.h"
+#include "cortexm/kernels/quantized_depthwise_conv2d.h"
+#include "cortexm/kernels/requantize.h"
+#include "x86/requantize8.h"
+
+namespace cortexm::x86 {
+// Internal linkage: each file that includes this is built for its own instruction set, and the
+// linker must not pick one file's copy of an inline function for another.
+namespace {
+
+// pixel(image, out, taps) for every output pixel: `image` is its batch's input, `out` its output
+// channels; taps(visit) calls visit(input offset of the tap's pixel, filter offset of the tap) for
+// each tap inside the input.
+template <typename Pixel>
+void for_each_pixel(const DepthwiseConv2dParams& p, const int8_t* input, int8_t* output, Pixel pixel) {
+  const ConvGeometry& geo = p.geometry;
+  const int32_t in_h = p.input.h, in_w = p.input.w, channels = p.input.c;
+  const int32_t kernel_h = p.filter.h, kernel_w = p.filter.w;
+  for (int32_t n = 0; n < p.output.n; ++n) {
+    const int8_t* image = input + int64_t{n} * in_h * in_w * channels;
+    for (int32_t oy = 0; oy < p.output.h; ++oy) {
+      const int64_t y0 = int64_t{oy} * geo.stride_h - geo.padding.top;
+      const TapRange rows = valid_taps(y0, in_h, kernel_h, geo.dilation_h);
+      int8_t* out = output + (int64_t{n} * p.output.h + oy) * p.output.w * channels;
+      for (int32_t ox = 0; ox < p.output.w; ++ox, out += channels) {
+        const int64_t x0 = int64_t{ox} * geo.stride_w - geo.padding.left;
+        const TapRange cols = valid_taps(x0, in_w, kernel_w, geo.dilation_w);
+        pixel(image, out, [&](auto visit) {
+          for (int32_t kh = rows.first; kh < rows.last; ++kh) {
+            const int64_t iy = y0 + int64_t{kh} * geo.dilation_h;
+            for (int32_t kw = cols.first; kw < cols.last; ++kw)
+              visit((iy * in_w + x0 + int64_t{kw} * geo.dilation_w) * channels, (int64_t{kh} * kernel_w + kw) * channels);
+          }
+        });
+      }
+    }
+  }
+}
+
+template <class Lanes>
+void depthwise_s8(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
+                  int8_t* output) {
+  using Vec = typename Lanes::Vec;
+  constexpr int32_t kChannels = Lanes::kChannels;
+  const ConvQuantParams& q = p.quant;
+  const int32_t channels = p.input.c;
+  const int32_t vector_channels = channels / kChannels * kChannels;
+  const Vec offset = Lanes::splat(q.input_offset);
+  for (int32_t c = 0; c < vector_channels; c += kChannels) {
+    const typename Lanes::Requantize requantize(q, c);
+    const Vec b = bias ? Lanes::load32(bias + c) : Lanes::splat(0);
+    for_each_pixel(p, input, output, [&](const int8_t* image, int8_t* out, auto taps) {
+      Vec acc = b;
+      taps([&](int64_t at, int64_t w) {
+        acc = Lanes::multiply_add(acc, Lanes::add(Lanes::widen(image + at + c), offset), Lanes::widen(filter + w + c));
+      });
+      requantize.store(acc, out + c);
+    });
+  }
+  if (vector_channels == channels) return;
+  for_each_pixel(p, input, output, [&](const int8_t* image, int8_t* out, auto taps) {
+    for (int32_t c = vector_channels; c < channels; ++c) {  // the last channels, one at a time
+      uint32_t sum = bias ? static_cast<uint32_t>(bias[c]) : 0u;
+      taps([&](int64_t at, int64_t w) { sum += static_cast<uint32_t>((image[at + c] + q.input_offset) * filter[w + c]); });
+      const int32_t scaled = wrapping_add(requantize(static_cast<int32_t>(sum), q.multipliers[c], q.shifts[c]),
+                                          q.output_offset);
+      out[c] = static_cast<int8_t>(clamp(scaled, q.activation_min, q.activation_max));
+    }
+  });
+}
+
+}  // namespace
+}  // namespace cortexm::x86

@@ -1,0 +1,88 @@
+#include "program/quantized_io.h"
+
+#include <string>
+#include <vector>
+
+#include "graph/errors.h"
+
+namespace cortexm::program {
+
+namespace {
+
+constexpr const char* kQuantize = "cortex_m.quantize_per_tensor.default";
+constexpr const char* kDequantize = "cortex_m.dequantize_per_tensor.default";
+
+bool is_int8_per_tensor(const TensorInfo& info) {
+  return info.dtype == DType::kInt8 && info.qparams && !info.qparams->per_channel() &&
+         info.qparams->scales.size() == 1;
+}
+
+std::string described(const Graph& graph, ValueId id) {
+  const Value& v = graph.value(id);
+  return "'" + v.name + "' (" + dtype_name(v.info.dtype) + ")";
+}
+
+void quantize_input(Graph& graph, size_t index) {
+  const ValueId input = graph.inputs()[index];
+  if (is_int8_per_tensor(graph.value(input).info)) return;
+  const std::string what = "io='int8': input " + std::to_string(index) + " " + described(graph, input);
+  const std::vector<NodeId> users = graph.users(input);
+  if (users.empty()) throw GraphError(what + " is read by no op: nothing quantizes it to int8");
+  if (graph.is_graph_output(input)) throw GraphError(what + " is also a graph output");
+  const ValueId first = graph.node(users[0]).outputs[0];
+  const TensorInfo quantized = graph.value(first).info;
+  for (NodeId user : users) {
+    const Node& node = graph.node(user);
+    if (node.op != kQuantize)
+      throw GraphError(what + " is read by '" + node.name + "' (" + node.op + "), not only by " + kQuantize);
+    const TensorInfo& info = graph.value(node.outputs[0]).info;
+    if (!is_int8_per_tensor(info))
+      throw GraphError(what + " is quantized by '" + node.name + "' to " + dtype_name(info.dtype) +
+                       ", not to int8 with one scale");
+    if (info != quantized)
+      throw GraphError(what + " is quantized by '" + node.name + "' at other qparams than by '" +
+                       graph.node(users[0]).name + "'");
+  }
+  for (NodeId user : users) {
+    const ValueId out = graph.node(user).outputs[0];
+    graph.replace_all_uses(out, input);
+    graph.erase_node(user);
+  }
+  graph.mutable_value(input).info = quantized;
+}
+
+// The int8 tensor output `index` becomes.
+ValueId dequantized_output(const Graph& graph, size_t index) {
+  const ValueId output = graph.outputs()[index];
+  if (is_int8_per_tensor(graph.value(output).info)) return output;
+  const std::string what = "io='int8': output " + std::to_string(index) + " " + described(graph, output);
+  const NodeId producer = graph.producer(output);
+  if (producer == kNoNode) throw GraphError(what + " is not computed by an op (a graph input or constant)");
+  const Node& node = graph.node(producer);
+  if (node.op != kDequantize)
+    throw GraphError(what + " is made by '" + node.name + "' (" + node.op + "), not by " + kDequantize);
+  const ValueId quantized = node.inputs[0];
+  if (!is_int8_per_tensor(graph.value(quantized).info))
+    throw GraphError(what + " is dequantized from " + described(graph, quantized) + ", not from int8 with one scale");
+  return quantized;
+}
+
+}  // namespace
+
+void make_io_int8(Graph& graph) {
+  for (size_t i = 0; i < graph.inputs().size(); ++i) quantize_input(graph, i);
+  std::vector<ValueId> outputs;
+  std::vector<NodeId> dequantizes;
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    outputs.push_back(dequantized_output(graph, i));
+    if (outputs.back() != graph.outputs()[i]) dequantizes.push_back(graph.producer(graph.outputs()[i]));
+  }
+  graph.set_outputs(outputs);
+  for (NodeId node : dequantizes) {
+    if (!graph.node(node).alive) continue;  // an output listed twice
+    const ValueId out = graph.node(node).outputs[0];
+    if (graph.users(out).empty() && !graph.is_graph_output(out)) graph.erase_node(node);
+  }
+}
+
+}  // namespace cortexm::program
