@@ -15,8 +15,9 @@ from numpy_reference.mean import mean_params
 ops = cortexm.ops
 
 F32 = np.float32
-COUNTS = (1, 2, 3, 7, 49, 96, 1000)
-HW = {1: (1, 1), 2: (1, 2), 3: (3, 1), 7: (7, 1), 49: (7, 7), 96: (8, 12), 1000: (25, 40)}
+COUNTS = (1, 2, 3, 7, 49, 96, 1000, 4096, 65537)
+HW = {1: (1, 1), 2: (1, 2), 3: (3, 1), 7: (7, 1), 49: (7, 7), 96: (8, 12), 1000: (25, 40), 4096: (64, 64),
+      65537: (65537, 1)}
 # (s_in, zp_in, s_out, zp_out), float32 scales as a .tflite holds them.
 QPARAMS = [
     (F32(0.05), 4, F32(0.05), 4),                    # equal

@@ -3,7 +3,8 @@
 An int8-friendly model (ds_cnn) stays all int8; a front end whose input spans ~50 dB of level gets
 its int16 groups and no others, lowered onto cortex_m kernels with no float compute op; silero_vad
 (CORTEXM_SLOW=1: 256 calibration steps for GPTQ) meets |p - p_float| <= 0.02 on 64 steps with a
-strict subset of its groups in int16, but not yet on real speech streamed (strict xfail).
+strict subset of its groups in int16, but not yet on real speech streamed (strict xfail); a graph
+with two outputs keeps each within the tolerance.
 """
 
 import os
@@ -79,7 +80,8 @@ def test_front_end_promotes_a_strict_subset_and_meets_the_target(front_end):
     print(choice)
     s = choice.summary
     assert s["int8"] < s["target"]  # int8 is not good enough
-    assert s["score"] >= s["aim"] == pytest.approx(s["all_16x8"] - TOLERANCE_DB)
+    (aim,) = s["aim"]  # one output
+    assert s["score"] >= aim == pytest.approx(s["all_16x8"] - TOLERANCE_DB)
     assert 0 < len(choice.promoted) < s["groups"]
     assert set(s["int16"]) == set(choice.promoted)
     quantized = {n.inputs[0].name for n in qgraph.nodes if n.op == Q}
@@ -113,7 +115,46 @@ def test_each_promoted_group_is_needed(front_end):
         ref = [graph.run(*[t.numpy() for t in x]) for x in front_end_samples(12, 2)]
         out = [q.run(*[t.numpy() for t in x]) for x in front_end_samples(12, 2)]
         sqnr = cortexm.quantizer.auto.output_sqnr_db([[r] for r in ref], [[o] for o in out])
-        assert sqnr < s["aim"] + 1.0, (root, sqnr)
+        (aim,) = s["aim"]  # one output
+        assert sqnr < aim + 1.0, (root, sqnr)
+
+
+class TwoOutputs(FrontEnd):
+    """The front end, and a side linear of the waveform whose int8 weights (one tap 30x the others)
+    cap its SQNR near 33 dB in any activation precision: the lowest output, whatever the front
+    end's groups are."""
+
+    def __init__(self):
+        super().__init__()
+        self.side = nn.Linear(160, 1)
+        with torch.no_grad():
+            w = torch.randn(1, 160)
+            w[0, 0] = 30.0
+            self.side.weight.copy_(w)
+
+    def forward(self, x):
+        return super().forward(x), self.side(x)
+
+
+def test_every_output_stays_within_the_tolerance():
+    """Measured: 16x8 reaches 49.8 dB on the front end and 32.8 on the side; relu alone in int8
+    costs the front end 9.6 dB. Scored by the lowest output (the side), that loss was unseen and
+    relu went back to int8."""
+    torch.manual_seed(0)
+    graph = cortexm.export(TwoOutputs().eval(), front_end_samples(1, 1)[0])
+    auto = cortexm.CortexMQuantizer(precision="auto", target_sqnr_db=40.0, min_gain_db=6.0, tolerance_db=3.0)
+    qgraph = cortexm.quantize(graph, front_end_samples(12, 2), auto, progress=False)
+    choice = cortexm.quantization_report(qgraph).precision
+    print(choice)
+    s = choice.summary
+    assert 0 < len(s["int16"]) < s["groups"]
+    assert {"relu", "convolution_1"} <= set(s["int16"])
+    samples = [[t.numpy() for t in x] for x in front_end_samples(12, 2)]
+    sqnrs = cortexm.quantizer.auto.output_sqnrs_db([graph.run(*x) for x in samples], [qgraph.run(*x) for x in samples])
+    assert sqnrs == pytest.approx(s["outputs"])
+    assert sqnrs[1] < sqnrs[0]  # the side is the lowest output
+    for got, best in zip(sqnrs, s["all_16x8_outputs"]):
+        assert got >= best - 3.0
 
 
 def test_metric_callback_sets_the_target():
@@ -199,7 +240,7 @@ def silero_auto():
 
 @slow
 def test_silero_auto_meets_0_02_on_steps_with_a_strict_subset_of_int16_groups(silero_auto):
-    """Measured: 21 of 23 groups int16 (sigmoid_2, sigmoid_3 int8), GPTQ; max 0.0159 / mean 0.0026
+    """Measured: 22 of 23 groups int16 (sigmoid_2 int8), GPTQ; max 0.0177 / mean 0.0021
     (all 16x8 + GPTQ: 0.0180 / 0.0018)."""
     model, calibration, qgraph, lowered = silero_auto
     choice = cortexm.quantization_report(qgraph).precision
@@ -216,10 +257,11 @@ def test_silero_auto_meets_0_02_on_steps_with_a_strict_subset_of_int16_groups(si
     assert max(errors) <= 0.02 and np.mean(errors) <= 0.004
 
 
-# Measured 0.0218 max (0.0027 mean, no decision flipped) against 0.0186 for all 16x8 + GPTQ: the
-# SQNR of single steps does not see the error the int8 gate (sigmoid_2) carries through the state.
+# Measured 0.0233 max (0.0008 mean, no decision flipped) against 0.0174 for all 16x8 + GPTQ: the
+# SQNR of single steps does not see what the int8 output gate (sigmoid_2) carries through the state
+# (nor the forget gate, sigmoid_1: 0.5 dB per step, 0.14 streamed).
 @slow
-@pytest.mark.xfail(strict=True, reason="auto's per-step SQNR misses 0.02 on real speech streamed by ~0.002")
+@pytest.mark.xfail(strict=True, reason="auto's per-step SQNR misses 0.02 on real speech streamed (0.0233)")
 def test_silero_auto_streams_real_speech_within_0_02(silero_auto):
     from cortexm.models import silero_vad
 

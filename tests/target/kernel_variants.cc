@@ -13,6 +13,7 @@
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
+#include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/quantized_mul.h"
 #include "cortexm/kernels/quantized_mul_s16.h"
 
@@ -342,6 +343,42 @@ Tally test_avg_pool2d(Rng& r, int32_t cases, Print print) {
          << p.padding.top << "," << p.padding.left << "," << p.padding.bottom << "," << p.padding.right
          << " act " << p.activation_min << "," << p.activation_max;
     check(t, i, line, scratch, p.output.elements());
+    ++i;
+  }
+  return t;
+}
+
+Tally test_mean(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_mean", print};
+  for (int32_t i = 0; i < cases;) {
+    MeanParams p;
+    // Spatial means over channels (inner > 1) and last-dim means (inner 1), counts that are no
+    // power of two, up to kMaxInput taps (a deep 1/count fold).
+    p.outer = r.uniform(1, 3);
+    p.inner = r.chance(30) ? 1 : r.uniform(1, 64);
+    p.reduce = r.chance(20) ? r.uniform(1, kMaxInput / p.inner) : r.uniform(1, 100);
+    if (int64_t{p.outer} * p.reduce * p.inner > kMaxInput || int64_t{p.outer} * p.inner > kMaxOutput) continue;
+    p.input_offset = input_offset(r);
+    p.output_offset = output_offset(r);
+    const QuantizedMultiplier m = mean_multiplier({multiplier(r), shift(r)}, p.reduce);
+    p.multiplier = m.multiplier;
+    p.shift = m.shift;
+    if (r.chance(50)) activation(r, &p.activation_min, &p.activation_max);
+    const size_t scratch = quantized_mean_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !quantized_mean_prepare(p).ok()) continue;
+    const int64_t n = int64_t{p.outer} * p.reduce * p.inner;
+    if (r.chance(20))  // the extreme sums
+      std::memset(g_lhs, r.chance(50) ? 0x80 : 0x7F, static_cast<size_t>(n));
+    else
+      fill(r, g_lhs, n);
+    quantized_mean_reference(p, g_lhs, g_expected);
+    prepare_buffers();
+    quantized_mean(p, g_lhs, g_out, g_scratch);
+    Line line;
+    line << "  outer " << p.outer << " reduce " << p.reduce << " inner " << p.inner << " offsets "
+         << p.input_offset << "," << p.output_offset << " requant " << p.multiplier << "," << p.shift << " act "
+         << p.activation_min << "," << p.activation_max;
+    check(t, i, line, scratch, int64_t{p.outer} * p.inner);
     ++i;
   }
   return t;
@@ -800,7 +837,7 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
                            test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
                            test_mul_s16(r, cases, print), test_activation_s16(r, cases, print),
-                           test_quantize(r, cases, print)};
+                           test_quantize(r, cases, print), test_mean(r, cases, print)};
   int failures = 0;
   for (const Tally& t : tallies) {
     report(t);

@@ -199,14 +199,16 @@ SPEECH_TEXT = ("The quick brown fox jumps over the lazy dog. "
 
 def espeak_speech(text: str = SPEECH_TEXT) -> np.ndarray:
     """Real synthesized speech: espeak-ng, resampled to 16 kHz 16-bit mono by sox, leading and
-    trailing silence trimmed, peak 0.5. RuntimeError when the tools are missing."""
+    trailing silence trimmed, peak 0.5; the same samples on every call (sox -R seeds its dither:
+    unseeded, one-LSB differences moved a quantized stream's max |p - p_float| by 0.002).
+    RuntimeError when the tools are missing."""
     missing = [tool for tool in ("espeak-ng", "sox") if shutil.which(tool) is None]
     if missing:
         raise RuntimeError(f"{' and '.join(missing)} not on PATH (apt-get install espeak-ng sox)")
     with tempfile.TemporaryDirectory() as d:
         raw, wav16 = Path(d) / "espeak.wav", Path(d) / "speech16k.wav"
         subprocess.run(["espeak-ng", "-w", str(raw), text], check=True, capture_output=True)
-        subprocess.run(["sox", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(wav16)],
+        subprocess.run(["sox", "-R", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(wav16)],
                        check=True, capture_output=True)
         with wave.open(str(wav16)) as w:
             if (w.getframerate(), w.getnchannels(), w.getsampwidth()) != (SAMPLE_RATE, 1, 2):

@@ -7,17 +7,23 @@ quantized op takes the dtype of its output; an input from a group of the other d
 requantized on that edge (an int8 <-> int16 requantize_s16 after lowering), so every op reads and
 writes one dtype and lowers onto its int8 or _s16 kernel.
 
-The score of an assignment is the output SQNR against the float graph on the evaluation samples
-(the lowest over the graph's outputs), or the user's metric(qgraph). The search:
-1. all int8 (round to nearest, then GPTQ): meets the target (target_sqnr_db: int8 is good enough)
-   -> done.
+The score of an assignment is the SQNR against the float graph of each of the graph's outputs on
+the evaluation samples, or the user's metric(qgraph). The default evaluation samples hold at least
+MIN_VALUES values of every output (an SQNR from 16 scalar probabilities moves by a dB between
+sample sets, more than the tolerance it is compared with). The search:
+1. all int8 (round to nearest, then GPTQ): its lowest output SQNR meets the target
+   (target_sqnr_db: int8 is good enough) -> done.
 2. all int16: the best activations can do (`reach`), with the weight rounding that reaches
    further (GPTQ, when its statistics are determined, costs nothing at run time). With the SQNR
-   score, when 16x8 everywhere gains less than min_gain_db over int8, activation precision is not
-   what limits the model: it stays int8. Otherwise the aim is reach - tolerance_db: the accuracy of
-   16x8 everywhere, with fewer groups (with a metric: metric_target, or reach beyond it).
-3. each group's loss when it alone is int8 in the all-int16 graph; groups promoted in order of
-   loss until the aim is met, then each promoted group demoted again if the aim still holds.
+   score, when 16x8 everywhere gains less than min_gain_db over int8 on every output, activation
+   precision is not what limits the model: it stays int8. Otherwise the aim is reach - tolerance_db
+   on every output: the accuracy of 16x8 everywhere, with fewer groups (with a metric:
+   metric_target, or reach beyond it). Every output, not the lowest: when the lowest is another
+   output (silero's recurrent state), the one the user reads (its probability) could lose more
+   than the tolerance unseen.
+3. each group's loss when it alone is int8 in the all-int16 graph (the most any output loses);
+   groups promoted in order of loss until the aim is met, then each promoted group demoted again if
+   the aim still holds.
 Groups with no int8 kernel (a fused magnitude) are int16 whenever anything is; groups whose int16
 would leave a float op in the lowered graph (no int16 kernel, e.g. softmax) stay int8.
 """
@@ -36,7 +42,8 @@ from .calibrate import calibrate, sample_arrays
 from .convert import convert
 
 META_KEY = "auto_precision"  # the summary, a JSON string on the quantized graph's first node
-MAX_EVALUATION = 16  # calibration samples the score uses when no evaluation samples are given
+MIN_EVALUATION = 16  # calibration samples the score uses at least, when no evaluation samples are given
+MIN_VALUES = 256  # values of each output those samples hold at least (when there are enough samples)
 
 
 class _Frozen:
@@ -61,16 +68,29 @@ def _dtype(group: Group) -> str:
     return group.fixed.dtype if group.fixed is not None else group.observer.dtype
 
 
-def output_sqnr_db(reference: list, outputs: list) -> float:
-    """The lowest SQNR over the graph's outputs; reference / outputs: per sample, a list of arrays."""
-    worst = math.inf
+def output_sqnrs_db(reference: list, outputs: list) -> tuple:
+    """The SQNR of each of the graph's outputs; reference / outputs: per sample, a list of arrays."""
+    sqnrs = []
     for k in range(len(reference[0])):
         ref = np.concatenate([np.asarray(r[k], np.float64).ravel() for r in reference])
         out = np.concatenate([np.asarray(o[k], np.float64).ravel() for o in outputs])
         noise = float(((ref - out) ** 2).sum())
         signal = float((ref ** 2).sum())
-        worst = min(worst, 10 * math.log10(max(signal, 1e-30) / max(noise, 1e-30)))
-    return worst
+        sqnrs.append(10 * math.log10(max(signal, 1e-30) / max(noise, 1e-30)))
+    return tuple(sqnrs)
+
+
+def output_sqnr_db(reference: list, outputs: list) -> float:
+    """The lowest SQNR over the graph's outputs."""
+    return min(output_sqnrs_db(reference, outputs))
+
+
+def evaluation_samples(graph, samples: list) -> list:
+    """The first samples that hold MIN_VALUES values of every output (at least MIN_EVALUATION
+    samples; all of them when they hold fewer)."""
+    first = _as_list(graph.run(*sample_arrays(samples[0], graph.inputs, 0))) if samples else []
+    fewest = min((max(np.asarray(o).size, 1) for o in first), default=MIN_VALUES)
+    return samples[:max(MIN_EVALUATION, math.ceil(MIN_VALUES / fewest))]
 
 
 def _as_list(outputs) -> list:
@@ -139,12 +159,13 @@ class _Search:
         statistics = self.statistics if rounding == "gptq" else {}
         return convert(self.graph, annotation, quantizer, statistics, self.rounding_cache)
 
-    def score(self, qgraph) -> float:
+    def score(self, qgraph) -> tuple:
+        """Per output SQNRs (dB), or (metric,)."""
         self.evaluations += 1
         if self.quantizer.metric is not None:
-            return float(self.quantizer.metric(qgraph))
+            return (float(self.quantizer.metric(qgraph)),)
         outputs = [_as_list(qgraph.run(*arrays)) for arrays in self.evaluation]
-        return output_sqnr_db(self.reference, outputs)
+        return output_sqnrs_db(self.reference, outputs)
 
     def run(self):
         q = self.quantizer
@@ -153,6 +174,7 @@ class _Search:
         tried = {}
 
         def evaluate(int16, rounding):
+            """(scores per output, qgraph)."""
             key = (frozenset(int16), rounding)
             if key not in tried:
                 qgraph = self.convert(key[0], rounding)
@@ -163,49 +185,56 @@ class _Search:
         summary = {"target": target, "metric": "sqnr_db" if q.metric is None else "metric",
                    "groups": len(self.roots), "promoted": {}, "required": sorted(self.required)}
         for rounding in roundings:
-            score, qgraph = evaluate(frozenset(), rounding)
-            summary.setdefault("int8", score)
-            if score >= target:
-                return self.finish(qgraph, frozenset(), rounding, score, summary, "int8 meets the target")
+            scores, qgraph = evaluate(frozenset(), rounding)
+            summary.setdefault("int8", min(scores))
+            if min(scores) >= target:
+                return self.finish(qgraph, frozenset(), rounding, scores, summary, "int8 meets the target")
         lowerable = self.lowerable(everything)
         everything = frozenset(self.required) | frozenset(lowerable)
         reach = {r: evaluate(everything, r)[0] for r in roundings}
         # GPTQ costs nothing at run time: take it whenever it reaches further.
-        rounding = max(roundings, key=lambda r: reach[r])
-        summary["all_16x8"] = reach[rounding]
-        int8_score = evaluate(frozenset(), rounding)[0]
-        if q.metric is None and reach[rounding] - int8_score < q.min_gain_db:
+        rounding = max(roundings, key=lambda r: min(reach[r]))
+        summary["all_16x8"] = min(reach[rounding])
+        summary["all_16x8_outputs"] = list(reach[rounding])
+        int8_scores = evaluate(frozenset(), rounding)[0]
+        gain = max(r - s for r, s in zip(reach[rounding], int8_scores))  # on the output it helps most
+        if q.metric is None and gain < q.min_gain_db:
             qgraph = evaluate(frozenset(), rounding)[1]
-            return self.finish(qgraph, frozenset(), rounding, int8_score, summary,
-                               f"16x8 everywhere gains only {reach[rounding] - int8_score:.1f} dB "
+            return self.finish(qgraph, frozenset(), rounding, int8_scores, summary,
+                               f"16x8 everywhere gains only {gain:.1f} dB "
                                f"(< min_gain_db {q.min_gain_db}): activation precision does not limit this model")
         if q.metric is None:
-            aim = reach[rounding] - q.tolerance_db
+            aim = tuple(r - q.tolerance_db for r in reach[rounding])
         else:
-            aim = target if reach[rounding] >= target else reach[rounding]
-        summary["aim"] = aim
+            aim = (target if reach[rounding][0] >= target else reach[rounding][0],)
+        summary["aim"] = list(aim)
+
+        def meets(int16) -> bool:
+            return all(s >= a for s, a in zip(evaluate(int16, rounding)[0], aim))
+
         loss = {}
         for root in lowerable:
-            loss[root] = reach[rounding] - evaluate(everything - {root}, rounding)[0]
+            alone = evaluate(everything - {root}, rounding)[0]
+            loss[root] = max(r - s for r, s in zip(reach[rounding], alone))
         order = sorted(lowerable, key=lambda r: -loss[r])
         chosen = set(self.required)
         for root in [None] + order:
             if root is not None:
                 chosen.add(root)
-            if evaluate(chosen, rounding)[0] >= aim:
+            if meets(chosen):
                 break
         for root in sorted(chosen - self.required, key=lambda r: loss[r]):
-            if evaluate(chosen - {root}, rounding)[0] >= aim:
+            if meets(chosen - {root}):
                 chosen.discard(root)
-        score, qgraph = evaluate(chosen, rounding)
+        scores, qgraph = evaluate(chosen, rounding)
         summary["promoted"] = {r: round(loss[r], 2) if r in loss else None for r in self.roots if r in chosen}
         if q.metric is None:
-            reason = f"int8 misses the target; within {q.tolerance_db} dB of all 16x8"
+            reason = f"int8 misses the target; every output within {q.tolerance_db} dB of all 16x8"
         else:
-            reason = "meets the target" if score >= target else f"target out of reach: aimed at {aim:.2f}"
+            reason = "meets the target" if scores[0] >= target else f"target out of reach: aimed at {aim[0]:.2f}"
         if len(lowerable) < len(self.candidates):
             reason += f"; kept int8 (no int16 kernel): {', '.join(r for r in self.candidates if r not in lowerable)}"
-        return self.finish(qgraph, frozenset(chosen), rounding, score, summary, reason)
+        return self.finish(qgraph, frozenset(chosen), rounding, scores, summary, reason)
 
     def float_ops(self, qgraph, lowered=None) -> list:
         """The float compute ops left when qgraph is lowered."""
@@ -224,10 +253,10 @@ class _Search:
         return [r for r in self.candidates
                 if len(self.float_ops(self.convert(frozenset(self.required) | {r}, "nearest"))) <= baseline]
 
-    def finish(self, qgraph, int16, rounding, score, summary, reason):
+    def finish(self, qgraph, int16, rounding, scores, summary, reason):
         from .. import lower, to_program
 
-        summary.update(score=score, weight_rounding=rounding, reason=reason, evaluations=self.evaluations,
+        summary.update(score=min(scores), outputs=list(scores), weight_rounding=rounding, reason=reason, evaluations=self.evaluations,
                        int16=sorted(int16))
         target = self.quantizer.cost_target
         arena = {}
@@ -252,5 +281,5 @@ def quantize_auto(graph, calibration, quantizer, progress: bool):
     if calibration is None or not hasattr(calibration, "__iter__"):
         raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
     samples = list(calibration)
-    evaluation = quantizer.evaluation if quantizer.evaluation is not None else samples[:MAX_EVALUATION]
+    evaluation = quantizer.evaluation if quantizer.evaluation is not None else evaluation_samples(graph, samples)
     return _Search(graph, samples, quantizer, list(evaluation), progress).run()

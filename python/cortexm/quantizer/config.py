@@ -44,14 +44,15 @@ class CortexMQuantizer:
         error); auto decides int16_activations, fuse_magnitude and weight_rounding itself.
     target_sqnr_db: auto keeps all int8 when its output SQNR against float on the evaluation
         samples (the lowest over the graph's outputs) reaches this.
-    tolerance_db: otherwise auto promotes the fewest groups whose SQNR is within this of the
-        all-16x8 graph's.
+    tolerance_db: otherwise auto promotes the fewest groups that keep every output's SQNR within
+        this of its SQNR in the all-16x8 graph.
     min_gain_db: auto keeps a model all int8 when 16x8 everywhere gains less than this over int8
-        (the int8 activations are then not what limits its accuracy: random-weight mobilenet_v2_96
-        goes from 6 to 13 dB).
+        on every output (the int8 activations are then not what limits its accuracy: random-weight
+        mobilenet_v2_96 goes from 6 to 13 dB).
     metric, metric_target: auto's target instead of the SQNR: metric(qgraph) -> float, higher is
         better, met at >= metric_target (e.g. accuracy over held-out samples).
-    evaluation: samples auto scores on (default: the first 16 calibration samples).
+    evaluation: samples auto scores on (default: the first calibration samples that hold 256
+        values of every output, at least 16: all 256 of silero's one-probability steps).
     cost_target: the target auto lowers to for the arena cost it reports.
     """
 

@@ -61,6 +61,10 @@ class PrecisionChoice:
                  f"{s['weight_rounding']}; {what} {s['score']:.2f}{unit} (target {s['target']:.2f}{unit}; "
                  f"all int8 {s['int8']:.2f}" + (f", all 16x8 {s['all_16x8']:.2f}" if "all_16x8" in s else "")
                  + f"): {s['reason']}"]
+        if len(s.get("outputs", ())) > 1:
+            per_output = lambda v: " / ".join(f"{x:.2f}" for x in v)
+            lines.append(f"  per output: {per_output(s['outputs'])}{unit}" + (
+                f" (all 16x8 {per_output(s['all_16x8_outputs'])})" if "all_16x8_outputs" in s else ""))
         for root, loss in s["promoted"].items():
             why = "no int8 kernel" if loss is None else f"alone in int8 loses {loss:.2f}{unit}"
             lines.append(f"  int16 {root}: {why}")
