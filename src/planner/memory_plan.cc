@@ -31,6 +31,51 @@ struct Span {
   int32_t last = 0;
 };
 
+// A value in its group's buffer: `offset` bytes in, its own lifetime.
+struct Member {
+  int64_t offset;
+  int64_t size;
+  int32_t first;
+  int32_t last;
+};
+
+// A group's parts: at each step from first to last the union of its members' aligned bytes live
+// there, runs of steps with the same union merged. None when that is the whole aligned extent over
+// the whole span (no member written a lag below its input).
+std::vector<Part> group_parts(const std::vector<Member>& members, int64_t extent, int32_t first, int32_t last,
+                              int64_t alignment) {
+  std::vector<Part> parts;
+  std::vector<std::pair<int64_t, int64_t>> previous, live;  // [begin, end) runs
+  std::vector<size_t> open;                                  // parts of `previous`
+  for (int32_t step = first; step <= last; ++step) {
+    live.clear();
+    for (const Member& m : members)
+      if (m.size > 0 && m.first <= step && step <= m.last) live.emplace_back(m.offset, m.offset + align_up(m.size, alignment));
+    std::sort(live.begin(), live.end());
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (const auto& run : live) {
+      if (!merged.empty() && run.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, run.second);
+      else
+        merged.push_back(run);
+    }
+    if (step > first && merged == previous) {
+      for (size_t i : open) parts[i].last = step;
+      continue;
+    }
+    open.clear();
+    for (const auto& [begin, end] : merged) {
+      open.push_back(parts.size());
+      parts.push_back(Part{begin, end - begin, step, step});
+    }
+    previous = std::move(merged);
+  }
+  if (parts.size() == 1 && parts[0].offset == 0 && parts[0].size == align_up(extent, alignment) &&
+      parts[0].first == first && parts[0].last == last)
+    return {};
+  return parts;
+}
+
 // Which values share one buffer: views with their input (is_aliasing_view) and, with in_place,
 // outputs written over a dying input. A value lies `delta` bytes into its root's buffer, whose
 // size is `extent` (an output written a lag below its input moves the group's values up).
@@ -192,16 +237,24 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
     }
   }
   auto lifetimes = [&](const Groups& groups, const std::map<ValueId, Span>& root_span) {
+    std::map<ValueId, std::vector<Member>> members;
+    for (const auto& [v, s] : span)
+      members[groups.root_of(v)].push_back(
+          Member{groups.delta.at(v), static_cast<int64_t>(graph.value(v).info.nbytes()), s.first, s.last});
     std::vector<Lifetime> buffers;
-    for (const auto& [v, s] : root_span) buffers.push_back(Lifetime{groups.extent.at(v), s.first, s.last});
+    for (const auto& [v, s] : root_span) {
+      const int64_t extent = groups.extent.at(v);
+      buffers.push_back(Lifetime{extent, s.first, s.last, group_parts(members.at(v), extent, s.first, s.last, alignment)});
+    }
     buffers.insert(buffers.end(), scratch_buffers.begin(), scratch_buffers.end());
     return buffers;
   };
 
   // Element-wise ops run in place whenever they can (their buffer is no larger). An op with a lag
-  // holds its input's buffer and the lag until its output dies, so each runs in place only when
-  // that makes the arena smaller: per policy, tried one at a time in execution order, kept when
-  // it does. The policy with the smallest arena wins (the earliest on ties).
+  // makes its input's buffer larger by the lag, so each runs in place only when that makes the
+  // arena smaller, or keeps it and holds fewer byte-steps: per policy, tried one at a time in
+  // execution order, kept when it does. The policy with the smallest arena wins (the earliest on
+  // ties).
   std::vector<NodeId> candidates;
   if (options.in_place) {
     LaggedOps every;
@@ -214,19 +267,29 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
   const std::vector<std::string> policies =
       options.policy ? std::vector<std::string>{*options.policy} : placement_policies();
   for (const std::string& policy : policies) {
+    // The placement and the byte-steps its buffers hold (which breaks ties of the arena: one op
+    // in place seldom lowers it alone when several steps reach the peak).
     auto place = [&](const Groups& g) {
-      return place_buffers_with(lifetimes(g, root_buffers(g)), alignment, policy);
+      const std::vector<Lifetime> buffers = lifetimes(g, root_buffers(g));
+      int64_t byte_steps = 0;
+      for (const Lifetime& b : buffers) {
+        if (b.parts.empty()) byte_steps += align_up(b.size, alignment) * (int64_t{b.last} - b.first + 1);
+        for (const Part& p : b.parts) byte_steps += align_up(p.size, alignment) * (int64_t{p.last} - p.first + 1);
+      }
+      return std::make_pair(place_buffers_with(buffers, alignment, policy), byte_steps);
     };
     LaggedOps chosen;
     Groups groups = group_values(graph, span, options.in_place, alignment, chosen);
-    Placement placed = place(groups);
+    auto [placed, byte_steps] = place(groups);
     for (NodeId id : candidates) {
       chosen.nodes.insert(id);
       Groups trial = group_values(graph, span, true, alignment, chosen);
-      Placement trial_placement = place(trial);
-      if (trial_placement.arena_size < placed.arena_size) {
+      auto [trial_placement, trial_byte_steps] = place(trial);
+      if (trial_placement.arena_size < placed.arena_size ||
+          (trial_placement.arena_size == placed.arena_size && trial_byte_steps < byte_steps)) {
         groups = std::move(trial);
         placed = std::move(trial_placement);
+        byte_steps = trial_byte_steps;
       } else {
         chosen.nodes.erase(id);
       }
@@ -318,6 +381,9 @@ std::string check_plan(const MemoryPlan& plan) {
       return "value " + std::to_string(v.value_id) + " has size " + std::to_string(v.size) +
              " and lifetime [" + std::to_string(v.first) + ", " + std::to_string(v.last) +
              "] in " + std::to_string(plan.num_steps) + " steps";
+    if (v.offset < 0 || v.offset % plan.alignment != 0)
+      return "value " + std::to_string(v.value_id) + " at offset " + std::to_string(v.offset) +
+             " is not aligned to " + std::to_string(plan.alignment);
   }
   // A root's buffer spans its group: the root, views at the offset of the root or of a value
   // written in place, and values written in place anywhere (a lag below their input).
@@ -343,10 +409,22 @@ std::string check_plan(const MemoryPlan& plan) {
              " (offset " + std::to_string(r.offset) + ", " + std::to_string(r.size) +
              " bytes, steps " + std::to_string(r.first) + ".." + std::to_string(r.last) + ")";
   }
+  // Parts from the members' own lifetimes; the root's slot spans its group, but the root dies
+  // where the group's first in-place value is written (checked below for the other members).
+  std::map<int32_t, std::vector<Member>> members;
+  for (const ValueSlot& v : plan.values) {
+    const int32_t root = v.alias_of < 0 ? v.value_id : v.alias_of;
+    int32_t last = v.last;
+    if (v.alias_of < 0)
+      for (const ValueSlot& u : plan.values)
+        if (u.alias_of == v.value_id && u.in_place) last = std::min(last, std::max(u.first, v.first));
+    members[root].push_back(Member{v.offset - extent.at(root).first, v.size, v.first, last});
+  }
   for (const ValueSlot& v : plan.values) {
     if (v.alias_of >= 0) continue;
     const auto& [begin, end] = extent.at(v.value_id);
-    buffers.push_back(Lifetime{end - begin, v.first, v.last});
+    buffers.push_back(Lifetime{end - begin, v.first, v.last,
+                               group_parts(members.at(v.value_id), end - begin, v.first, v.last, plan.alignment)});
     labels.push_back("value " + std::to_string(v.value_id));
     placement.offsets.push_back(begin);
   }

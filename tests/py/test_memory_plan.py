@@ -403,3 +403,57 @@ def test_zoo_summary():
     lines.append(f"| models where the policy is smallest (ties count) | | | | | | | | "
                  + " | ".join(str(wins[p]) for p in policies) + " |")
     print("\n" + "\n".join(lines))
+
+
+def depthwise_chain():
+    """x -> channels-last copy -> depthwise x4 channels -> depthwise 3x3 same (in place over the
+    first) -> depthwise stride 2 -> contiguous copy. Returns the graph, the copy and the three
+    depthwise outputs."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 2, 6, 7], "int8")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    rng = np.random.default_rng(5)
+    quant = {"input_offset": 3, "output_offset": -2, "requantize_multipliers": [1 << 30] * 8,
+             "requantize_shifts": [-8] * 8, "scratch_bytes": 32}
+    def depthwise(v, stride, padding, multiplier=1):
+        w = g.add_constant(f"w{len(g.nodes)}", rng.integers(-127, 128, (1, 3, 3, 8)).astype(np.int8))
+        return g.call("cortex_m.quantized_depthwise_conv2d.default", [v, w, None],
+                      {"stride": stride, "padding": padding, "dilation": [1, 1], "depth_multiplier": multiplier,
+                       **quant})
+    widen = depthwise(cl, [1, 1], [1, 1], multiplier=4)
+    dw1 = depthwise(widen, [1, 1], [1, 1])
+    dw2 = depthwise(dw1, [2, 2], [1, 1])
+    g.outputs = [g.call("dim_order_ops._clone_dim_order.default", [dw2], {"dim_order": [0, 1, 2, 3]})]
+    return g, cl, widen, dw1, dw2
+
+
+def test_depthwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag():
+    g, cl, widen, dw1, dw2 = depthwise_chain()
+    plan = cortexm.plan_memory(g)
+    plan.verify()
+    rows = {r.name: r for r in plan.buffers}
+    lag = (2 * 7 + 2) * 8  # two input rows and two pixels (quantized_depthwise_conv2d_in_place_lag)
+    assert rows[widen.name].in_place and rows[dw1.name].in_place
+    assert rows[dw1.name].alias_of == rows[widen.name].alias_of == cl.name
+    assert rows[widen.name].offset - rows[dw1.name].offset == lag
+    assert plan.lower_bound < plan.arena_size < plan.tensor_level_bound
+    assert f"{cl.name} (in place)" in plan.table()
+    program = cortexm.to_program(g)
+    assert program.arena_size == plan.arena_size
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        x = rng.integers(-128, 128, (1, 2, 6, 7), dtype=np.int8)
+        assert program.run(x).tobytes() == g.run(x).tobytes()
+
+    # Explicit layouts: the widened input at 1024, the next depthwise output some bytes below it.
+    def layout(dw1_offset):
+        return {"values": {g.inputs[0].id: 0, cl.id: 128, widen.id: 1024, dw1.id: dw1_offset, dw2.id: 2048,
+                           g.outputs[0].id: 2304},
+                "scratch": {1: (2560, 32), 2: (2560, 32), 3: (2560, 32)}, "arena_size": 2688}
+    x = rng.integers(-128, 128, (1, 2, 6, 7), dtype=np.int8)
+    for ok in (1024 - lag, 1024 - lag - 16, 512):
+        assert cortexm.to_program(g, layout=layout(ok)).run(x).tobytes() == g.run(x).tobytes()
+    with pytest.raises(ValueError, match="in-place lag"):
+        cortexm.to_program(g, layout=layout(1024 - lag + 16))
+    with pytest.raises(ValueError, match="overlaps an input"):
+        cortexm.to_program(g, layout=layout(1024 + 16))  # above its input: never
