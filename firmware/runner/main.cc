@@ -116,7 +116,7 @@ int run(int argc, char** argv) {
   for (int32_t i = 0; i < program.num_outputs(); ++i)
     output_bytes += program.tensor(program.output_tensor(i), nullptr).nbytes();
   const size_t arena_offset = align_up(static_cast<size_t>(program_size));
-  const size_t inputs_offset = align_up(arena_offset + program.arena_size());
+  const size_t inputs_offset = align_up(arena_offset + program.required_arena_size());
   const size_t outputs_offset = align_up(inputs_offset + input_bytes);
   const size_t needed = outputs_offset + output_bytes;
   if (needed > bulk_size) return fail_too_big("program, arena, inputs and outputs", needed, bulk_size);
@@ -141,7 +141,7 @@ int run(int argc, char** argv) {
   profiler.hook = marker_hook;
   cortexm::runtime::RunStats stats;
   cortexm_insn_marker();
-  const Status ran = cortexm::runtime::execute(program, arena, program.arena_size(), per_op ? &profiler : nullptr, &stats);
+  const Status ran = cortexm::runtime::execute(program, arena, program.required_arena_size(), per_op ? &profiler : nullptr, &stats);
   cortexm_insn_marker();
   if (!ran.ok()) return fail_status(ran);
 

@@ -3,6 +3,10 @@
 #include "conv_int16_columns.h"
 #include "cortexm/kernels/requantize.h"
 #include "variants.h"
+#if defined(CORTEXM_HOST_X86)
+#include "cortexm/kernels/host_variant.h"
+#include "x86/gemm_s8.h"
+#endif
 
 namespace cortexm {
 
@@ -123,6 +127,51 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
     }
   }
 }
+
+#if defined(CORTEXM_HOST_X86)
+// The pointwise conv as one int8 matrix product per image and group (per output row when strided)
+// on the host's x86 variant; false when that is the scalar one.
+bool pointwise_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                            const int32_t* bias, int8_t* output) {
+  if (host_variant() == HostVariant::kScalar) return false;
+  const int32_t groups = p.groups();
+  const int32_t out_c = p.filter.n;
+  const int32_t out_per_group = out_c / groups;
+  const int32_t length = conv_column_length(p);
+  const int32_t in_c = p.input.c;
+  const bool unit_stride = p.geometry.stride_h == 1 && p.geometry.stride_w == 1;
+  x86::GemmS8 g{};
+  g.depth = length;
+  g.cols = out_per_group;
+  g.offset = p.bias_includes_input_offset ? 0 : p.quant.input_offset;
+  g.per_channel = true;
+  g.output_offset = p.quant.output_offset;
+  g.activation_min = p.quant.activation_min;
+  g.activation_max = p.quant.activation_max;
+  g.out_stride = out_c;
+  for (int32_t n = 0; n < p.input.n; ++n) {
+    const int8_t* image = input + int64_t{n} * p.input.h * p.input.w * in_c;
+    int8_t* out_image = output + int64_t{n} * p.output.h * p.output.w * out_c;
+    for (int32_t group = 0; group < groups; ++group) {
+      const int32_t first_oc = group * out_per_group;
+      g.w = filter + int64_t{first_oc} * length;
+      g.bias = bias ? bias + first_oc : nullptr;
+      g.multipliers = p.quant.multipliers + first_oc;
+      g.shifts = p.quant.shifts + first_oc;
+      // Unit strides: every pixel's row follows the last one; otherwise one output row at a time.
+      const int32_t passes = unit_stride ? 1 : p.output.h;
+      for (int32_t oy = 0; oy < passes; ++oy) {
+        g.a = image + int64_t{oy} * p.geometry.stride_h * p.input.w * in_c + int64_t{group} * length;
+        g.a_stride = int64_t{p.geometry.stride_w} * in_c;
+        g.rows = unit_stride ? p.output.h * p.output.w : p.output.w;
+        g.out = out_image + int64_t{oy} * p.output.w * out_c + first_oc;
+        x86::gemm_s8(g);
+      }
+    }
+  }
+  return true;
+}
+#endif
 #endif
 
 }  // namespace
@@ -166,6 +215,9 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   dsp::quantized_conv2d(p, input, filter, bias, output, scratch);
 #else
   if (is_pointwise(p)) {
+#if defined(CORTEXM_HOST_X86)
+    if (pointwise_on_host_simd(p, input, filter, bias, output)) return;
+#endif
     pointwise_in_place(p, input, filter, bias, output);
     return;
   }

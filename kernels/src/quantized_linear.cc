@@ -3,6 +3,10 @@
 #include "cortexm/kernels/requantize.h"
 #include "linear_checks.h"
 #include "variants.h"
+#if defined(CORTEXM_HOST_X86)
+#include "cortexm/kernels/host_variant.h"
+#include "x86/gemm_s8.h"
+#endif
 
 namespace cortexm {
 
@@ -138,6 +142,28 @@ void quantized_linear(const LinearParams& params, const int8_t* input, const int
   dsp::quantized_linear(p, input, weights, bias, output, scratch);
 #else
   static_cast<void>(scratch);
+#if defined(CORTEXM_HOST_X86)
+  if (p.filter_offset == 0 && host_variant() != HostVariant::kScalar) {
+    x86::GemmS8 g{};
+    g.a = input;
+    g.a_stride = p.input_features;
+    g.rows = p.batches;
+    g.w = weights;
+    g.depth = p.input_features;
+    g.cols = p.output_features;
+    g.offset = p.input_offset;
+    g.bias = bias;
+    g.multipliers = p.multipliers;
+    g.shifts = p.shifts;
+    g.per_channel = p.num_multipliers > 1;
+    g.output_offset = p.output_offset;
+    g.activation_min = p.activation_min;
+    g.activation_max = p.activation_max;
+    g.out = output;
+    g.out_stride = p.output_features;
+    if (x86::gemm_s8(g)) return;
+  }
+#endif
   linear_scalar(p, input, weights, bias, output);
 #endif
 }

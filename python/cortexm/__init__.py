@@ -1,7 +1,12 @@
 """cortexm: lower quantized PyTorch graphs onto int8 Cortex-M kernels with CMSIS-NN arithmetic."""
 
+import os as _os
+
 from ._core import (
     CortexMTargetConfig,
+    available_host_kernels,
+    host_kernels,
+    set_host_kernels,
     cpu_names,
     pass_names,
     Graph,
@@ -20,7 +25,10 @@ from .quantizer import CortexMQuantizer, quantization_report, quantize
 
 __all__ = [
     "CortexMTargetConfig",
+    "available_host_kernels",
     "cpu_names",
+    "host_kernels",
+    "set_host_kernels",
     "pass_names",
     "CortexMPassManager",
     "CortexMQuantizer",
@@ -40,6 +48,11 @@ __all__ = [
     "plan_memory",
 ]
 __version__ = "0.1.0"
+
+# CORTEXM_HOST_KERNELS=scalar|avx2|avx512vnni forces the host kernels' x86 variant (default: the
+# richest this CPU runs); every variant gives the same bytes.
+if _os.environ.get("CORTEXM_HOST_KERNELS"):
+    set_host_kernels(_os.environ["CORTEXM_HOST_KERNELS"])
 
 
 def __getattr__(name):

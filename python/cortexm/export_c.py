@@ -101,7 +101,9 @@ def _header(program, name: str) -> str:
         f"// The cortexm program {name!r} ({program.target}, {program.num_ops} ops) as C data, written by",
         "// cortexm's Program.export_c. Load it with",
         f"//   cortexm::runtime::Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program)",
-        f"// and run it on an arena of {prefix}_ARENA_SIZE bytes, 16-byte aligned (main.cc shows how).",
+        f"// and run it on an arena of {prefix}_ARENA_SIZE bytes, 16-byte aligned (main.cc shows how);",
+        f"// {prefix}_SCALAR_ARENA_SIZE with the portable scalar kernels (a host build, a core without",
+        "// DSP or MVE), whose scratch may be larger than the target's.",
         "// Inputs and outputs have their logical (PyTorch) shapes; *_BYTES counts contiguous bytes.",
         f"#ifndef {guard}",
         f"#define {guard}",
@@ -110,6 +112,7 @@ def _header(program, name: str) -> str:
         "",
         f"#define {prefix}_PROGRAM_SIZE {len(program.data)}u",
         f"#define {prefix}_ARENA_SIZE {program.arena_size}u",
+        f"#define {prefix}_SCALAR_ARENA_SIZE {program.scalar_arena_size}u",
         f"#define {prefix}_ALIGNMENT 16u  // of the program bytes and the arena",
         f"#define {prefix}_NUM_OPS {program.num_ops}",
         f"#define {prefix}_NUM_INPUTS {len(program.inputs)}",
@@ -171,6 +174,7 @@ def _main(program, name: str) -> str:
 #include <cstring>
 
 #include "{name}_program.h"
+#include "cortexm/kernels/kernel_isa.h"
 #include "program/program_generated.h"
 #include "runtime/program.h"
 
@@ -180,8 +184,10 @@ using cortexm::runtime::Program;
 using cortexm::runtime::Status;
 using cortexm::runtime::TensorView;
 
-// The program's working memory (activations and scratch), 16-byte aligned.
-alignas(16) uint8_t arena[{prefix}_ARENA_SIZE > 0 ? {prefix}_ARENA_SIZE : 1];
+// The program's working memory (activations and scratch), 16-byte aligned; the scalar kernels' own
+// size when this build runs them (Program::required_arena_size says what this build needs).
+constexpr size_t kArenaBytes = CORTEXM_BUILT_ISA == 0 ? {prefix}_SCALAR_ARENA_SIZE : {prefix}_ARENA_SIZE;
+alignas(16) uint8_t arena[kArenaBytes > 0 ? kArenaBytes : 1];
 // The outputs, copied out of the arena one after the other as contiguous bytes.
 alignas(16) uint8_t outputs[{prefix}_OUTPUT_BYTES > 0 ? {prefix}_OUTPUT_BYTES : 1];
 

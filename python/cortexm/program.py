@@ -171,7 +171,14 @@ class Program:
 
     @property
     def arena_size(self) -> int:
+        """Arena bytes on the core the program was written for (its target's kernels)."""
         return self._loaded.arena_size
+
+    @property
+    def scalar_arena_size(self) -> int:
+        """Arena bytes with the portable scalar kernels (the host runtime, a core without DSP or
+        MVE): arena_size plus the scratch they need beyond the target's plan, if any."""
+        return self._loaded.required_arena_size
 
     @property
     def constant_size(self) -> int:

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "cortexm/kernels/host_variant.h"
 #include "cortexm/kernels/requantize.h"
 #include "graph/errors.h"
 #include "graph/serialize.h"
@@ -54,6 +55,36 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("scale"),
       "real scale -> (multiplier, shift), scale ~= multiplier * 2**(shift - 31) (TFLite rules).");
+
+  m.def(
+      "host_kernels", [] { return cortexm::host_variant_name(cortexm::host_variant()); },
+      "The host kernels' x86 variant in use: 'scalar', 'avx2' or 'avx512vnni'.");
+  m.def(
+      "available_host_kernels",
+      [] {
+        py::list names;
+        for (int v = 0; v <= static_cast<int>(cortexm::best_host_variant()); ++v)
+          names.append(cortexm::host_variant_name(static_cast<cortexm::HostVariant>(v)));
+        return names;
+      },
+      "The host kernel variants this CPU can run, scalar first.");
+  m.def(
+      "set_host_kernels",
+      [](const std::string& name) {
+        for (int v = 0; v <= 2; ++v) {
+          const auto variant = static_cast<cortexm::HostVariant>(v);
+          if (name != cortexm::host_variant_name(variant)) continue;
+          if (!cortexm::set_host_variant(variant))
+            throw py::value_error("set_host_kernels: variant = '" + name + "': this CPU runs at most '" +
+                                  cortexm::host_variant_name(cortexm::best_host_variant()) + "'");
+          return;
+        }
+        throw py::value_error("set_host_kernels: variant = '" + name +
+                              "': must be 'scalar', 'avx2' or 'avx512vnni'");
+      },
+      py::arg("variant"),
+      "Makes the host kernels run `variant` (every variant gives the same bytes); ValueError for one "
+      "this CPU cannot run.");
 
   py::module_ ops = m.def_submodule("ops", "cortex_m int8 operators on numpy arrays");
 #define CORTEXM_KERNEL(name) cortexm::bindings::bind_##name(ops);

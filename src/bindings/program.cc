@@ -266,7 +266,7 @@ class LoadedProgram {
       };
     }
     const runtime::Status status =
-        runtime::execute(program_, arena, program_.arena_size(), profile ? &profiler : nullptr, stats);
+        runtime::execute(program_, arena, program_.required_arena_size(), profile ? &profiler : nullptr, stats);
     if (!status.ok()) return program::status_message(status, buffer_.get(), size_, origin_);
     outputs->clear();
     for (int32_t i = 0; i < program_.num_outputs(); ++i) {
@@ -287,14 +287,15 @@ class LoadedProgram {
     return out;
   }
 
-  // Arenas are pooled: each concurrent run takes one and gives it back.
+  // Arenas are pooled: each concurrent run takes one and gives it back. Each holds the program's
+  // arena and the scratch the host's kernels need beyond the program's plan.
   AlignedBytes new_arena() const {
+    const size_t bytes = program_.required_arena_size();
     try {
-      return AlignedBytes(static_cast<uint8_t*>(
-          ::operator new(program_.arena_size() ? program_.arena_size() : 1, std::align_val_t(runtime::kAlignment))));
+      return AlignedBytes(static_cast<uint8_t*>(::operator new(bytes ? bytes : 1, std::align_val_t(runtime::kAlignment))));
     } catch (const std::bad_alloc&) {
       throw GraphError(origin_ + ": program: arena_size = " + std::to_string(program_.arena_size()) +
-                       ": cannot be allocated on the host");
+                       " (" + std::to_string(bytes) + " bytes with the host kernels' scratch): cannot be allocated on the host");
     }
   }
   AlignedBytes take_arena() {
@@ -376,6 +377,8 @@ void bind_program(py::module_& m) {
   py::class_<LoadedProgram>(m, "LoadedProgram", "A verified program on the host runtime.")
       .def(py::init<const py::bytes&, const std::string&>(), py::arg("data"), py::arg("origin") = "program")
       .def_property_readonly("arena_size", [](const LoadedProgram& p) { return p.program().arena_size(); })
+      .def_property_readonly("required_arena_size",
+                             [](const LoadedProgram& p) { return p.program().required_arena_size(); })
       .def_property_readonly("constant_size", [](const LoadedProgram& p) { return p.program().constant_size(); })
       .def_property_readonly("num_ops", [](const LoadedProgram& p) { return p.program().num_ops(); })
       .def_property_readonly("float_ops", [](const LoadedProgram& p) { return p.program().float_ops(); })

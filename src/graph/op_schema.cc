@@ -51,9 +51,7 @@ bool OpSchema::has_attr(const std::string& attr) const {
 }
 
 size_t OpSchema::planned_scratch(const NodeContext& node, Isa isa) const {
-  if (!scratch) return 0;
-  const size_t on_isa = scratch(node, isa), on_host = scratch(node, Isa::kScalar);
-  return on_isa > on_host ? on_isa : on_host;
+  return scratch ? scratch(node, isa) : 0;
 }
 
 bool OpSchema::has_activation_range() const {

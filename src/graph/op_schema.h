@@ -133,8 +133,9 @@ struct OpSchema {
   EncodeFn encode = nullptr;
   ScratchFn scratch = nullptr;
 
-  // The scratch a program planned for `isa` reserves for the node: its kernel's need on `isa`, and
-  // at least the scalar kernel's, which the host runtime runs on programs for any isa.
+  // The scratch a program planned for `isa` reserves for the node: its kernel's need on `isa`. (A
+  // runtime whose kernel needs more, like the host's scalar kernels, adds a region after the arena:
+  // runtime::Program::required_arena_size.)
   size_t planned_scratch(const NodeContext& node, Isa isa) const;
 
   // Has activation_min / activation_max attributes (a following clamp can fold into them).

@@ -6,14 +6,16 @@ namespace cortexm::runtime {
 
 Status execute(const Program& program, uint8_t* arena, size_t arena_bytes, const Profiler* profiler,
                RunStats* stats) {
-  if (program.arena_size() > 0 && !arena)
+  if (program.required_arena_size() > 0 && !arena)
     return program_error("arena", -1, "arena", 0, "must not be null", -1, StatusCode::kInvalidArgument);
   if (reinterpret_cast<uintptr_t>(arena) % kAlignment != 0)
     return program_error("arena", -1, "arena", static_cast<int64_t>(reinterpret_cast<uintptr_t>(arena) % kAlignment),
                          "must be 16-byte aligned", -1, StatusCode::kInvalidArgument);
-  if (arena_bytes < program.arena_size())
+  if (arena_bytes < program.required_arena_size())
     return program_error("arena", -1, "arena_bytes", static_cast<int64_t>(arena_bytes),
-                         "must be at least the program's arena_size", -1, StatusCode::kInvalidArgument);
+                         "must be at least the program's required_arena_size (its arena_size, plus the scratch "
+                         "this runtime's kernels need beyond the program's plan)",
+                         -1, StatusCode::kInvalidArgument);
   RunStats local;
   const auto* ops = program.fb().ops();
   for (int32_t i = 0; i < program.num_ops(); ++i) {

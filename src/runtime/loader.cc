@@ -146,7 +146,8 @@ int64_t depthwise_in_place_lag(const OpContext& ctx) {
   return quantized_depthwise_conv2d_in_place_lag(p);
 }
 
-Status check_op(const Program& program, int32_t index) {
+// extra_scratch: the largest scratch an op needs beyond its planned one, so far.
+Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   const fb::Program& p = program.fb();
   const fb::Op* op = p.ops()->Get(index);
   auto fail = [&](const char* field, int64_t value, const char* requirement, int64_t element = -1) {
@@ -201,7 +202,7 @@ Status check_op(const Program& program, int32_t index) {
       if (below) below_input = static_cast<int64_t>(src.begin - out.begin);
     }
   }
-  const OpContext ctx{program, *op, index, nullptr};
+  const OpContext ctx{program, *op, index, nullptr, extra_scratch};
   CORTEXM_RETURN_IF_STATUS(impl->prepare(ctx));
   if (below_input >= 0 && below_input < depthwise_in_place_lag(ctx))
     return fail("outputs", op->outputs()->Get(0),
@@ -299,9 +300,13 @@ Status Program::load(const void* data, size_t size, Program* program) {
   CORTEXM_RETURN_IF_STATUS(check_io(out, p->inputs(), "inputs"));
   CORTEXM_RETURN_IF_STATUS(check_io(out, p->outputs(), "outputs"));
   for (int32_t i = 0; i < out.num_ops_; ++i) {
-    CORTEXM_RETURN_IF_STATUS(check_op(out, i));
+    CORTEXM_RETURN_IF_STATUS(check_op(out, i, &out.extra_scratch_));
     if (find_op(p->ops()->Get(i)->kernel())->float_fallback) ++out.float_ops_;
   }
+  if (uint64_t{out.extra_scratch_offset()} + out.extra_scratch_ > kMaxBytes ||
+      out.extra_scratch_offset() + out.extra_scratch_ < out.arena_size_)
+    return program_error("program", -1, "arena_size", static_cast<int64_t>(out.arena_size_),
+                         "is too large for the scratch this runtime's kernels add after it");
   CORTEXM_RETURN_IF_STATUS(check_bundled(out));
   *program = out;
   return kStatusOk;

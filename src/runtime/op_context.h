@@ -12,13 +12,20 @@ struct OpContext {
   const fb::Op& op;
   int32_t index;   // op index, for errors
   uint8_t* arena;  // nullptr while preparing
+  // While preparing: the largest scratch an op needs beyond its planned one (require_scratch).
+  size_t* extra_scratch = nullptr;
 
   int32_t num_inputs() const { return static_cast<int32_t>(op.inputs()->size()); }
   int32_t num_outputs() const { return static_cast<int32_t>(op.outputs()->size()); }
   bool has_input(int32_t i) const { return i < num_inputs() && op.inputs()->Get(i) >= 0; }
   TensorView input(int32_t i) const { return program.tensor(op.inputs()->Get(i), arena); }
   TensorView output(int32_t i = 0) const { return program.tensor(op.outputs()->Get(i), arena); }
-  uint8_t* scratch() const { return arena ? arena + op.scratch_offset() : nullptr; }
+  // The op's scratch of `bytes` (what require_scratch was given): its planned region, or the one
+  // after the program's arena when the plan is smaller (Program::required_arena_size).
+  uint8_t* scratch(size_t bytes) const {
+    if (!arena) return nullptr;
+    return arena + (op.scratch_size() >= bytes ? op.scratch_offset() : program.extra_scratch_offset());
+  }
 
   Status fail(const char* field, int64_t value, const char* requirement,
               int64_t element = -1) const {

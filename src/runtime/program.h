@@ -1,6 +1,7 @@
 // The program runtime: a verified, read-only view of a program file and its executor.
 // Freestanding: no heap, no exceptions; the caller owns the program bytes (16-byte aligned, kept
-// alive: constants are used in place) and the arena (16-byte aligned, program.arena_size() bytes).
+// alive: constants are used in place) and the arena (16-byte aligned, program.required_arena_size()
+// bytes).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +35,11 @@ class Program {
 
   const fb::Program& fb() const { return *program_; }
   size_t arena_size() const { return arena_size_; }
+  // The bytes an arena must hold on this runtime: arena_size(), then, when this runtime's kernels
+  // need more scratch for an op than the program planned for its isa (the host's scalar kernels
+  // running a program for the M4 or M55), a region after it that such ops use instead.
+  size_t required_arena_size() const { return extra_scratch_ ? extra_scratch_offset() + extra_scratch_ : arena_size_; }
+  size_t extra_scratch_offset() const { return (arena_size_ + kAlignment - 1) / kAlignment * kAlignment; }
   size_t constant_size() const { return constant_size_; }
   Isa isa() const { return isa_; }
   int32_t num_tensors() const { return num_tensors_; }
@@ -52,6 +58,7 @@ class Program {
  private:
   const fb::Program* program_ = nullptr;
   size_t arena_size_ = 0;
+  size_t extra_scratch_ = 0;  // the largest scratch an op needs beyond its planned one
   size_t constant_size_ = 0;
   const uint8_t* constant_data_ = nullptr;
   Isa isa_ = Isa::kScalar;
@@ -75,7 +82,8 @@ struct RunStats {
 };
 
 // Runs every op in order. Inputs must already be in the arena (Program::tensor of input_tensor(i));
-// outputs are read from it afterwards. Fails only on a wrong arena (null, misaligned, too small).
+// outputs are read from it afterwards. Fails only on a wrong arena (null, misaligned, smaller than
+// program.required_arena_size()).
 Status execute(const Program& program, uint8_t* arena, size_t arena_bytes,
                const Profiler* profiler = nullptr, RunStats* stats = nullptr);
 

@@ -67,33 +67,21 @@ Status require_bias(const OpContext& ctx, int32_t input, int64_t count) {
 }
 
 namespace {
-
-// Why an op's scratch is short: [program isa][this runtime's kernel isa].
-constexpr const char* kShortScratch[3][3] = {
-    {"is smaller than this runtime's SCALAR kernel needs",
-     "is smaller than this runtime's DSP kernel needs: the program was planned for SCALAR; write it "
-     "for this core's target",
-     "is smaller than this runtime's MVE kernel needs: the program was planned for SCALAR; write it "
-     "for this core's target"},
-    {"is smaller than this runtime's SCALAR kernel needs: the program was planned for DSP",
-     "is smaller than this runtime's DSP kernel needs",
-     "is smaller than this runtime's MVE kernel needs: the program was planned for DSP; write it for "
-     "this core's target"},
-    {"is smaller than this runtime's SCALAR kernel needs: the program was planned for MVE",
-     "is smaller than this runtime's DSP kernel needs: the program was planned for MVE; write it for "
-     "this core's target",
-     "is smaller than this runtime's MVE kernel needs"},
-};
-
+constexpr size_t kMaxExtraScratch = size_t{1} << 28;
 }  // namespace
 
+// A planned region at least `bytes` long is used in place (4-byte aligned); a shorter one (the
+// program was planned for another isa's kernel) makes the op use the region after the arena.
 Status require_scratch(const OpContext& ctx, size_t bytes) {
-  if (ctx.op.scratch_size() < bytes)
+  if (ctx.op.scratch_size() >= bytes) {
+    if (bytes && ctx.op.scratch_offset() % 4 != 0)
+      return ctx.fail("scratch_offset", static_cast<int64_t>(ctx.op.scratch_offset()), "must be 4-byte aligned");
+    return kStatusOk;
+  }
+  if (bytes > kMaxExtraScratch)
     return ctx.fail("scratch_size", static_cast<int64_t>(ctx.op.scratch_size()),
-                    kShortScratch[static_cast<int>(ctx.program.isa())][static_cast<int>(kKernelIsa)]);
-  if (bytes && ctx.op.scratch_offset() % 4 != 0)
-    return ctx.fail("scratch_offset", static_cast<int64_t>(ctx.op.scratch_offset()),
-                    "must be 4-byte aligned");
+                    "is smaller than this runtime's kernel needs, by more than it can add after the arena");
+  if (ctx.extra_scratch && *ctx.extra_scratch < bytes) *ctx.extra_scratch = bytes;
   return kStatusOk;
 }
 

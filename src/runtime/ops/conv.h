@@ -77,7 +77,8 @@ Status prepare_conv(const OpContext& ctx) {
 }
 
 template <class P, void (*Run)(const P&, const ConvElement<P>*, const int8_t*, const ConvBias<P>*,
-                               ConvElement<P>*, void*)>
+                               ConvElement<P>*, void*),
+          size_t (*ScratchSize)(const P&, Isa)>
 void run_conv(const OpContext& ctx) {
   using T = ConvElement<P>;
   P p;
@@ -85,7 +86,7 @@ void run_conv(const OpContext& ctx) {
   Run(p, reinterpret_cast<const T*>(ctx.input(0).data),
       reinterpret_cast<const int8_t*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const ConvBias<P>*>(ctx.input(2).data) : nullptr,
-      reinterpret_cast<T*>(ctx.output().data), ctx.scratch());
+      reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
 }
 
 }  // namespace cortexm::runtime

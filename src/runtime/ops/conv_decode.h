@@ -23,6 +23,7 @@ Status require_requantize(const OpContext& ctx, const flatbuffers::Vector<int32_
                           const flatbuffers::Vector<int32_t>* shifts, int64_t count);
 // Weights and bias: int8 constant-or-arena tensor of `shape`, int32 bias [count] when present.
 Status require_bias(const OpContext& ctx, int32_t input, int64_t count);
+// The op's kernel on this runtime takes `bytes` of scratch (OpContext::scratch).
 Status require_scratch(const OpContext& ctx, size_t bytes);
 
 }  // namespace cortexm::runtime

@@ -12,8 +12,10 @@ Status prepare_quantized_avg_pool2d(const OpContext& ctx) {
 }
 
 void run_quantized_avg_pool2d(const OpContext& ctx) {
-  quantized_avg_pool2d(decode_pool(ctx), reinterpret_cast<const int8_t*>(ctx.input(0).data),
-                       reinterpret_cast<int8_t*>(ctx.output().data), ctx.scratch());
+  const Pool2dParams p = decode_pool(ctx);
+  quantized_avg_pool2d(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
+                       reinterpret_cast<int8_t*>(ctx.output().data),
+                       ctx.scratch(quantized_avg_pool2d_scratch_size(p, kKernelIsa)));
 }
 
 }  // namespace cortexm::runtime

@@ -49,9 +49,11 @@ Status prepare_quantized_batch_matmul(const OpContext& ctx) {
 }
 
 void run_quantized_batch_matmul(const OpContext& ctx) {
-  quantized_batch_matmul(decode(ctx), reinterpret_cast<const int8_t*>(ctx.input(0).data),
+  const BatchMatmulParams p = decode(ctx);
+  quantized_batch_matmul(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
                          reinterpret_cast<const int8_t*>(ctx.input(1).data),
-                         reinterpret_cast<int8_t*>(ctx.output().data), ctx.scratch());
+                         reinterpret_cast<int8_t*>(ctx.output().data),
+                         ctx.scratch(quantized_batch_matmul_scratch_size(p, kKernelIsa)));
 }
 
 }  // namespace cortexm::runtime

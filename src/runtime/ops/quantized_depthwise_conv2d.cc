@@ -10,6 +10,6 @@ Status prepare_quantized_depthwise_conv2d(const OpContext& ctx) {
   return prepare_conv<DepthwiseConv2dParams, quantized_depthwise_conv2d_prepare, quantized_depthwise_conv2d_scratch_size>(ctx);
 }
 
-void run_quantized_depthwise_conv2d(const OpContext& ctx) { run_conv<DepthwiseConv2dParams, quantized_depthwise_conv2d>(ctx); }
+void run_quantized_depthwise_conv2d(const OpContext& ctx) { run_conv<DepthwiseConv2dParams, quantized_depthwise_conv2d, quantized_depthwise_conv2d_scratch_size>(ctx); }
 
 }  // namespace cortexm::runtime

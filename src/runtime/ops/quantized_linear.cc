@@ -71,13 +71,14 @@ Status prepare_linear(const OpContext& ctx) {
   return require_scratch(ctx, ScratchSize(p, kKernelIsa));
 }
 
-template <class P, class T, class Bias, void (*Run)(const P&, const T*, const int8_t*, const Bias*, T*, void*)>
+template <class P, class T, class Bias, void (*Run)(const P&, const T*, const int8_t*, const Bias*, T*, void*),
+          size_t (*ScratchSize)(const P&, Isa)>
 void run_linear(const OpContext& ctx) {
   P p;
   decode(ctx, &p);
   Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const int8_t*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const Bias*>(ctx.input(2).data) : nullptr,
-      reinterpret_cast<T*>(ctx.output().data), ctx.scratch());
+      reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
 }
 
 }  // namespace
@@ -87,7 +88,7 @@ Status prepare_quantized_linear(const OpContext& ctx) {
 }
 
 void run_quantized_linear(const OpContext& ctx) {
-  run_linear<LinearParams, int8_t, int32_t, quantized_linear>(ctx);
+  run_linear<LinearParams, int8_t, int32_t, quantized_linear, quantized_linear_scratch_size>(ctx);
 }
 
 Status prepare_quantized_linear_s16(const OpContext& ctx) {
@@ -96,7 +97,7 @@ Status prepare_quantized_linear_s16(const OpContext& ctx) {
 }
 
 void run_quantized_linear_s16(const OpContext& ctx) {
-  run_linear<LinearS16Params, int16_t, int64_t, quantized_linear_s16>(ctx);
+  run_linear<LinearS16Params, int16_t, int64_t, quantized_linear_s16, quantized_linear_s16_scratch_size>(ctx);
 }
 
 }  // namespace cortexm::runtime

@@ -81,7 +81,7 @@ void run_quantized_mean(const OpContext& ctx) {
   MeanParams p;
   decode(ctx, &p);
   quantized_mean(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
-                 reinterpret_cast<int8_t*>(ctx.output().data), ctx.scratch());
+                 reinterpret_cast<int8_t*>(ctx.output().data), ctx.scratch(quantized_mean_scratch_size(p, kKernelIsa)));
 }
 
 }  // namespace cortexm::runtime

@@ -10,6 +10,6 @@ Status prepare_quantized_transpose_conv2d(const OpContext& ctx) {
   return prepare_conv<TransposeConv2dParams, quantized_transpose_conv2d_prepare, quantized_transpose_conv2d_scratch_size>(ctx);
 }
 
-void run_quantized_transpose_conv2d(const OpContext& ctx) { run_conv<TransposeConv2dParams, quantized_transpose_conv2d>(ctx); }
+void run_quantized_transpose_conv2d(const OpContext& ctx) { run_conv<TransposeConv2dParams, quantized_transpose_conv2d, quantized_transpose_conv2d_scratch_size>(ctx); }
 
 }  // namespace cortexm::runtime

@@ -1,5 +1,5 @@
 // The *_scratch_size(params, isa) contract over many awkward shapes: each isa's size is what its
-// variant uses (a program reserves at least the scalar size too: OpSchema::planned_scratch). That
+// variant uses (a program reserves its isa's size: OpSchema::planned_scratch). That
 // each variant runs with exactly its own size is checked with guard bytes by tests/target
 // (kernel_variants_scalar, kernel_variants_dsp_emulated here; MVE and DSP on QEMU).
 #include <gtest/gtest.h>

@@ -95,7 +95,7 @@ struct Loaded {
 
 std::vector<Tensor> run_program(const runtime::Program& program, const std::vector<Tensor>& inputs,
                                 runtime::RunStats* stats = nullptr) {
-  std::unique_ptr<uint8_t[]> raw(new uint8_t[program.arena_size() + 16]);
+  std::unique_ptr<uint8_t[]> raw(new uint8_t[program.required_arena_size() + 16]);
   uint8_t* arena = raw.get() + (16 - reinterpret_cast<uintptr_t>(raw.get()) % 16) % 16;
   for (int32_t i = 0; i < program.num_inputs(); ++i) {
     Tensor in = inputs[static_cast<size_t>(i)];
@@ -104,7 +104,7 @@ std::vector<Tensor> run_program(const runtime::Program& program, const std::vect
     runtime::strides_for(src.shape, src.rank, nullptr, src.strides);
     runtime::copy_logical(src, program.tensor(program.input_tensor(i), arena));
   }
-  EXPECT_TRUE(runtime::execute(program, arena, program.arena_size(), nullptr, stats).ok());
+  EXPECT_TRUE(runtime::execute(program, arena, program.required_arena_size(), nullptr, stats).ok());
   std::vector<Tensor> outs;
   for (int32_t i = 0; i < program.num_outputs(); ++i) {
     const runtime::TensorView src = program.tensor(program.output_tensor(i), arena);
@@ -252,15 +252,41 @@ TEST(Program, ProfilerHookSeesEveryOpInOrder) {
     static_cast<Log*>(context)->events.emplace_back(op, after);
   };
   std::unique_ptr<uint8_t, void (*)(uint8_t*)> arena(
-      static_cast<uint8_t*>(::operator new(loaded.program.arena_size(), std::align_val_t(16))),
+      static_cast<uint8_t*>(::operator new(loaded.program.required_arena_size(), std::align_val_t(16))),
       [](uint8_t* p) { ::operator delete(p, std::align_val_t(16)); });
-  std::memset(arena.get(), 0, loaded.program.arena_size());
-  ASSERT_TRUE(runtime::execute(loaded.program, arena.get(), loaded.program.arena_size(), &profiler).ok());
+  std::memset(arena.get(), 0, loaded.program.required_arena_size());
+  ASSERT_TRUE(runtime::execute(loaded.program, arena.get(), loaded.program.required_arena_size(), &profiler).ok());
   ASSERT_EQ(log.events.size(), 2u * static_cast<size_t>(loaded.program.num_ops()));
   for (size_t i = 0; i < log.events.size(); ++i) {
     EXPECT_EQ(log.events[i].first, static_cast<int32_t>(i / 2));
     EXPECT_EQ(log.events[i].second, i % 2 == 1);
   }
+}
+
+// The host runs scalar kernels: a conv planned for MVE (4 int8 columns of 27 taps) takes the scalar
+// kernel's 4 int16 columns from a region after the arena, which the caller's arena must then hold.
+TEST(Program, ScratchBeyondThePlanComesAfterTheArena) {
+  testing::RandomData rng(8);
+  const Graph g = conv_linear_graph(rng);
+  Loaded mve(program::write_program(g, program::sequential_layout(g, Isa::kMve), {}));
+  Loaded scalar(program::write_program(g, program::sequential_layout(g, Isa::kScalar), {}));
+  ASSERT_TRUE(mve.status.ok());
+  ASSERT_TRUE(scalar.status.ok());
+  EXPECT_EQ(scalar.program.required_arena_size(), scalar.program.arena_size());
+  EXPECT_EQ(mve.program.extra_scratch_offset() % 16, 0u);
+  EXPECT_GE(mve.program.extra_scratch_offset(), mve.program.arena_size());
+  EXPECT_EQ(mve.program.required_arena_size(), mve.program.extra_scratch_offset() + 4 * 27 * sizeof(int16_t));
+  std::unique_ptr<uint8_t, void (*)(uint8_t*)> arena(
+      static_cast<uint8_t*>(::operator new(mve.program.required_arena_size(), std::align_val_t(16))),
+      [](uint8_t* p) { ::operator delete(p, std::align_val_t(16)); });
+  std::memset(arena.get(), 0, mve.program.required_arena_size());
+  EXPECT_EQ(runtime::execute(mve.program, arena.get(), mve.program.arena_size()).code, StatusCode::kInvalidArgument);
+  EXPECT_TRUE(runtime::execute(mve.program, arena.get(), mve.program.required_arena_size()).ok());
+  const std::vector<Tensor> inputs = {random_tensor(g.value(g.inputs()[0]).info, rng)};
+  const std::vector<Tensor> want = run_program(scalar.program, inputs), got = run_program(mve.program, inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k)
+    EXPECT_EQ(std::memcmp(got[k].raw(), want[k].raw(), got[k].nbytes()), 0) << "output " << k;
 }
 
 TEST(Program, ExecuteChecksTheArena) {
@@ -308,8 +334,9 @@ TEST(Program, WriterRefusesUnsupportedOpsNamingTheNode) {
 TEST(Program, WriterRefusesTooLittleScratch) {
   testing::RandomData rng(8);
   const Graph g = conv_linear_graph(rng);
-  program::ArenaLayout layout = program::sequential_layout(g, Isa::kScalar);
+  program::ArenaLayout layout = program::sequential_layout(g, Isa::kMve);  // the options' target, an M55
   ASSERT_FALSE(layout.scratch.empty());
+  EXPECT_NO_THROW(program::write_program(g, layout, {}));
   layout.scratch.begin()->second.second -= 1;
   EXPECT_THROW(program::write_program(g, layout, {}), GraphError);
 }

@@ -29,8 +29,8 @@ Error quantized_conv2d_prepare(const Conv2dParams& params);
 // aligned. Scalar: the im2col columns of 4 output pixels, 4 * KH * KW * (C_in / groups) int16
 // values; DSP: those of 2 pixels. MVE: int8 columns of 4 pixels. None on any isa for a 1x1 window
 // without padding (the DSP variant keeps its columns in the part of `output` not yet written, so
-// output must not overlap input). (A program reserves at least the scalar size too:
-// OpSchema::planned_scratch.)
+// output must not overlap input). (A program reserves its isa's size; a runtime whose kernel needs
+// more adds a region after the arena: runtime::Program::required_arena_size.)
 size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
 
 // The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE. bias may be null (treated as zeros). Accumulates in 32

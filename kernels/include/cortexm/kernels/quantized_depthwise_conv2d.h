@@ -21,8 +21,8 @@ Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& params);
 
 // Bytes of scratch the kernel for `isa` needs, 4-byte aligned. Scalar: one int32 accumulator per
 // output channel (C_in * depth_multiplier). DSP and MVE: none (their variants keep the
-// accumulators in registers). (A program reserves at least the scalar size too:
-// OpSchema::planned_scratch.)
+// accumulators in registers). (A program reserves its isa's size; a runtime
+// whose kernel needs more adds a region after the arena: runtime::Program::required_arena_size.)
 size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& params, Isa isa);
 
 // In place: how many bytes below its input the output must start for the kernel (every variant)

@@ -1,0 +1,93 @@
+"""The host kernels' x86 variants (cortexm.set_host_kernels / CORTEXM_HOST_KERNELS): each one the CPU
+has gives the scalar kernels' bytes on whole zoo programs and on awkward single layers; a variant
+the CPU lacks, or an unknown name, is refused by name."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cortexm
+from cortexm import ops
+
+import zoo
+
+VARIANTS = cortexm.available_host_kernels()
+ALL = ["scalar", "avx2", "avx512vnni"]
+
+
+@pytest.fixture(autouse=True)
+def restore_variant():
+    before = cortexm.host_kernels()
+    yield
+    cortexm.set_host_kernels(before)
+
+
+def test_the_default_is_the_richest_variant_and_scalar_is_always_there():
+    assert VARIANTS[0] == "scalar"
+    assert VARIANTS == ALL[:len(VARIANTS)]
+    assert cortexm.host_kernels() == (os.environ.get("CORTEXM_HOST_KERNELS") or VARIANTS[-1])
+
+
+def test_bad_names_and_missing_variants_are_refused():
+    with pytest.raises(ValueError, match=r"variant = 'avx3': must be 'scalar', 'avx2' or 'avx512vnni'"):
+        cortexm.set_host_kernels("avx3")
+    for missing in ALL[len(VARIANTS):]:
+        with pytest.raises(ValueError, match=f"variant = '{missing}': this CPU runs at most"):
+            cortexm.set_host_kernels(missing)
+
+
+def test_the_environment_variable_picks_the_variant():
+    env = dict(os.environ, CORTEXM_HOST_KERNELS="scalar")
+    code = "import cortexm; print(cortexm.host_kernels())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "scalar"
+
+
+def outputs_per_variant(program, cases):
+    """{variant: the bytes of every output of every case}."""
+    got = {}
+    for v in VARIANTS:
+        cortexm.set_host_kernels(v)
+        runs = [program.run(*c) for c in cases]
+        got[v] = [np.ascontiguousarray(o).tobytes() for r in runs for o in (r if isinstance(r, tuple) else (r,))]
+    return got
+
+
+@pytest.mark.parametrize("name", ["ds_cnn", "mobilenet_v2_96", "resnet8"])
+def test_zoo_programs_give_the_same_bytes_on_every_variant(name):
+    program = cortexm.to_program(zoo.lowered(name))
+    _, example, _ = cortexm.models.get(name)
+    rng = np.random.default_rng(5)
+    cases = [tuple(rng.standard_normal(x.shape).astype(np.float32) * 2 for x in example) for _ in range(2)]
+    got = outputs_per_variant(program, cases)
+    for v in VARIANTS[1:]:
+        assert got[v] == got["scalar"], v
+
+
+def random_conv(rng, c_in, c_out, h, w, groups):
+    x = rng.integers(-128, 128, (1, h, w, c_in), dtype=np.int8)
+    weight = rng.integers(-128, 128, (c_out, 1, 1, c_in // groups), dtype=np.int8)
+    bias = rng.integers(-(1 << 20), 1 << 20, c_out, dtype=np.int32)
+    mult = rng.integers(1 << 29, 1 << 31, c_out, dtype=np.int64).astype(np.int32)
+    shift = rng.integers(-12, 3, c_out).astype(np.int32)
+    return x, weight, bias, mult, shift
+
+
+@pytest.mark.parametrize("variant", VARIANTS[1:])
+@pytest.mark.parametrize("c_in,c_out,h,w,stride,groups", [
+    (16, 96, 7, 9, 1, 1), (33, 5, 5, 3, 2, 1), (96, 17, 4, 4, 1, 1), (64, 64, 1, 13, 1, 2),
+    (960, 31, 3, 3, 1, 1), (3, 8, 6, 6, 3, 1), (31, 4, 2, 9, 1, 1)])
+def test_pointwise_convs_match_the_scalar_kernel(variant, c_in, c_out, h, w, stride, groups):
+    rng = np.random.default_rng(c_in * 1000 + c_out)
+    x, weight, bias, mult, shift = random_conv(rng, c_in, c_out, h, w, groups)
+    args = dict(stride=(stride, stride), padding=(0, 0), dilation=(1, 1), input_offset=int(rng.integers(-127, 129)),
+                output_offset=int(rng.integers(-128, 128)), requantize_multipliers=mult, requantize_shifts=shift,
+                activation_min=-100, activation_max=120)
+    cortexm.set_host_kernels("scalar")
+    want = ops.quantized_conv2d(x, weight, bias, **args)
+    cortexm.set_host_kernels(variant)
+    got = ops.quantized_conv2d(x, weight, bias, **args)
+    np.testing.assert_array_equal(got, want)
