@@ -414,7 +414,7 @@ def depthwise_chain():
     cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
     rng = np.random.default_rng(5)
     quant = {"input_offset": 3, "output_offset": -2, "requantize_multipliers": [1 << 30] * 8,
-             "requantize_shifts": [-8] * 8, "scratch_bytes": 32}
+             "requantize_shifts": [-8] * 8}
     def depthwise(v, stride, padding, multiplier=1):
         w = g.add_constant(f"w{len(g.nodes)}", rng.integers(-127, 128, (1, 3, 3, 8)).astype(np.int8))
         return g.call("cortex_m.quantized_depthwise_conv2d.default", [v, w, None],
@@ -427,7 +427,7 @@ def depthwise_chain():
     return g, cl, widen, dw1, dw2
 
 
-def test_depthwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag():
+def test_depthwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag(tmp_path):
     g, cl, widen, dw1, dw2 = depthwise_chain()
     plan = cortexm.plan_memory(g)
     plan.verify()
@@ -439,17 +439,23 @@ def test_depthwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag():
     assert plan.lower_bound < plan.arena_size < plan.tensor_level_bound
     assert f"{cl.name} (in place)" in plan.table()
     program = cortexm.to_program(g)
-    assert program.arena_size == plan.arena_size
     rng = np.random.default_rng(6)
     for _ in range(3):
         x = rng.integers(-128, 128, (1, 2, 6, 7), dtype=np.int8)
         assert program.run(x).tobytes() == g.run(x).tobytes()
+    # A loaded program's plan names the in-place outputs and counts shared bytes once.
+    program.save(tmp_path / "dw.cmpte")
+    loaded = cortexm.load_program(tmp_path / "dw.cmpte").memory_plan()
+    read_back = {b.name: b for b in loaded.buffers}
+    assert read_back[dw1.name].in_place_over == (widen.name, lag, 336 - lag)
+    assert f"{widen.name} (in place, {lag} B below)" in loaded.table()
+    assert loaded.lower_bound <= loaded.arena_size
 
     # Explicit layouts: the widened input at 1024, the next depthwise output some bytes below it.
     def layout(dw1_offset):
         return {"values": {g.inputs[0].id: 0, cl.id: 128, widen.id: 1024, dw1.id: dw1_offset, dw2.id: 2048,
                            g.outputs[0].id: 2304},
-                "scratch": {1: (2560, 32), 2: (2560, 32), 3: (2560, 32)}, "arena_size": 2688}
+                "scratch": {}, "arena_size": 2688}
     x = rng.integers(-128, 128, (1, 2, 6, 7), dtype=np.int8)
     for ok in (1024 - lag, 1024 - lag - 16, 512):
         assert cortexm.to_program(g, layout=layout(ok)).run(x).tobytes() == g.run(x).tobytes()
