@@ -74,6 +74,7 @@ bench: setup
 	cmake --preset host
 	cmake --build --preset host -j $(JOBS) --target kernel_bench
 	./build/host/bench/kernel_bench
+	PYTHONPATH= $(PY) bench/host_models.py
 
 # Per-layer executed instructions (QEMU instruction count, not cycles) of the zoo models' int8 layers on the
 # Cortex-M55 (MVE variant) and the Cortex-M4 (DSP variant), beside CMSIS-NN's when CMSIS_NN_DIR points

@@ -1,5 +1,7 @@
 #include "cortexm/kernels/quantized_conv2d.h"
 
+#include <cstring>
+
 #include "conv_int16_columns.h"
 #include "cortexm/kernels/requantize.h"
 #include "variants.h"
@@ -129,16 +131,21 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
 }
 
 #if defined(CORTEXM_HOST_X86)
-// The pointwise conv as one int8 matrix product per image and group (per output row when strided)
-// on the host's x86 variant; false when that is the scalar one.
-bool pointwise_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
-                            const int32_t* bias, int8_t* output) {
+// The conv on the host's x86 variant as int8 matrix products (false when that variant is the
+// scalar one): a pointwise conv over its input rows in place, one product per image and group (per
+// output row when strided); other windows over int8 im2col columns of 8 output pixels at a time in
+// the scalar kernel's scratch (4 int16 columns), padded taps -input_offset so that they add 0.
+bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
+                       int8_t* output, void* scratch) {
   if (host_variant() == HostVariant::kScalar) return false;
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
   const int32_t length = conv_column_length(p);
   const int32_t in_c = p.input.c;
+  const int32_t out_w = p.output.w;
+  const int32_t pixels = p.output.h * out_w;
+  const bool pointwise = is_pointwise(p);
   const bool unit_stride = p.geometry.stride_h == 1 && p.geometry.stride_w == 1;
   x86::GemmS8 g{};
   g.depth = length;
@@ -149,22 +156,40 @@ bool pointwise_on_host_simd(const Conv2dParams& p, const int8_t* input, const in
   g.activation_min = p.quant.activation_min;
   g.activation_max = p.quant.activation_max;
   g.out_stride = out_c;
+  constexpr int32_t kColumns = 2 * kConvBlockPixels;
+  int8_t* const columns = static_cast<int8_t*>(scratch);
+  const int8_t pad = static_cast<int8_t>(-p.quant.input_offset);
+  const auto fill = [pad](int8_t* dst, int32_t count) { std::memset(dst, pad, static_cast<size_t>(count)); };
+  const auto copy = [](const int8_t* src, int32_t count, int8_t* dst) { std::memcpy(dst, src, static_cast<size_t>(count)); };
   for (int32_t n = 0; n < p.input.n; ++n) {
     const int8_t* image = input + int64_t{n} * p.input.h * p.input.w * in_c;
-    int8_t* out_image = output + int64_t{n} * p.output.h * p.output.w * out_c;
+    int8_t* out_image = output + int64_t{n} * pixels * out_c;
     for (int32_t group = 0; group < groups; ++group) {
       const int32_t first_oc = group * out_per_group;
       g.w = filter + int64_t{first_oc} * length;
       g.bias = bias ? bias + first_oc : nullptr;
       g.multipliers = p.quant.multipliers + first_oc;
       g.shifts = p.quant.shifts + first_oc;
-      // Unit strides: every pixel's row follows the last one; otherwise one output row at a time.
-      const int32_t passes = unit_stride ? 1 : p.output.h;
-      for (int32_t oy = 0; oy < passes; ++oy) {
-        g.a = image + int64_t{oy} * p.geometry.stride_h * p.input.w * in_c + int64_t{group} * length;
-        g.a_stride = int64_t{p.geometry.stride_w} * in_c;
-        g.rows = unit_stride ? p.output.h * p.output.w : p.output.w;
-        g.out = out_image + int64_t{oy} * p.output.w * out_c + first_oc;
+      if (pointwise) {
+        // Unit strides: every pixel's row follows the last one; otherwise one output row at a time.
+        const int32_t passes = unit_stride ? 1 : p.output.h;
+        for (int32_t oy = 0; oy < passes; ++oy) {
+          g.a = image + int64_t{oy} * p.geometry.stride_h * p.input.w * in_c + int64_t{group} * length;
+          g.a_stride = int64_t{p.geometry.stride_w} * in_c;
+          g.rows = unit_stride ? pixels : out_w;
+          g.out = out_image + int64_t{oy} * out_w * out_c + first_oc;
+          x86::gemm_s8(g);
+        }
+        continue;
+      }
+      g.a = columns;
+      g.a_stride = length;
+      for (int32_t first = 0; first < pixels; first += kColumns) {
+        g.rows = pixels - first < kColumns ? pixels - first : kColumns;
+        for (int32_t j = 0; j < g.rows; ++j)
+          gather_column(p, image, group, (first + j) / out_w, (first + j) % out_w, columns + int64_t{j} * length,
+                        fill, copy);
+        g.out = out_image + int64_t{first} * out_c + first_oc;
         x86::gemm_s8(g);
       }
     }
@@ -214,10 +239,10 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
 #elif CORTEXM_BUILT_ISA == 1
   dsp::quantized_conv2d(p, input, filter, bias, output, scratch);
 #else
-  if (is_pointwise(p)) {
 #if defined(CORTEXM_HOST_X86)
-    if (pointwise_on_host_simd(p, input, filter, bias, output)) return;
+  if (conv_on_host_simd(p, input, filter, bias, output, scratch)) return;
 #endif
+  if (is_pointwise(p)) {
     pointwise_in_place(p, input, filter, bias, output);
     return;
   }

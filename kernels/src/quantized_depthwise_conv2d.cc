@@ -3,6 +3,10 @@
 #include "conv_window.h"
 #include "cortexm/kernels/requantize.h"
 #include "variants.h"
+#if defined(CORTEXM_HOST_X86)
+#include "cortexm/kernels/host_variant.h"
+#include "x86/depthwise_s8.h"
+#endif
 
 namespace cortexm {
 
@@ -181,6 +185,12 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
 #elif CORTEXM_BUILT_ISA == 1
   dsp::quantized_depthwise_conv2d(p, input, filter, bias, output, scratch);
 #else
+#if defined(CORTEXM_HOST_X86)
+  if (p.depth_multiplier == 1 && host_variant() != HostVariant::kScalar) {
+    x86::depthwise_s8_avx2(p, input, filter, bias, output);
+    return;
+  }
+#endif
   depthwise_scalar(p, input, filter, bias, output, scratch);
 #endif
 }

@@ -85,6 +85,23 @@ inline void put_taps(int16_t* block, int32_t length, int32_t j, int32_t first, i
   for (; i < count; ++i) *tail++ = static_cast<int16_t>(value(i));
 }
 
+// Adds taps x0, x1 (of pixels 0 and 1) times weights a, b (of filter rows 0 and 1) to the sums
+// s<row><pixel>, modulo 2^32.
+inline void add_taps(int32_t x0, int32_t x1, int32_t a, int32_t b, int32_t& s00, int32_t& s01, int32_t& s10,
+                     int32_t& s11) {
+  s00 = static_cast<int32_t>(wrap(s00) + wrap(x0 * a));
+  s01 = static_cast<int32_t>(wrap(s01) + wrap(x1 * a));
+  s10 = static_cast<int32_t>(wrap(s10) + wrap(x0 * b));
+  s11 = static_cast<int32_t>(wrap(s11) + wrap(x1 * b));
+}
+
+inline void store_sums(int32_t s00, int32_t s01, int32_t s10, int32_t s11, int32_t (&sums)[2][kPixels]) {
+  sums[0][0] = s00;
+  sums[0][1] = s01;
+  sums[1][0] = s10;
+  sums[1][1] = s11;
+}
+
 // sums[r][j]: filter rows w0 and w0 + length against both columns of a block.
 __attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, int32_t length,
                                                    const int16_t* __restrict block,
@@ -152,18 +169,8 @@ __attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, 
 #undef CORTEXM_DSP_QUAD_OPERANDS
 #endif
   const int32_t rest = length % 4;
-  for (int32_t k = 0; k < rest; ++k) {
-    const int32_t a = w0[k], b = w1[k];
-    const int32_t x0 = c[k], x1 = c[rest + k];
-    s00 = static_cast<int32_t>(wrap(s00) + wrap(x0 * a));
-    s01 = static_cast<int32_t>(wrap(s01) + wrap(x1 * a));
-    s10 = static_cast<int32_t>(wrap(s10) + wrap(x0 * b));
-    s11 = static_cast<int32_t>(wrap(s11) + wrap(x1 * b));
-  }
-  sums[0][0] = s00;
-  sums[0][1] = s01;
-  sums[1][0] = s10;
-  sums[1][1] = s11;
+  for (int32_t k = 0; k < rest; ++k) add_taps(c[k], c[rest + k], w0[k], w1[k], s00, s01, s10, s11);
+  store_sums(s00, s01, s10, s11, sums);
 }
 
 // One filter row against column j of a block.
@@ -271,18 +278,8 @@ inline void dot_2x2_in_place(const int8_t* __restrict w0, int32_t length, const 
     s01 = smlad(a_odd, y_odd, smlad(a_even, y_even, s01));
     s11 = smlad(b_odd, y_odd, smlad(b_even, y_even, s11));
   }
-  for (int32_t k = 0; k < length % 4; ++k) {
-    const int32_t a = w0[k], b = w1[k];
-    const int32_t x = x0[k] + offset, y = x1[k] + offset;
-    s00 = static_cast<int32_t>(wrap(s00) + wrap(x * a));
-    s10 = static_cast<int32_t>(wrap(s10) + wrap(x * b));
-    s01 = static_cast<int32_t>(wrap(s01) + wrap(y * a));
-    s11 = static_cast<int32_t>(wrap(s11) + wrap(y * b));
-  }
-  sums[0][0] = s00;
-  sums[0][1] = s01;
-  sums[1][0] = s10;
-  sums[1][1] = s11;
+  for (int32_t k = 0; k < length % 4; ++k) add_taps(x0[k] + offset, x1[k] + offset, w0[k], w1[k], s00, s01, s10, s11);
+  store_sums(s00, s01, s10, s11, sums);
 }
 
 // One filter row against the int8 input row x, the offset added to each tap.

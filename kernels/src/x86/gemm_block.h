@@ -1,9 +1,11 @@
 // The blocked loop of the int8 matrix product (x86/gemm_s8.h), shared by its x86 variants: a
 // variant supplies its vector type (Lanes) and included from a file built for its instruction set.
 // Blocks of MR rows by 4 weight rows: each step widens `Lanes::kTaps` taps of every row and weight
-// row to int16 and accumulates their pairwise products in int32 lanes; the lane sums of a row's 4
-// accumulators come out as one vector, which is requantized 4 outputs at a time (CMSIS-NN's double
-// rounding, exactly) and stored as 4 bytes. Weight rows left over (cols % 4) run one at a time.
+// row to int16 (with kMaskedSteps every step loads through a mask, so the last one takes fewer
+// taps; otherwise the last step re-reads the last kTaps taps with those summed already zeroed in
+// the rows) and accumulates their pairwise products in int32 lanes; the lane sums of a row's 4
+// accumulators come out as one vector; two rows' are requantized together (x86/requantize8.h) and
+// stored as 4 bytes each. Weight rows left over (cols % 4) run one at a time.
 #pragma once
 
 #include <immintrin.h>
@@ -11,55 +13,26 @@
 #include <cstring>
 
 #include "x86/gemm_s8.h"
+#include "x86/requantize8.h"
 
 namespace cortexm::x86 {
-
-// requantize() of 4 lanes, each with its own multiplier and shift, plus the output offset,
-// clamped: bit for bit the scalar function (64-bit products, halves rounded away from zero).
-struct Requantize4 {
-  __m128i multiplier, left, right, mask, threshold, output_offset, low, high;
-
-  Requantize4(const GemmS8& g, int32_t n0) {
-    alignas(16) int32_t m[4], l[4], r[4];
-    for (int j = 0; j < 4; ++j) {
-      const int32_t c = g.per_channel ? n0 + j : 0;
-      m[j] = g.multipliers[c];
-      l[j] = g.shifts[c] > 0 ? g.shifts[c] : 0;
-      r[j] = g.shifts[c] > 0 ? 0 : -g.shifts[c];
-    }
-    multiplier = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
-    left = _mm_load_si128(reinterpret_cast<const __m128i*>(l));
-    right = _mm_load_si128(reinterpret_cast<const __m128i*>(r));
-    mask = _mm_sub_epi32(_mm_sllv_epi32(_mm_set1_epi32(1), right), _mm_set1_epi32(1));
-    threshold = _mm_srai_epi32(mask, 1);
-    output_offset = _mm_set1_epi32(g.output_offset);
-    low = _mm_set1_epi32(g.activation_min);
-    high = _mm_set1_epi32(g.activation_max);
-  }
-
-  __m128i operator()(__m128i acc) const {
-    const __m128i x = _mm_sllv_epi32(acc, left);  // wraps, as the scalar left shift does
-    // (x * multiplier + 2^30) >> 31 for lanes 0, 2 and 1, 3; the low 32 bits of a logical shift
-    // are those of the arithmetic one.
-    const __m128i round = _mm_set1_epi64x(int64_t{1} << 30);
-    const __m128i even = _mm_srli_epi64(_mm_add_epi64(_mm_mul_epi32(x, multiplier), round), 31);
-    const __m128i odd = _mm_srli_epi64(
-        _mm_add_epi64(_mm_mul_epi32(_mm_srli_epi64(x, 32), _mm_srli_epi64(multiplier, 32)), round), 31);
-    const __m128i high_mult = _mm_blend_epi16(even, _mm_slli_epi64(odd, 32), 0xCC);
-    // Divide by 2^right, rounding halves away from zero: +1 when the remainder exceeds half
-    // (or equals it, for a negative quotient).
-    __m128i q = _mm_srav_epi32(high_mult, right);
-    const __m128i remainder = _mm_and_si128(high_mult, mask);
-    const __m128i limit = _mm_sub_epi32(threshold, _mm_srai_epi32(q, 31));
-    q = _mm_sub_epi32(q, _mm_cmpgt_epi32(remainder, limit));
-    const __m128i out = _mm_add_epi32(q, output_offset);
-    return _mm_min_epi32(_mm_max_epi32(out, low), high);
-  }
-};
 
 template <class Lanes>
 struct Gemm {
   using Vec = typename Lanes::Vec;
+
+  // One step: taps [k, k + kTaps) of every row and weight row into the accumulators.
+  template <int MR, int NR, typename LoadRow, typename LoadWeights>
+  __attribute__((always_inline)) static void step(Vec (&acc)[MR][NR], const int8_t* const (&a)[MR],
+                                                  const int8_t* const (&w)[NR], int32_t k, LoadRow load_row,
+                                                  LoadWeights load_weights) {
+    Vec x[MR];
+    for (int i = 0; i < MR; ++i) x[i] = load_row(a[i] + k);
+    for (int j = 0; j < NR; ++j) {
+      const Vec v = load_weights(w[j] + k);
+      for (int i = 0; i < MR; ++i) acc[i][j] = Lanes::dot(acc[i][j], x[i], v);
+    }
+  }
 
   // Rows [m0, m0 + MR) by weight rows [n0, n0 + NR): the lane sums, sums[i][j].
   template <int MR, int NR>
@@ -68,22 +41,33 @@ struct Gemm {
     const int8_t* w[NR];
     for (int i = 0; i < MR; ++i) a[i] = g.a + (m0 + i) * g.a_stride;
     for (int j = 0; j < NR; ++j) w[j] = g.w + int64_t{n0 + j} * g.depth;
+    const int8_t* const(&rows)[MR] = a;
+    const int8_t* const(&weights)[NR] = w;
     Vec acc[MR][NR];
     for (int i = 0; i < MR; ++i)
       for (int j = 0; j < NR; ++j) acc[i][j] = Lanes::zero();
-    const auto step = [&](int32_t k, auto load) {
-      Vec x[MR];
-      for (int i = 0; i < MR; ++i) x[i] = load(a[i] + k);
-      for (int j = 0; j < NR; ++j) {
-        const Vec v = load(w[j] + k);
-        for (int i = 0; i < MR; ++i) acc[i][j] = Lanes::dot(acc[i][j], x[i], v);
+    if constexpr (Lanes::kMaskedSteps) {  // every step through masked loads: one loop, no tail
+      for (int32_t k = 0; k < g.depth; k += Lanes::kTaps) {
+        const int32_t taps = g.depth - k < Lanes::kTaps ? g.depth - k : Lanes::kTaps;
+        const auto load = [taps](const int8_t* p) { return Lanes::widen(p, taps); };
+        step<MR, NR>(acc, rows, weights, k, load, load);
       }
-    };
-    int32_t k = 0;
-    for (; k + Lanes::kTaps <= g.depth; k += Lanes::kTaps) step(k, [](const int8_t* p) { return Lanes::widen(p); });
-    if (k < g.depth) {
-      const int32_t rest = g.depth - k;
-      step(k, [rest](const int8_t* p) { return Lanes::widen(p, rest); });
+    } else {
+      const auto whole = [](const int8_t* p) { return Lanes::widen(p); };
+      int32_t k = 0;
+      for (; k + Lanes::kTaps <= g.depth; k += Lanes::kTaps) step<MR, NR>(acc, rows, weights, k, whole, whole);
+      if (k < g.depth) {
+        // The last kTaps taps again, in bounds, the rows' taps summed already zeroed; fewer than
+        // kTaps taps in all: copies of them.
+        const int32_t rest = g.depth - k;
+        if (g.depth >= Lanes::kTaps) {
+          step<MR, NR>(acc, rows, weights, g.depth - Lanes::kTaps,
+                       [rest](const int8_t* p) { return Lanes::last(p, rest); }, whole);
+        } else {
+          const auto part = [rest](const int8_t* p) { return Lanes::widen(p, rest); };
+          step<MR, NR>(acc, rows, weights, k, part, part);
+        }
+      }
     }
     for (int i = 0; i < MR; ++i) {
       alignas(16) uint32_t s[4];
@@ -93,15 +77,28 @@ struct Gemm {
     }
   }
 
+  // The 8 lanes: 4 weight rows' parameters twice (two rows of outputs).
+  static Requantize8 requantize_of(const GemmS8& g, int32_t n0) {
+    int32_t m[8], s[8];
+    for (int j = 0; j < 8; ++j) {
+      const int32_t c = g.per_channel ? n0 + j % 4 : 0;
+      m[j] = g.multipliers[c];
+      s[j] = g.shifts[c];
+    }
+    return Requantize8(m, s, g.output_offset, g.activation_min, g.activation_max);
+  }
+
   template <int MR>
-  static void block4(const GemmS8& g, int32_t m0, int32_t n0, __m128i added, const Requantize4& requantize) {
+  static void block4(const GemmS8& g, int32_t m0, int32_t n0, __m128i added, const Requantize8& requantize) {
     uint32_t sums[MR][4];
     dots<MR, 4>(g, m0, n0, sums);
-    for (int i = 0; i < MR; ++i) {
-      const __m128i acc = _mm_add_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sums[i])), added);
-      const __m128i out = requantize(acc);
-      const int32_t bytes = _mm_cvtsi128_si32(_mm_packs_epi16(_mm_packs_epi32(out, out), out));
+    for (int i = 0; i < MR; i += 2) {
+      const __m128i lo = _mm_add_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sums[i])), added);
+      const __m128i hi = i + 1 < MR ? _mm_add_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sums[i + 1])), added)
+                                    : lo;
+      const int64_t bytes = bytes_of(requantize(_mm256_set_m128i(hi, lo)));
       std::memcpy(g.out + (m0 + i) * g.out_stride + n0, &bytes, 4);
+      if (i + 1 < MR) std::memcpy(g.out + (m0 + i + 1) * g.out_stride + n0, reinterpret_cast<const char*>(&bytes) + 4, 4);
     }
   }
 
@@ -128,7 +125,7 @@ struct Gemm {
       }
       static_cast<void>(add);
 #else
-      const Requantize4 requantize(g, n);
+      const Requantize8 requantize = requantize_of(g, n);
       int32_t m = 0;
       for (; m + MR <= g.rows; m += MR) block4<MR>(g, m, n, add, requantize);
       for (; m < g.rows; ++m) block4<1>(g, m, n, add, requantize);

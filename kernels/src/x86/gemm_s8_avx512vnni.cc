@@ -16,11 +16,17 @@ struct Avx512VnniLanes {
 
   static Vec zero() { return _mm512_setzero_si512(); }
   static Vec widen(const int8_t* p) { return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
-  static Vec widen(const int8_t* p, int32_t taps) {  // the last taps, zeros after them
+  static constexpr bool kMaskedSteps = true;  // a masked load reads only the taps
+  static Vec widen(const int8_t* p, int32_t taps) {  // the first `taps` (1 to 32), zeros after them
     const __mmask32 lanes = static_cast<__mmask32>((uint64_t{1} << taps) - 1);
     return _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(lanes, p));
   }
-  static Vec dot(Vec acc, Vec x, Vec w) { return _mm512_dpwssd_epi32(acc, x, w); }
+  // GCC 12 gives _mm512_dpwssd_epi32 a separate destination and copies every accumulator (and
+  // spills some) each step; this form updates it in place.
+  static Vec dot(Vec acc, Vec x, Vec w) {
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
+    return acc;
+  }
   static __m256i fold(Vec v) { return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1)); }
   // The lane sums of v0..v3 (each wrapping modulo 2^32).
   static __m128i sum4(Vec v0, Vec v1, Vec v2, Vec v3) {
