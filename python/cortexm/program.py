@@ -36,6 +36,9 @@ class Buffer:
     last: int  # last op step it is live
     kind: str  # "input", "value", "output", "scratch"
     alias_of: str | None = None  # a view planned onto another tensor's bytes
+    # A depthwise output written over its dying input from below it: (that input, the lag in bytes,
+    # the bytes the two share at the op's step).
+    in_place_over: tuple[str, int, int] | None = None
 
 
 class ProgramMemoryPlan:
@@ -52,13 +55,16 @@ class ProgramMemoryPlan:
                 continue
             for step in range(max(b.first, 0), b.last + 1):
                 live[step] += b.size
+            if b.in_place_over is not None:  # its bytes over its input's count once at its step
+                live[b.first] -= b.in_place_over[2]
         self.lower_bound = max(live) if buffers else 0
 
     def table(self) -> str:
         rows = [f"{'buffer':<40} {'kind':<8} {'offset':>10} {'size':>10} {'live':>12}  alias"]
         for b in sorted(self.buffers, key=lambda b: (b.offset, b.first)):
             rows.append(f"{b.name[:40]:<40} {b.kind:<8} {b.offset:>10} {b.size:>10} "
-                        f"{f'{b.first}..{b.last}':>12}  {b.alias_of or ''}")
+                        f"{f'{b.first}..{b.last}':>12}  {b.alias_of or ''}"
+                        + (f"{b.in_place_over[0]} (in place, {b.in_place_over[1]} B below)" if b.in_place_over else ""))
         rows.append(f"arena {self.arena_size} bytes, lower bound {self.lower_bound} bytes "
                     f"({self.arena_size - self.lower_bound} above it)")
         return "\n".join(rows)
@@ -127,6 +133,18 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
                     tensors[src]["offset"] == tensors[dst]["offset"] and tensors[dst]["nbytes"] > 0:
                 alias[dst] = alias.get(src, src)
                 break
+    # An output starting below an input it overlaps: a depthwise written over its input from the
+    # kernel's lag below it (the loader checked the lag).
+    below: dict[int, tuple[str, int, int]] = {}
+    for op in ops:
+        dst = op["outputs"][0] if op["outputs"] else -1
+        src = op["inputs"][0] if op["inputs"] else -1
+        if dst < 0 or src < 0 or dst in alias or tensors[src]["location"] != "arena":
+            continue
+        d, s_ = tensors[dst], tensors[src]
+        shared = min(d["offset"] + d["nbytes"], s_["offset"] + s_["nbytes"]) - max(d["offset"], s_["offset"])
+        if d["offset"] < s_["offset"] and shared > 0:
+            below[dst] = (s_["name"], s_["offset"] - d["offset"], shared)
     span: dict[int, list[int]] = {}
     for i, t in tensors.items():
         if t["location"] != "arena":
@@ -147,7 +165,8 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
             buffers.append(Buffer(t["name"], t["offset"], t["nbytes"], start, stop, kind,
                                   tensors[alias[i]]["name"]))
         else:
-            buffers.append(Buffer(t["name"], t["offset"], t["nbytes"], span[i][0], span[i][1], kind))
+            buffers.append(Buffer(t["name"], t["offset"], t["nbytes"], span[i][0], span[i][1], kind,
+                                  in_place_over=below.get(i)))
     for step, op in enumerate(ops):
         if op["scratch_size"]:
             buffers.append(Buffer(f"{op['name']} scratch", op["scratch_offset"], op["scratch_size"],

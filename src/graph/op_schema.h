@@ -105,6 +105,7 @@ using InferFn = std::function<std::vector<TensorInfo>(const InferContext&)>;
 using KernelFn = std::function<void(const KernelContext&)>;
 using EncodeFn = std::function<EncodedOp(program::ParamsBuilder&, const NodeContext&)>;
 using ScratchFn = std::function<size_t(const NodeContext&, Isa)>;
+using InPlaceLagFn = std::function<int64_t(const NodeContext&)>;
 
 struct OpSchema {
   std::string name;  // PyTorch's canonical form, e.g. "aten.convolution.default"
@@ -117,6 +118,11 @@ struct OpSchema {
   // Output may alias this input when it dies here: the kernel reads element i of it before writing
   // element i and reads no other element of it (-1: never in place). See planner/memory_plan.h.
   int in_place_input = -1;
+  // Set: the kernel writes its output over in_place_input from this many bytes below that input's
+  // first byte (or more) instead of over the same bytes, its later reads being ahead of its
+  // writes by that lag (a depthwise window still to read); input and output then need only be
+  // channels-last contiguous of one dtype. Unset: element i over element i, same shape and layout.
+  InPlaceLagFn in_place_lag = nullptr;
   // Pure data movement (no arithmetic): copies, views, permutes, pads, concatenations.
   bool is_data_movement = false;
   // An int8 output at input 0's qparams: the quantizer passes quantization through the op

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "graph/errors.h"
 #include "graph/layout.h"
@@ -30,48 +31,118 @@ struct Span {
   int32_t last = 0;
 };
 
+// A value in its group's buffer: `offset` bytes in, its own lifetime.
+struct Member {
+  int64_t offset;
+  int64_t size;
+  int32_t first;
+  int32_t last;
+};
+
+// A group's parts: at each step from first to last the union of its members' aligned bytes live
+// there, runs of steps with the same union merged. None when that is the whole aligned extent over
+// the whole span (no member written a lag below its input).
+std::vector<Part> group_parts(const std::vector<Member>& members, int64_t extent, int32_t first, int32_t last,
+                              int64_t alignment) {
+  std::vector<Part> parts;
+  std::vector<std::pair<int64_t, int64_t>> previous, live;  // [begin, end) runs
+  std::vector<size_t> open;                                  // parts of `previous`
+  for (int32_t step = first; step <= last; ++step) {
+    live.clear();
+    for (const Member& m : members)
+      if (m.size > 0 && m.first <= step && step <= m.last) live.emplace_back(m.offset, m.offset + align_up(m.size, alignment));
+    std::sort(live.begin(), live.end());
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (const auto& run : live) {
+      if (!merged.empty() && run.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, run.second);
+      else
+        merged.push_back(run);
+    }
+    if (step > first && merged == previous) {
+      for (size_t i : open) parts[i].last = step;
+      continue;
+    }
+    open.clear();
+    for (const auto& [begin, end] : merged) {
+      open.push_back(parts.size());
+      parts.push_back(Part{begin, end - begin, step, step});
+    }
+    previous = std::move(merged);
+  }
+  if (parts.size() == 1 && parts[0].offset == 0 && parts[0].size == align_up(extent, alignment) &&
+      parts[0].first == first && parts[0].last == last)
+    return {};
+  return parts;
+}
+
 // Which values share one buffer: views with their input (is_aliasing_view) and, with in_place,
-// outputs written over a dying input. `span` holds every value's own lifetime.
+// outputs written over a dying input. A value lies `delta` bytes into its root's buffer, whose
+// size is `extent` (an output written a lag below its input moves the group's values up).
 struct Groups {
   std::map<ValueId, ValueId> root;  // non-roots only
   std::map<ValueId, bool> in_place; // outputs written over their input's buffer
+  std::map<ValueId, int64_t> delta;   // every grouped value
+  std::map<ValueId, int64_t> extent;  // roots only
   ValueId root_of(ValueId v) const {
     auto it = root.find(v);
     return it == root.end() ? v : it->second;
   }
 };
 
-// Whether node (at `step`) may write its output over input in_place_input(node.op): that input's
-// buffer holds nothing read after this step, no graph input or output, and no other input of the
-// node; input and output have the same shape, dim order and bytes.
-bool may_run_in_place(const Graph& graph, const Node& node, int32_t step, const Groups& groups,
-                      const std::map<ValueId, Span>& group_span,
-                      const std::map<ValueId, bool>& group_is_io) {
-  const int k = in_place_input(node.op);
-  if (k < 0 || static_cast<size_t>(k) >= node.inputs.size() || node.outputs.size() != 1) return false;
+// The bytes node (at `step`) must write its output below its input in_place_input(node.op) to
+// run in place, or -1 when it may not: that input's buffer holds nothing read after this step, no
+// graph input or output, and no other input of the node; with an in_place_lag, input and output
+// are channels-last 4-D tensors of one dtype (the lag rounded up to the alignment, so every value
+// stays aligned); without, they have the same shape, dim order and bytes, as the whole buffer.
+int64_t in_place_lag(const Graph& graph, NodeId id, int32_t step, const Groups& groups,
+                     const std::map<ValueId, Span>& group_span, const std::map<ValueId, bool>& group_is_io,
+                     int64_t alignment) {
+  const Node& node = graph.node(id);
+  const OpSchema* schema = OpRegistry::global().find(node.op);
+  const int k = schema ? schema->in_place_input : -1;
+  if (k < 0 || static_cast<size_t>(k) >= node.inputs.size() || node.outputs.size() != 1) return -1;
   const ValueId in = node.inputs[k];
-  if (in == kNoValue || graph.value(in).kind == ValueKind::kConstant) return false;
+  if (in == kNoValue || graph.value(in).kind == ValueKind::kConstant) return -1;
   const ValueId r = groups.root_of(in);
-  if (group_is_io.at(r) || group_span.at(r).last != step) return false;
+  if (group_is_io.at(r) || group_span.at(r).last != step) return -1;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const ValueId other = node.inputs[i];
     if (static_cast<int>(i) != k && other != kNoValue && graph.value(other).kind != ValueKind::kConstant &&
         groups.root_of(other) == r)
-      return false;
+      return -1;
   }
   const TensorInfo& a = graph.value(in).info;
   const TensorInfo& b = graph.value(node.outputs[0]).info;
-  return a.shape == b.shape && a.effective_dim_order() == b.effective_dim_order() &&
-         a.nbytes() == b.nbytes() && graph.value(r).info.nbytes() == b.nbytes();
+  if (schema->in_place_lag) {
+    const std::vector<int64_t> nhwc = channels_last_dim_order(4);
+    if (a.shape.size() != 4 || b.shape.size() != 4 || a.dtype != b.dtype || a.effective_dim_order() != nhwc ||
+        b.effective_dim_order() != nhwc)
+      return -1;
+    return align_up(schema->in_place_lag(node_context(graph, id)), alignment);
+  }
+  const bool same = a.shape == b.shape && a.effective_dim_order() == b.effective_dim_order() &&
+                    a.nbytes() == b.nbytes() && groups.extent.at(r) == b.nbytes();
+  return same ? 0 : -1;
 }
 
+// Which ops with an in_place_lag may run in place: all that can, or those in `nodes`.
+struct LaggedOps {
+  bool all = false;
+  std::set<NodeId> nodes;
+  bool allows(NodeId id) const { return all || nodes.count(id) > 0; }
+};
+
 // Groups values in execution order. A group's span covers its members' spans; it is "io" when a
-// member is a graph input or output (its bytes belong to the caller then).
-Groups group_values(const Graph& graph, const std::map<ValueId, Span>& span, bool in_place) {
+// member is a graph input or output (its bytes belong to the caller then). `ran_lagged` gets the
+// ops with an in_place_lag that ran in place.
+Groups group_values(const Graph& graph, const std::map<ValueId, Span>& span, bool in_place, int64_t alignment,
+                    const LaggedOps& lagged, std::vector<NodeId>* ran_lagged = nullptr) {
   Groups groups;
   std::map<ValueId, Span> group_span;
   std::map<ValueId, bool> group_is_io;
-  auto join = [&](ValueId v, ValueId r) {
+  // v joins r's buffer `delta` bytes in (new roots at 0); a negative delta moves the group up.
+  auto join = [&](ValueId v, ValueId r, int64_t delta) {
     const Span& s = span.at(v);
     Span& g = group_span.try_emplace(r, s).first->second;
     g.first = std::min(g.first, s.first);
@@ -79,20 +150,40 @@ Groups group_values(const Graph& graph, const std::map<ValueId, Span>& span, boo
     const bool io = graph.value(v).kind == ValueKind::kInput || graph.is_graph_output(v);
     group_is_io[r] = group_is_io[r] || io;
     if (r != v) groups.root[v] = r;
+    if (delta < 0) {
+      for (auto& [u, d] : groups.delta)
+        if (groups.root_of(u) == r) d -= delta;
+      groups.extent[r] -= delta;
+      delta = 0;
+    }
+    groups.delta[v] = delta;
+    const int64_t end = delta + static_cast<int64_t>(graph.value(v).info.nbytes());
+    groups.extent[r] = std::max(groups.extent[r], end);
   };
-  for (ValueId v : graph.inputs()) join(v, v);
+  for (ValueId v : graph.inputs()) join(v, v, 0);
   const std::vector<NodeId>& order = graph.order();
   for (int32_t step = 0; step < static_cast<int32_t>(order.size()); ++step) {
     const Node& node = graph.node(order[step]);
     ValueId shared = kNoValue;
+    int64_t delta = 0;
     if (is_aliasing_view(graph, node)) {
       shared = groups.root_of(node.inputs[0]);
-    } else if (in_place && may_run_in_place(graph, node, step, groups, group_span, group_is_io)) {
-      shared = groups.root_of(node.inputs[in_place_input(node.op)]);
-      groups.in_place[node.outputs[0]] = true;
+      delta = groups.delta.at(node.inputs[0]);
+    } else if (in_place) {
+      const int64_t lag = in_place_lag(graph, order[step], step, groups, group_span, group_is_io, alignment);
+      const bool lagged_op = OpRegistry::global().get(node.op).in_place_lag != nullptr;
+      if (lag >= 0 && (!lagged_op || lagged.allows(order[step]))) {
+        if (lagged_op && ran_lagged) ran_lagged->push_back(order[step]);
+        const ValueId in = node.inputs[in_place_input(node.op)];
+        shared = groups.root_of(in);
+        delta = groups.delta.at(in) - lag;
+        groups.in_place[node.outputs[0]] = true;
+      }
     }
-    for (size_t o = 0; o < node.outputs.size(); ++o)
-      join(node.outputs[o], o == 0 && shared != kNoValue ? shared : node.outputs[o]);
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const bool joins = o == 0 && shared != kNoValue;
+      join(node.outputs[o], joins ? shared : node.outputs[o], joins ? delta : 0);
+    }
   }
   return groups;
 }
@@ -145,29 +236,84 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
       scratch_buffers.push_back(Lifetime{bytes, step, step});
     }
   }
-  auto lifetimes = [&](const std::map<ValueId, Span>& root_span) {
+  auto lifetimes = [&](const Groups& groups, const std::map<ValueId, Span>& root_span) {
+    std::map<ValueId, std::vector<Member>> members;
+    for (const auto& [v, s] : span)
+      members[groups.root_of(v)].push_back(
+          Member{groups.delta.at(v), static_cast<int64_t>(graph.value(v).info.nbytes()), s.first, s.last});
     std::vector<Lifetime> buffers;
-    for (const auto& [v, s] : root_span)
-      buffers.push_back(Lifetime{static_cast<int64_t>(graph.value(v).info.nbytes()), s.first, s.last});
+    for (const auto& [v, s] : root_span) {
+      const int64_t extent = groups.extent.at(v);
+      buffers.push_back(Lifetime{extent, s.first, s.last, group_parts(members.at(v), extent, s.first, s.last, alignment)});
+    }
     buffers.insert(buffers.end(), scratch_buffers.begin(), scratch_buffers.end());
     return buffers;
   };
 
-  const Groups groups = group_values(graph, span, options.in_place);
+  // Element-wise ops run in place whenever they can (their buffer is no larger). An op with a lag
+  // makes its input's buffer larger by the lag, so each runs in place only when that makes the
+  // arena smaller, or keeps it and holds fewer byte-steps: per policy, tried one at a time in
+  // execution order, kept when it does. The policy with the smallest arena wins (the earliest on
+  // ties).
+  std::vector<NodeId> candidates;
+  if (options.in_place) {
+    LaggedOps every;
+    every.all = true;
+    group_values(graph, span, true, alignment, every, &candidates);
+  }
+  LaggedOps lagged;
+  std::optional<Groups> best_groups;
+  Placement placement;
+  const std::vector<std::string> policies =
+      options.policy ? std::vector<std::string>{*options.policy} : placement_policies();
+  for (const std::string& policy : policies) {
+    // The placement and the byte-steps its buffers hold (which breaks ties of the arena: one op
+    // in place seldom lowers it alone when several steps reach the peak).
+    auto place = [&](const Groups& g) {
+      const std::vector<Lifetime> buffers = lifetimes(g, root_buffers(g));
+      int64_t byte_steps = 0;
+      for (const Lifetime& b : buffers) {
+        if (b.parts.empty()) byte_steps += align_up(b.size, alignment) * (int64_t{b.last} - b.first + 1);
+        for (const Part& p : b.parts) byte_steps += align_up(p.size, alignment) * (int64_t{p.last} - p.first + 1);
+      }
+      return std::make_pair(place_buffers_with(buffers, alignment, policy), byte_steps);
+    };
+    LaggedOps chosen;
+    Groups groups = group_values(graph, span, options.in_place, alignment, chosen);
+    auto [placed, byte_steps] = place(groups);
+    for (NodeId id : candidates) {
+      chosen.nodes.insert(id);
+      Groups trial = group_values(graph, span, true, alignment, chosen);
+      auto [trial_placement, trial_byte_steps] = place(trial);
+      if (trial_placement.arena_size < placed.arena_size ||
+          (trial_placement.arena_size == placed.arena_size && trial_byte_steps < byte_steps)) {
+        groups = std::move(trial);
+        placed = std::move(trial_placement);
+        byte_steps = trial_byte_steps;
+      } else {
+        chosen.nodes.erase(id);
+      }
+    }
+    if (!best_groups || placed.arena_size < placement.arena_size) {
+      best_groups = std::move(groups);
+      placement = std::move(placed);
+      lagged = chosen;
+    }
+  }
+  const Groups& groups = *best_groups;
   const std::map<ValueId, Span> root_span = root_buffers(groups);
-  const std::vector<Lifetime> buffers = lifetimes(root_span);
   std::map<ValueId, size_t> buffer_of;
   for (const auto& [v, s] : root_span) buffer_of.emplace(v, buffer_of.size());
-
-  const Placement placement = options.policy ? place_buffers_with(buffers, alignment, *options.policy)
-                                                 : place_buffers(buffers, alignment);
 
   MemoryPlan result;
   result.arena_size = placement.arena_size;
   result.lower_bound = placement.lower_bound;
-  result.tensor_level_bound =
-      options.in_place ? peak_live_bytes(lifetimes(root_buffers(group_values(graph, span, false))), alignment)
-                       : placement.lower_bound;
+  if (options.in_place) {
+    const Groups whole = group_values(graph, span, false, alignment, lagged);
+    result.tensor_level_bound = peak_live_bytes(lifetimes(whole, root_buffers(whole)), alignment);
+  } else {
+    result.tensor_level_bound = placement.lower_bound;
+  }
   result.in_place = options.in_place;
   result.alignment = alignment;
   result.num_steps = num_steps;
@@ -175,7 +321,8 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
   for (const auto& [v, s] : span) {
     const ValueId r = groups.root_of(v);
     const Span& own = r == v ? root_span.at(v) : s;
-    ValueSlot slot{v, placement.offsets[buffer_of.at(r)], static_cast<int64_t>(graph.value(v).info.nbytes()),
+    ValueSlot slot{v, placement.offsets[buffer_of.at(r)] + groups.delta.at(v),
+                   static_cast<int64_t>(graph.value(v).info.nbytes()),
                    r == v ? -1 : r, own.first, own.last};
     slot.in_place = groups.in_place.count(v) > 0;
     result.values.push_back(slot);
@@ -234,25 +381,52 @@ std::string check_plan(const MemoryPlan& plan) {
       return "value " + std::to_string(v.value_id) + " has size " + std::to_string(v.size) +
              " and lifetime [" + std::to_string(v.first) + ", " + std::to_string(v.last) +
              "] in " + std::to_string(plan.num_steps) + " steps";
+    if (v.offset < 0 || v.offset % plan.alignment != 0)
+      return "value " + std::to_string(v.value_id) + " at offset " + std::to_string(v.offset) +
+             " is not aligned to " + std::to_string(plan.alignment);
   }
+  // A root's buffer spans its group: the root, views at the offset of the root or of a value
+  // written in place, and values written in place anywhere (a lag below their input).
+  std::map<int32_t, std::pair<int64_t, int64_t>> extent;  // root -> [begin, end)
   for (const ValueSlot& v : plan.values) {
-    if (v.alias_of < 0) {
-      buffers.push_back(Lifetime{v.size, v.first, v.last});
-      labels.push_back("value " + std::to_string(v.value_id));
-      placement.offsets.push_back(v.offset);
-      continue;
-    }
-    auto it = slot_of.find(v.alias_of);
-    if (it == slot_of.end() || it->second->alias_of >= 0)
+    const int32_t root = v.alias_of < 0 ? v.value_id : v.alias_of;
+    auto [it, added] = extent.try_emplace(root, v.offset, v.offset + v.size);
+    it->second.first = std::min(it->second.first, v.offset);
+    it->second.second = std::max(it->second.second, v.offset + v.size);
+    if (v.alias_of < 0) continue;
+    auto r_it = slot_of.find(v.alias_of);
+    if (r_it == slot_of.end() || r_it->second->alias_of >= 0)
       return "value " + std::to_string(v.value_id) + " aliases " + std::to_string(v.alias_of) +
              ", which is not a root buffer of the plan";
-    const ValueSlot& r = *it->second;
-    if (v.offset != r.offset || v.size > r.size || v.first < r.first || v.last > r.last)
+    const ValueSlot& r = *r_it->second;
+    bool at_member = v.in_place || v.offset == r.offset;
+    for (const ValueSlot& u : plan.values)
+      at_member = at_member || (u.alias_of == v.alias_of && u.in_place && u.offset == v.offset);
+    if (!at_member || v.first < r.first || v.last > r.last)
       return "value " + std::to_string(v.value_id) + " (offset " + std::to_string(v.offset) +
              ", " + std::to_string(v.size) + " bytes, steps " + std::to_string(v.first) + ".." +
              std::to_string(v.last) + ") is not inside its root " + std::to_string(r.value_id) +
              " (offset " + std::to_string(r.offset) + ", " + std::to_string(r.size) +
              " bytes, steps " + std::to_string(r.first) + ".." + std::to_string(r.last) + ")";
+  }
+  // Parts from the members' own lifetimes; the root's slot spans its group, but the root dies
+  // where the group's first in-place value is written (checked below for the other members).
+  std::map<int32_t, std::vector<Member>> members;
+  for (const ValueSlot& v : plan.values) {
+    const int32_t root = v.alias_of < 0 ? v.value_id : v.alias_of;
+    int32_t last = v.last;
+    if (v.alias_of < 0)
+      for (const ValueSlot& u : plan.values)
+        if (u.alias_of == v.value_id && u.in_place) last = std::min(last, std::max(u.first, v.first));
+    members[root].push_back(Member{v.offset - extent.at(root).first, v.size, v.first, last});
+  }
+  for (const ValueSlot& v : plan.values) {
+    if (v.alias_of >= 0) continue;
+    const auto& [begin, end] = extent.at(v.value_id);
+    buffers.push_back(Lifetime{end - begin, v.first, v.last,
+                               group_parts(members.at(v.value_id), end - begin, v.first, v.last, plan.alignment)});
+    labels.push_back("value " + std::to_string(v.value_id));
+    placement.offsets.push_back(begin);
   }
   // A value written in place takes over its root's bytes: the aliases made before it die at its
   // step (the root's own slot spans the whole group, so its last reader is not known here).

@@ -9,9 +9,13 @@
 // with only size-1 dims inserted or removed) alias the input: no buffer of their own; the root buffer's
 // lifetime covers the alias's readers. Constants take no arena memory and have no slot.
 // In place (PlanOptions::in_place): an op whose schema names an in_place_input (in_place_input())
-// writes its output over that input's buffer when the planner proves it legal (runs_in_place()):
-// the input and every value sharing its bytes die at the op, none is a graph input or output, no
-// other input of the op shares them, and input and output have the same shape, dim order and bytes.
+// writes its output over that input's buffer when the planner proves it legal: the input and
+// every value sharing its bytes die at the op, none is a graph input or output, no other input of
+// the op shares them, and input and output have the same shape, dim order and bytes; or, for an
+// op with an in_place_lag (depthwise), both are channels-last 4-D of one dtype and the output
+// starts the lag (rounded up to the alignment) below the input, taken only where it makes the
+// arena smaller (or keeps it and holds fewer byte-steps). A value then lies at an offset inside
+// its root's buffer, which is placed by its parts (planner/placement.h Lifetime::parts).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +29,7 @@ namespace cortexm {
 
 struct ValueSlot {
   int32_t value_id;
-  int64_t offset;    // in the arena; an alias has its root's offset
+  int64_t offset;    // in the arena; a view has its input's, a depthwise in place its lag below its input
   int64_t size;      // the value's bytes (shape x dtype size), not rounded up
   int32_t alias_of;  // the root value it shares bytes with (resolved through chains), or -1
   int32_t first;     // steps of this value's own lifetime (a root's covers its aliases' readers)
@@ -57,7 +61,7 @@ struct MemoryPlan {
 struct PlanOptions {
   int64_t alignment = 16;
   std::optional<std::string> policy;  // unset: every placement policy, keeping the smallest arena
-  bool in_place = true;  // let proved element-wise ops write over their dying input
+  bool in_place = true;  // let proved ops write over their dying input
 };
 
 // Plans the lowered graph's memory with the best placement policy (or the one named).
@@ -75,9 +79,11 @@ int in_place_input(const std::string& op);
 // non-constant input at the same byte offset (same_bytes); the program writes it as a View.
 bool is_aliasing_view(const Graph& graph, const Node& node);
 
-// "" if the plan is consistent, else the first problem: every buffer aligned and inside the
-// arena, no two non-aliased buffers live at the same step overlapping, aliases at their root's
-// offset and inside its lifetime, the lower bound equal to the plan's peak live bytes.
+// "" if the plan is consistent, else the first problem: every value aligned and inside the arena,
+// no two root buffers (a root and its aliases, placed by the parts their own lifetimes give) live
+// at the same step overlapping, views at their root's offset or an in-place value's and inside the
+// root's lifetime, nothing made before an in-place value read after it, the lower bound equal to
+// the plan's peak live bytes.
 std::string check_plan(const MemoryPlan& plan);
 void verify_plan(const MemoryPlan& plan);  // throws GraphError with check_plan's message
 

@@ -25,11 +25,81 @@ void check_arguments(const std::vector<Lifetime>& buffers, int64_t alignment) {
       throw GraphError("place_buffers: buffer " + std::to_string(i) + " lives from step " +
                        std::to_string(b.first) + " to " + std::to_string(b.last) +
                        "; it needs 0 <= first <= last");
+    for (const Part& p : b.parts)
+      if (p.offset < 0 || p.offset % alignment != 0 || p.size < 0 || p.offset + p.size > align_up(b.size, alignment) ||
+          p.first < b.first || p.last < p.first || p.last > b.last)
+        throw GraphError("place_buffers: buffer " + std::to_string(i) + " has a part of " +
+                         std::to_string(p.size) + " bytes at " + std::to_string(p.offset) + ", steps " +
+                         std::to_string(p.first) + ".." + std::to_string(p.last) +
+                         " outside it or not aligned");
   }
+}
+
+// The buffer's parts: its own, or all of it over its lifetime.
+std::vector<Part> parts_of(const Lifetime& b) {
+  if (!b.parts.empty()) return b.parts;
+  return {Part{0, b.size, b.first, b.last}};
+}
+
+bool parts_overlap_in_time(const Part& a, const Part& b) { return a.first <= b.last && b.first <= a.last; }
+
+// Whether buffers a at offset oa and b at ob overlap in memory at a step both are live.
+bool collide(const Lifetime& a, int64_t oa, const Lifetime& b, int64_t ob, int64_t alignment) {
+  for (const Part& pa : parts_of(a))
+    for (const Part& pb : parts_of(b)) {
+      if (pa.size == 0 || pb.size == 0 || !parts_overlap_in_time(pa, pb)) continue;
+      const int64_t a0 = oa + pa.offset, b0 = ob + pb.offset;
+      if (a0 < b0 + align_up(pb.size, alignment) && b0 < a0 + align_up(pa.size, alignment)) return true;
+    }
+  return false;
 }
 
 bool overlap_in_time(const Lifetime& a, const Lifetime& b) {
   return a.first <= b.last && b.first <= a.last;
+}
+
+// The offset of buffers[index] among its placed neighbours when some have parts: the lowest (first
+// fit) or the tightest (best fit: least room above its parts, else the lowest) of the offsets that
+// collide with no neighbour among 0, those putting one of its parts right above a neighbour's
+// part, and the one above every neighbour.
+int64_t place_with_parts(const std::vector<Lifetime>& buffers, int64_t alignment,
+                         const std::vector<int64_t>& offsets, const std::vector<size_t>& neighbours,
+                         size_t index, Gap gap) {
+  const Lifetime& b = buffers[index];
+  const std::vector<Part> own = parts_of(b);
+  std::vector<int64_t> candidates = {0};
+  int64_t top = 0;  // above every neighbour: always fits
+  for (size_t n : neighbours) top = std::max(top, offsets[n] + align_up(buffers[n].size, alignment));
+  candidates.push_back(top);
+  for (size_t n : neighbours)
+    for (const Part& pn : parts_of(buffers[n]))
+      for (const Part& pb : own)
+        if (parts_overlap_in_time(pn, pb)) {
+          const int64_t at = offsets[n] + pn.offset + align_up(pn.size, alignment) - pb.offset;
+          if (at >= 0) candidates.push_back(at);
+        }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  int64_t chosen = -1;
+  int64_t chosen_room = std::numeric_limits<int64_t>::max();
+  for (int64_t at : candidates) {
+    bool fits = true;
+    for (size_t n : neighbours) fits = fits && !collide(b, at, buffers[n], offsets[n], alignment);
+    if (!fits) continue;
+    if (gap == Gap::kFirstFit) return at;
+    int64_t room = std::numeric_limits<int64_t>::max();  // bytes free above its parts
+    for (size_t n : neighbours)
+      for (const Part& pn : parts_of(buffers[n]))
+        for (const Part& pb : own) {
+          const int64_t end = at + pb.offset + align_up(pb.size, alignment), start = offsets[n] + pn.offset;
+          if (pn.size > 0 && parts_overlap_in_time(pn, pb) && start >= end) room = std::min(room, start - end);
+        }
+    if (chosen < 0 || room < chosen_room) {
+      chosen = at;
+      chosen_room = room;
+    }
+  }
+  return chosen;
 }
 
 // Places buffers in `order` one at a time in a gap among the already-placed buffers whose
@@ -45,8 +115,17 @@ std::vector<int64_t> place_in_order(const std::vector<Lifetime>& buffers, int64_
     const int64_t need = align_up(b.size, alignment);
     if (need == 0) continue;  // takes no memory: offset 0
     neighbours.clear();
+    bool with_parts = !b.parts.empty();
     for (size_t p : placed)
-      if (overlap_in_time(b, buffers[p])) neighbours.push_back(p);
+      if (overlap_in_time(b, buffers[p])) {
+        neighbours.push_back(p);
+        with_parts = with_parts || !buffers[p].parts.empty();
+      }
+    if (with_parts) {
+      offsets[index] = place_with_parts(buffers, alignment, offsets, neighbours, index, gap);
+      placed.push_back(index);
+      continue;
+    }
     std::sort(neighbours.begin(), neighbours.end(), [&](size_t x, size_t y) {
       return offsets[x] != offsets[y] ? offsets[x] < offsets[y] : x < y;
     });
@@ -149,11 +228,12 @@ const std::vector<std::string>& placement_policies() {
 int64_t peak_live_bytes(const std::vector<Lifetime>& buffers, int64_t alignment) {
   check_arguments(buffers, alignment);
   std::map<int64_t, int64_t> delta;  // step -> change of live bytes
-  for (const Lifetime& b : buffers) {
-    const int64_t bytes = align_up(b.size, alignment);
-    delta[b.first] += bytes;
-    delta[static_cast<int64_t>(b.last) + 1] -= bytes;
-  }
+  for (const Lifetime& b : buffers)
+    for (const Part& p : parts_of(b)) {
+      const int64_t bytes = align_up(p.size, alignment);
+      delta[p.first] += bytes;
+      delta[static_cast<int64_t>(p.last) + 1] -= bytes;
+    }
   int64_t live = 0;
   int64_t peak = 0;
   for (const auto& [step, change] : delta) {
@@ -228,9 +308,7 @@ std::string check_placement(const std::vector<Lifetime>& buffers, int64_t alignm
     for (size_t j = i + 1; j < buffers.size(); ++j) {
       if (buffers[i].size == 0 || buffers[j].size == 0 || !overlap_in_time(buffers[i], buffers[j]))
         continue;
-      const int64_t a = placement.offsets[i];
-      const int64_t b = placement.offsets[j];
-      if (a < b + align_up(buffers[j].size, alignment) && b < a + align_up(buffers[i].size, alignment))
+      if (collide(buffers[i], placement.offsets[i], buffers[j], placement.offsets[j], alignment))
         return name(i) + " and " + name(j) +
                " are live at the same step and overlap in memory";
     }

@@ -1,8 +1,9 @@
 // Offline placement of buffers with known lifetimes in one arena, independent of the graph.
 //
 // A buffer occupies its size rounded up to the alignment from its offset, during steps
-// first..last (inclusive). Two buffers whose step ranges overlap must not overlap in memory.
-// The lower bound on any arena is the peak, over steps, of the aligned bytes live at that step.
+// first..last (inclusive), or only its parts when it has them. Two buffers must not overlap in
+// memory where they are live at the same step. The lower bound on any arena is the peak, over
+// steps, of the aligned bytes live at that step.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +12,22 @@
 
 namespace cortexm {
 
+// A piece of a buffer: `size` bytes from `offset` bytes into it, live during steps first..last.
+struct Part {
+  int64_t offset;
+  int64_t size;
+  int32_t first;
+  int32_t last;
+};
+
 struct Lifetime {
   int64_t size;   // bytes; 0 is allowed (takes no memory)
   int32_t first;  // first step it is live
   int32_t last;   // last step it is live (inclusive, >= first)
+  // Empty: all `size` bytes are live from first to last. Else the bytes it holds step by step, for
+  // a buffer whose contents move inside it (an output written over its input from a lag below
+  // it): aligned offsets, inside size and first..last, disjoint at any one step.
+  std::vector<Part> parts = {};
 };
 
 struct Placement {

@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "program/program_generated.h"
 #include "runtime/op_context.h"
+#include "runtime/ops/conv.h"
 
 namespace cortexm::runtime {
 
@@ -132,6 +134,18 @@ int32_t in_place_input(uint8_t kernel) {
   }
 }
 
+// Kernels that write their output over input 0 from some bytes below it (OpSchema's
+// in_place_lag): the output must start at least the kernel's lag below that input.
+bool writes_below_input(uint8_t kernel) { return kernel == fb::KernelId_QuantizedDepthwiseConv2d; }
+
+// The bytes a depthwise output must start below its input to be written over it; the op's params
+// and shapes passed its prepare.
+int64_t depthwise_in_place_lag(const OpContext& ctx) {
+  DepthwiseConv2dParams p;
+  decode_conv_op(ctx, &p);
+  return quantized_depthwise_conv2d_in_place_lag(p);
+}
+
 // extra_scratch: the largest scratch an op needs beyond its planned one, so far.
 Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   const fb::Program& p = program.fb();
@@ -166,6 +180,7 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   if (op->scratch_offset() > program.arena_size() || op->scratch_size() > program.arena_size() - op->scratch_offset())
     return fail("scratch_offset", static_cast<int64_t>(op->scratch_offset()), "scratch must lie within the arena");
   const Range scratch{op->scratch_offset(), scratch_end};
+  int64_t below_input = -1;  // bytes the output starts below input 0 it overlaps (writes_below_input)
   for (int64_t o = 0; o < num_out; ++o) {
     const int32_t t = op->outputs()->Get(o);
     if (t < 0 || t >= program.num_tensors()) return fail("outputs", t, "must index Program.tensors", o);
@@ -186,11 +201,18 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
       const bool alias = op->kernel() == fb::KernelId_View && src.begin == out.begin && same_bytes(src_view, out_view);
       const bool in_place = o == 0 && i == in_place_input(op->kernel()) && src.begin == out.begin &&
                             src.end == out.end && src_view.dtype == out_view.dtype && src_view.same_layout(out_view);
-      if (!alias && !in_place) return fail("outputs", t, "output overlaps an input in the arena", o);
+      const bool below = o == 0 && i == 0 && writes_below_input(op->kernel()) && out.begin < src.begin &&
+                         src_view.dtype == out_view.dtype;
+      if (!alias && !in_place && !below) return fail("outputs", t, "output overlaps an input in the arena", o);
+      if (below) below_input = static_cast<int64_t>(src.begin - out.begin);
     }
   }
   const OpContext ctx{program, *op, index, nullptr, extra_scratch};
-  return impl->prepare(ctx);
+  CORTEXM_RETURN_IF_STATUS(impl->prepare(ctx));
+  if (below_input >= 0 && below_input < depthwise_in_place_lag(ctx))
+    return fail("outputs", op->outputs()->Get(0),
+                "output overlaps input 0 and starts fewer bytes below it than the kernel's in-place lag");
+  return kStatusOk;
 }
 
 Status check_io(const Program& program, const flatbuffers::Vector<int32_t>* list, const char* section) {

@@ -1,5 +1,6 @@
-"""The conv, depthwise, linear, add and mul kernel variants (int8 and int16), the int16
-activation kernel, quantize_per_tensor and the int8 mean on emulated cores, bit-identical with their references:
+"""The conv, depthwise (also in place), linear, add and mul kernel variants (int8 and int16), the
+int16 activation kernel, quantize_per_tensor and the int8 mean on emulated cores, bit-identical with
+their references:
 tests/target/kernel_variants.cc built for each core (MVE on the M55, DSP on the M4 and the M33) by
 scripts/run_kernel_variants.sh and run under qemu-system-arm. The first run of a core builds it.
 """
@@ -23,7 +24,8 @@ def test_kernel_variants_match_the_references_on_the_target(cpu, variant):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith(f"kernel variants: {variant},"), proc.stdout
-    for kernel in ("quantized_conv2d", "quantized_depthwise_conv2d", "quantized_linear", "quantized_add",
+    for kernel in ("quantized_conv2d", "quantized_depthwise_conv2d", "quantized_depthwise_conv2d in place",
+                   "quantized_linear", "quantized_add",
                    "quantized_mul", "quantized_conv2d_s16", "quantized_linear_s16", "quantized_add_s16",
                    "quantized_mul_s16", "quantized_activation_s16", "quantize_per_tensor", "quantized_mean"):
         assert f"ok     {kernel}: 60 cases, 0 failures" in proc.stdout, proc.stdout

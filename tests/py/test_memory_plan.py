@@ -19,6 +19,8 @@ ALIAS_OPS = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze
 IN_PLACE_OPS = {"cortex_m.quantized_add.default", "cortex_m.quantized_sub.default", "cortex_m.quantized_maximum.default",
                 "cortex_m.quantized_minimum.default", "cortex_m.requantize.default",
                 "cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"}
+# Ops whose output may overwrite input 0 from some bytes below it (OpSchema::in_place_lag).
+LAGGED_IN_PLACE_OPS = {"cortex_m.quantized_depthwise_conv2d.default"}
 
 
 def element_offsets(value):
@@ -214,7 +216,7 @@ def in_place_chain(op):
 
 def test_in_place_ops_are_the_descriptors():
     schemas = {op: _core.op_info(op).in_place_input for op in _core.registered_ops()}
-    assert {op for op, k in schemas.items() if k >= 0} == IN_PLACE_OPS
+    assert {op for op, k in schemas.items() if k >= 0} == IN_PLACE_OPS | LAGGED_IN_PLACE_OPS
     assert all(schemas[op] == 0 for op in IN_PLACE_OPS)
 
 
@@ -312,7 +314,7 @@ def test_zoo_model_plan(zoo_lowered):
         assert c.name not in rows
     # Aliases: exactly the views of non-constant values that leave every element at its byte
     # offset (contiguous views, and size-1 dims inserted or removed in another dim order), at
-    # their root.
+    # their input's offset in their root's buffer.
     for node in nodes:
         if node.op not in ALIAS_OPS:
             continue
@@ -324,7 +326,7 @@ def test_zoo_model_plan(zoo_lowered):
         if expect_alias:
             root = rows[out.name].alias_of
             assert rows[root].alias_of is None
-            assert rows[out.name].offset == rows[root].offset
+            assert rows[out.name].offset == rows[src.name].offset
     # In place: only ops whose output may overwrite input 0, at their input's root, never over a
     # graph input; the tensor-level plan has none and its bound is the one the plan reports.
     by_output = {n.outputs[0].name: n for n in nodes if n.outputs}
@@ -338,9 +340,11 @@ def test_zoo_model_plan(zoo_lowered):
     for row in plan.tensors:
         if row.in_place:
             node = by_output[row.name]
-            assert node.op in IN_PLACE_OPS, node.name
+            assert node.op in IN_PLACE_OPS | LAGGED_IN_PLACE_OPS, node.name
             src = rows[node.inputs[0].name]
-            assert row.alias_of == (src.alias_of or src.name) and row.offset == src.offset
+            assert row.alias_of == (src.alias_of or src.name)
+            # Element-wise over the same bytes; depthwise from its lag below (loader-checked).
+            assert row.offset == src.offset if node.op in IN_PLACE_OPS else row.offset < src.offset
             assert rows[row.alias_of].kind != "input"
             # Everything in those bytes before the op is read for the last time at the op.
             for other in plan.tensors:
@@ -355,12 +359,15 @@ def test_zoo_model_plan(zoo_lowered):
     assert [b.node_index for b in plan.scratch] == scratch_nodes
     assert all(b.first == b.last == b.node_index for b in plan.scratch)
 
-    # Each policy gives a valid plan; the chosen one is the smallest, earliest on ties.
+    # Each policy gives a valid plan, no larger than its tensor-level one (a depthwise runs in place
+    # only where that shrinks the arena, so the bound depends on the policy); the chosen one is the
+    # smallest, earliest on ties.
+    whole_with = lambda policy: cortexm.plan_memory(lowered, policy=policy, in_place=False)
     arenas = {}
     for policy in cortexm.memory_plan.placement_policies():
         p = cortexm.plan_memory(lowered, policy=policy)
         p.verify()
-        assert p.lower_bound == plan.lower_bound
+        assert p.lower_bound <= p.arena_size <= whole_with(policy).arena_size
         arenas[policy] = p.arena_size
     assert plan.arena_size == min(arenas.values())
     assert plan.policy == min(arenas, key=lambda k: (arenas[k], list(arenas).index(k)))
@@ -396,3 +403,63 @@ def test_zoo_summary():
     lines.append(f"| models where the policy is smallest (ties count) | | | | | | | | "
                  + " | ".join(str(wins[p]) for p in policies) + " |")
     print("\n" + "\n".join(lines))
+
+
+def depthwise_chain():
+    """x -> channels-last copy -> depthwise x4 channels -> depthwise 3x3 same (in place over the
+    first) -> depthwise stride 2 -> contiguous copy. Returns the graph, the copy and the three
+    depthwise outputs."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 2, 6, 7], "int8")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    rng = np.random.default_rng(5)
+    quant = {"input_offset": 3, "output_offset": -2, "requantize_multipliers": [1 << 30] * 8,
+             "requantize_shifts": [-8] * 8}
+    def depthwise(v, stride, padding, multiplier=1):
+        w = g.add_constant(f"w{len(g.nodes)}", rng.integers(-127, 128, (1, 3, 3, 8)).astype(np.int8))
+        return g.call("cortex_m.quantized_depthwise_conv2d.default", [v, w, None],
+                      {"stride": stride, "padding": padding, "dilation": [1, 1], "depth_multiplier": multiplier,
+                       **quant})
+    widen = depthwise(cl, [1, 1], [1, 1], multiplier=4)
+    dw1 = depthwise(widen, [1, 1], [1, 1])
+    dw2 = depthwise(dw1, [2, 2], [1, 1])
+    g.outputs = [g.call("dim_order_ops._clone_dim_order.default", [dw2], {"dim_order": [0, 1, 2, 3]})]
+    return g, cl, widen, dw1, dw2
+
+
+def test_depthwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag(tmp_path):
+    g, cl, widen, dw1, dw2 = depthwise_chain()
+    plan = cortexm.plan_memory(g)
+    plan.verify()
+    rows = {r.name: r for r in plan.buffers}
+    lag = (2 * 7 + 2) * 8  # two input rows and two pixels (quantized_depthwise_conv2d_in_place_lag)
+    assert rows[widen.name].in_place and rows[dw1.name].in_place
+    assert rows[dw1.name].alias_of == rows[widen.name].alias_of == cl.name
+    assert rows[widen.name].offset - rows[dw1.name].offset == lag
+    assert plan.lower_bound < plan.arena_size < plan.tensor_level_bound
+    assert f"{cl.name} (in place)" in plan.table()
+    program = cortexm.to_program(g)
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        x = rng.integers(-128, 128, (1, 2, 6, 7), dtype=np.int8)
+        assert program.run(x).tobytes() == g.run(x).tobytes()
+    # A loaded program's plan names the in-place outputs and counts shared bytes once.
+    program.save(tmp_path / "dw.cmpte")
+    loaded = cortexm.load_program(tmp_path / "dw.cmpte").memory_plan()
+    read_back = {b.name: b for b in loaded.buffers}
+    assert read_back[dw1.name].in_place_over == (widen.name, lag, 336 - lag)
+    assert f"{widen.name} (in place, {lag} B below)" in loaded.table()
+    assert loaded.lower_bound <= loaded.arena_size
+
+    # Explicit layouts: the widened input at 1024, the next depthwise output some bytes below it.
+    def layout(dw1_offset):
+        return {"values": {g.inputs[0].id: 0, cl.id: 128, widen.id: 1024, dw1.id: dw1_offset, dw2.id: 2048,
+                           g.outputs[0].id: 2304},
+                "scratch": {}, "arena_size": 2688}
+    x = rng.integers(-128, 128, (1, 2, 6, 7), dtype=np.int8)
+    for ok in (1024 - lag, 1024 - lag - 16, 512):
+        assert cortexm.to_program(g, layout=layout(ok)).run(x).tobytes() == g.run(x).tobytes()
+    with pytest.raises(ValueError, match="in-place lag"):
+        cortexm.to_program(g, layout=layout(1024 - lag + 16))
+    with pytest.raises(ValueError, match="overlaps an input"):
+        cortexm.to_program(g, layout=layout(1024 + 16))  # above its input: never

@@ -127,6 +127,35 @@ def test_new_int8_ops_on_qemu_are_bit_identical_with_the_host(cpu):
 
 
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_in_place_depthwise_on_qemu_is_bit_identical_with_the_whole_tensor_plan(cpu):
+    """Depthwise convs written over their input from the kernel's lag below it (MVE / DSP loop
+    orders) against the same graph with every buffer apart."""
+    from test_memory_plan import depthwise_chain
+
+    graph, _, widen, dw1, _ = depthwise_chain()
+    rows = {r.name: r for r in cortexm.plan_memory(graph).buffers}
+    assert rows[widen.name].in_place and rows[dw1.name].in_place
+    in_place = cortexm.to_program(graph, target=f"{cpu}+int8")
+    whole = cortexm.to_program(graph, target=f"{cpu}+int8", layout="sequential")
+    x = np.random.default_rng(7).integers(-128, 128, (1, 2, 6, 7), dtype=np.int8)
+    assert qemu.run(in_place, [x], cpu).outputs[0].tobytes() == whole.run(x).tobytes()
+
+
+@ON_DEMAND
+def test_in_place_mobilenet_v2_96_on_the_m55_is_bit_identical_with_the_whole_tensor_plan():
+    program, inputs = zoo_program("mobilenet_v2_96", "cortex-m55")
+    import zoo
+
+    lowered = zoo.lowered("mobilenet_v2_96", "cortex-m55+int8")
+    plan = cortexm.plan_memory(lowered)
+    assert program.arena_size == plan.arena_size < plan.tensor_level_bound
+    whole = cortexm.to_program(lowered, target="cortex-m55+int8", layout="sequential")
+    want = whole.run(*inputs)
+    assert program.run(*inputs).tobytes() == want.tobytes()
+    assert qemu.run(program, inputs, "cortex-m55").outputs[0].tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
 def test_kernel_gtests_pass_on_the_target(cpu):
     code, log = qemu.run_kernel_tests(cpu)
     assert code == 0, log[-3000:]

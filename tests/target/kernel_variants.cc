@@ -27,6 +27,7 @@ constexpr uint8_t kCanary = 0xA5;
 
 int8_t g_lhs[kMaxInput], g_rhs[kMaxInput], g_filter[kMaxFilter];
 int8_t g_out[kMaxOutput + kGuard], g_expected[kMaxOutput];
+int8_t g_shared[kMaxInput + kMaxOutput + kGuard];  // an output written over its input
 int32_t g_bias[kMaxChannels], g_folded_bias[kMaxChannels], g_multipliers[kMaxChannels], g_shifts[kMaxChannels];
 alignas(16) uint8_t g_scratch[kMaxScratch + kGuard];
 int16_t g_in16[kMaxInput], g_rhs16[kMaxInput], g_out16[kMaxOutput + kGuard], g_expected16[kMaxOutput];
@@ -259,7 +260,8 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
-Tally test_depthwise(Rng& r, int32_t cases, Print print) {
+// Each case also runs in place (its own tally): the output from the kernel's lag below the input.
+Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
   Tally t{"quantized_depthwise_conv2d", print};
   for (int32_t i = 0; i < cases;) {
     DepthwiseConv2dParams p;
@@ -293,6 +295,20 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print) {
     describe(line, p.input, p.filter, p.geometry, p.quant);
     line << " multiplier " << p.depth_multiplier;
     check(t, i, line, scratch, p.output.elements());
+    // In place: the output from the kernel's lag below the input, over it; nothing written past
+    // the two.
+    const int64_t lag = quantized_depthwise_conv2d_in_place_lag(p);
+    const int64_t in_bytes = p.input.elements(), out_bytes = p.output.elements();
+    const int64_t end = lag + in_bytes > out_bytes ? lag + in_bytes : out_bytes;
+    std::memset(g_shared, kCanary, sizeof(g_shared));
+    std::memcpy(g_shared + lag, g_lhs, static_cast<size_t>(in_bytes));
+    prepare_buffers();
+    quantized_depthwise_conv2d(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
+    std::memcpy(g_out, g_shared, static_cast<size_t>(out_bytes));
+    for (int32_t k = 0; k < kGuard; ++k)
+      if (static_cast<uint8_t>(g_shared[end + k]) != kCanary) g_out[out_bytes] = static_cast<int8_t>(~kCanary);
+    line << " in place, lag " << lag;
+    check(*in_place, i, line, scratch, out_bytes);
     ++i;
   }
   return t;
@@ -831,7 +847,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
          << cases << " cases per kernel";
   print(header.str());
   Rng r(seed);
-  const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print),
+  Tally depthwise_in_place{"quantized_depthwise_conv2d in place", print};
+  const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print, &depthwise_in_place),
                            test_linear(r, cases, print), test_add(r, cases, print),
                            test_mul(r, cases, print), test_avg_pool2d(r, cases, print),
                            test_conv2d_s16(r, cases, print),
@@ -843,6 +860,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
     report(t);
     failures += t.failures;
   }
+  report(depthwise_in_place);
+  failures += depthwise_in_place.failures;
   return failures;
 }
 

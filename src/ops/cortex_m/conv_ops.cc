@@ -151,7 +151,8 @@ void run(const ConvKernel<P, T, Bias>& k, const KernelContext& ctx) {
 
 template <class P, class T, class Bias>
 void add_conv(OpRegistry& registry, const char* name, fb::KernelId kernel_id,
-              ConvKernel<P, T, Bias> k) {
+              ConvKernel<P, T, Bias> k,
+              void (*in_place)(OpSchema&, const ConvKernel<P, T, Bias>&) = nullptr) {
   OpSchema s;
   s.name = name;
   s.inputs = {{"input"}, {"weight"}, {"bias", true}};
@@ -165,6 +166,7 @@ void add_conv(OpRegistry& registry, const char* name, fb::KernelId kernel_id,
   s.scratch = [k](const NodeContext& node, Isa isa) {
     return k.scratch_size(decode(k, node, node.input(0), node.input(1)).params, isa);
   };
+  if (in_place) in_place(s, k);
   registry.add(std::move(s));
 }
 
@@ -184,7 +186,14 @@ void register_cortex_m_quantized_depthwise_conv2d(OpRegistry& registry) {
       registry, "cortex_m.quantized_depthwise_conv2d.default",
       fb::KernelId_QuantizedDepthwiseConv2d,
       {quantized_depthwise_conv2d_output_dims, quantized_depthwise_conv2d_prepare,
-       quantized_depthwise_conv2d_scratch_size, quantized_depthwise_conv2d});
+       quantized_depthwise_conv2d_scratch_size, quantized_depthwise_conv2d},
+      [](OpSchema& s, const ConvKernel<DepthwiseConv2dParams, int8_t, int32_t>& k) {
+        // Output pixels overwrite input pixels whose windows are read (its header).
+        s.in_place_input = 0;
+        s.in_place_lag = [k](const NodeContext& node) {
+          return quantized_depthwise_conv2d_in_place_lag(decode(k, node, node.input(0), node.input(1)).params);
+        };
+      });
 }
 
 // transposed: OHWI weight [C_out, KH, KW, C_in] (groups 1, dilation 1), int32 bias.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -171,6 +172,21 @@ class DepthwiseTester {
     expect_equal(expected, ref, "reference");
     expect_equal(expected, fast, "optimized");
 
+    // In place: the input at the kernel's lag into one buffer, the output from its start, over
+    // the input; guard bytes after both.
+    const int64_t lag = quantized_depthwise_conv2d_in_place_lag(p);
+    ASSERT_GE(lag, out_c);  // the first output pixel reads input pixel 0
+    const size_t in_bytes = input.size();
+    const size_t shared_size = std::max(size_t(lag) + in_bytes, out_count);
+    std::vector<int8_t> shared(shared_size + kGuardBytes, int8_t(kGuardByte));
+    std::memcpy(shared.data() + lag, input.data(), in_bytes);
+    quantized_depthwise_conv2d(p, shared.data() + lag, filter.data(), bias_data, shared.data(),
+                               scratch.data());
+    for (size_t i = 0; i < kGuardBytes; ++i)
+      ASSERT_EQ(uint8_t(shared[shared_size + i]), kGuardByte) << "in-place overrun at +" << i;
+    shared.resize(out_count);
+    expect_equal(expected, shared, "in place");
+
     // Within 1 LSB of float math for nearly all elements.
     if (quant_ == QuantMode::kRealistic && bias_ != BiasMode::kNearLimits) {
       size_t far = 0;
@@ -273,6 +289,30 @@ TEST(QuantizedDepthwiseConv2d, DsCnnDepthwise) {
 }
 
 // requantize gives 2^31 - 5 here; adding the output offset wraps as the target's 32-bit add does.
+// Writes of pixel (y, x) wait only for the windows from (y - 1, x) on (MVE runs a pixel and the
+// one below it together): a 3x3 same window then needs two rows and two pixels of lag.
+TEST(QuantizedDepthwiseConv2d, InPlaceLagOfSame3x3IsTwoRowsAndTwoPixels) {
+  DepthwiseConv2dParams p;
+  p.input = {1, 6, 7, 5};
+  p.filter = {1, 3, 3, 5};
+  p.geometry.padding = {1, 1, 1, 1};
+  p.output = quantized_depthwise_conv2d_output_dims(p);
+  EXPECT_EQ(quantized_depthwise_conv2d_in_place_lag(p), (2 * 7 + 2) * 5);
+}
+
+// Stride 2, TensorFlow's same padding of an even input (bottom and right only): output row 1's
+// first pixel is written while output row 0's first window (from input pixel 0) may still be read.
+TEST(QuantizedDepthwiseConv2d, InPlaceLagOfStride2IsOneOutputRowAndOnePixel) {
+  DepthwiseConv2dParams p;
+  p.input = {1, 8, 8, 3};
+  p.filter = {1, 3, 3, 3};
+  p.geometry.stride_h = p.geometry.stride_w = 2;
+  p.geometry.padding = {0, 0, 1, 1};
+  p.output = quantized_depthwise_conv2d_output_dims(p);
+  ASSERT_EQ(p.output.w, 4);
+  EXPECT_EQ(quantized_depthwise_conv2d_in_place_lag(p), (4 + 1) * 3);
+}
+
 TEST(QuantizedDepthwiseConv2d, OutputOffsetAddWrapsLikeTheTarget) {
   const int8_t input[2] = {-7, -7};  // at the zero point: every tap contributes 0
   const int8_t filter[2] = {100, -100};

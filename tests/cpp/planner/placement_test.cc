@@ -27,6 +27,32 @@ TEST(Placement, LargestFirst) {
   EXPECT_EQ(p.lower_bound, 96);
 }
 
+// A buffer whose contents move down inside it (a depthwise output written 32 bytes below its
+// input): input [32, 96) at steps 0-1, output [0, 64) at steps 1-2. What it frees is free.
+TEST(Placement, PartsLeaveTheBytesTheyFreeToOthers) {
+  const Lifetime moving{96, 0, 2, {{32, 64, 0, 0}, {0, 96, 1, 1}, {0, 64, 2, 2}}};
+  for (const std::string& policy : placement_policies()) {
+    SCOPED_TRACE(policy);
+    // 32 bytes at step 0 fit below the input; 32 at step 2 above the output.
+    const std::vector<Lifetime> buffers = {moving, {32, 0, 0}, {32, 2, 2}};
+    const Placement p = place_buffers_with(buffers, 16, policy);
+    EXPECT_EQ(check_placement(buffers, 16, p), "");
+    EXPECT_EQ(p.arena_size, 96);
+    EXPECT_EQ(p.lower_bound, 96);
+  }
+  // Parts count at their own steps: 64 + 32 at step 0, 96 at 1, 64 + 32 at 2.
+  EXPECT_EQ(peak_live_bytes({moving, {32, 0, 0}, {32, 2, 2}}, 16), 96);
+  // A neighbour over the input's bytes at step 0 collides; over the freed bytes it does not.
+  Placement bad;
+  bad.offsets = {0, 64};
+  bad.arena_size = 96;
+  bad.lower_bound = 96;
+  EXPECT_NE(check_placement({moving, {32, 0, 0}}, 16, bad), "");
+  bad.offsets = {0, 0};
+  EXPECT_EQ(check_placement({moving, {32, 0, 0}}, 16, bad), "");
+  EXPECT_THROW(place_buffers_with({{96, 0, 2, {{8, 64, 0, 0}}}}, 16, "size_first_fit"), GraphError);
+}
+
 TEST(Placement, EqualSizesGoInIndexOrder) {
   const Placement p = tflm({{32, 0, 0}, {32, 0, 0}, {32, 0, 0}});
   EXPECT_EQ(p.offsets, (Offsets{0, 32, 64}));

@@ -25,6 +25,16 @@ Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& params);
 // whose kernel needs more adds a region after the arena: runtime::Program::required_arena_size.)
 size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& params, Isa isa);
 
+// In place: how many bytes below its input the output must start for the kernel (every variant)
+// to write it over that input, the output overlapping the input's first bytes. Every variant
+// writes output pixel (n, y, x) only after it has read every window of the output pixels before
+// (n, max(y - 1, 0), x) in raster order (scalar: one pixel at a time; DSP: two horizontal
+// neighbours per pass over the channels; MVE: a pixel and its horizontal neighbour or the pixel
+// below it per pass), so the lag is the largest excess of the output bytes written up to a
+// pixel over the input bytes below the first input pixel those later windows read. At least one
+// output pixel. `params` must have passed quantized_depthwise_conv2d_prepare.
+int64_t quantized_depthwise_conv2d_in_place_lag(const DepthwiseConv2dParams& params);
+
 // The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE. bias may be null (treated as zeros). Accumulates in 32
 // bits as the target does: bias + the sum of taps wraps modulo 2^32.
 void quantized_depthwise_conv2d(const DepthwiseConv2dParams& params, const int8_t* input,
