@@ -52,10 +52,7 @@ void conv2d_int16_columns(const Conv2dParams& p, const int8_t* input, const int8
         for (int32_t j = 0; j < count; ++j) {
           const int32_t oy = (first + j) / out_w, ox = (first + j) % out_w;
           if (pointwise) {
-            const int64_t iy = int64_t{oy} * p.geometry.stride_h;
-            const int64_t ix = int64_t{ox} * p.geometry.stride_w;
-            const int8_t* row = image + (iy * p.input.w + ix) * p.input.c;
-            copy(row + int64_t{group} * length, length, column[j]);
+            copy(pointwise_row(p, image, group, oy, ox), length, column[j]);
           } else {
             gather_column(p, image, group, oy, ox, column[j], fill, copy);
           }

@@ -33,6 +33,14 @@ inline bool is_pointwise(const Conv2dParams& p) {
          pad.bottom == 0 && pad.right == 0;
 }
 
+// The input row a pointwise output pixel (oy, ox) reads, from `group`'s first channel.
+inline const int8_t* pointwise_row(const Conv2dParams& p, const int8_t* image, int32_t group, int32_t oy,
+                                   int32_t ox) {
+  const int64_t iy = int64_t{oy} * p.geometry.stride_h;
+  const int64_t ix = int64_t{ox} * p.geometry.stride_w;
+  return image + (iy * p.input.w + ix) * p.input.c + int64_t{group} * p.filter.c;
+}
+
 // Writes the receptive field of output pixel (oy, ox) for `group` in the (kh, kw, c) order of a
 // filter row: fill(dst, count) writes padded taps, copy(src, count, dst) copies input taps.
 template <typename T, typename Fill, typename Copy>

@@ -103,9 +103,7 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
         const int8_t* taps[kConvBlockPixels];
         for (int32_t j = 0; j < kConvBlockPixels; ++j) {
           const int32_t pixel = first + (j < count ? j : 0);
-          const int64_t iy = int64_t{pixel / out_w} * p.geometry.stride_h;
-          const int64_t ix = int64_t{pixel % out_w} * p.geometry.stride_w;
-          taps[j] = image + (iy * p.input.w + ix) * p.input.c + int64_t{group} * length;
+          taps[j] = pointwise_row(p, image, group, pixel / out_w, pixel % out_w);
         }
         for (int32_t oc = group * out_per_group; oc < (group + 1) * out_per_group; ++oc) {
           const int8_t* weights = filter + int64_t{oc} * length;
