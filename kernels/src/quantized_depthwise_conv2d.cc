@@ -186,7 +186,12 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
   dsp::quantized_depthwise_conv2d(p, input, filter, bias, output, scratch);
 #else
 #if defined(CORTEXM_HOST_X86)
-  if (p.depth_multiplier == 1 && host_variant() != HostVariant::kScalar) {
+  // The x86 variant sweeps the image once per 8 channels, so it reads input pixels after their
+  // bytes have taken output: an output over the input (in place) runs the scalar kernel.
+  const auto at = [](const int8_t* ptr) { return reinterpret_cast<uintptr_t>(ptr); };
+  const bool overlap = at(output) < at(input) + static_cast<uintptr_t>(p.input.elements()) &&
+                       at(input) < at(output) + static_cast<uintptr_t>(p.output.elements());
+  if (p.depth_multiplier == 1 && host_variant() != HostVariant::kScalar && !overlap) {
     x86::depthwise_s8_avx2(p, input, filter, bias, output);
     return;
   }
