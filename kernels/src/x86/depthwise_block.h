@@ -3,10 +3,9 @@
 // built for its instruction set. Channel blocks outside, output pixels inside: each valid tap of
 // kChannels channels is widened to int32, offset, multiplied and added; the sums get the bias and
 // are requantized together (x86/requantize8.h) and stored. The channels past the last whole block
-// run scalar. Sums wrap modulo 2^32 like the scalar kernel's. In place (the output a lag below
-// the input: a whole number of pixels, since output and input pixels have the same channels),
-// a block's writes land on the same channels of earlier input pixels, so the blocks are
-// independent and each runs in the raster order the lag allows.
+// run scalar. Sums wrap modulo 2^32 like the scalar kernel's. Not in place: a later block reads
+// input bytes an earlier block's outputs may have taken (quantized_depthwise_conv2d runs the
+// scalar kernel on an output over its input).
 #pragma once
 
 #include <cstring>
