@@ -186,18 +186,11 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
   dsp::quantized_depthwise_conv2d(p, input, filter, bias, output, scratch);
 #else
 #if defined(CORTEXM_HOST_X86)
-  // The x86 variants sweep the image once per block of channels, so in place they would read
-  // input pixels whose bytes have taken outputs of another block (the output sits a lag below the
-  // input, rounded to 16 bytes, not a whole number of pixels): an output over the input runs the
-  // scalar kernel.
-  const auto at = [](const int8_t* ptr) { return reinterpret_cast<uintptr_t>(ptr); };
-  const bool overlap = at(output) < at(input) + static_cast<uintptr_t>(p.input.elements()) &&
-                       at(input) < at(output) + static_cast<uintptr_t>(p.output.elements());
-  if (p.depth_multiplier == 1 && !overlap && host_variant() == HostVariant::kAvx512Vnni) {
+  if (p.depth_multiplier == 1 && host_variant() == HostVariant::kAvx512Vnni) {
     x86::depthwise_s8_avx512(p, input, filter, bias, output);
     return;
   }
-  if (p.depth_multiplier == 1 && !overlap && host_variant() == HostVariant::kAvx2) {
+  if (p.depth_multiplier == 1 && host_variant() == HostVariant::kAvx2) {
     x86::depthwise_s8_avx2(p, input, filter, bias, output);
     return;
   }

@@ -1,11 +1,10 @@
 // The depthwise conv loop of the host's x86 variants (depth multiplier 1), shared by them: a
 // variant supplies its vector type (Lanes: kChannels int32 lanes) and includes this from a file
-// built for its instruction set. Channel blocks outside, output pixels inside: each valid tap of
-// kChannels channels is widened to int32, offset, multiplied and added; the sums get the bias and
-// are requantized together (x86/requantize8.h) and stored. The channels past the last whole block
-// run scalar. Sums wrap modulo 2^32 like the scalar kernel's. Not in place: a later block reads
-// input bytes an earlier block's outputs may have taken (quantized_depthwise_conv2d runs the
-// scalar kernel on an output over its input).
+// built for its instruction set. One output pixel at a time in raster order, as the scalar kernel
+// (so in place from the same lag): per block of kChannels channels each valid tap is widened to
+// int32, offset, multiplied and added; the sums get the bias and are requantized together
+// (x86/requantize8.h) and stored. The channels past the last whole block run scalar. Sums wrap
+// modulo 2^32 like the scalar kernel's.
 #pragma once
 
 #include <cstring>
@@ -58,19 +57,14 @@ void depthwise_s8(const DepthwiseConv2dParams& p, const int8_t* input, const int
   const int32_t channels = p.input.c;
   const int32_t vector_channels = channels / kChannels * kChannels;
   const Vec offset = Lanes::splat(q.input_offset);
-  for (int32_t c = 0; c < vector_channels; c += kChannels) {
-    const typename Lanes::Requantize requantize(q, c);
-    const Vec b = bias ? Lanes::load32(bias + c) : Lanes::splat(0);
-    for_each_pixel(p, input, output, [&](const int8_t* image, int8_t* out, auto taps) {
-      Vec acc = b;
+  for_each_pixel(p, input, output, [&](const int8_t* image, int8_t* out, auto taps) {
+    for (int32_t c = 0; c < vector_channels; c += kChannels) {
+      Vec acc = bias ? Lanes::load32(bias + c) : Lanes::splat(0);
       taps([&](int64_t at, int64_t w) {
         acc = Lanes::multiply_add(acc, Lanes::add(Lanes::widen(image + at + c), offset), Lanes::widen(filter + w + c));
       });
-      requantize.store(acc, out + c);
-    });
-  }
-  if (vector_channels == channels) return;
-  for_each_pixel(p, input, output, [&](const int8_t* image, int8_t* out, auto taps) {
+      typename Lanes::Requantize(q, c).store(acc, out + c);
+    }
     for (int32_t c = vector_channels; c < channels; ++c) {  // the last channels, one at a time
       uint32_t sum = bias ? static_cast<uint32_t>(bias[c]) : 0u;
       taps([&](int64_t at, int64_t w) { sum += static_cast<uint32_t>((image[at + c] + q.input_offset) * filter[w + c]); });

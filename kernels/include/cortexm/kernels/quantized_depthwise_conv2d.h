@@ -30,8 +30,7 @@ size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& para
 // writes output pixel (n, y, x) only after it has read every window of the output pixels before
 // (n, max(y - 1, 0), x) in raster order (scalar: one pixel at a time; DSP: two horizontal
 // neighbours per pass over the channels; MVE: a pixel and its horizontal neighbour or the pixel
-// below it per pass; the host's x86 variants, which sweep the image once per block of channels,
-// are not used when output and input overlap), so the lag is the largest excess of the output
+// below it per pass; the host's x86 variants: one pixel at a time), so the lag is the largest excess of the output
 // bytes written up to a pixel over the input bytes below the first input pixel those later windows
 // read. At least one output pixel. `params` must have passed quantized_depthwise_conv2d_prepare.
 int64_t quantized_depthwise_conv2d_in_place_lag(const DepthwiseConv2dParams& params);
