@@ -12,6 +12,8 @@ CORPUS = Path(__file__).resolve().parents[1] / "fuzz" / "corpus"
 FOUND = {
     # 8-byte shape elements at a 4-aligned address: passes the FlatBuffers verifier, UB to read.
     "program/misaligned_shape.cmpte": r"tensors\[19\] \('convolution_5_ihwo'\): shape.address % 8 = 4: must be 0",
+    # The 8-byte ConstantSegment vector at a 4-aligned address, likewise.
+    "program/misaligned_constants.cmpte": r"constants: address % 8 = 4: must be 0",
 }
 
 
