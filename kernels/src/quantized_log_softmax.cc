@@ -157,7 +157,8 @@ void quantized_log_softmax(const LogSoftmaxParams& p, const int8_t* input, int8_
         saturating_rounding_doubling_high_mul(wrapping_add(log_sum, INT32_MIN),
                                               s.reverse_scaling_divisor),
         s.reverse_scaling_right_shift);
-    const int32_t adjusted_diff_min = s.diff_min - 1 > reverse ? s.diff_min - 1 : reverse;
+    const int32_t diff_min_below = wrapping_sub(s.diff_min, 1);  // wraps as the target's subtract does
+    const int32_t adjusted_diff_min = diff_min_below > reverse ? diff_min_below : reverse;
     for (int32_t c = 0; c < p.row_size; ++c) {
       const int32_t diff = in[c] - max;
       int32_t v = -128;
