@@ -8,6 +8,7 @@
 #if defined(CORTEXM_HOST_X86)
 #include "cortexm/kernels/host_variant.h"
 #include "x86/gemm_s8.h"
+#include "x86/packed_gemm_s8.h"
 #endif
 
 namespace cortexm {
@@ -129,13 +130,38 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
 }
 
 #if defined(CORTEXM_HOST_X86)
+// One group's product: on the weights packed at load when the VNNI variant runs with them,
+// otherwise on the filter as it is.
+struct GroupProduct {
+  x86::GemmS8 g;
+  x86::PackedGemmS8 packed;
+  bool use_packed;
+
+  void run(const int8_t* a, int64_t a_stride, int32_t rows, int8_t* out) {
+    if (use_packed) {
+      packed.a = a;
+      packed.a_stride = a_stride;
+      packed.rows = rows;
+      packed.out = out;
+      x86::packed_gemm_s8_avx512vnni(packed);
+    } else {
+      g.a = a;
+      g.a_stride = a_stride;
+      g.rows = rows;
+      g.out = out;
+      x86::gemm_s8(g);
+    }
+  }
+};
+
 // The conv on the host's x86 variant as int8 matrix products (false when that variant is the
 // scalar one): a pointwise conv over its input rows in place, one product per image and group (per
 // output row when strided); other windows over int8 im2col columns of 8 output pixels at a time in
 // the scalar kernel's scratch (4 int16 columns), padded taps -input_offset so that they add 0.
 bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
                        int8_t* output, void* scratch) {
-  if (host_variant() == HostVariant::kScalar) return false;
+  const HostVariant variant = host_variant();
+  if (variant == HostVariant::kScalar) return false;
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
@@ -145,7 +171,9 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
   const int32_t pixels = p.output.h * out_w;
   const bool pointwise = is_pointwise(p);
   const bool unit_stride = p.geometry.stride_h == 1 && p.geometry.stride_w == 1;
-  x86::GemmS8 g{};
+  GroupProduct product{};
+  product.use_packed = p.host_packed && variant == HostVariant::kAvx512Vnni;
+  x86::GemmS8& g = product.g;
   g.depth = length;
   g.cols = out_per_group;
   g.offset = p.bias_includes_input_offset ? 0 : p.quant.input_offset;
@@ -154,6 +182,15 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
   g.activation_min = p.quant.activation_min;
   g.activation_max = p.quant.activation_max;
   g.out_stride = out_c;
+  x86::PackedGemmS8& pg = product.packed;
+  pg.depth = length;
+  pg.cols = out_per_group;
+  pg.per_channel = true;
+  pg.output_offset = p.quant.output_offset;
+  pg.activation_min = p.quant.activation_min;
+  pg.activation_max = p.quant.activation_max;
+  pg.out_stride = out_c;
+  const size_t group_bytes = x86::packed_gemm_s8_size(length, out_per_group);
   constexpr int32_t kColumns = 2 * kConvBlockPixels;
   int8_t* const columns = static_cast<int8_t*>(scratch);
   const int8_t pad = static_cast<int8_t>(-p.quant.input_offset);
@@ -166,29 +203,24 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
       const int32_t first_oc = group * out_per_group;
       g.w = filter + int64_t{first_oc} * length;
       g.bias = bias ? bias + first_oc : nullptr;
-      g.multipliers = p.quant.multipliers + first_oc;
-      g.shifts = p.quant.shifts + first_oc;
+      g.multipliers = pg.multipliers = p.quant.multipliers + first_oc;
+      g.shifts = pg.shifts = p.quant.shifts + first_oc;
+      pg.packed = static_cast<const uint8_t*>(p.host_packed) + group * group_bytes;
       if (pointwise) {
         // Unit strides: every pixel's row follows the last one; otherwise one output row at a time.
         const int32_t passes = unit_stride ? 1 : p.output.h;
-        for (int32_t oy = 0; oy < passes; ++oy) {
-          g.a = image + int64_t{oy} * p.geometry.stride_h * p.input.w * in_c + int64_t{group} * length;
-          g.a_stride = int64_t{p.geometry.stride_w} * in_c;
-          g.rows = unit_stride ? pixels : out_w;
-          g.out = out_image + int64_t{oy} * out_w * out_c + first_oc;
-          x86::gemm_s8(g);
-        }
+        for (int32_t oy = 0; oy < passes; ++oy)
+          product.run(image + int64_t{oy} * p.geometry.stride_h * p.input.w * in_c + int64_t{group} * length,
+                      int64_t{p.geometry.stride_w} * in_c, unit_stride ? pixels : out_w,
+                      out_image + int64_t{oy} * out_w * out_c + first_oc);
         continue;
       }
-      g.a = columns;
-      g.a_stride = length;
       for (int32_t first = 0; first < pixels; first += kColumns) {
-        g.rows = pixels - first < kColumns ? pixels - first : kColumns;
-        for (int32_t j = 0; j < g.rows; ++j)
+        const int32_t rows = pixels - first < kColumns ? pixels - first : kColumns;
+        for (int32_t j = 0; j < rows; ++j)
           gather_column(p, image, group, (first + j) / out_w, (first + j) % out_w, columns + int64_t{j} * length,
                         fill, copy);
-        g.out = out_image + int64_t{first} * out_c + first_oc;
-        x86::gemm_s8(g);
+        product.run(columns, length, rows, out_image + int64_t{first} * out_c + first_oc);
       }
     }
   }
@@ -228,6 +260,34 @@ void quantized_conv2d_fold_bias(const Conv2dParams& p, const int8_t* filter, con
     const uint32_t b = bias ? static_cast<uint32_t>(bias[oc]) : 0u;
     folded[oc] = static_cast<int32_t>(b + static_cast<uint32_t>(p.quant.input_offset) * weight_sum);
   }
+}
+
+size_t quantized_conv2d_host_packed_size(const Conv2dParams& p) {
+#if defined(CORTEXM_HOST_X86) && !(defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING)
+  if (best_host_variant() != HostVariant::kAvx512Vnni || p.filter.c < 1 || p.groups() < 1) return 0;
+  return static_cast<size_t>(p.groups()) * x86::packed_gemm_s8_size(conv_column_length(p), p.filter.n / p.groups());
+#else
+  static_cast<void>(p);
+  return 0;
+#endif
+}
+
+void quantized_conv2d_host_pack(const Conv2dParams& p, const int8_t* filter, const int32_t* bias, void* packed) {
+#if defined(CORTEXM_HOST_X86)
+  const int32_t groups = p.groups(), length = conv_column_length(p), out_per_group = p.filter.n / groups;
+  const size_t group_bytes = x86::packed_gemm_s8_size(length, out_per_group);
+  for (int32_t group = 0; group < groups; ++group) {
+    const int32_t first_oc = group * out_per_group;
+    x86::pack_gemm_s8(filter + int64_t{first_oc} * length, length, out_per_group, bias ? bias + first_oc : nullptr,
+                      p.bias_includes_input_offset ? 0 : p.quant.input_offset,
+                      static_cast<uint8_t*>(packed) + group * group_bytes);
+  }
+#else
+  static_cast<void>(p);
+  static_cast<void>(filter);
+  static_cast<void>(bias);
+  static_cast<void>(packed);
+#endif
 }
 
 void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,

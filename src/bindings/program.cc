@@ -30,6 +30,11 @@ struct AlignedFree {
   void operator()(uint8_t* p) const { ::operator delete(p, std::align_val_t(runtime::kAlignment)); }
 };
 using AlignedBytes = std::unique_ptr<uint8_t, AlignedFree>;
+constexpr size_t kPackAlignment = 64;  // the packed weights' (ZMM loads)
+struct PackedFree {
+  void operator()(uint8_t* p) const { ::operator delete(p, std::align_val_t(kPackAlignment)); }
+};
+using PackedBytes = std::unique_ptr<uint8_t, PackedFree>;
 
 AlignedBytes aligned_bytes(size_t size) {
   auto* p = static_cast<uint8_t*>(::operator new(size ? size : 1, std::align_val_t(runtime::kAlignment)));
@@ -71,6 +76,7 @@ class LoadedProgram {
     const runtime::Status status = runtime::Program::load(buffer_.get(), size_, &program_);
     if (!status.ok()) throw GraphError(program::status_message(status, buffer_.get(), size_, origin));
     release_arena(new_arena());  // the first run's arena: a program that cannot get one fails here
+    pack_weights();
   }
 
   const runtime::Program& program() const { return program_; }
@@ -273,7 +279,8 @@ class LoadedProgram {
       };
     }
     const runtime::Status status =
-        runtime::execute(program_, arena, program_.required_arena_size(), profile ? &profiler : nullptr, stats);
+        runtime::execute(program_, arena, program_.required_arena_size(), profile ? &profiler : nullptr, stats,
+                         packed_ops_.data());
     if (!status.ok()) return program::status_message(status, buffer_.get(), size_, origin_);
     outputs->clear();
     for (int32_t i = 0; i < program_.num_outputs(); ++i) {
@@ -321,12 +328,32 @@ class LoadedProgram {
     arenas_.push_back(std::move(arena));
   }
 
+  // Each op's weights packed for the host CPU's kernels (runtime::host_pack), in one buffer the
+  // program owns; read-only after load, so concurrent runs share it.
+  void pack_weights() {
+    std::vector<size_t> offsets(static_cast<size_t>(program_.num_ops()));
+    size_t total = 0;
+    for (int32_t i = 0; i < program_.num_ops(); ++i) {
+      offsets[static_cast<size_t>(i)] = total;
+      total += (runtime::host_pack(program_, i, nullptr) + kPackAlignment - 1) / kPackAlignment * kPackAlignment;
+    }
+    packed_ops_.assign(static_cast<size_t>(program_.num_ops()), nullptr);
+    if (total == 0) return;
+    packed_ = PackedBytes(static_cast<uint8_t*>(::operator new(total, std::align_val_t(kPackAlignment))));
+    for (int32_t i = 0; i < program_.num_ops(); ++i) {
+      uint8_t* at = packed_.get() + offsets[static_cast<size_t>(i)];
+      if (runtime::host_pack(program_, i, at) > 0) packed_ops_[static_cast<size_t>(i)] = at;
+    }
+  }
+
   std::string origin_;
   AlignedBytes buffer_;
   size_t size_ = 0;
   runtime::Program program_;
   std::mutex arenas_mutex_;
   std::vector<AlignedBytes> arenas_;
+  PackedBytes packed_;
+  std::vector<const void*> packed_ops_;
 };
 
 }  // namespace

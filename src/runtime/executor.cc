@@ -5,7 +5,7 @@
 namespace cortexm::runtime {
 
 Status execute(const Program& program, uint8_t* arena, size_t arena_bytes, const Profiler* profiler,
-               RunStats* stats) {
+               RunStats* stats, const void* const* host_packed) {
   if (program.required_arena_size() > 0 && !arena)
     return program_error("arena", -1, "arena", 0, "must not be null", -1, StatusCode::kInvalidArgument);
   if (reinterpret_cast<uintptr_t>(arena) % kAlignment != 0)
@@ -22,7 +22,9 @@ Status execute(const Program& program, uint8_t* arena, size_t arena_bytes, const
     const fb::Op& op = *ops->Get(i);
     const OpImpl& impl = program.op_impl(i);
     if (profiler && profiler->hook) profiler->hook(profiler->context, i, op.kernel(), false);
-    impl.run(OpContext{program, op, i, arena});
+    OpContext ctx{program, op, i, arena};
+    if (host_packed) ctx.host_packed = host_packed[i];
+    impl.run(ctx);
     if (profiler && profiler->hook) profiler->hook(profiler->context, i, op.kernel(), true);
     ++local.ops;
     if (impl.float_fallback) ++local.float_ops;

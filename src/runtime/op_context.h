@@ -15,6 +15,8 @@ struct OpContext {
   uint8_t* arena;  // nullptr while preparing
   // While preparing: the largest scratch an op needs beyond its planned one (require_scratch).
   size_t* extra_scratch = nullptr;
+  // While running on the host: the op's weights packed at load (host_pack), or null.
+  const void* host_packed = nullptr;
 
   int32_t num_inputs() const { return static_cast<int32_t>(op.inputs()->size()); }
   int32_t num_outputs() const { return static_cast<int32_t>(op.outputs()->size()); }

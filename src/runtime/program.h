@@ -95,8 +95,16 @@ struct RunStats {
 // Runs every op in order. Inputs must already be in the arena (Program::tensor of input_tensor(i));
 // outputs are read from it afterwards. Fails only on a wrong arena (null, misaligned, smaller than
 // program.required_arena_size()).
+// host_packed: per op, its weights as host_pack packed them, or null (every op when null).
 Status execute(const Program& program, uint8_t* arena, size_t arena_bytes,
-               const Profiler* profiler = nullptr, RunStats* stats = nullptr);
+               const Profiler* profiler = nullptr, RunStats* stats = nullptr,
+               const void* const* host_packed = nullptr);
+
+// The host only (0 elsewhere, and for ops whose kernels read their weights as they are): the bytes
+// op `index`'s weights take packed for the host CPU's kernels, once after load; with `packed`
+// (64-byte aligned, that many bytes, kept alive and unchanged while the program runs) also writes
+// them there. execute's host_packed then gives each op its packing.
+size_t host_pack(const Program& program, int32_t index, void* packed);
 
 // Name of a kernel id ("QuantizedConv2d", ...), "unknown" when out of range.
 const char* kernel_name(uint8_t kernel_id);

@@ -32,6 +32,9 @@ int32_t g_bias[kMaxChannels], g_folded_bias[kMaxChannels], g_multipliers[kMaxCha
 alignas(16) uint8_t g_scratch[kMaxScratch + kGuard];
 int16_t g_in16[kMaxInput], g_rhs16[kMaxInput], g_out16[kMaxOutput + kGuard], g_expected16[kMaxOutput];
 alignas(8) int64_t g_bias64[kMaxChannels];
+// Weights packed as at program load (the host's x86 kernels only; a target build packs none).
+constexpr size_t kMaxPacked = sizeof(void*) == 8 ? 131072 : 64;
+alignas(64) uint8_t g_packed[kMaxPacked];
 
 class Rng {
  public:
@@ -216,7 +219,8 @@ ConvQuantParams conv_quant(Rng& r, int32_t channels) {
   return q;
 }
 
-Tally test_conv2d(Rng& r, int32_t cases, Print print) {
+// Each case also runs on its weights packed as at load, where this build packs them (own tally).
+Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* packed) {
   Tally t{"quantized_conv2d", print};
   for (int32_t i = 0; i < cases;) {
     Conv2dParams p;
@@ -224,7 +228,8 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print) {
     const int32_t groups = r.chance(80) ? 1 : r.uniform(2, 3);
     const bool wide = r.chance(25);  // channel counts of real layers
     const int32_t group_c = wide ? r.uniform(8, 48) : r.uniform(1, 20);
-    const int32_t out_per_group = wide ? r.uniform(8, 40) : r.uniform(1, 9);
+    // Sometimes more than 64 output channels: several passes of the packed product's columns.
+    const int32_t out_per_group = r.chance(10) ? r.uniform(60, 140) : wide ? r.uniform(8, 40) : r.uniform(1, 9);
     p.input = Dims4{r.uniform(1, 2), r.uniform(1, 9), r.uniform(1, 9), groups * group_c};
     const int32_t sizes[] = {1, 2, 3, 3, 4, 5};
     p.filter = Dims4{groups * out_per_group, pointwise ? 1 : sizes[r.uniform(0, 5)],
@@ -255,6 +260,15 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print) {
     describe(line, p.input, p.filter, p.geometry, p.quant);
     if (folded) line << " folded bias";
     check(t, i, line, scratch, p.output.elements());
+    const size_t packed_bytes = quantized_conv2d_host_packed_size(p);
+    if (packed_bytes > 0 && packed_bytes <= kMaxPacked) {
+      quantized_conv2d_host_pack(p, g_filter, bias, g_packed);
+      p.host_packed = g_packed;
+      prepare_buffers();
+      quantized_conv2d(p, g_lhs, g_filter, bias, g_out, g_scratch);
+      line << " packed";
+      check(*packed, i, line, scratch, p.output.elements());
+    }
     ++i;
   }
   return t;
@@ -849,7 +863,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   print(header.str());
   Rng r(seed);
   Tally depthwise_in_place{"quantized_depthwise_conv2d in place", print};
-  const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print, &depthwise_in_place),
+  Tally conv_packed{"quantized_conv2d packed", print};
+  const Tally tallies[] = {test_conv2d(r, cases, print, &conv_packed), test_depthwise(r, cases, print, &depthwise_in_place),
                            test_linear(r, cases, print), test_add(r, cases, print),
                            test_mul(r, cases, print), test_avg_pool2d(r, cases, print),
                            test_conv2d_s16(r, cases, print),
@@ -863,6 +878,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   }
   report(depthwise_in_place);
   failures += depthwise_in_place.failures;
+  if (conv_packed.cases > 0) report(conv_packed);  // none where this build packs nothing
+  failures += conv_packed.failures;
   return failures;
 }
 

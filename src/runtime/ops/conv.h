@@ -83,6 +83,7 @@ void run_conv(const OpContext& ctx) {
   using T = ConvElement<P>;
   P p;
   decode_conv_op(ctx, &p);
+  if constexpr (std::is_same_v<P, Conv2dParams>) p.host_packed = ctx.host_packed;
   Run(p, reinterpret_cast<const T*>(ctx.input(0).data),
       reinterpret_cast<const int8_t*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const ConvBias<P>*>(ctx.input(2).data) : nullptr,

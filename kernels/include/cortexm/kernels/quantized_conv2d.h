@@ -16,6 +16,9 @@ struct Conv2dParams {
   // (quantized_conv2d_fold_bias): the kernel then sums x * w over the window, padded taps taking
   // x = -input_offset, which equals bias + sum (x + input_offset) * w over the taps inside.
   bool bias_includes_input_offset = false;
+  // The host only: quantized_conv2d_host_pack's output for this filter and bias, or null (the kernel
+  // then reads the filter).
+  const void* host_packed = nullptr;
 
   int32_t groups() const { return filter.c > 0 ? input.c / filter.c : 0; }
 };
@@ -32,6 +35,13 @@ Error quantized_conv2d_prepare(const Conv2dParams& params);
 // output must not overlap input). (A program reserves its isa's size; a runtime whose kernel needs
 // more adds a region after the arena: runtime::Program::required_arena_size.)
 size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
+
+// The host only (0 elsewhere): bytes of the filter and bias packed for the CPU's best x86 variant,
+// once, at load (0: that variant reads the filter as it is). quantized_conv2d_host_pack writes them
+// to `packed` (64-byte aligned); params.host_packed then points there while that variant runs.
+size_t quantized_conv2d_host_packed_size(const Conv2dParams& params);
+void quantized_conv2d_host_pack(const Conv2dParams& params, const int8_t* filter, const int32_t* bias,
+                                void* packed);
 
 // The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h): scalar, DSP or MVE. bias may be null (treated as zeros). Accumulates in 32
 // bits as the target does: bias + the sum of taps wraps modulo 2^32.

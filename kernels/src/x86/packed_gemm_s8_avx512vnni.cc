@@ -1,0 +1,159 @@
+// AVX512-VNNI product on packed weights (x86/packed_gemm_s8.h): blocks of MR rows by NR registers
+// of 16 columns, all MR * NR accumulators in ZMM registers (the packed column terms are their
+// start); per 4 taps, NR weight registers and one row's 4 bytes broadcast, flipped to unsigned
+// (x ^ 0x80 = x + 128), feed NR VPDPBUSDs. The sums are requantized 16 columns at a time (CMSIS-NN's
+// double rounding, as x86/requantize8.h) and stored as bytes. Built with -mavx512f -mavx512bw
+// -mavx512vl -mavx512vnni; run only when the CPU has them.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "x86/packed_gemm_s8.h"
+
+namespace cortexm::x86 {
+
+namespace {
+
+// GCC 12 gives _mm512_dpbusd_epi32 a separate destination and copies the accumulators; this form
+// updates one in place.
+inline __m512i dot(__m512i acc, __m512i u, __m512i w) {
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(w));
+  return acc;
+}
+
+// requantize() of 16 int32 lanes with their own multipliers and shifts, the output offset added,
+// clamped: bit for bit the scalar function (x86/requantize8.h's steps on ZMM registers).
+struct Requantize16 {
+  __m512i multiplier, left, right, mask, threshold, output_offset, low, high;
+
+  void init(const PackedGemmS8& g, int32_t first_col) {
+    const int32_t cols = g.cols - first_col < 16 ? g.cols - first_col : 16;
+    __m512i shift;
+    if (g.per_channel) {
+      const __mmask16 lanes = static_cast<__mmask16>((1u << cols) - 1);
+      multiplier = _mm512_maskz_loadu_epi32(lanes, g.multipliers + first_col);
+      shift = _mm512_maskz_loadu_epi32(lanes, g.shifts + first_col);
+    } else {
+      multiplier = _mm512_set1_epi32(g.multipliers[0]);
+      shift = _mm512_set1_epi32(g.shifts[0]);
+    }
+    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+    left = _mm512_max_epi32(shift, zero);
+    right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
+    mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    threshold = _mm512_srai_epi32(mask, 1);
+    output_offset = _mm512_set1_epi32(g.output_offset);
+    low = _mm512_set1_epi32(g.activation_min);
+    high = _mm512_set1_epi32(g.activation_max);
+  }
+
+  __m512i operator()(__m512i acc) const {
+    const __m512i x = _mm512_sllv_epi32(acc, left);  // wraps, as the scalar left shift does
+    const __m512i round = _mm512_set1_epi64(int64_t{1} << 30);
+    const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, multiplier), round), 31);
+    const __m512i odd = _mm512_srli_epi64(
+        _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(multiplier, 32)), round), 31);
+    const __m512i high_mult = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+    // Divide by 2^right: +1 when the remainder exceeds half (or equals it, for a negative quotient).
+    __m512i q = _mm512_srav_epi32(high_mult, right);
+    const __m512i remainder = _mm512_and_si512(high_mult, mask);
+    const __m512i limit = _mm512_sub_epi32(threshold, _mm512_srai_epi32(q, 31));
+    q = _mm512_mask_add_epi32(q, _mm512_cmpgt_epi32_mask(remainder, limit), q, _mm512_set1_epi32(1));
+    const __m512i out = _mm512_add_epi32(q, output_offset);
+    return _mm512_min_epi32(_mm512_max_epi32(out, low), high);
+  }
+};
+
+constexpr int32_t kBlock = 16;
+constexpr int kMaxBlocks = 4;                          // NR: up to 64 columns per pass
+constexpr int kRowsFor[kMaxBlocks + 1] = {0, 12, 12, 8, 6};  // MR: at most 24 accumulators
+
+struct Layout {
+  const int32_t* terms;
+  const int8_t* weights;
+  int32_t quads;
+};
+
+// The 4 taps of a row from tap k (fewer at the end: zeros after them), as unsigned bytes.
+inline __m512i taps_u8(const int8_t* row, int32_t count) {
+  uint32_t four = 0;
+  std::memcpy(&four, row, static_cast<size_t>(count));
+  return _mm512_set1_epi32(static_cast<int32_t>(four ^ 0x80808080u));
+}
+
+// Rows [m0, m0 + MR) by the column blocks [b0, b0 + NR).
+template <int MR, int NR>
+void block(const PackedGemmS8& g, const Layout& l, int32_t m0, int32_t b0, const Requantize16 (&requantize)[NR]) {
+  __m512i acc[MR][NR];
+  for (int j = 0; j < NR; ++j) {
+    const __m512i term = _mm512_loadu_si512(l.terms + (b0 + j) * kBlock);
+    for (int i = 0; i < MR; ++i) acc[i][j] = term;
+  }
+  const int8_t* a[MR];
+  for (int i = 0; i < MR; ++i) a[i] = g.a + (m0 + i) * g.a_stride;
+  const int64_t block_bytes = int64_t{l.quads} * kBlock * 4;
+  const int8_t* w = l.weights + b0 * block_bytes;
+  const int32_t whole = g.depth / 4;
+  for (int32_t q = 0; q < whole; ++q) {
+    __m512i wv[NR];
+    for (int j = 0; j < NR; ++j) wv[j] = _mm512_loadu_si512(w + j * block_bytes + int64_t{q} * kBlock * 4);
+    for (int i = 0; i < MR; ++i) {
+      const __m512i u = taps_u8(a[i] + 4 * q, 4);
+      for (int j = 0; j < NR; ++j) acc[i][j] = dot(acc[i][j], u, wv[j]);
+    }
+  }
+  if (const int32_t rest = g.depth - 4 * whole; rest > 0) {  // padded weights are 0: u = 128 adds nothing
+    __m512i wv[NR];
+    for (int j = 0; j < NR; ++j) wv[j] = _mm512_loadu_si512(w + j * block_bytes + int64_t{whole} * kBlock * 4);
+    for (int i = 0; i < MR; ++i) {
+      const __m512i u = taps_u8(a[i] + 4 * whole, rest);
+      for (int j = 0; j < NR; ++j) acc[i][j] = dot(acc[i][j], u, wv[j]);
+    }
+  }
+  for (int i = 0; i < MR; ++i) {
+    int8_t* out = g.out + (m0 + i) * g.out_stride + b0 * kBlock;
+    for (int j = 0; j < NR; ++j) {
+      const __m128i bytes = _mm512_cvtsepi32_epi8(requantize[j](acc[i][j]));  // in [-128, 127] already
+      const int32_t cols = g.cols - (b0 + j) * kBlock;
+      if (cols >= kBlock) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j * kBlock), bytes);
+      else _mm_mask_storeu_epi8(out + j * kBlock, static_cast<__mmask16>((1u << cols) - 1), bytes);
+    }
+  }
+}
+
+// The last rows - m0 (< R) rows, one block of exactly that many.
+template <int NR, int R>
+void row_tail(const PackedGemmS8& g, const Layout& l, int32_t m0, int32_t b0, const Requantize16 (&requantize)[NR]) {
+  if constexpr (R > 0) {
+    if (g.rows - m0 == R) block<R, NR>(g, l, m0, b0, requantize);
+    else row_tail<NR, R - 1>(g, l, m0, b0, requantize);
+  }
+}
+
+template <int NR>
+void columns(const PackedGemmS8& g, const Layout& l, int32_t b0) {
+  constexpr int MR = kRowsFor[NR];
+  Requantize16 requantize[NR];
+  for (int j = 0; j < NR; ++j) requantize[j].init(g, (b0 + j) * kBlock);
+  int32_t m = 0;
+  for (; m + MR <= g.rows; m += MR) block<MR, NR>(g, l, m, b0, requantize);
+  row_tail<NR, MR - 1>(g, l, m, b0, requantize);
+}
+
+}  // namespace
+
+void packed_gemm_s8_avx512vnni(const PackedGemmS8& g) {
+  const int32_t blocks = (g.cols + kBlock - 1) / kBlock;
+  const Layout l{static_cast<const int32_t*>(g.packed),
+                 static_cast<const int8_t*>(g.packed) + int64_t{blocks} * kBlock * 4, (g.depth + 3) / 4};
+  for (int32_t b0 = 0; b0 < blocks; b0 += kMaxBlocks) {
+    switch (blocks - b0 < kMaxBlocks ? blocks - b0 : kMaxBlocks) {
+      case 1: columns<1>(g, l, b0); break;
+      case 2: columns<2>(g, l, b0); break;
+      case 3: columns<3>(g, l, b0); break;
+      default: columns<4>(g, l, b0); break;
+    }
+  }
+}
+
+}  // namespace cortexm::x86
