@@ -3,6 +3,10 @@
 #include "cortexm/kernels/requantize.h"
 #include "elementwise.h"
 #include "variants.h"
+#if defined(CORTEXM_HOST_X86)
+#include "cortexm/kernels/host_variant.h"
+#include "x86/add_s8.h"
+#endif
 
 namespace cortexm {
 
@@ -19,6 +23,12 @@ void add_scalar(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t
                                                            int8_t* out, int32_t count, int32_t ls,
                                                            int32_t rs) {
     if (ls == 1 && rs == 1) {
+#if defined(CORTEXM_HOST_X86)
+      if (host_variant() == HostVariant::kAvx512Vnni) {
+        x86::add_s8_avx512(p, a, b, out, count);
+        return;
+      }
+#endif
       for (int32_t i = 0; i < count; ++i) out[i] = add_one(p, a[i], b[i]);
     } else {
       strided_run(a, b, out, count, ls, rs, one);

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "x86/packed_gemm_s8.h"
+#include "x86/requantize16.h"
 
 namespace cortexm::x86 {
 
@@ -20,49 +21,6 @@ inline __m512i dot(__m512i acc, __m512i u, __m512i w) {
   __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(w));
   return acc;
 }
-
-// requantize() of 16 int32 lanes with their own multipliers and shifts, the output offset added,
-// clamped: bit for bit the scalar function (x86/requantize8.h's steps on ZMM registers).
-struct Requantize16 {
-  __m512i multiplier, left, right, mask, threshold, output_offset, low, high;
-
-  void init(const PackedGemmS8& g, int32_t first_col) {
-    const int32_t cols = g.cols - first_col < 16 ? g.cols - first_col : 16;
-    __m512i shift;
-    if (g.per_channel) {
-      const __mmask16 lanes = static_cast<__mmask16>((1u << cols) - 1);
-      multiplier = _mm512_maskz_loadu_epi32(lanes, g.multipliers + first_col);
-      shift = _mm512_maskz_loadu_epi32(lanes, g.shifts + first_col);
-    } else {
-      multiplier = _mm512_set1_epi32(g.multipliers[0]);
-      shift = _mm512_set1_epi32(g.shifts[0]);
-    }
-    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
-    left = _mm512_max_epi32(shift, zero);
-    right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
-    mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
-    threshold = _mm512_srai_epi32(mask, 1);
-    output_offset = _mm512_set1_epi32(g.output_offset);
-    low = _mm512_set1_epi32(g.activation_min);
-    high = _mm512_set1_epi32(g.activation_max);
-  }
-
-  __m512i operator()(__m512i acc) const {
-    const __m512i x = _mm512_sllv_epi32(acc, left);  // wraps, as the scalar left shift does
-    const __m512i round = _mm512_set1_epi64(int64_t{1} << 30);
-    const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, multiplier), round), 31);
-    const __m512i odd = _mm512_srli_epi64(
-        _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(multiplier, 32)), round), 31);
-    const __m512i high_mult = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
-    // Divide by 2^right: +1 when the remainder exceeds half (or equals it, for a negative quotient).
-    __m512i q = _mm512_srav_epi32(high_mult, right);
-    const __m512i remainder = _mm512_and_si512(high_mult, mask);
-    const __m512i limit = _mm512_sub_epi32(threshold, _mm512_srai_epi32(q, 31));
-    q = _mm512_mask_add_epi32(q, _mm512_cmpgt_epi32_mask(remainder, limit), q, _mm512_set1_epi32(1));
-    const __m512i out = _mm512_add_epi32(q, output_offset);
-    return _mm512_min_epi32(_mm512_max_epi32(out, low), high);
-  }
-};
 
 constexpr int32_t kBlock = 16;
 constexpr int kMaxBlocks = 4;                          // NR: up to 64 columns per pass
@@ -134,7 +92,17 @@ template <int NR>
 void columns(const PackedGemmS8& g, const Layout& l, int32_t b0) {
   constexpr int MR = kRowsFor[NR];
   Requantize16 requantize[NR];
-  for (int j = 0; j < NR; ++j) requantize[j].init(g, (b0 + j) * kBlock);
+  for (int j = 0; j < NR; ++j) {
+    const int32_t first_col = (b0 + j) * kBlock;
+    const int32_t cols = g.cols - first_col < kBlock ? g.cols - first_col : kBlock;
+    const __mmask16 lanes = static_cast<__mmask16>((1u << cols) - 1);
+    const int32_t c = g.per_channel ? first_col : 0;
+    requantize[j] = g.per_channel ? Requantize16(_mm512_maskz_loadu_epi32(lanes, g.multipliers + c),
+                                                 _mm512_maskz_loadu_epi32(lanes, g.shifts + c), g.output_offset,
+                                                 g.activation_min, g.activation_max)
+                                  : Requantize16(_mm512_set1_epi32(g.multipliers[0]), _mm512_set1_epi32(g.shifts[0]),
+                                                 g.output_offset, g.activation_min, g.activation_max);
+  }
   int32_t m = 0;
   for (; m + MR <= g.rows; m += MR) block<MR, NR>(g, l, m, b0, requantize);
   row_tail<NR, MR - 1>(g, l, m, b0, requantize);
