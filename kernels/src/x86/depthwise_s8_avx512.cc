@@ -1,8 +1,9 @@
 // AVX-512 depthwise conv (x86/depthwise_block.h): 16 channels per step, VPMOVSXBD, VPMULLD, VPADDD
-// on ZMM registers; the sums requantized as two halves of 8. Built with -mavx512f -mavx512bw
+// on ZMM registers; the sums requantized 16 at a time (x86/requantize16.h). Built with -mavx512f -mavx512bw
 // -mavx512vl (the AVX512-VNNI variant's CPUs have them).
 #include "x86/depthwise_block.h"
 #include "x86/depthwise_s8.h"
+#include "x86/requantize16.h"
 
 namespace cortexm::x86 {
 
@@ -19,14 +20,12 @@ struct Avx512Channels {
   static Vec multiply_add(Vec acc, Vec x, Vec w) { return _mm512_add_epi32(acc, _mm512_mullo_epi32(x, w)); }
 
   struct Requantize {
-    Requantize8 low, high;
+    Requantize16 lanes;
     Requantize(const ConvQuantParams& q, int32_t c)
-        : low(q.multipliers + c, q.shifts + c, q.output_offset, q.activation_min, q.activation_max),
-          high(q.multipliers + c + 8, q.shifts + c + 8, q.output_offset, q.activation_min, q.activation_max) {}
-    void store(Vec acc, int8_t* out) const {
-      const int64_t bytes[2] = {bytes_of(low(_mm512_castsi512_si256(acc))),
-                                bytes_of(high(_mm512_extracti64x4_epi64(acc, 1)))};
-      std::memcpy(out, bytes, 16);
+        : lanes(_mm512_loadu_si512(q.multipliers + c), _mm512_loadu_si512(q.shifts + c), q.output_offset,
+                q.activation_min, q.activation_max) {}
+    void store(Vec acc, int8_t* out) const {  // in [-128, 127] already
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtsepi32_epi8(lanes(acc)));
     }
   };
 };
