@@ -61,6 +61,13 @@ class CortexmConv : public Runner {
     check(cortexm::quantized_conv2d_prepare(p_), "quantized_conv2d");
     scratch_ = make_scratch(cortexm::quantized_conv2d_scratch_size(p_, kHostIsa));
     output_.assign(static_cast<size_t>(p_.output.elements()), 0);
+    // The weights packed for the host's kernels, as a program's load packs them (64-byte aligned).
+    if (const size_t bytes = cortexm::quantized_conv2d_host_packed_size(p_); bytes > 0) {
+      packed_.assign(bytes + 63, 0);
+      void* at = packed_.data() + (64 - reinterpret_cast<uintptr_t>(packed_.data()) % 64) % 64;
+      cortexm::quantized_conv2d_host_pack(p_, d_->weights.data(), d_->bias.data(), at);
+      p_.host_packed = at;
+    }
   }
   void run() override {
     cortexm::quantized_conv2d(p_, d_->input.data(), d_->weights.data(), d_->bias.data(),
@@ -71,6 +78,7 @@ class CortexmConv : public Runner {
   std::shared_ptr<const LayerData> d_;
   cortexm::Conv2dParams p_;
   std::unique_ptr<int8_t[]> scratch_;
+  std::vector<uint8_t> packed_;
 };
 
 class CortexmDepthwise : public Runner {
