@@ -32,6 +32,17 @@ std::unique_ptr<int8_t[]> make_scratch(size_t bytes) {
   return bytes == 0 ? nullptr : std::unique_ptr<int8_t[]>(new int8_t[bytes]);
 }
 
+// The weights packed for the host's kernels as a program's load packs them: `bytes` of `storage`,
+// 64-byte aligned, written by pack(at); null when the kernel packs none.
+template <typename Pack>
+const void* host_packed(std::vector<uint8_t>& storage, size_t bytes, Pack pack) {
+  if (bytes == 0) return nullptr;
+  storage.assign(bytes + 63, 0);
+  void* at = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+  pack(at);
+  return at;
+}
+
 cortexm::ConvGeometry geometry_of(const LayerShape& s) {
   cortexm::ConvGeometry g;
   g.stride_h = s.stride_h, g.stride_w = s.stride_w;
@@ -61,13 +72,9 @@ class CortexmConv : public Runner {
     check(cortexm::quantized_conv2d_prepare(p_), "quantized_conv2d");
     scratch_ = make_scratch(cortexm::quantized_conv2d_scratch_size(p_, kHostIsa));
     output_.assign(static_cast<size_t>(p_.output.elements()), 0);
-    // The weights packed for the host's kernels, as a program's load packs them (64-byte aligned).
-    if (const size_t bytes = cortexm::quantized_conv2d_host_packed_size(p_); bytes > 0) {
-      packed_.assign(bytes + 63, 0);
-      void* at = packed_.data() + (64 - reinterpret_cast<uintptr_t>(packed_.data()) % 64) % 64;
+    p_.host_packed = host_packed(packed_, cortexm::quantized_conv2d_host_packed_size(p_), [this](void* at) {
       cortexm::quantized_conv2d_host_pack(p_, d_->weights.data(), d_->bias.data(), at);
-      p_.host_packed = at;
-    }
+    });
   }
   void run() override {
     cortexm::quantized_conv2d(p_, d_->input.data(), d_->weights.data(), d_->bias.data(),
@@ -122,6 +129,9 @@ class CortexmLinear : public Runner {
     check(cortexm::quantized_linear_prepare(p_), "quantized_linear");
     scratch_ = make_scratch(cortexm::quantized_linear_scratch_size(p_, kHostIsa));
     output_.assign(static_cast<size_t>(s.n) * s.c_out, 0);
+    p_.host_packed = host_packed(packed_, cortexm::quantized_linear_host_packed_size(p_), [this](void* at) {
+      cortexm::quantized_linear_host_pack(p_, d_->weights.data(), d_->bias.data(), at);
+    });
   }
   void run() override {
     cortexm::quantized_linear(p_, d_->input.data(), d_->weights.data(), d_->bias.data(),
@@ -132,6 +142,7 @@ class CortexmLinear : public Runner {
   std::shared_ptr<const LayerData> d_;
   cortexm::LinearParams p_;
   std::unique_ptr<int8_t[]> scratch_;
+  std::vector<uint8_t> packed_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #if defined(CORTEXM_HOST_X86)
 #include "cortexm/kernels/host_variant.h"
 #include "x86/gemm_s8.h"
+#include "x86/packed_gemm_s8.h"
 #endif
 
 namespace cortexm {
@@ -127,6 +128,28 @@ void linear_scalar(const LinearParams& p, const int8_t* input, const int8_t* wei
 }  // namespace
 #endif
 
+size_t quantized_linear_host_packed_size(const LinearParams& p) {
+#if defined(CORTEXM_HOST_X86) && !(defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING)
+  if (best_host_variant() != HostVariant::kAvx512Vnni || p.filter_offset != 0) return 0;
+  return x86::packed_gemm_s8_size(p.input_features, p.output_features);
+#else
+  static_cast<void>(p);
+  return 0;
+#endif
+}
+
+void quantized_linear_host_pack(const LinearParams& p, const int8_t* weights, const int32_t* bias, void* packed) {
+#if defined(CORTEXM_HOST_X86)
+  x86::pack_gemm_s8(weights, p.input_features, p.output_features, bias,
+                    p.bias_includes_input_offset ? 0 : p.input_offset, packed);
+#else
+  static_cast<void>(p);
+  static_cast<void>(weights);
+  static_cast<void>(bias);
+  static_cast<void>(packed);
+#endif
+}
+
 // With the folded bias, bias + sum x * (w + filter_offset) is the unfolded arithmetic at input
 // offset 0: every variant runs that.
 void quantized_linear(const LinearParams& params, const int8_t* input, const int8_t* weights,
@@ -143,6 +166,25 @@ void quantized_linear(const LinearParams& params, const int8_t* input, const int
 #else
   static_cast<void>(scratch);
 #if defined(CORTEXM_HOST_X86)
+  if (p.host_packed && p.filter_offset == 0 && host_variant() == HostVariant::kAvx512Vnni) {
+    x86::PackedGemmS8 g{};  // (the packing holds the bias and the input offset's term)
+    g.a = input;
+    g.a_stride = p.input_features;
+    g.rows = p.batches;
+    g.packed = p.host_packed;
+    g.depth = p.input_features;
+    g.cols = p.output_features;
+    g.multipliers = p.multipliers;
+    g.shifts = p.shifts;
+    g.per_channel = p.num_multipliers > 1;
+    g.output_offset = p.output_offset;
+    g.activation_min = p.activation_min;
+    g.activation_max = p.activation_max;
+    g.out = output;
+    g.out_stride = p.output_features;
+    x86::packed_gemm_s8_avx512vnni(g);
+    return;
+  }
   if (p.filter_offset == 0 && host_variant() != HostVariant::kScalar) {
     x86::GemmS8 g{};
     g.a = input;

@@ -415,11 +415,12 @@ Tally test_mean(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
-Tally test_linear(Rng& r, int32_t cases, Print print) {
+// Each case also runs on its weights packed as at load, where this build packs them (own tally).
+Tally test_linear(Rng& r, int32_t cases, Print print, Tally* packed) {
   Tally t{"quantized_linear", print};
   for (int32_t i = 0; i < cases;) {
     LinearParams p;
-    p.batches = r.uniform(1, 3);
+    p.batches = r.chance(10) ? r.uniform(4, 20) : r.uniform(1, 3);  // sometimes whole blocks of rows
     p.input_features = r.chance(20) ? r.uniform(64, 1000) : r.uniform(1, 40);
     p.output_features = r.chance(20) ? r.uniform(16, 70) : r.uniform(1, 13);
     if (int64_t{p.batches} * p.input_features > kMaxInput ||
@@ -455,6 +456,15 @@ Tally test_linear(Rng& r, int32_t cases, Print print) {
          << " multipliers " << p.num_multipliers << " act " << p.activation_min << "," << p.activation_max
          << (folded ? " folded bias" : "");
     check(t, i, line, scratch, outputs);
+    const size_t packed_bytes = quantized_linear_host_packed_size(p);
+    if (packed_bytes > 0 && packed_bytes <= kMaxPacked) {
+      quantized_linear_host_pack(p, g_filter, bias, g_packed);
+      p.host_packed = g_packed;
+      prepare_buffers();
+      quantized_linear(p, g_lhs, g_filter, bias, g_out, g_scratch);
+      line << " packed";
+      check(*packed, i, line, scratch, outputs);
+    }
     ++i;
   }
   return t;
@@ -864,8 +874,9 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   Rng r(seed);
   Tally depthwise_in_place{"quantized_depthwise_conv2d in place", print};
   Tally conv_packed{"quantized_conv2d packed", print};
+  Tally linear_packed{"quantized_linear packed", print};
   const Tally tallies[] = {test_conv2d(r, cases, print, &conv_packed), test_depthwise(r, cases, print, &depthwise_in_place),
-                           test_linear(r, cases, print), test_add(r, cases, print),
+                           test_linear(r, cases, print, &linear_packed), test_add(r, cases, print),
                            test_mul(r, cases, print), test_avg_pool2d(r, cases, print),
                            test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
@@ -878,8 +889,11 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   }
   report(depthwise_in_place);
   failures += depthwise_in_place.failures;
-  if (conv_packed.cases > 0) report(conv_packed);  // none where this build packs nothing
-  failures += conv_packed.failures;
+  const Tally* packed_tallies[] = {&conv_packed, &linear_packed};
+  for (const Tally* packed : packed_tallies) {
+    if (packed->cases > 0) report(*packed);  // none where this build packs nothing
+    failures += packed->failures;
+  }
   return failures;
 }
 

@@ -2,10 +2,13 @@
 // QuantizedLinearS16: input [..., K] int16 contiguous, weights [C_out, K] int8, optional int64
 // bias, int16 output (arm_fully_connected_s16 arithmetic; the LinearParams offsets must be 0).
 // One prepare and run for both; the table decodes through program/params/linear.h.
+#include <type_traits>
+
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
 #include "program/params/linear.h"
 #include "runtime/ops/conv_decode.h"
+#include "runtime/ops/host_pack_ops.h"
 
 namespace cortexm::runtime {
 
@@ -76,6 +79,7 @@ template <class P, class T, class Bias, void (*Run)(const P&, const T*, const in
 void run_linear(const OpContext& ctx) {
   P p;
   decode(ctx, &p);
+  if constexpr (std::is_same_v<P, LinearParams>) p.host_packed = ctx.host_packed;
   Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const int8_t*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const Bias*>(ctx.input(2).data) : nullptr,
       reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
@@ -98,6 +102,17 @@ Status prepare_quantized_linear_s16(const OpContext& ctx) {
 
 void run_quantized_linear_s16(const OpContext& ctx) {
   run_linear<LinearS16Params, int16_t, int64_t, quantized_linear_s16, quantized_linear_s16_scratch_size>(ctx);
+}
+
+size_t host_pack_quantized_linear(const OpContext& ctx, void* packed) {
+  LinearParams p;
+  if (!decode(ctx, &p).ok()) return 0;  // (load has checked it)
+  const size_t bytes = quantized_linear_host_packed_size(p);
+  if (packed && bytes > 0)
+    quantized_linear_host_pack(p, reinterpret_cast<const int8_t*>(ctx.input(1).data),
+                               ctx.has_input(2) ? reinterpret_cast<const int32_t*>(ctx.input(2).data) : nullptr,
+                               packed);
+  return bytes;
 }
 
 }  // namespace cortexm::runtime

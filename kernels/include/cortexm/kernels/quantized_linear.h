@@ -26,6 +26,9 @@ struct LinearParams {
   // filter_offset, modulo 2^32 (quantized_linear_fold_bias): the kernel then computes
   // bias + sum x * (w + filter_offset), the unfolded sum bit for bit.
   bool bias_includes_input_offset = false;
+  // The host only: quantized_linear_host_pack's output for these weights and bias, or null (the
+  // kernel then reads the weights).
+  const void* host_packed = nullptr;
 };
 
 Error quantized_linear_prepare(const LinearParams& params);
@@ -33,6 +36,13 @@ Error quantized_linear_prepare(const LinearParams& params);
 // Bytes of scratch quantized_linear needs on `isa`: none, every variant reads the int8 input row
 // in place (scratch may be null).
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
+
+// The host only (0 elsewhere): bytes of the weights and bias packed for the CPU's best x86 variant
+// once, at load (0: that variant reads the weights as they are, as with a nonzero filter offset);
+// quantized_linear_host_pack writes them to `packed` (64-byte aligned).
+size_t quantized_linear_host_packed_size(const LinearParams& params);
+void quantized_linear_host_pack(const LinearParams& params, const int8_t* weights, const int32_t* bias,
+                                void* packed);
 
 // The variant this build selects (kKernelIsa, cortexm/kernels/kernel_isa.h). bias may be null (zeros). The 32-bit accumulator wraps as on the target.
 void quantized_linear(const LinearParams& params, const int8_t* input, const int8_t* weights,
