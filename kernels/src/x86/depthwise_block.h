@@ -63,11 +63,27 @@ void scalar_channels(const ConvQuantParams& q, const int8_t* image, const int8_t
 
 // Windows of at most this many taps run a row at a time (their widened weights held per block).
 constexpr int32_t kMaxRowTaps = 25;
+
+// start + the products of a window inside the input (x itself: the offset is in start), its taps at
+// window + tap_offsets[t]; kTaps > 0 fixes their count (unrolled), else `taps`. Three accumulators
+// in turn (the sums wrap, so any order gives the same): shorter chains of dependent multiply-adds.
+template <class Lanes, int32_t kTaps>
+__attribute__((always_inline)) inline typename Lanes::Vec inside_sum(typename Lanes::Vec start, const int8_t* window,
+                                                                     const int64_t* tap_offsets,
+                                                                     const typename Lanes::Vec* weights,
+                                                                     int32_t taps = kTaps) {
+  typename Lanes::Vec acc[3] = {start, Lanes::splat(0), Lanes::splat(0)};
+  for (int32_t t = 0; t < (kTaps > 0 ? kTaps : taps); ++t)
+    acc[t % 3] = Lanes::dot(acc[t % 3], Lanes::widen(window + tap_offsets[t]), weights[t]);
+  return Lanes::add(acc[0], Lanes::add(acc[1], acc[2]));
+}
 // An output row over its own input goes through a buffer this large (when it fits).
 constexpr int64_t kRowBuffer = 16384;
 
 // One output row at a time: per block of channels the requantize and the widened weights are set up
-// once for the row, then every pixel of the row. In place (the output over the input from the
+// once for the row, then every pixel of the row. A product is one int16 multiply-add (|x + offset|
+// <= 255 and |w| <= 128 fit int16; the weight's high half is 0). A pixel whose window lies inside
+// the input starts from bias + offset * (sum of the block's weights) and multiplies x itself. In place (the output over the input from the
 // kernel's lag) the row goes to `row_buffer` and is copied out after the row's last read: its
 // writes come after every read of the row's pixels and before any of the next row's, as in raster
 // order.
@@ -82,11 +98,27 @@ void depthwise_rows(const DepthwiseConv2dParams& p, const int8_t* input, const i
   const int32_t kernel_h = p.filter.h, kernel_w = p.filter.w, out_w = p.output.w;
   const int32_t vector_channels = channels / kChannels * kChannels;
   const Vec offset = Lanes::splat(q.input_offset);
+  // The output columns [inside_first, inside_last) have every column of their window inside.
+  int32_t inside_first = 0, inside_last = 0;
+  while (inside_first < out_w && valid_taps(int64_t{inside_first} * geo.stride_w - geo.padding.left, in_w, kernel_w,
+                                            geo.dilation_w).first > 0)
+    ++inside_first;
+  for (int32_t ox = inside_first; ox < out_w; ++ox) {
+    const TapRange cols = valid_taps(int64_t{ox} * geo.stride_w - geo.padding.left, in_w, kernel_w, geo.dilation_w);
+    if (cols.first != 0 || cols.last != kernel_w) break;
+    inside_last = ox + 1;
+  }
+  // The input offset of each tap of a window inside the input from its first tap.
+  const int32_t taps = kernel_h * kernel_w;
+  int64_t tap_offsets[kMaxRowTaps];
+  for (int32_t t = 0; t < taps; ++t)
+    tap_offsets[t] = (int64_t{t / kernel_w} * geo.dilation_h * in_w + int64_t{t % kernel_w} * geo.dilation_w) * channels;
   for (int32_t n = 0; n < p.output.n; ++n) {
     const int8_t* image = input + int64_t{n} * in_h * in_w * channels;
     for (int32_t oy = 0; oy < p.output.h; ++oy) {
       const int64_t y0 = int64_t{oy} * geo.stride_h - geo.padding.top;
       const TapRange rows = valid_taps(y0, in_h, kernel_h, geo.dilation_h);
+      const bool full_rows = rows.first == 0 && rows.last == kernel_h;
       int8_t* const out_at = output + (int64_t{n} * p.output.h + oy) * out_w * channels;
       int8_t* const out_row = row_buffer ? row_buffer : out_at;
       const auto pixel_taps = [&](int32_t ox, auto visit) {
@@ -101,13 +133,25 @@ void depthwise_rows(const DepthwiseConv2dParams& p, const int8_t* input, const i
       for (int32_t c = 0; c < vector_channels; c += kChannels) {
         const typename Lanes::Requantize requantize(q, c);
         Vec weights[kMaxRowTaps];
-        for (int32_t t = 0; t < kernel_h * kernel_w; ++t) weights[t] = Lanes::widen(filter + int64_t{t} * channels + c);
+        Vec weight_sum = Lanes::splat(0);
+        for (int32_t t = 0; t < kernel_h * kernel_w; ++t) {
+          weights[t] = Lanes::weight(filter + int64_t{t} * channels + c);
+          weight_sum = Lanes::add(weight_sum, Lanes::widen(filter + int64_t{t} * channels + c));
+        }
         const Vec start = bias ? Lanes::load32(bias + c) : Lanes::splat(0);
+        const Vec inside_start = Lanes::multiply_add(start, offset, weight_sum);  // wraps as the sums do
         for (int32_t ox = 0; ox < out_w; ++ox) {
-          Vec acc = start;
-          pixel_taps(ox, [&](int64_t at, int32_t t) {
-            acc = Lanes::multiply_add(acc, Lanes::add(Lanes::widen(image + at + c), offset), weights[t]);
-          });
+          Vec acc;
+          if (full_rows && ox >= inside_first && ox < inside_last) {
+            const int8_t* window = image + (y0 * in_w + int64_t{ox} * geo.stride_w - geo.padding.left) * channels + c;
+            acc = taps == 9 ? inside_sum<Lanes, 9>(inside_start, window, tap_offsets, weights)
+                            : inside_sum<Lanes, 0>(inside_start, window, tap_offsets, weights, taps);
+          } else {
+            acc = start;
+            pixel_taps(ox, [&](int64_t at, int32_t t) {
+              acc = Lanes::dot(acc, Lanes::add(Lanes::widen(image + at + c), offset), weights[t]);
+            });
+          }
           requantize.store(acc, out_row + int64_t{ox} * channels + c);
         }
       }

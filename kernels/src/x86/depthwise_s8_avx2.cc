@@ -1,4 +1,5 @@
-// AVX2 depthwise conv (x86/depthwise_block.h): 8 channels per step, VPMOVSXBD, VPMULLD, VPADDD.
+// AVX2 depthwise conv (x86/depthwise_block.h): 8 channels per step, VPMOVSXBD, VPMADDWD (VPMULLD
+// for the largest windows), VPADDD.
 // Built with -mavx2.
 #include "x86/depthwise_block.h"
 #include "x86/depthwise_s8.h"
@@ -20,6 +21,10 @@ struct Avx2Channels {
   }
   static Vec add(Vec a, Vec b) { return _mm256_add_epi32(a, b); }
   static Vec multiply_add(Vec acc, Vec x, Vec w) { return _mm256_add_epi32(acc, _mm256_mullo_epi32(x, w)); }
+  // A weight as the low half of its lane, the high half 0: dot() multiplies by it with VPMADDWD.
+  static Vec weight(const int8_t* p) { return _mm256_and_si256(widen(p), _mm256_set1_epi32(0xFFFF)); }
+  // acc + x * w for x in int16 range and w from weight().
+  static Vec dot(Vec acc, Vec x, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(x, w)); }
 
   struct Requantize {
     Requantize8 lanes;

@@ -1,5 +1,5 @@
-// AVX-512 depthwise conv (x86/depthwise_block.h): 16 channels per step, VPMOVSXBD, VPMULLD, VPADDD
-// on ZMM registers; the sums requantized 16 at a time (x86/requantize16.h). Built with -mavx512f -mavx512bw
+// AVX-512 depthwise conv (x86/depthwise_block.h): 16 channels per step, VPMOVSXBD and VPDPWSSD
+// (VPMULLD, VPADDD for the largest windows) on ZMM registers; the sums requantized 16 at a time (x86/requantize16.h). Built with -mavx512f -mavx512bw
 // -mavx512vl (the AVX512-VNNI variant's CPUs have them).
 #include "x86/depthwise_block.h"
 #include "x86/depthwise_s8.h"
@@ -18,6 +18,13 @@ struct Avx512Channels {
   static Vec widen(const int8_t* p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
   static Vec add(Vec a, Vec b) { return _mm512_add_epi32(a, b); }
   static Vec multiply_add(Vec acc, Vec x, Vec w) { return _mm512_add_epi32(acc, _mm512_mullo_epi32(x, w)); }
+  // A weight as the low half of its lane, the high half 0: dot() multiplies by it with VPDPWSSD.
+  static Vec weight(const int8_t* p) { return _mm512_and_si512(widen(p), _mm512_set1_epi32(0xFFFF)); }
+  // acc + x * w for x in int16 range and w from weight(), in place (as x86/gemm_s8_avx512vnni.cc).
+  static Vec dot(Vec acc, Vec x, Vec w) {
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
+    return acc;
+  }
 
   struct Requantize {
     Requantize16 lanes;
