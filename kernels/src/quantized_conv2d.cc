@@ -155,9 +155,11 @@ struct GroupProduct {
 };
 
 // The conv on the host's x86 variant as int8 matrix products (false when that variant is the
-// scalar one): a pointwise conv over its input rows in place, one product per image and group (per
-// output row when strided); other windows over int8 im2col columns of 8 output pixels at a time in
-// the scalar kernel's scratch (4 int16 columns), padded taps -input_offset so that they add 0.
+// scalar one): a pointwise conv over its input rows in place, one product per group over every
+// image (per image and output row when strided); other windows over int8 im2col columns of 8
+// output pixels at a time, of any images, in the scalar kernel's scratch (4 int16 columns), padded
+// taps -input_offset so that they add 0. (Few pixels per image, as in wav2letter, then still make
+// products of 8 rows: each pass over the weights serves 8 pixels.)
 bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
                        int8_t* output, void* scratch) {
   const HostVariant variant = host_variant();
@@ -196,32 +198,37 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
   const int8_t pad = static_cast<int8_t>(-p.quant.input_offset);
   const auto fill = [pad](int8_t* dst, int32_t count) { std::memset(dst, pad, static_cast<size_t>(count)); };
   const auto copy = [](const int8_t* src, int32_t count, int8_t* dst) { std::memcpy(dst, src, static_cast<size_t>(count)); };
-  for (int32_t n = 0; n < p.input.n; ++n) {
-    const int8_t* image = input + int64_t{n} * p.input.h * p.input.w * in_c;
-    int8_t* out_image = output + int64_t{n} * pixels * out_c;
-    for (int32_t group = 0; group < groups; ++group) {
-      const int32_t first_oc = group * out_per_group;
-      g.w = filter + int64_t{first_oc} * length;
-      g.bias = bias ? bias + first_oc : nullptr;
-      g.multipliers = pg.multipliers = p.quant.multipliers + first_oc;
-      g.shifts = pg.shifts = p.quant.shifts + first_oc;
-      pg.packed = static_cast<const uint8_t*>(p.host_packed) + group * group_bytes;
-      if (pointwise) {
-        // Unit strides: every pixel's row follows the last one; otherwise one output row at a time.
-        const int32_t passes = unit_stride ? 1 : p.output.h;
-        for (int32_t oy = 0; oy < passes; ++oy)
-          product.run(image + int64_t{oy} * p.geometry.stride_h * p.input.w * in_c + int64_t{group} * length,
-                      int64_t{p.geometry.stride_w} * in_c, unit_stride ? pixels : out_w,
-                      out_image + int64_t{oy} * out_w * out_c + first_oc);
-        continue;
+  const int64_t image_bytes = int64_t{p.input.h} * p.input.w * in_c;
+  const int64_t all_pixels = int64_t{p.input.n} * pixels;
+  for (int32_t group = 0; group < groups; ++group) {
+    const int32_t first_oc = group * out_per_group;
+    g.w = filter + int64_t{first_oc} * length;
+    g.bias = bias ? bias + first_oc : nullptr;
+    g.multipliers = pg.multipliers = p.quant.multipliers + first_oc;
+    g.shifts = pg.shifts = p.quant.shifts + first_oc;
+    pg.packed = static_cast<const uint8_t*>(p.host_packed) + group * group_bytes;
+    if (pointwise && unit_stride && all_pixels <= INT32_MAX) {  // every pixel's row follows the last one
+      product.run(input + int64_t{group} * length, in_c, static_cast<int32_t>(all_pixels), output + first_oc);
+      continue;
+    }
+    if (pointwise) {  // one output row at a time
+      for (int32_t n = 0; n < p.input.n; ++n)
+        for (int32_t oy = 0; oy < p.output.h; ++oy)
+          product.run(input + n * image_bytes + int64_t{oy} * p.geometry.stride_h * p.input.w * in_c +
+                          int64_t{group} * length,
+                      int64_t{p.geometry.stride_w} * in_c, out_w,
+                      output + (int64_t{n} * pixels + int64_t{oy} * out_w) * out_c + first_oc);
+      continue;
+    }
+    for (int64_t first = 0; first < all_pixels; first += kColumns) {
+      const int32_t rows = static_cast<int32_t>(all_pixels - first < kColumns ? all_pixels - first : kColumns);
+      for (int32_t j = 0; j < rows; ++j) {
+        const int64_t n = (first + j) / pixels;
+        const int32_t pixel = static_cast<int32_t>((first + j) % pixels);
+        gather_column(p, input + n * image_bytes, group, pixel / out_w, pixel % out_w, columns + int64_t{j} * length,
+                      fill, copy);
       }
-      for (int32_t first = 0; first < pixels; first += kColumns) {
-        const int32_t rows = pixels - first < kColumns ? pixels - first : kColumns;
-        for (int32_t j = 0; j < rows; ++j)
-          gather_column(p, image, group, (first + j) / out_w, (first + j) % out_w, columns + int64_t{j} * length,
-                        fill, copy);
-        product.run(columns, length, rows, out_image + int64_t{first} * out_c + first_oc);
-      }
+      product.run(columns, length, rows, output + first * out_c + first_oc);
     }
   }
   return true;
