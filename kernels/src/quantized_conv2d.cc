@@ -134,23 +134,15 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
 // otherwise on the filter as it is.
 struct GroupProduct {
   x86::GemmS8 g;
-  x86::PackedGemmS8 packed;
-  bool use_packed;
+  const void* packed;  // the group's packed weights, or null
 
   void run(const int8_t* a, int64_t a_stride, int32_t rows, int8_t* out) {
-    if (use_packed) {
-      packed.a = a;
-      packed.a_stride = a_stride;
-      packed.rows = rows;
-      packed.out = out;
-      x86::packed_gemm_s8_avx512vnni(packed);
-    } else {
-      g.a = a;
-      g.a_stride = a_stride;
-      g.rows = rows;
-      g.out = out;
-      x86::gemm_s8(g);
-    }
+    g.a = a;
+    g.a_stride = a_stride;
+    g.rows = rows;
+    g.out = out;
+    if (packed) x86::packed_gemm_s8_avx512vnni(g, packed);
+    else x86::gemm_s8(g);
   }
 };
 
@@ -174,7 +166,7 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
   const bool pointwise = is_pointwise(p);
   const bool unit_stride = p.geometry.stride_h == 1 && p.geometry.stride_w == 1;
   GroupProduct product{};
-  product.use_packed = p.host_packed && variant == HostVariant::kAvx512Vnni;
+  const bool use_packed = p.host_packed && variant == HostVariant::kAvx512Vnni;
   x86::GemmS8& g = product.g;
   g.depth = length;
   g.cols = out_per_group;
@@ -184,14 +176,6 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
   g.activation_min = p.quant.activation_min;
   g.activation_max = p.quant.activation_max;
   g.out_stride = out_c;
-  x86::PackedGemmS8& pg = product.packed;
-  pg.depth = length;
-  pg.cols = out_per_group;
-  pg.per_channel = true;
-  pg.output_offset = p.quant.output_offset;
-  pg.activation_min = p.quant.activation_min;
-  pg.activation_max = p.quant.activation_max;
-  pg.out_stride = out_c;
   const size_t group_bytes = x86::packed_gemm_s8_size(length, out_per_group);
   constexpr int32_t kColumns = 2 * kConvBlockPixels;
   int8_t* const columns = static_cast<int8_t*>(scratch);
@@ -204,9 +188,9 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
     const int32_t first_oc = group * out_per_group;
     g.w = filter + int64_t{first_oc} * length;
     g.bias = bias ? bias + first_oc : nullptr;
-    g.multipliers = pg.multipliers = p.quant.multipliers + first_oc;
-    g.shifts = pg.shifts = p.quant.shifts + first_oc;
-    pg.packed = static_cast<const uint8_t*>(p.host_packed) + group * group_bytes;
+    g.multipliers = p.quant.multipliers + first_oc;
+    g.shifts = p.quant.shifts + first_oc;
+    product.packed = use_packed ? static_cast<const uint8_t*>(p.host_packed) + group * group_bytes : nullptr;
     if (pointwise && unit_stride && all_pixels <= INT32_MAX) {  // every pixel's row follows the last one
       product.run(input + int64_t{group} * length, in_c, static_cast<int32_t>(all_pixels), output + first_oc);
       continue;

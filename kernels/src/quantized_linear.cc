@@ -166,25 +166,6 @@ void quantized_linear(const LinearParams& params, const int8_t* input, const int
 #else
   static_cast<void>(scratch);
 #if defined(CORTEXM_HOST_X86)
-  if (p.host_packed && p.filter_offset == 0 && host_variant() == HostVariant::kAvx512Vnni) {
-    x86::PackedGemmS8 g{};  // (the packing holds the bias and the input offset's term)
-    g.a = input;
-    g.a_stride = p.input_features;
-    g.rows = p.batches;
-    g.packed = p.host_packed;
-    g.depth = p.input_features;
-    g.cols = p.output_features;
-    g.multipliers = p.multipliers;
-    g.shifts = p.shifts;
-    g.per_channel = p.num_multipliers > 1;
-    g.output_offset = p.output_offset;
-    g.activation_min = p.activation_min;
-    g.activation_max = p.activation_max;
-    g.out = output;
-    g.out_stride = p.output_features;
-    x86::packed_gemm_s8_avx512vnni(g);
-    return;
-  }
   if (p.filter_offset == 0 && host_variant() != HostVariant::kScalar) {
     x86::GemmS8 g{};
     g.a = input;
@@ -203,6 +184,10 @@ void quantized_linear(const LinearParams& params, const int8_t* input, const int
     g.activation_max = p.activation_max;
     g.out = output;
     g.out_stride = p.output_features;
+    if (p.host_packed && host_variant() == HostVariant::kAvx512Vnni) {
+      x86::packed_gemm_s8_avx512vnni(g, p.host_packed);  // (the packing holds the bias and offset's term)
+      return;
+    }
     if (x86::gemm_s8(g)) return;
   }
 #endif

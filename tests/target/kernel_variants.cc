@@ -219,6 +219,16 @@ ConvQuantParams conv_quant(Rng& r, int32_t channels) {
   return q;
 }
 
+// Whether a case's weights (`bytes` packed) run again packed as at load: then p's host_packed points
+// at g_packed (for the caller to fill) and the output buffers are reset.
+template <typename Params>
+bool packs(size_t bytes, Params* p) {
+  if (bytes == 0 || bytes > kMaxPacked) return false;  // this build packs none, or too many
+  p->host_packed = g_packed;
+  prepare_buffers();
+  return true;
+}
+
 // Each case also runs on its weights packed as at load, where this build packs them (own tally).
 Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* packed) {
   Tally t{"quantized_conv2d", print};
@@ -260,14 +270,10 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* packed) {
     describe(line, p.input, p.filter, p.geometry, p.quant);
     if (folded) line << " folded bias";
     check(t, i, line, scratch, p.output.elements());
-    const size_t packed_bytes = quantized_conv2d_host_packed_size(p);
-    if (packed_bytes > 0 && packed_bytes <= kMaxPacked) {
+    if (packs(quantized_conv2d_host_packed_size(p), &p)) {
       quantized_conv2d_host_pack(p, g_filter, bias, g_packed);
-      p.host_packed = g_packed;
-      prepare_buffers();
       quantized_conv2d(p, g_lhs, g_filter, bias, g_out, g_scratch);
-      line << " packed";
-      check(*packed, i, line, scratch, p.output.elements());
+      check(*packed, i, line << " packed", scratch, p.output.elements());
     }
     ++i;
   }
@@ -456,14 +462,10 @@ Tally test_linear(Rng& r, int32_t cases, Print print, Tally* packed) {
          << " multipliers " << p.num_multipliers << " act " << p.activation_min << "," << p.activation_max
          << (folded ? " folded bias" : "");
     check(t, i, line, scratch, outputs);
-    const size_t packed_bytes = quantized_linear_host_packed_size(p);
-    if (packed_bytes > 0 && packed_bytes <= kMaxPacked) {
+    if (packs(quantized_linear_host_packed_size(p), &p)) {
       quantized_linear_host_pack(p, g_filter, bias, g_packed);
-      p.host_packed = g_packed;
-      prepare_buffers();
       quantized_linear(p, g_lhs, g_filter, bias, g_out, g_scratch);
-      line << " packed";
-      check(*packed, i, line, scratch, outputs);
+      check(*packed, i, line << " packed", scratch, outputs);
     }
     ++i;
   }

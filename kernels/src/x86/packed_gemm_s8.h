@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "x86/gemm_s8.h"
+
 namespace cortexm::x86 {
 
 // One product's packed weights, 64-byte aligned: `cols` rounded up to 16 int32 column terms, then
@@ -21,21 +23,7 @@ size_t packed_gemm_s8_size(int32_t depth, int32_t cols);
 void pack_gemm_s8(const int8_t* w, int32_t depth, int32_t cols, const int32_t* bias, int32_t offset,
                   void* packed);
 
-struct PackedGemmS8 {
-  const int8_t* a;          // rows of `depth` int8 values, a_stride apart
-  int64_t a_stride;
-  int32_t rows;
-  const void* packed;       // pack_gemm_s8 of the weights, bias and offset
-  int32_t depth;
-  int32_t cols;
-  const int32_t* multipliers;  // cols entries (per_channel) or one
-  const int32_t* shifts;
-  bool per_channel;
-  int32_t output_offset, activation_min, activation_max;
-  int8_t* out;              // out[m * out_stride + n]
-  int64_t out_stride;
-};
-
-void packed_gemm_s8_avx512vnni(const PackedGemmS8& g);
+// g on its packed weights: g.w, g.offset and g.bias are not read (the packing holds them).
+void packed_gemm_s8_avx512vnni(const GemmS8& g, const void* packed);
 
 }  // namespace cortexm::x86

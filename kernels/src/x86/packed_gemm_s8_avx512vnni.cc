@@ -41,7 +41,7 @@ inline __m512i taps_u8(const int8_t* row, int32_t count) {
 
 // Rows [m0, m0 + MR) by the column blocks [b0, b0 + NR).
 template <int MR, int NR>
-void block(const PackedGemmS8& g, const Layout& l, int32_t m0, int32_t b0, const Requantize16 (&requantize)[NR]) {
+void block(const GemmS8& g, const Layout& l, int32_t m0, int32_t b0, const Requantize16 (&requantize)[NR]) {
   __m512i acc[MR][NR];
   for (int j = 0; j < NR; ++j) {
     const __m512i term = _mm512_loadu_si512(l.terms + (b0 + j) * kBlock);
@@ -81,7 +81,7 @@ void block(const PackedGemmS8& g, const Layout& l, int32_t m0, int32_t b0, const
 
 // The last rows - m0 (< R) rows, one block of exactly that many.
 template <int NR, int R>
-void row_tail(const PackedGemmS8& g, const Layout& l, int32_t m0, int32_t b0, const Requantize16 (&requantize)[NR]) {
+void row_tail(const GemmS8& g, const Layout& l, int32_t m0, int32_t b0, const Requantize16 (&requantize)[NR]) {
   if constexpr (R > 0) {
     if (g.rows - m0 == R) block<R, NR>(g, l, m0, b0, requantize);
     else row_tail<NR, R - 1>(g, l, m0, b0, requantize);
@@ -89,7 +89,7 @@ void row_tail(const PackedGemmS8& g, const Layout& l, int32_t m0, int32_t b0, co
 }
 
 template <int NR>
-void columns(const PackedGemmS8& g, const Layout& l, int32_t b0) {
+void columns(const GemmS8& g, const Layout& l, int32_t b0) {
   constexpr int MR = kRowsFor[NR];
   Requantize16 requantize[NR];
   for (int j = 0; j < NR; ++j) {
@@ -110,10 +110,10 @@ void columns(const PackedGemmS8& g, const Layout& l, int32_t b0) {
 
 }  // namespace
 
-void packed_gemm_s8_avx512vnni(const PackedGemmS8& g) {
+void packed_gemm_s8_avx512vnni(const GemmS8& g, const void* packed) {
   const int32_t blocks = (g.cols + kBlock - 1) / kBlock;
-  const Layout l{static_cast<const int32_t*>(g.packed),
-                 static_cast<const int8_t*>(g.packed) + int64_t{blocks} * kBlock * 4, (g.depth + 3) / 4};
+  const Layout l{static_cast<const int32_t*>(packed),
+                 static_cast<const int8_t*>(packed) + int64_t{blocks} * kBlock * 4, (g.depth + 3) / 4};
   for (int32_t b0 = 0; b0 < blocks; b0 += kMaxBlocks) {
     switch (blocks - b0 < kMaxBlocks ? blocks - b0 : kMaxBlocks) {
       case 1: columns<1>(g, l, b0); break;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "runtime/op_context.h"
 
@@ -10,5 +11,16 @@ namespace cortexm::runtime {
 
 size_t host_pack_quantized_conv2d(const OpContext& ctx, void* packed);
 size_t host_pack_quantized_linear(const OpContext& ctx, void* packed);
+
+// Their shared step: the kernel's packing of params p, weights input 1 and the optional int32 bias
+// input 2.
+template <class P, size_t (*Size)(const P&), void (*Pack)(const P&, const int8_t*, const int32_t*, void*)>
+size_t host_pack_weights(const OpContext& ctx, const P& p, void* packed) {
+  const size_t bytes = Size(p);
+  if (packed && bytes > 0)
+    Pack(p, reinterpret_cast<const int8_t*>(ctx.input(1).data),
+         ctx.has_input(2) ? reinterpret_cast<const int32_t*>(ctx.input(2).data) : nullptr, packed);
+  return bytes;
+}
 
 }  // namespace cortexm::runtime

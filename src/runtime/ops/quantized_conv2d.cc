@@ -16,12 +16,8 @@ void run_quantized_conv2d(const OpContext& ctx) { run_conv<Conv2dParams, quantiz
 size_t host_pack_quantized_conv2d(const OpContext& ctx, void* packed) {
   Conv2dParams p;
   if (!decode_conv_op(ctx, &p).ok()) return 0;  // (load has checked it)
-  const size_t bytes = quantized_conv2d_host_packed_size(p);
-  if (packed && bytes > 0)
-    quantized_conv2d_host_pack(p, reinterpret_cast<const int8_t*>(ctx.input(1).data),
-                               ctx.has_input(2) ? reinterpret_cast<const int32_t*>(ctx.input(2).data) : nullptr,
-                               packed);
-  return bytes;
+  return host_pack_weights<Conv2dParams, quantized_conv2d_host_packed_size, quantized_conv2d_host_pack>(ctx, p,
+                                                                                                         packed);
 }
 
 }  // namespace cortexm::runtime

@@ -107,12 +107,8 @@ void run_quantized_linear_s16(const OpContext& ctx) {
 size_t host_pack_quantized_linear(const OpContext& ctx, void* packed) {
   LinearParams p;
   if (!decode(ctx, &p).ok()) return 0;  // (load has checked it)
-  const size_t bytes = quantized_linear_host_packed_size(p);
-  if (packed && bytes > 0)
-    quantized_linear_host_pack(p, reinterpret_cast<const int8_t*>(ctx.input(1).data),
-                               ctx.has_input(2) ? reinterpret_cast<const int32_t*>(ctx.input(2).data) : nullptr,
-                               packed);
-  return bytes;
+  return host_pack_weights<LinearParams, quantized_linear_host_packed_size, quantized_linear_host_pack>(ctx, p,
+                                                                                                         packed);
 }
 
 }  // namespace cortexm::runtime
