@@ -130,7 +130,7 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
 }
 
 #if defined(CORTEXM_HOST_X86)
-// One group's product: on the weights packed at load when the VNNI variant runs with them,
+// One group's product: on the weights packed at load when the variant they were packed for runs,
 // otherwise on the filter as it is.
 struct GroupProduct {
   x86::GemmS8 g;
@@ -141,7 +141,7 @@ struct GroupProduct {
     g.a_stride = a_stride;
     g.rows = rows;
     g.out = out;
-    if (packed) x86::packed_gemm_s8_avx512vnni(g, packed);
+    if (packed) x86::packed_gemm_s8(g, packed);
     else x86::gemm_s8(g);
   }
 };
@@ -154,8 +154,7 @@ struct GroupProduct {
 // products of 8 rows: each pass over the weights serves 8 pixels.)
 bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
                        int8_t* output, void* scratch) {
-  const HostVariant variant = host_variant();
-  if (variant == HostVariant::kScalar) return false;
+  if (host_variant() == HostVariant::kScalar) return false;
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
@@ -166,7 +165,6 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
   const bool pointwise = is_pointwise(p);
   const bool unit_stride = p.geometry.stride_h == 1 && p.geometry.stride_w == 1;
   GroupProduct product{};
-  const bool use_packed = p.host_packed && variant == HostVariant::kAvx512Vnni;
   x86::GemmS8& g = product.g;
   g.depth = length;
   g.cols = out_per_group;
@@ -176,7 +174,6 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
   g.activation_min = p.quant.activation_min;
   g.activation_max = p.quant.activation_max;
   g.out_stride = out_c;
-  const size_t group_bytes = x86::packed_gemm_s8_size(length, out_per_group);
   constexpr int32_t kColumns = 2 * kConvBlockPixels;
   int8_t* const columns = static_cast<int8_t*>(scratch);
   const int8_t pad = static_cast<int8_t>(-p.quant.input_offset);
@@ -190,7 +187,7 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
     g.bias = bias ? bias + first_oc : nullptr;
     g.multipliers = p.quant.multipliers + first_oc;
     g.shifts = p.quant.shifts + first_oc;
-    product.packed = use_packed ? static_cast<const uint8_t*>(p.host_packed) + group * group_bytes : nullptr;
+    product.packed = x86::packed_group(p.host_packed, group, length, out_per_group);
     if (pointwise && unit_stride && all_pixels <= INT32_MAX) {  // every pixel's row follows the last one
       product.run(input + int64_t{group} * length, in_c, static_cast<int32_t>(all_pixels), output + first_oc);
       continue;
@@ -255,8 +252,8 @@ void quantized_conv2d_fold_bias(const Conv2dParams& p, const int8_t* filter, con
 
 size_t quantized_conv2d_host_packed_size(const Conv2dParams& p) {
 #if defined(CORTEXM_HOST_X86) && !(defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING)
-  if (best_host_variant() != HostVariant::kAvx512Vnni || p.filter.c < 1 || p.groups() < 1) return 0;
-  return static_cast<size_t>(p.groups()) * x86::packed_gemm_s8_size(conv_column_length(p), p.filter.n / p.groups());
+  if (p.filter.c < 1 || p.groups() < 1) return 0;
+  return x86::packed_weights_size(p.groups(), conv_column_length(p), p.filter.n / p.groups());
 #else
   static_cast<void>(p);
   return 0;
@@ -265,14 +262,8 @@ size_t quantized_conv2d_host_packed_size(const Conv2dParams& p) {
 
 void quantized_conv2d_host_pack(const Conv2dParams& p, const int8_t* filter, const int32_t* bias, void* packed) {
 #if defined(CORTEXM_HOST_X86)
-  const int32_t groups = p.groups(), length = conv_column_length(p), out_per_group = p.filter.n / groups;
-  const size_t group_bytes = x86::packed_gemm_s8_size(length, out_per_group);
-  for (int32_t group = 0; group < groups; ++group) {
-    const int32_t first_oc = group * out_per_group;
-    x86::pack_gemm_s8(filter + int64_t{first_oc} * length, length, out_per_group, bias ? bias + first_oc : nullptr,
-                      p.bias_includes_input_offset ? 0 : p.quant.input_offset,
-                      static_cast<uint8_t*>(packed) + group * group_bytes);
-  }
+  x86::pack_weights(filter, p.groups(), conv_column_length(p), p.filter.n / p.groups(), bias,
+                    p.bias_includes_input_offset ? 0 : p.quant.input_offset, packed);
 #else
   static_cast<void>(p);
   static_cast<void>(filter);

@@ -130,8 +130,8 @@ void linear_scalar(const LinearParams& p, const int8_t* input, const int8_t* wei
 
 size_t quantized_linear_host_packed_size(const LinearParams& p) {
 #if defined(CORTEXM_HOST_X86) && !(defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING)
-  if (best_host_variant() != HostVariant::kAvx512Vnni || p.filter_offset != 0) return 0;
-  return x86::packed_gemm_s8_size(p.input_features, p.output_features);
+  if (p.filter_offset != 0) return 0;
+  return x86::packed_weights_size(1, p.input_features, p.output_features);
 #else
   static_cast<void>(p);
   return 0;
@@ -140,7 +140,7 @@ size_t quantized_linear_host_packed_size(const LinearParams& p) {
 
 void quantized_linear_host_pack(const LinearParams& p, const int8_t* weights, const int32_t* bias, void* packed) {
 #if defined(CORTEXM_HOST_X86)
-  x86::pack_gemm_s8(weights, p.input_features, p.output_features, bias,
+  x86::pack_weights(weights, 1, p.input_features, p.output_features, bias,
                     p.bias_includes_input_offset ? 0 : p.input_offset, packed);
 #else
   static_cast<void>(p);
@@ -184,8 +184,8 @@ void quantized_linear(const LinearParams& params, const int8_t* input, const int
     g.activation_max = p.activation_max;
     g.out = output;
     g.out_stride = p.output_features;
-    if (p.host_packed && host_variant() == HostVariant::kAvx512Vnni) {
-      x86::packed_gemm_s8_avx512vnni(g, p.host_packed);  // (the packing holds the bias and offset's term)
+    if (const void* packed = x86::packed_group(p.host_packed, 0, p.input_features, p.output_features)) {
+      x86::packed_gemm_s8(g, packed);  // (the packing holds the bias and the offset's term)
       return;
     }
     if (x86::gemm_s8(g)) return;

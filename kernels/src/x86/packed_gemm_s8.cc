@@ -1,40 +1,88 @@
-// pack_gemm_s8 (x86/packed_gemm_s8.h): plain C++, built with the baseline flags.
+// The packing of x86/packed_gemm_s8.h and the choice of its variant: plain C++, built with the
+// baseline flags.
 #include "x86/packed_gemm_s8.h"
 
 #include <cstring>
+
+#include "cortexm/kernels/host_variant.h"
 
 namespace cortexm::x86 {
 
 namespace {
 
-constexpr int32_t kColumnBlock = 16;  // int32 lanes of a ZMM register
-constexpr int32_t kQuad = 4;          // taps per VPDPBUSD lane
+constexpr size_t kHeader = 64;  // the variant packed for, then padding to keep groups aligned
 
-int32_t blocks_of(int32_t cols) { return (cols + kColumnBlock - 1) / kColumnBlock; }
-int32_t quads_of(int32_t depth) { return (depth + kQuad - 1) / kQuad; }
+// A variant's layout: `lanes` int32 column terms per block, then per block the taps in steps of
+// `taps` per lane ([cols / lanes][depth / taps][lanes][taps] elements of `element` bytes).
+struct Layout {
+  int32_t lanes, taps, element;
 
-}  // namespace
+  int32_t blocks(int32_t cols) const { return (cols + lanes - 1) / lanes; }
+  int32_t steps(int32_t depth) const { return (depth + taps - 1) / taps; }
+  size_t group_bytes(int32_t depth, int32_t cols) const {
+    const size_t b = static_cast<size_t>(blocks(cols)) * static_cast<size_t>(lanes);
+    const size_t bytes = b * sizeof(int32_t) + b * static_cast<size_t>(steps(depth)) * taps * element;
+    return (bytes + 63) / 64 * 64;
+  }
+};
 
-size_t packed_gemm_s8_size(int32_t depth, int32_t cols) {
-  const size_t blocks = static_cast<size_t>(blocks_of(cols));
-  return blocks * kColumnBlock * sizeof(int32_t) + blocks * static_cast<size_t>(quads_of(depth)) * kColumnBlock * kQuad;
-}
+constexpr Layout kVnni{16, 4, 1}, kAvx2{8, 2, 2};
 
-void pack_gemm_s8(const int8_t* w, int32_t depth, int32_t cols, const int32_t* bias, int32_t offset, void* packed) {
-  const int32_t blocks = blocks_of(cols), quads = quads_of(depth);
+Layout layout_of(HostVariant v) { return v == HostVariant::kAvx512Vnni ? kVnni : kAvx2; }
+
+void pack_group(const Layout& l, const int8_t* w, int32_t depth, int32_t cols, const int32_t* bias,
+                uint32_t term_offset, void* packed) {
   auto* terms = static_cast<int32_t*>(packed);
-  int8_t* weights = static_cast<int8_t*>(packed) + int64_t{blocks} * kColumnBlock * sizeof(int32_t);
-  std::memset(packed, 0, packed_gemm_s8_size(depth, cols));
+  uint8_t* weights = static_cast<uint8_t*>(packed) + int64_t{l.blocks(cols)} * l.lanes * sizeof(int32_t);
+  const int64_t block_elements = int64_t{l.steps(depth)} * l.lanes * l.taps;
   for (int32_t n = 0; n < cols; ++n) {
     const int8_t* row = w + int64_t{n} * depth;
     uint32_t weight_sum = 0;
-    for (int32_t k = 0; k < depth; ++k) weight_sum += static_cast<uint32_t>(row[k]);
-    const uint32_t b = bias ? static_cast<uint32_t>(bias[n]) : 0u;
-    terms[n] = static_cast<int32_t>(b + static_cast<uint32_t>(offset - 128) * weight_sum);
-    int8_t* block = weights + int64_t{n / kColumnBlock} * quads * kColumnBlock * kQuad;
-    for (int32_t k = 0; k < depth; ++k)
-      block[(int64_t{k / kQuad} * kColumnBlock + n % kColumnBlock) * kQuad + k % kQuad] = row[k];
+    for (int32_t k = 0; k < depth; ++k) {
+      weight_sum += static_cast<uint32_t>(row[k]);
+      const int64_t at = (n / l.lanes) * block_elements + (int64_t{k / l.taps} * l.lanes + n % l.lanes) * l.taps + k % l.taps;
+      if (l.element == 1) {
+        weights[at] = static_cast<uint8_t>(row[k]);
+      } else {
+        const int16_t wide = row[k];
+        std::memcpy(weights + at * 2, &wide, 2);
+      }
+    }
+    terms[n] = static_cast<int32_t>((bias ? static_cast<uint32_t>(bias[n]) : 0u) + term_offset * weight_sum);
   }
+}
+
+}  // namespace
+
+size_t packed_weights_size(int32_t groups, int32_t depth, int32_t cols) {
+  const HostVariant v = host_variant();
+  if (v == HostVariant::kScalar) return 0;
+  return kHeader + static_cast<size_t>(groups) * layout_of(v).group_bytes(depth, cols);
+}
+
+void pack_weights(const int8_t* w, int32_t groups, int32_t depth, int32_t cols, const int32_t* bias, int32_t offset,
+                  void* packed) {
+  const HostVariant v = host_variant();
+  const Layout l = layout_of(v);
+  std::memset(packed, 0, packed_weights_size(groups, depth, cols));
+  *static_cast<uint8_t*>(packed) = static_cast<uint8_t>(v);
+  // VPDPBUSD's activations are a + 128: the term takes offset - 128.
+  const uint32_t term_offset = static_cast<uint32_t>(v == HostVariant::kAvx512Vnni ? offset - 128 : offset);
+  for (int32_t group = 0; group < groups; ++group)
+    pack_group(l, w + int64_t{group} * cols * depth, depth, cols, bias ? bias + int64_t{group} * cols : nullptr,
+               term_offset, static_cast<uint8_t*>(packed) + kHeader + group * l.group_bytes(depth, cols));
+}
+
+const void* packed_group(const void* packed, int32_t group, int32_t depth, int32_t cols) {
+  const HostVariant v = host_variant();
+  if (!packed || v == HostVariant::kScalar || *static_cast<const uint8_t*>(packed) != static_cast<uint8_t>(v))
+    return nullptr;
+  return static_cast<const uint8_t*>(packed) + kHeader + group * layout_of(v).group_bytes(depth, cols);
+}
+
+void packed_gemm_s8(const GemmS8& g, const void* group) {
+  if (host_variant() == HostVariant::kAvx512Vnni) packed_gemm_s8_avx512vnni(g, group);
+  else packed_gemm_s8_avx2(g, group);
 }
 
 }  // namespace cortexm::x86

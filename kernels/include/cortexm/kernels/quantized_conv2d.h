@@ -36,9 +36,10 @@ Error quantized_conv2d_prepare(const Conv2dParams& params);
 // more adds a region after the arena: runtime::Program::required_arena_size.)
 size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
 
-// The host only (0 elsewhere): bytes of the filter and bias packed for the CPU's best x86 variant,
-// once, at load (0: that variant reads the filter as it is). quantized_conv2d_host_pack writes them
-// to `packed` (64-byte aligned); params.host_packed then points there while that variant runs.
+// The host only (0 elsewhere): bytes of the filter and bias packed for the x86 variant in use, once,
+// at load (0: the scalar kernels read the filter as it is). quantized_conv2d_host_pack writes them
+// to `packed` (64-byte aligned); params.host_packed then points there (a run on another variant
+// reads the filter).
 size_t quantized_conv2d_host_packed_size(const Conv2dParams& params);
 void quantized_conv2d_host_pack(const Conv2dParams& params, const int8_t* filter, const int32_t* bias,
                                 void* packed);

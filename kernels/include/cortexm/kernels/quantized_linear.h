@@ -37,9 +37,9 @@ Error quantized_linear_prepare(const LinearParams& params);
 // in place (scratch may be null).
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
 
-// The host only (0 elsewhere): bytes of the weights and bias packed for the CPU's best x86 variant
-// once, at load (0: that variant reads the weights as they are, as with a nonzero filter offset);
-// quantized_linear_host_pack writes them to `packed` (64-byte aligned).
+// The host only (0 elsewhere): bytes of the weights and bias packed for the x86 variant in use,
+// once, at load (0: the kernel reads the weights as they are: the scalar variant, a nonzero filter
+// offset); quantized_linear_host_pack writes them to `packed` (64-byte aligned).
 size_t quantized_linear_host_packed_size(const LinearParams& params);
 void quantized_linear_host_pack(const LinearParams& params, const int8_t* weights, const int32_t* bias,
                                 void* packed);
