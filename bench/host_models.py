@@ -2,7 +2,8 @@
 """Whole models on the host, one thread, in the same run: cortexm's Program.run (bit-exact with the
 Cortex-M; the host kernels' x86 variant as cortexm.host_kernels() reports it) against PyTorch's own
 int8 CPU path (FX graph mode, x86 backend: fbgemm / oneDNN kernels) and PyTorch fp32. Milliseconds
-per input, the median of --repeats timed passes over --inputs random inputs.
+per input, the fastest of --repeats timed passes over --inputs random inputs (the least disturbed by
+other load on the machine).
 
     PYTHONPATH=python bench/host_models.py [--models mobilenet_v2_96,mobilenet_v2,ds_cnn,wav2letter]
 """
@@ -10,7 +11,6 @@ per input, the median of --repeats timed passes over --inputs random inputs.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 import warnings
 
@@ -27,7 +27,7 @@ def per_input_ms(run, cases, repeats: int) -> float:
         for c in cases:
             run(c)
         times.append((time.perf_counter() - start) * 1e3 / len(cases))
-    return statistics.median(times)
+    return min(times)
 
 
 def torch_int8(model, example, calibration):
