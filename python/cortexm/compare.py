@@ -102,9 +102,10 @@ class Comparison:
         return (row.node, row.op, row.value, row.source, _db(row.layer_sqnr_db), _db(row.sqnr_db),
                 f"{row.max_abs_error:.4g}", "-" if lsb is None else f"{lsb:.1f}")
 
-    def _footer(self) -> str:
+    def _footer(self, limit: Optional[int]) -> str:
         order = {"layer": "worst layer SQNR first", "model": "worst SQNR first", "order": "in execution order"}
-        return (f"{len(self.rows)} quantized tensors over {self.samples} sample(s), {order[self.sort_by]}; "
+        shown = f"{limit} of " if limit is not None and limit < len(self.rows) else ""
+        return (f"{shown}{len(self.rows)} quantized tensors over {self.samples} sample(s), {order[self.sort_by]}; "
                 f"layer SQNR: the layer's own error (float op on the int8 model's inputs), "
                 f"SQNR: accumulated from the model input")
 
@@ -119,7 +120,7 @@ class Comparison:
                                    for i, (c, w) in enumerate(zip(r, widths))).rstrip())
             if k == 0:
                 lines.append("  ".join("-" * w for w in widths))
-        lines.append(self._footer())
+        lines.append(self._footer(limit))
         return "\n".join(lines)
 
     def to_markdown(self, limit: Optional[int] = None) -> str:
@@ -127,7 +128,7 @@ class Comparison:
             "---:" if i >= 4 else "---" for i in range(len(self.HEADER))) + "|"]
         for r in self.rows[:limit]:
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in self._cells(r)) + " |")
-        return "\n".join(lines) + "\n\n" + self._footer() + "\n"
+        return "\n".join(lines) + "\n\n" + self._footer(limit) + "\n"
 
     def __str__(self) -> str:
         return self.table()
