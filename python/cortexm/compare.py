@@ -189,8 +189,8 @@ def _samples(inputs, num_inputs: int) -> list:
         samples = [(inputs,)]
     elif isinstance(inputs, tuple):
         samples = [inputs]
-    elif isinstance(inputs, list):
-        samples = [s if isinstance(s, (tuple, list)) else (s,) for s in inputs]
+    elif isinstance(inputs, list) or (hasattr(inputs, "__iter__") and not isinstance(inputs, (str, bytes, dict))):
+        samples = [s if isinstance(s, (tuple, list)) else (s,) for s in inputs]  # a list or a generator
     else:
         raise ValueError(f"compare: inputs = {type(inputs).__name__}: give an array, a tuple of arrays "
                          f"(one per model input) or a list of them")
@@ -262,7 +262,8 @@ def compare(float_model, int8_model, inputs, *, sort_by: str = "layer") -> Compa
     torch.nn.Module (exported here on the first sample). int8_model: the lowered graph
     (cortexm.lower's), or a cortexm.Program, which shows its outputs only (a program keeps no
     record of the float values its tensors stand for). inputs: one sample (an array, or a tuple of
-    arrays, one per model input) or a list of samples; errors are summed over them.
+    arrays, one per model input) or a list (or other iterable, e.g. a zoo model's calibration(n))
+    of samples; errors are summed over them.
     sort_by: "layer" (worst layer SQNR first), "model" (worst accumulated SQNR first) or "order".
     Raises ValueError naming a bad argument, and when no tensor of the int8 model matches the float
     model's."""
