@@ -82,6 +82,8 @@ def test_a_perturbed_weight_makes_its_layer_the_worst(ds_cnn):
                            for r in earlier)
     later = [r for r in after if r.step > worst.step and r.op != "view_copy"]
     assert later and all(r.sqnr_db < before[r.value].sqnr_db for r in later)
+    # ... while their own error stays far below the error they inherit, and far below the victim's.
+    assert all(r.layer_sqnr_db > max(r.sqnr_db, worst.layer_sqnr_db) + 10 for r in later)
 
 
 def test_module_table_markdown_and_plot(ds_cnn, tmp_path):
