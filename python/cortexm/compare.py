@@ -147,8 +147,9 @@ class Comparison:
 
         ordered = sorted(self.rows, key=lambda r: r.step)
         finite = [v for r in ordered for v in (r.sqnr_db, r.layer_sqnr_db) if v is not None and math.isfinite(v)]
-        ceiling = (max(finite) if finite else 0.0) + 10.0  # exact tensors are drawn at the top
-        clip = lambda v: None if v is None else (ceiling if math.isinf(v) else v)
+        # Exact tensors are drawn at the top, all-zero float tensors (-inf) at the bottom.
+        ceiling, floor = (max(finite) if finite else 0.0) + 10.0, min(finite + [0.0]) - 10.0
+        clip = lambda v: None if v is None else (ceiling if v == math.inf else floor if v == -math.inf else v)
         x = np.arange(len(ordered))
         fig = Figure(figsize=(min(6 + 0.12 * len(ordered), 40), 5), dpi=100)
         FigureCanvasAgg(fig)
