@@ -45,10 +45,11 @@ class ProgramMemoryPlan:
     """The arena of a program as placed: buffers, lifetimes, arena size and the lower bound (the
     largest sum of live bytes at any op step; no placement can use less)."""
 
-    def __init__(self, buffers: list[Buffer], arena_size: int, num_ops: int):
+    def __init__(self, buffers: list[Buffer], arena_size: int, num_ops: int, op_names: Sequence[str] = ()):
         self.buffers = buffers
         self.arena_size = arena_size
         self.num_ops = num_ops
+        self.op_names = list(op_names)  # per op step
         live = [0] * max(num_ops, 1)
         for b in buffers:
             if b.alias_of is not None:
@@ -72,40 +73,39 @@ class ProgramMemoryPlan:
     def __str__(self):
         return self.table()
 
-    def plot(self, path: str | os.PathLike) -> None:
-        """A PNG timeline: x = op step, y = arena offset, one rectangle per buffer."""
-        import matplotlib
+    def boxes(self) -> list:
+        """The buffers as cortexm.memory_plan draws them (step -1: before the first op)."""
+        from .memory_plan import Box
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Rectangle
-
-        colors = {"input": "tab:green", "value": "tab:blue", "output": "tab:red", "scratch": "tab:orange"}
-        fig, ax = plt.subplots(figsize=(10, 6))
+        kinds = {"value": "intermediate"}
+        boxes = []
         for b in self.buffers:
-            if b.alias_of is not None or b.size == 0:
-                continue
-            ax.add_patch(Rectangle((b.first - 0.5 if b.first >= 0 else -1.0, b.offset),
-                                   b.last - max(b.first, -0.5) + 1.0, b.size, alpha=0.6,
-                                   facecolor=colors[b.kind], edgecolor="black", linewidth=0.3))
-        ax.set_xlim(-1, max(self.num_ops, 1))
-        ax.set_ylim(0, max(self.arena_size, 1))
-        ax.axhline(self.lower_bound, color="gray", linestyle="--", linewidth=0.8)
-        ax.set_xlabel("op step")
-        ax.set_ylabel("arena offset (bytes)")
-        ax.set_title(f"arena {self.arena_size} B, lower bound {self.lower_bound} B")
-        fig.tight_layout()
-        buf = _png_bytes(fig)
-        plt.close(fig)
-        write_file_atomically(path, buf)
+            detail = f"{b.kind} {b.name}: {b.size} B at {b.offset}, steps {b.first}-{b.last}"
+            if b.alias_of is not None:
+                detail += f", alias of {b.alias_of}"
+            if b.in_place_over is not None:
+                detail += f", written in place over {b.in_place_over[0]} from {b.in_place_over[1]} B below it"
+            boxes.append(Box(b.name, kinds.get(b.kind, b.kind), b.offset, b.size, b.first, b.last,
+                             "alias" if b.alias_of is not None else "in place" if b.in_place_over else "", detail))
+        return boxes
 
+    def plot(self, path: str | os.PathLike, title: str | None = None, steps_per_row: int | None = None) -> None:
+        """The timeline (x = op step, y = arena offset), written atomically: a PNG (or the format the
+        extension names) in rows of steps_per_row steps, or for a .html path a self-contained page;
+        see cortexm.memory_plan.plot_boxes / html_page."""
+        from .memory_plan import STEPS_PER_ROW, write_plot
 
-def _png_bytes(fig) -> bytes:
-    import io
+        write_plot(path, self.boxes(), self.arena_size, dict(enumerate(self.op_names)),
+                   title or f"arena {self.arena_size} B, lower bound {self.lower_bound} B",
+                   [(f"lower bound {self.lower_bound} B", self.lower_bound)],
+                   STEPS_PER_ROW if steps_per_row is None else steps_per_row, self.table())
 
-    out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=100)
-    return out.getvalue()
+    def to_html(self, title: str | None = None) -> str:
+        from .memory_plan import html_page
+
+        return html_page(self.boxes(), self.arena_size, dict(enumerate(self.op_names)),
+                         title or f"arena {self.arena_size} B, lower bound {self.lower_bound} B",
+                         [(f"lower bound {self.lower_bound} B", self.lower_bound)], self.table())
 
 
 def _plan_from_program(loaded) -> ProgramMemoryPlan:
@@ -171,7 +171,7 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
         if op["scratch_size"]:
             buffers.append(Buffer(f"{op['name']} scratch", op["scratch_offset"], op["scratch_size"],
                                   step, step, "scratch"))
-    return ProgramMemoryPlan(buffers, loaded.arena_size, len(ops))
+    return ProgramMemoryPlan(buffers, loaded.arena_size, len(ops), [op["name"] for op in ops])
 
 
 class Program:
