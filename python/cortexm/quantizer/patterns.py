@@ -194,17 +194,17 @@ def _conv(ctx, node, pattern: str) -> Match:
 
 
 def check_conv1d(ctx, node) -> Match:
-    c_in, groups = _convolution(ctx, node, 3)
-    if groups not in (1, c_in):
-        raise NoMatch(f"grouped conv1d (groups={groups}, {c_in} input channels)")
+    """Any groups: plain, grouped and depthwise 1-D convs share one pattern (the lowering picks)."""
+    _convolution(ctx, node, 3)
     return _conv(ctx, node, "conv1d")
 
 
 def check_conv2d(ctx, node) -> Match:
+    """Groups 1 or grouped (each group a conv over C_in / groups channels; the conv kernels take
+    groups); groups == C_in is depthwise's case."""
     c_in, groups = _convolution(ctx, node, 4)
-    if groups != 1:
-        error = NotApplicable if groups == c_in else NoMatch
-        raise error(f"groups={groups}, conv2d needs groups=1")
+    if groups == c_in and groups != 1:
+        raise NotApplicable(f"groups={groups} == input channels is depthwise")
     return _conv(ctx, node, "conv2d")
 
 
@@ -226,7 +226,7 @@ def check_depthwise(ctx, node) -> Match:
     if groups == 1:
         raise NotApplicable("groups=1 is conv2d")
     if groups != c_in:
-        raise NoMatch(f"groups={groups} with {c_in} input channels is not depthwise")
+        raise NotApplicable(f"groups={groups} with {c_in} input channels is grouped, not depthwise")
     return _conv(ctx, node, "depthwise")
 
 
