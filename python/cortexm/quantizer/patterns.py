@@ -208,17 +208,19 @@ def check_conv2d(ctx, node) -> Match:
     return _conv(ctx, node, "conv2d")
 
 
-def check_transpose_conv2d(ctx, node) -> Match:
-    """Transposed 2-D convolution, groups 1: weight [C_in, C_out, KH, KW] per channel along axis 1."""
+def check_transpose_conv(ctx, node) -> Match:
+    """Transposed 2-D or 1-D convolution, groups 1: weight [C_in, C_out, KH, KW] ([C_in, C_out, K])
+    per channel along axis 1."""
     free(ctx, node)
     if not node.attrs["transposed"]:
         raise NotApplicable("not transposed")
-    if len(node.inputs[1].shape) != 4:
-        raise NoMatch("transposed convolution that is not 2-D")
+    rank = len(node.inputs[1].shape)
+    if rank not in (3, 4):
+        raise NoMatch(f"transposed convolution with a rank {rank} weight (1-D or 2-D only)")
     if node.attrs["groups"] != 1:
         raise NoMatch(f"transposed convolution with groups={node.attrs['groups']}")
     w = constant(node, 1, "weight")
-    return weighted(ctx, node, "transpose_conv2d", 0, 1, 1, 2, w.shape[1])
+    return weighted(ctx, node, f"transpose_conv{rank - 2}d", 0, 1, 1, 2, w.shape[1])
 
 
 def check_depthwise(ctx, node) -> Match:
@@ -433,7 +435,7 @@ PASSES = (
     (Pattern("conv1d", CONVOLUTION, check_conv1d), Pattern("conv2d", CONVOLUTION, check_conv2d),
      Pattern("depthwise", CONVOLUTION, check_depthwise), Pattern("linear", ("aten.linear.default",), check_linear),
      Pattern("addmm", ("aten.addmm.default",), check_addmm),
-     Pattern("transpose_conv2d", CONVOLUTION, check_transpose_conv2d),
+     Pattern("transpose_conv", CONVOLUTION, check_transpose_conv),
      Pattern("magnitude", ("aten.sqrt.default",), check_magnitude)),
     (Pattern("add", ("aten.add.Tensor", "aten.sub.Tensor"), check_add),
      Pattern("mul", ("aten.mul.Tensor",), check_mul),

@@ -1,8 +1,9 @@
-"""Grouped convolution (groups neither 1 nor C_in) through export -> quantize -> lower ->
-to_program: per-channel int8 weights, one cortex_m.quantized_conv2d with C_in / groups channels per
-filter (the conv kernels take groups), no float op left; the lowered graph, its integer reference,
-the host program and QEMU's M55 bit-identical; the output SQNR against float printed (-s) and
-bounded. 16x8 (quantized_conv2d_s16) and GPTQ weight rounding take groups the same way."""
+"""Grouped convolution (groups neither 1 nor C_in) and ConvTranspose1d through export ->
+quantize -> lower -> to_program. Grouped: per-channel int8 weights, one cortex_m.quantized_conv2d
+with C_in / groups channels per filter (the conv kernels take groups); ConvTranspose1d: one
+quantized_transpose_conv2d over the (N, C, 1, W) view. No float op left; the lowered graph, its
+integer reference, the host program and QEMU's M55 bit-identical; the output SQNR against float
+printed (-s) and bounded. 16x8 (quantized_conv2d_s16) and GPTQ weight rounding take groups too."""
 
 import shutil
 
@@ -140,3 +141,14 @@ def test_grouped_conv_with_gptq_rounding():
     convs = check_deployed(grouped_net(), (1, 6, 8, 8), seed=7, min_sqnr_db=25.0,
                            quantizer=CortexMQuantizer(weight_rounding="gptq"))
     assert len(convs) == 2 and convs[0].inputs[1].shape == (9, 3, 3, 2)
+
+
+@pytest.mark.parametrize("build, shape", [
+    pytest.param(lambda: nn.ConvTranspose1d(6, 5, 4, stride=2, padding=1), (1, 6, 11), id="k4-s2-p1"),
+    pytest.param(lambda: nn.Sequential(nn.ConvTranspose1d(3, 7, 5, stride=3, padding=2, output_padding=1),
+                                       nn.ReLU(), nn.Conv1d(7, 4, 3)), (2, 3, 9), id="k5-s3-relu-conv"),
+])
+def test_conv_transpose1d_deploys_int8_bit_identical(build, shape):
+    convs = check_deployed(seeded(build, 4), shape, seed=4, min_sqnr_db=25.0,
+                           conv_op="cortex_m.quantized_transpose_conv2d.default")
+    assert len(convs) == 1 and convs[0].inputs[1].shape[1] == 1  # OHWI with KH = 1
