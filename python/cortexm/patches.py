@@ -1,0 +1,278 @@
+"""Patch-based execution (MCUNetV2): the stage of a lowered graph before a split tensor runs once per
+spatial patch of that tensor, so only one patch's activations are alive at a time.
+
+The rewrite uses ordinary ops. For each patch of the split tensor T (a grid of rows x cols, as even
+as the extents allow), the receptive field is propagated back through the stage to the region of
+every stage tensor the patch needs (clipped to the image); each stage op then runs on its region,
+with the zero-point padding of a convolution kept only on the sides where its region touches the
+image border (the kernels take the four pads separately). Whole tensors entering the stage and
+tensors whose producer computed more than one consumer needs are cut with `aten.slice_copy` (H,
+then W); the patches of T are joined with `aten.cat` (along W within a row of patches, then the
+rows along H). Everything after T runs as before. See docs/memory_planning.md.
+
+`patch_graph(lowered, split, grid)` makes the rewritten graph; `search(lowered, arena_limit)` tries
+split tensors and grids and keeps the plan with the fewest extra MACs whose arena fits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _core
+from ._core import Graph
+
+CONV_OPS = ("cortex_m.quantized_conv2d.default", "cortex_m.quantized_depthwise_conv2d.default")
+# Same-shape element-wise ops: each output element reads the element at its position of every
+# non-constant input.
+ELEMENTWISE_OPS = ("cortex_m.quantized_add.default", "cortex_m.quantized_sub.default",
+                   "cortex_m.quantized_mul.default", "cortex_m.quantized_maximum.default",
+                   "cortex_m.quantized_minimum.default", "cortex_m.quantized_activation.default",
+                   "cortex_m.requantize.default")
+CHANNELS_LAST = [0, 2, 3, 1]
+# MACs per output element: conv weight OHWI [C_out, KH, KW, C_in / groups], depthwise IHWO.
+MAC_OPS = {
+    "cortex_m.quantized_conv2d.default": lambda w: w[1] * w[2] * w[3],
+    "cortex_m.quantized_conv2d_s16.default": lambda w: w[1] * w[2] * w[3],
+    "cortex_m.quantized_depthwise_conv2d.default": lambda w: w[1] * w[2],
+    "cortex_m.quantized_linear.default": lambda w: w[-1],
+    "cortex_m.quantized_linear_s16.default": lambda w: w[-1],
+}
+
+
+def macs(graph: Graph) -> int:
+    """Multiply-accumulates of the graph's convolution, depthwise and linear ops (output elements x
+    weights each reads)."""
+    total = 0
+    for node in graph.nodes:
+        per_output = MAC_OPS.get(node.op)
+        if per_output is not None:
+            total += int(np.prod(node.outputs[0].shape, dtype=np.int64)) * int(per_output(list(node.inputs[1].shape)))
+    return total
+
+
+@dataclass(frozen=True)
+class Region:
+    """Rows y0..y1 and columns x0..x1 (end exclusive) of an NCHW tensor's H and W."""
+    y0: int
+    y1: int
+    x0: int
+    x1: int
+
+    def union(self, other: "Region | None") -> "Region":
+        if other is None:
+            return self
+        return Region(min(self.y0, other.y0), max(self.y1, other.y1), min(self.x0, other.x0), max(self.x1, other.x1))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.y1 - self.y0, self.x1 - self.x0
+
+
+def _window(lo: int, hi: int, stride: int, pad_before: int, kernel: int, dilation: int, extent: int):
+    """Input rows [r0, r1) that output rows [lo, hi) of a window read, clipped to the image, and the
+    pads before / after that reproduce the clipped-off part."""
+    first = lo * stride - pad_before
+    end = (hi - 1) * stride - pad_before + (kernel - 1) * dilation + 1
+    r0, r1 = max(first, 0), min(end, extent)
+    return r0, r1, r0 - first, end - r1
+
+
+def _pads(node) -> list[int]:
+    p = list(node.attrs["padding"])
+    return p if len(p) == 4 else [p[0], p[1], p[0], p[1]]  # top, left, bottom, right
+
+
+def _conv_input_region(node, out: Region):
+    """The input region a conv / depthwise node needs for output region `out`, and its padding
+    [top, left, bottom, right] there."""
+    _, _, h, w = node.inputs[0].shape
+    kh, kw = node.inputs[1].shape[1], node.inputs[1].shape[2]
+    sh, sw = node.attrs["stride"]
+    dh, dw = node.attrs["dilation"]
+    top, left, _, _ = _pads(node)
+    y0, y1, pt, pb = _window(out.y0, out.y1, sh, top, kh, dh, h)
+    x0, x1, pl, pr = _window(out.x0, out.x1, sw, left, kw, dw, w)
+    if y1 <= y0 or x1 <= x0:
+        raise ValueError(f"patches: node '{node.name}' would read only padding for output region {out}")
+    return Region(y0, y1, x0, x1), [pt, pl, pb, pr]
+
+
+def _is_spatial_4d(value) -> bool:
+    shape = list(value.shape)
+    return len(shape) == 4 and shape[0] == 1 and list(value.dim_order) == CHANNELS_LAST and value.dtype == "int8"
+
+
+def _patchable(node) -> bool:
+    if node.op not in CONV_OPS and node.op not in ELEMENTWISE_OPS:
+        return False
+    if len(node.outputs) != 1 or not _is_spatial_4d(node.outputs[0]):
+        return False
+    for i, v in enumerate(node.inputs):
+        if v is None or v.kind == "constant":
+            continue
+        if i > 0 and node.op in CONV_OPS:
+            return False
+        if not _is_spatial_4d(v):
+            return False
+        if node.op in ELEMENTWISE_OPS and list(v.shape) != list(node.outputs[0].shape):
+            return False  # a broadcast operand
+    return True
+
+
+@dataclass
+class Stage:
+    nodes: list                 # the stage's nodes in execution order
+    inputs: list                # values entering it whole (read by stage nodes, made outside)
+    split: object               # the value its patches make
+
+
+def stage_of(graph: Graph, split) -> Stage:
+    """The stage that makes `split`: its producer and, back from it, every producer of a
+    non-constant input that is a spatially local op (conv, depthwise, same-shape element-wise) over
+    batch-1 channels-last int8 tensors. ValueError when `split` cannot be patched: its producer is
+    not such an op, it is a graph output, or a stage tensor other than it is read after the stage
+    or is a graph output."""
+    if isinstance(split, str):
+        split = graph.value(split)
+    producer = split.producer
+    if producer is None or not _patchable(producer):
+        raise ValueError(f"patches: split tensor '{split.name}' is not made by a conv, depthwise or "
+                         f"same-shape element-wise op over batch-1 channels-last int8 tensors")
+    outputs = {v.name for v in graph.outputs}
+    if split.name in outputs:
+        raise ValueError(f"patches: split tensor '{split.name}' is a graph output")
+    members, pending, inputs = {producer.name: producer}, [producer], {}
+    while pending:
+        node = pending.pop()
+        for v in node.inputs:
+            if v is None or v.kind == "constant":
+                continue
+            p = v.producer
+            if p is not None and _patchable(p):
+                if p.name not in members:
+                    members[p.name] = p
+                    pending.append(p)
+            else:
+                inputs[v.name] = v
+    order = [n for n in graph.nodes if n.name in members]
+    for node in order:
+        out = node.outputs[0]
+        if out.name == split.name:
+            continue
+        if out.name in outputs:
+            raise ValueError(f"patches: '{out.name}' (made inside the stage before '{split.name}') is a graph output")
+        for user in out.users:
+            if user.name not in members:
+                raise ValueError(f"patches: '{out.name}' (made inside the stage before '{split.name}') is also "
+                                 f"read by '{user.name}' after the stage")
+    return Stage(order, [inputs[k] for k in sorted(inputs)], split)
+
+
+def _bounds(extent: int, parts: int) -> list[int]:
+    return [(extent * i) // parts for i in range(parts + 1)]
+
+
+def grid_regions(split, grid: tuple[int, int]) -> list[list[Region]]:
+    """The patches of `split`: rows x cols regions, row-major, extents as even as they can be."""
+    rows, cols = grid
+    _, _, h, w = split.shape
+    if not (isinstance(rows, int) and isinstance(cols, int)) or not (1 <= rows <= h and 1 <= cols <= w):
+        raise ValueError(f"patches: grid {grid} must be (rows, cols) with 1 <= rows <= {h} and 1 <= cols <= {w} "
+                         f"(the extent of '{split.name}')")
+    ys, xs = _bounds(h, rows), _bounds(w, cols)
+    return [[Region(ys[i], ys[i + 1], xs[j], xs[j + 1]) for j in range(cols)] for i in range(rows)]
+
+
+def _needs(stage: Stage, patch: Region):
+    """Back-propagates `patch` of the split tensor: the region of every stage value the patch needs
+    (the union over its readers), and per (node, input index) the region that reader reads (with
+    the conv padding there)."""
+    need = {stage.split.name: patch}
+    reads = {}
+    for node in reversed(stage.nodes):
+        out = need[node.outputs[0].name]
+        for i, v in enumerate(node.inputs):
+            if v is None or v.kind == "constant":
+                continue
+            if node.op in CONV_OPS:
+                region, pads = _conv_input_region(node, out)
+            else:
+                region, pads = out, None
+            reads[(node.name, i)] = (region, pads)
+            need[v.name] = region.union(need.get(v.name))
+    return need, reads
+
+
+def _crop(graph, value, have: Region, want: Region, before):
+    """`value` (holding region `have`) cut to region `want` by slice_copy along H, then W."""
+    for dim, (lo, hi, base, full) in ((2, (want.y0, want.y1, have.y0, have.y1)),
+                                      (3, (want.x0, want.x1, have.x0, have.x1))):
+        if (lo, hi) == (base, full):
+            continue
+        value = graph.call("aten.slice_copy.Tensor", [value], {"dim": dim, "start": lo - base, "end": hi - base,
+                                                               "step": 1}, before=before)
+        value.dim_order = CHANNELS_LAST
+    return value
+
+
+def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
+    """A copy of `lowered` whose stage before `split` (a value or its name) runs once per patch of
+    a rows x cols grid of it (see the module doc). ValueError when the split or grid cannot be
+    patched."""
+    graph = lowered.copy()
+    stage = stage_of(graph, split.name if hasattr(split, "name") else split)
+    first = stage.nodes[0]
+    whole = {}
+    for v in stage.inputs:
+        _, _, h, w = v.shape
+        whole[v.name] = (v, Region(0, h, 0, w))
+    made = []  # the patches of the split tensor, rows of (value)
+    for row in grid_regions(stage.split, grid):
+        made_row = []
+        for patch in row:
+            need, reads = _needs(stage, patch)
+            have = dict(whole)
+            for node in stage.nodes:
+                out = node.outputs[0]
+                inputs = []
+                attrs = dict(node.attrs)
+                for i, v in enumerate(node.inputs):
+                    if v is None or v.kind == "constant":
+                        inputs.append(v)
+                        continue
+                    region, pads = reads[(node.name, i)]
+                    src, src_region = have[v.name]
+                    inputs.append(_crop(graph, src, src_region, region, first))
+                    if pads is not None:
+                        attrs["padding"] = pads
+                result = graph.call(node.op, inputs, attrs, name=f"{node.name}_patch", before=first)
+                result.dim_order = list(out.dim_order)
+                result.qparams = out.qparams
+                for key, value in node.meta.items():
+                    result.producer.set_meta(key, value)
+                expected = need[out.name].shape
+                if tuple(result.shape[2:]) != expected:
+                    raise ValueError(f"patches: node '{node.name}' on region {need[out.name]} makes "
+                                     f"{list(result.shape)}, expected extents {list(expected)}")
+                have[out.name] = (result, need[out.name])
+            made_row.append(have[stage.split.name][0])
+        made.append(made_row)
+    rows = []
+    for made_row in made:
+        joined = made_row[0]
+        if len(made_row) > 1:
+            joined = graph.call("aten.cat.default", made_row, {"dim": 3}, before=first)
+            joined.dim_order = CHANNELS_LAST
+        rows.append(joined)
+    result = rows[0]
+    if len(rows) > 1:
+        result = graph.call("aten.cat.default", rows, {"dim": 2}, before=first)
+        result.dim_order = CHANNELS_LAST
+    result.qparams = stage.split.qparams
+    graph.replace_all_uses(stage.split, result)
+    for node in reversed(stage.nodes):
+        graph.erase_node(node)
+    graph.verify()
+    return graph

@@ -1,0 +1,120 @@
+"""Patch-based execution (cortexm.patches): the stage before a split tensor run patch by patch is
+bit-exact with the whole-tensor graph and program, on awkward hand-built graphs and on
+mobilenet_v2_96."""
+
+import numpy as np
+import pytest
+
+import cortexm
+import zoo
+from cortexm import patches
+
+CL = [0, 2, 3, 1]
+
+
+def quant(rng, channels):
+    return {"input_offset": int(rng.integers(-5, 6)), "output_offset": int(rng.integers(-5, 6)),
+            "requantize_multipliers": [int(m) for m in rng.integers(1 << 29, 1 << 31, channels)],
+            "requantize_shifts": [int(s) for s in rng.integers(-9, -6, channels)]}
+
+
+def conv(g, rng, x, cout, k, stride, padding, dilation=(1, 1)):
+    cin = x.shape[1]
+    w = g.add_constant(f"w{len(g.nodes)}", rng.integers(-127, 128, (cout, k, k, cin)).astype(np.int8))
+    b = g.add_constant(f"b{len(g.nodes)}", rng.integers(-2000, 2000, cout).astype(np.int32))
+    return g.call("cortex_m.quantized_conv2d.default", [x, w, b],
+                  {"stride": list(stride), "padding": list(padding), "dilation": list(dilation), **quant(rng, cout),
+                   "activation_min": -100, "activation_max": 120})
+
+
+def depthwise(g, rng, x, k, stride, padding):
+    c = x.shape[1]
+    w = g.add_constant(f"w{len(g.nodes)}", rng.integers(-127, 128, (1, k, k, c)).astype(np.int8))
+    return g.call("cortex_m.quantized_depthwise_conv2d.default", [x, w, None],
+                  {"stride": list(stride), "padding": list(padding), "dilation": [1, 1], "depth_multiplier": 1,
+                   **quant(rng, c)})
+
+
+def add(g, a, b):
+    return g.call("cortex_m.quantized_add.default", [a, b],
+                  {"self_zero_point": 3, "self_multiplier": 1 << 30, "self_shift": 0, "other_zero_point": -2,
+                   "other_multiplier": 1 << 30, "other_shift": -1, "output_zero_point": 1,
+                   "output_multiplier": 1 << 30, "output_shift": -19, "activation_min": -128, "activation_max": 127})
+
+
+def awkward_graph(h=13, w=15):
+    """x (odd H, W) -> channels-last -> conv 3x3 stride 2 with asymmetric padding -> depthwise 3x3
+    -> 1x1 conv -> + its block input (a residual: the block input is read with and without a halo)
+    -> depthwise 5x5 stride 2 padding 2 -> split; after it a 3x3 conv and a contiguous
+    copy."""
+    rng = np.random.default_rng(3)
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 3, h, w], "int8")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": CL})
+    c1 = conv(g, rng, cl, 6, 3, (2, 2), (1, 0, 1, 1))
+    d1 = depthwise(g, rng, c1, 3, (1, 1), (1, 1))
+    p1 = conv(g, rng, d1, 6, 1, (1, 1), (0, 0))
+    r1 = add(g, c1, p1)
+    split = depthwise(g, rng, r1, 5, (2, 2), (2, 2))
+    after = conv(g, rng, split, 4, 3, (1, 1), (1, 1))
+    g.outputs = [g.call("dim_order_ops._clone_dim_order.default", [after], {"dim_order": [0, 1, 2, 3]})]
+    return g, split
+
+
+@pytest.mark.parametrize("grid", [(1, 1), (2, 1), (3, 1), (2, 2), (2, 3), (4, 4), (1, 4), (3, 2)])
+def test_patched_awkward_graph_is_bit_exact(grid):
+    g, split = awkward_graph()
+    patched = patches.patch_graph(g, split.name, grid)
+    assert list(split.shape) == [1, 6, 4, 4]
+    rng = np.random.default_rng(11)
+    whole, patched_program = cortexm.to_program(g), cortexm.to_program(patched)
+    for _ in range(3):
+        x = rng.integers(-128, 128, (1, 3, 13, 15), dtype=np.int8)
+        want = g.run(x)
+        assert patched.run(x).tobytes() == want.tobytes()
+        assert patched_program.run(x).tobytes() == want.tobytes() == whole.run(x).tobytes()
+    counts = patched.op_counts()
+    assert counts.get("cortex_m.quantized_depthwise_conv2d.default") == 2 * grid[0] * grid[1]
+    assert patches.macs(patched) >= patches.macs(g)
+
+
+def test_patch_regions_follow_the_receptive_field():
+    g, split = awkward_graph()
+    stage = patches.stage_of(g, split.name)
+    assert [n.op for n in stage.nodes].count("cortex_m.quantized_conv2d.default") == 2
+    assert [v.name for v in stage.inputs] == [g.nodes[0].outputs[0].name]
+    need, reads = patches._needs(stage, patches.Region(0, 1, 3, 4))
+    # split row 0 <- r1 rows 0..3 (5x5, stride 2, pad 2: rows -2..2, clipped); col 3 <- cols 4..6
+    assert need[stage.nodes[-2].outputs[0].name] == patches.Region(0, 3, 4, 7)
+    # the add's block input c1: the depthwise halo reaches one more row and column each side
+    assert need[stage.nodes[0].outputs[0].name] == patches.Region(0, 4, 3, 7)
+    # the first conv (pad top 1, left 0, right 1, stride 2) reads input rows -1..7 (the padded top
+    # row kept) and columns 6..14, up to the border: no padding on the right
+    region, pads = reads[(stage.nodes[0].name, 0)]
+    assert region == patches.Region(0, 8, 6, 15) and pads == [1, 0, 0, 0]
+
+
+def test_patch_errors():
+    g, split = awkward_graph()
+    with pytest.raises(ValueError, match="grid"):
+        patches.patch_graph(g, split.name, (5, 1))
+    with pytest.raises(ValueError, match="is not made by a conv"):
+        patches.patch_graph(g, g.nodes[0].outputs[0].name, (2, 2))
+    with pytest.raises(ValueError, match="also read by"):
+        # c1 (the residual) is read after a split at the depthwise before the add
+        patches.patch_graph(g, g.nodes[2].outputs[0].name, (2, 2))
+    g.outputs = [g.outputs[0], split]
+    with pytest.raises(ValueError, match="graph output"):
+        patches.patch_graph(g, split.name, (1, 1))
+
+
+def test_mobilenet_v2_96_patched_is_bit_exact_and_smaller():
+    pytest.importorskip("torch")
+    lowered = zoo.lowered("mobilenet_v2_96")
+    patched = patches.patch_graph(lowered, "quantized_conv2d_7", (3, 3))
+    overhead = patches.macs(patched) / patches.macs(lowered) - 1
+    assert 0 < overhead <= 0.15
+    whole, program = cortexm.to_program(lowered), cortexm.to_program(patched)
+    assert program.arena_size <= 138432 < whole.arena_size
+    x = np.random.default_rng(0).standard_normal((1, 3, 96, 96)).astype(np.float32)
+    assert program.run(x).tobytes() == whole.run(x).tobytes()
