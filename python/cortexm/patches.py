@@ -229,9 +229,9 @@ def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
         _, _, h, w = v.shape
         whole[v.name] = (v, Region(0, h, 0, w))
     made = []  # the patches of the split tensor, rows of (value)
-    for row in grid_regions(stage.split, grid):
+    for r, row in enumerate(grid_regions(stage.split, grid)):
         made_row = []
-        for patch in row:
+        for c, patch in enumerate(row):
             need, reads = _needs(stage, patch)
             have = dict(whole)
             for node in stage.nodes:
@@ -247,7 +247,7 @@ def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
                     inputs.append(_crop(graph, src, src_region, region, first))
                     if pads is not None:
                         attrs["padding"] = pads
-                result = graph.call(node.op, inputs, attrs, name=f"{node.name}_patch", before=first)
+                result = graph.call(node.op, inputs, attrs, name=f"{node.name}_patch{r}_{c}", before=first)
                 result.dim_order = list(out.dim_order)
                 result.qparams = out.qparams
                 for key, value in node.meta.items():
@@ -276,3 +276,188 @@ def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
         graph.erase_node(node)
     graph.verify()
     return graph
+
+
+def _axis_extents(stage: Stage, parts: int, axis: int) -> dict:
+    """Per stage node with MACs, its output rows (axis 0) or columns (axis 1) summed over the
+    patches of a split into `parts` along that axis. The receptive field is separable (every op
+    acts on rows and columns independently and regions are boxes), so a grid's patch (i, j) needs
+    rows of row-part i times columns of column-part j."""
+    _, _, h, w = stage.split.shape
+    totals = {}
+    for lo, hi in zip(_bounds(h if axis == 0 else w, parts), _bounds(h if axis == 0 else w, parts)[1:]):
+        patch = Region(lo, hi, 0, w) if axis == 0 else Region(0, h, lo, hi)
+        need, _ = _needs(stage, patch)
+        for n in stage.nodes:
+            if n.op in MAC_OPS:
+                rows, cols = need[n.outputs[0].name].shape
+                totals[n.name] = totals.get(n.name, 0) + (rows if axis == 0 else cols)
+    return totals
+
+
+def _macs_per_pixel(stage: Stage) -> dict:
+    return {n.name: MAC_OPS[n.op](list(n.inputs[1].shape)) * n.outputs[0].shape[1]
+            for n in stage.nodes if n.op in MAC_OPS}
+
+
+def stage_macs(stage: Stage, grid: tuple[int, int]) -> tuple[int, int]:
+    """MACs of the stage run whole and run patch by patch over `grid`."""
+    per_pixel = _macs_per_pixel(stage)
+    rows, cols = _axis_extents(stage, grid[0], 0), _axis_extents(stage, grid[1], 1)
+    whole = patched = 0
+    for n in stage.nodes:
+        if n.name in per_pixel:
+            whole += per_pixel[n.name] * n.outputs[0].shape[2] * n.outputs[0].shape[3]
+            patched += per_pixel[n.name] * rows[n.name] * cols[n.name]
+    return whole, patched
+
+
+@dataclass
+class PatchPlan:
+    """What to_program(arena_limit=...) chose: the stage before `split` run as `grid` (rows, cols)
+    patches, or no patches (split None) when the whole-tensor plan fits."""
+    arena_size: int             # the program's arena (bytes)
+    whole_arena_size: int       # the whole-tensor plan's arena
+    macs: int                   # MACs of the program's conv / depthwise / linear ops
+    whole_macs: int
+    split: str | None = None
+    split_shape: list | None = None
+    grid: tuple | None = None
+    stage: list = field(default_factory=list)  # names of the patched nodes (execution order)
+    plans_tried: int = 0
+    graph: Graph | None = field(default=None, repr=False)
+
+    @property
+    def mac_overhead(self) -> float:
+        """Extra MACs over the whole model, as a fraction of the whole-tensor program's."""
+        return self.macs / self.whole_macs - 1 if self.whole_macs else 0.0
+
+    def __str__(self) -> str:
+        if self.split is None:
+            return f"whole-tensor plan: arena {self.arena_size} B, {self.whole_macs} MACs (no patches needed)"
+        rows, cols = self.grid
+        return (f"patch plan: the {len(self.stage)} ops from '{self.stage[0]}' to the split tensor '{self.split}' "
+                f"{self.split_shape} run as {rows}x{cols} patches; arena {self.arena_size} B (whole-tensor plan "
+                f"{self.whole_arena_size} B), MACs {self.macs} (+{100 * self.mac_overhead:.2f} % over "
+                f"{self.whole_macs}); {self.plans_tried} plans tried")
+
+
+MAX_GRID = 8       # rows and cols per patch grid the search tries
+MAX_PLANS = 100    # planner runs before the search gives up
+
+
+def _program_arena(graph: Graph, target: str, arena_limit: int) -> int:
+    """The arena of the graph's program: the plan, plus the scratch its kernels need that the graph
+    does not declare (planned only when the plan alone fits)."""
+    arena = _core.plan_memory(graph, 16, None, True)["arena_size"]
+    return _core.planned_layout(graph, target)["arena_size"] if arena <= arena_limit else arena
+
+
+# Ops whose output may share its input's bytes (a view the planner aliases): left out of bounds.
+_MAYBE_ALIASING = ("aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default",
+                   "dim_order_ops._clone_dim_order.default")
+
+
+def _aligned_bytes(value, alignment: int = 16) -> int:
+    size = int(np.prod(value.shape, dtype=np.int64)) * np.dtype("bool" if value.dtype == "bool" else value.dtype).itemsize
+    return -(-size // alignment) * alignment
+
+
+def bound_after_stage(graph: Graph, stage: Stage) -> int:
+    """Bytes every plan of the graph patched at `stage` needs, whatever the grid: the patches of the
+    split tensor and the cat joining them, and at each step after the stage (the original graph's
+    steps) the node's output and scratch and every value made before and read after it (none of
+    which can share bytes: views are left out)."""
+    nodes = graph.nodes
+    index = {n.name: i for i, n in enumerate(nodes)}
+    end = max(index[n.name] for n in stage.nodes)
+    made = {v.name: -1 for v in graph.inputs}
+    last = {v.name: 0 for v in graph.inputs}
+    values = {v.name: v for v in graph.inputs}
+    for i, n in enumerate(nodes):
+        for v in n.inputs:
+            if v is not None and v.kind != "constant":
+                last[v.name] = i
+        if n.op not in _MAYBE_ALIASING:
+            for v in n.outputs:
+                made[v.name], values[v.name] = i, v
+                last.setdefault(v.name, i)
+    for v in graph.outputs:
+        last[v.name] = len(nodes)
+    bound = 2 * _aligned_bytes(stage.split)
+    for i in range(end + 1, len(nodes)):
+        n = nodes[i]
+        live = (n.attrs.get("scratch_bytes") or 0) + sum(_aligned_bytes(v) for v in n.outputs if v.name in made)
+        live += sum(_aligned_bytes(values[name]) for name, step in made.items() if step < i < last.get(name, step))
+        bound = max(bound, live)
+    return bound
+
+
+def candidates(lowered: Graph, arena_limit: int | None = None):
+    """(extra MACs, rows x cols, step, split name, grid, stage) for every patchable split tensor
+    (whose bound_after_stage is within arena_limit, when given) and grid up to MAX_GRID x MAX_GRID,
+    fewest extra MACs first."""
+    found = []
+    for step, node in enumerate(lowered.nodes):
+        if len(node.outputs) != 1:
+            continue
+        try:
+            stage = stage_of(lowered, node.outputs[0])
+        except ValueError:
+            continue
+        if arena_limit is not None and bound_after_stage(lowered, stage) > arena_limit:
+            continue
+        _, _, h, w = stage.split.shape
+        per_pixel = _macs_per_pixel(stage)
+        try:
+            rows = {r: _axis_extents(stage, r, 0) for r in range(1, min(MAX_GRID, h) + 1)}
+            cols = {c: _axis_extents(stage, c, 1) for c in range(1, min(MAX_GRID, w) + 1)}
+        except ValueError:
+            continue  # some patch would read only padding
+        for r in rows:
+            for c in cols:
+                if r * c == 1:
+                    continue
+                extra = sum(k * (rows[r][name] * cols[c][name] - rows[1][name] * cols[1][name])
+                            for name, k in per_pixel.items())
+                found.append((extra, r * c, step, stage.split.name, (r, c), stage))
+    found.sort(key=lambda c: c[:3])
+    return found
+
+
+def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8") -> PatchPlan:
+    """The plan with the fewest extra MACs whose arena is at most arena_limit: the whole-tensor plan
+    when it fits, else the first fitting (split, grid) among candidates() (the planner run on each
+    rewritten graph, at most MAX_PLANS of them; a split is dropped once two of its grids planned no
+    smaller than the whole-tensor plan). ValueError naming the limit and the smallest arena
+    found when none fits."""
+    if isinstance(arena_limit, bool) or not isinstance(arena_limit, (int, np.integer)) or arena_limit <= 0:
+        raise ValueError(f"arena_limit = {arena_limit!r} must be a positive int (bytes)")
+    arena_limit = int(arena_limit)
+    whole_macs = macs(lowered)
+    whole_arena = _program_arena(lowered, target, arena_limit)
+    if whole_arena <= arena_limit:
+        return PatchPlan(whole_arena, whole_arena, whole_macs, whole_macs, plans_tried=1, graph=lowered)
+    best = (whole_arena, "the whole-tensor plan")
+    tried = 1
+    planned = {}  # split -> [(grid, arena)]
+    for extra, _, _, split, grid, stage in candidates(lowered, arena_limit):
+        if tried >= MAX_PLANS:
+            break
+        # A split two of whose grids planned no smaller than the whole-tensor plan is left: the
+        # peak is not in its stage.
+        earlier = planned.setdefault(split, [])
+        if sum(a >= whole_arena for _, a in earlier) >= 2:
+            continue
+        graph = patch_graph(lowered, split, grid)
+        arena = _program_arena(graph, target, arena_limit)
+        tried += 1
+        earlier.append((grid, arena))
+        if arena < best[0]:
+            best = (arena, f"{grid[0]}x{grid[1]} patches of '{split}', +{100 * extra / whole_macs:.2f} % MACs")
+        if arena <= arena_limit:
+            return PatchPlan(arena, whole_arena, whole_macs + extra, whole_macs, split, list(stage.split.shape),
+                             grid, [n.name for n in stage.nodes], tried, graph)
+    raise ValueError(f"arena_limit = {arena_limit} B: no plan fits; the smallest arena found is {best[0]} B "
+                     f"({best[1]}) after {tried} plans (the whole-tensor plan and patch grids up to "
+                     f"{MAX_GRID}x{MAX_GRID}, fewest extra MACs first)")

@@ -42,7 +42,7 @@ def add(g, a, b):
                    "output_multiplier": 1 << 30, "output_shift": -19, "activation_min": -128, "activation_max": 127})
 
 
-def awkward_graph(h=13, w=15):
+def awkward_graph(h=13, w=15, channels=6):
     """x (odd H, W) -> channels-last -> conv 3x3 stride 2 with asymmetric padding -> depthwise 3x3
     -> 1x1 conv -> + its block input (a residual: the block input is read with and without a halo)
     -> depthwise 5x5 stride 2 padding 2 -> split; after it a 3x3 conv and a contiguous
@@ -51,9 +51,9 @@ def awkward_graph(h=13, w=15):
     g = cortexm.Graph()
     x = g.add_input("x", [1, 3, h, w], "int8")
     cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": CL})
-    c1 = conv(g, rng, cl, 6, 3, (2, 2), (1, 0, 1, 1))
+    c1 = conv(g, rng, cl, channels, 3, (2, 2), (1, 0, 1, 1))
     d1 = depthwise(g, rng, c1, 3, (1, 1), (1, 1))
-    p1 = conv(g, rng, d1, 6, 1, (1, 1), (0, 0))
+    p1 = conv(g, rng, d1, channels, 1, (1, 1), (0, 0))
     r1 = add(g, c1, p1)
     split = depthwise(g, rng, r1, 5, (2, 2), (2, 2))
     after = conv(g, rng, split, 4, 3, (1, 1), (1, 1))
@@ -118,3 +118,68 @@ def test_mobilenet_v2_96_patched_is_bit_exact_and_smaller():
     assert program.arena_size <= 138432 < whole.arena_size
     x = np.random.default_rng(0).standard_normal((1, 3, 96, 96)).astype(np.float32)
     assert program.run(x).tobytes() == whole.run(x).tobytes()
+
+
+def test_stage_macs_and_bound_agree_with_the_patched_graph():
+    g, split = awkward_graph()
+    base = patches.macs(g)
+    stage = patches.stage_of(g, split.name)
+    for grid in [(2, 1), (2, 3), (4, 4), (3, 2)]:
+        patched = patches.patch_graph(g, split.name, grid)
+        whole, in_patches = patches.stage_macs(stage, grid)
+        assert patches.macs(patched) - base == in_patches - whole > 0
+        # no plan of the patched graph is below the bound the search skips splits by
+        assert patches.bound_after_stage(g, stage) <= cortexm.plan_memory(patched).arena_size
+    found = patches.candidates(g)
+    assert [c[0] for c in found] == sorted(c[0] for c in found)
+    assert {c[3] for c in found} >= {split.name}
+
+
+def test_to_program_with_an_arena_limit_patches_only_when_needed():
+    g, split = awkward_graph(channels=40)
+    whole = cortexm.to_program(g)
+    same = cortexm.to_program(g, arena_limit=whole.arena_size)
+    assert same.patch_plan.split is None and same.patch_plan.mac_overhead == 0
+    assert same.data == whole.data
+    limit = whole.arena_size - 16
+    program = cortexm.to_program(g, arena_limit=limit)
+    plan = program.patch_plan
+    assert plan.split is not None and program.arena_size == plan.arena_size <= limit
+    assert plan.whole_arena_size == whole.arena_size and plan.mac_overhead > 0
+    assert f"run as {plan.grid[0]}x{plan.grid[1]} patches" in str(plan) and str(plan) in program.summary()
+    # the fewest extra MACs: every candidate with fewer planned larger than the limit
+    for extra, _, _, name, grid, _ in patches.candidates(g):
+        if extra >= plan.macs - plan.whole_macs:
+            break
+        assert patches._program_arena(patches.patch_graph(g, name, grid), "cortex-m55+int8", limit) > limit
+    x = np.random.default_rng(4).integers(-128, 128, (1, 3, 13, 15), dtype=np.int8)
+    assert program.run(x).tobytes() == whole.run(x).tobytes()
+    # the memory plan shows the patches' tensors
+    assert "_patch0_0" in program.memory_plan().table()
+
+
+@pytest.mark.parametrize("limit", [64, 0, -5, 1.5, True, "1000"])
+def test_arena_limit_that_nothing_meets_is_a_value_error(limit):
+    g, _ = awkward_graph()
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        with pytest.raises(ValueError, match=r"arena_limit = 64 B: no plan fits; the smallest arena found is \d+ B"):
+            cortexm.to_program(g, arena_limit=limit)
+    else:
+        with pytest.raises(ValueError, match="must be a positive int"):
+            cortexm.to_program(g, arena_limit=limit)
+    with pytest.raises(ValueError, match="needs the planner's layout"):
+        cortexm.to_program(g, arena_limit=10000, layout="sequential")
+
+
+def test_mobilenet_v2_96_fits_half_its_tensor_level_arena_by_itself():
+    pytest.importorskip("torch")
+    lowered = zoo.lowered("mobilenet_v2_96")
+    limit = 276864 // 2  # half the tensor-level arena (issue 17)
+    program = cortexm.to_program(lowered, arena_limit=limit)
+    plan = program.patch_plan
+    assert program.arena_size <= limit and plan.mac_overhead <= 0.15 and plan.split is not None
+    whole = cortexm.to_program(lowered)
+    rng = np.random.default_rng(1)
+    for _ in range(2):
+        x = rng.standard_normal((1, 3, 96, 96)).astype(np.float32)
+        assert program.run(x).tobytes() == whole.run(x).tobytes()
