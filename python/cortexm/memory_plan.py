@@ -68,6 +68,10 @@ class MemoryPlan:
         self.buffers = list(buffers)
         self.in_place = bool(in_place)
         self.tensor_level_bound = int(self.lower_bound if tensor_level_bound is None else tensor_level_bound)
+        #: the patch plan of a program made with to_program(arena_limit=...), and each patched
+        #: tensor's patch ("row,col", or "join" for the cats assembling the split tensor)
+        self.patches: Optional[str] = None
+        self.patch_of: dict = {}
 
     @property
     def lower_bound_model(self) -> str:
@@ -138,6 +142,9 @@ class MemoryPlan:
             f"{len(self.scratch)} scratch"
         )
         header = ("offset", "size", "steps", "kind", "name", "op", "shape", "dtype", "alias of")
+        if self.patch_of:
+            head += "\n" + self.patches
+            header += ("patch",)
         rows = [header]
         for b in sorted(self.buffers, key=lambda b: (b.offset, b.first, b.last, b.name)):
             rows.append(
@@ -145,7 +152,7 @@ class MemoryPlan:
                     str(b.offset), str(b.size), f"{b.first}-{b.last}", b.kind, b.name, b.op,
                     "[" + ", ".join(str(d) for d in b.shape) + "]", b.dtype,
                     f"{b.alias_of} (in place)" if b.in_place else b.alias_of or "",
-                )
+                ) + ((self.patch_of.get(b.name, ""),) if self.patch_of else ())
             )
         widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
         right = {0, 1}

@@ -205,8 +205,9 @@ def _needs(stage: Stage, patch: Region):
     return need, reads
 
 
-def _crop(graph, value, have: Region, want: Region, before):
-    """`value` (holding region `have`) cut to region `want` by slice_copy along H, then W."""
+def _crop(graph, value, have: Region, want: Region, before, label: str):
+    """`value` (holding region `have`) cut to region `want` by slice_copy along H, then W (nodes
+    labelled with their patch in meta "patch")."""
     for dim, (lo, hi, base, full) in ((2, (want.y0, want.y1, have.y0, have.y1)),
                                       (3, (want.x0, want.x1, have.x0, have.x1))):
         if (lo, hi) == (base, full):
@@ -214,12 +215,14 @@ def _crop(graph, value, have: Region, want: Region, before):
         value = graph.call("aten.slice_copy.Tensor", [value], {"dim": dim, "start": lo - base, "end": hi - base,
                                                                "step": 1}, before=before)
         value.dim_order = CHANNELS_LAST
+        value.producer.set_meta("patch", label)
     return value
 
 
 def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
     """A copy of `lowered` whose stage before `split` (a value or its name) runs once per patch of
-    a rows x cols grid of it (see the module doc). ValueError when the split or grid cannot be
+    a rows x cols grid of it (see the module doc); the new nodes carry meta "patch": "row,col" of
+    their patch, or "join" for the cats. ValueError when the split or grid cannot be
     patched."""
     graph = lowered.copy()
     stage = stage_of(graph, split.name if hasattr(split, "name") else split)
@@ -244,7 +247,7 @@ def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
                         continue
                     region, pads = reads[(node.name, i)]
                     src, src_region = have[v.name]
-                    inputs.append(_crop(graph, src, src_region, region, first))
+                    inputs.append(_crop(graph, src, src_region, region, first, f"{r},{c}"))
                     if pads is not None:
                         attrs["padding"] = pads
                 result = graph.call(node.op, inputs, attrs, name=f"{node.name}_patch{r}_{c}", before=first)
@@ -252,6 +255,7 @@ def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
                 result.qparams = out.qparams
                 for key, value in node.meta.items():
                     result.producer.set_meta(key, value)
+                result.producer.set_meta("patch", f"{r},{c}")
                 expected = need[out.name].shape
                 if tuple(result.shape[2:]) != expected:
                     raise ValueError(f"patches: node '{node.name}' on region {need[out.name]} makes "
@@ -265,11 +269,13 @@ def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
         if len(made_row) > 1:
             joined = graph.call("aten.cat.default", made_row, {"dim": 3}, before=first)
             joined.dim_order = CHANNELS_LAST
+            joined.producer.set_meta("patch", "join")
         rows.append(joined)
     result = rows[0]
     if len(rows) > 1:
         result = graph.call("aten.cat.default", rows, {"dim": 2}, before=first)
         result.dim_order = CHANNELS_LAST
+        result.producer.set_meta("patch", "join")
     result.qparams = stage.split.qparams
     graph.replace_all_uses(stage.split, result)
     for node in reversed(stage.nodes):
@@ -461,3 +467,29 @@ def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8") -> Pa
     raise ValueError(f"arena_limit = {arena_limit} B: no plan fits; the smallest arena found is {best[0]} B "
                      f"({best[1]}) after {tried} plans (the whole-tensor plan and patch grids up to "
                      f"{MAX_GRID}x{MAX_GRID}, fewest extra MACs first)")
+
+
+def smallest(lowered: Graph, max_mac_overhead: float = 0.15, target: str = "cortex-m55+int8") -> PatchPlan | None:
+    """The smallest arena the search reaches with at most max_mac_overhead extra MACs (a fraction
+    of the whole model's): candidates() planned in order of extra MACs (at most MAX_PLANS, splits
+    dropped as in fit), the smallest arena kept (the fewer extra MACs on ties). None when no
+    patch plan is smaller than the whole-tensor plan."""
+    whole_macs = macs(lowered)
+    whole_arena = _core.planned_layout(lowered, target)["arena_size"]
+    best, tried, planned = None, 1, {}
+    for extra, _, _, split, grid, stage in candidates(lowered, whole_arena - 1):
+        if extra > max_mac_overhead * whole_macs or tried >= MAX_PLANS:
+            break
+        earlier = planned.setdefault(split, [])
+        if sum(a >= whole_arena for a in earlier) >= 2:
+            continue
+        graph = patch_graph(lowered, split, grid)
+        arena = _core.planned_layout(graph, target)["arena_size"]
+        tried += 1
+        earlier.append(arena)
+        if arena < (best.arena_size if best else whole_arena):
+            best = PatchPlan(arena, whole_arena, whole_macs + extra, whole_macs, split, list(stage.split.shape),
+                             grid, [n.name for n in stage.nodes], tried, graph)
+    if best is not None:
+        best.plans_tried = tried
+    return best

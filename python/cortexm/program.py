@@ -418,6 +418,9 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
                              f"({patch_plan}; + the scratch its kernels need beyond the plan)")
         patch_plan.arena_size = program.arena_size
         program.patch_plan = patch_plan
+        if plan is not None and patch_plan.split is not None:
+            plan.patches = str(patch_plan)
+            plan.patch_of = {v.name: n.meta["patch"] for n in lowered.nodes if "patch" in n.meta for v in n.outputs}
     return program
 
 

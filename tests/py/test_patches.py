@@ -7,7 +7,7 @@ import pytest
 
 import cortexm
 import zoo
-from cortexm import patches
+from cortexm import _core, patches
 
 CL = [0, 2, 3, 1]
 
@@ -137,6 +137,7 @@ def test_stage_macs_and_bound_agree_with_the_patched_graph():
 
 def test_to_program_with_an_arena_limit_patches_only_when_needed():
     g, split = awkward_graph(channels=40)
+    _core.run_pass("AnnotateScratch", g, _core.CortexMTargetConfig.from_string("cortex-m55+int8"))
     whole = cortexm.to_program(g)
     same = cortexm.to_program(g, arena_limit=whole.arena_size)
     assert same.patch_plan.split is None and same.patch_plan.mac_overhead == 0
@@ -154,8 +155,11 @@ def test_to_program_with_an_arena_limit_patches_only_when_needed():
         assert patches._program_arena(patches.patch_graph(g, name, grid), "cortex-m55+int8", limit) > limit
     x = np.random.default_rng(4).integers(-128, 128, (1, 3, 13, 15), dtype=np.int8)
     assert program.run(x).tobytes() == whole.run(x).tobytes()
-    # the memory plan shows the patches' tensors
-    assert "_patch0_0" in program.memory_plan().table()
+    # the memory plan shows the plan and each tensor's patch
+    table = program.memory_plan().table().splitlines()
+    assert table[1] == str(plan) and table[2].split()[-1] == "patch"
+    rows = {line.split()[4]: line.split()[-1] for line in table[3:]}
+    assert rows[f"{plan.stage[-1]}_patch0_0"] == "0,0" and "join" in rows.values()
 
 
 @pytest.mark.parametrize("limit", [64, 0, -5, 1.5, True, "1000"])
@@ -183,3 +187,59 @@ def test_mobilenet_v2_96_fits_half_its_tensor_level_arena_by_itself():
     for _ in range(2):
         x = rng.standard_normal((1, 3, 96, 96)).astype(np.float32)
         assert program.run(x).tobytes() == whole.run(x).tobytes()
+
+
+# --- zoo table (docs/memory_planning.md) ---------------------------------------------------------
+
+ZOO_ROWS = {}
+
+
+def zoo_params():
+    import os
+
+    from test_memory_plan import SLOW_MODELS
+
+    skip = pytest.mark.skip(reason="the zoo patch table: CORTEXM_SLOW=1 runs it (minutes per model)")
+    return [pytest.param(name, marks=() if os.environ.get("CORTEXM_SLOW") else skip)
+            for name in cortexm.models.names()]
+
+
+@pytest.mark.parametrize("name", zoo_params())
+def test_zoo_patch_arena(name):
+    pytest.importorskip("torch")
+    from cortexm import _core
+
+    row = []
+    for io in ("float", "int8"):
+        lowered = zoo.lowered(name)
+        if io == "int8":
+            lowered = lowered.copy()
+            _core.make_io_int8(lowered)
+        plan = cortexm.plan_memory(lowered)
+        best = patches.smallest(lowered)
+        if best is not None:
+            assert best.arena_size < plan.arena_size and best.mac_overhead <= 0.15
+            program = cortexm.to_program(lowered, arena_limit=best.arena_size)
+            assert program.arena_size <= best.arena_size
+        row.append((plan, best))
+    ZOO_ROWS[name] = row
+
+
+def test_zoo_patch_table():
+    """Prints the table in docs/memory_planning.md (after test_zoo_patch_arena ran)."""
+    if not ZOO_ROWS:
+        pytest.skip("no zoo model patched in this run")
+    lines = ["| model | tensor-level bound (B) | in-place arena (B) | patch arena (B), extra MACs, plan | "
+             "int8 io: in-place arena (B) | int8 io: patch arena (B), extra MACs, plan |",
+             "| --- | ---: | ---: | --- | ---: | --- |"]
+
+    def cell(best):
+        if best is None:
+            return "none smaller"
+        return (f"{best.arena_size}, +{100 * best.mac_overhead:.2f} %, {best.grid[0]}x{best.grid[1]} "
+                f"at {best.split} {best.split_shape}")
+
+    for name, ((plan, best), (plan8, best8)) in sorted(ZOO_ROWS.items()):
+        lines.append(f"| {name} | {plan.tensor_level_bound} | {plan.arena_size} | {cell(best)} | "
+                     f"{plan8.arena_size} | {cell(best8)} |")
+    print("\n" + "\n".join(lines))
