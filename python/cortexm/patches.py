@@ -10,8 +10,10 @@ tensors whose producer computed more than one consumer needs are cut with `aten.
 then W); the patches of T are joined with `aten.cat` (along W within a row of patches, then the
 rows along H). Everything after T runs as before. See docs/memory_planning.md.
 
-`patch_graph(lowered, split, grid)` makes the rewritten graph; `search(lowered, arena_limit)` tries
-split tensors and grids and keeps the plan with the fewest extra MACs whose arena fits.
+`patch_graph(lowered, split, grid)` makes the rewritten graph; `fit(lowered, arena_limit)` (what
+to_program(arena_limit=...) calls) tries split tensors and grids in order of extra MACs and keeps
+the first whose arena fits; `smallest(lowered, max_mac_overhead)` the smallest arena within an
+overhead.
 """
 
 from __future__ import annotations
@@ -231,7 +233,7 @@ def patch_graph(lowered: Graph, split, grid: tuple[int, int]) -> Graph:
     for v in stage.inputs:
         _, _, h, w = v.shape
         whole[v.name] = (v, Region(0, h, 0, w))
-    made = []  # the patches of the split tensor, rows of (value)
+    made = []  # the patches of the split tensor, row by row
     for r, row in enumerate(grid_regions(stage.split, grid)):
         made_row = []
         for c, patch in enumerate(row):
