@@ -472,10 +472,11 @@ def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8") -> Pa
 
 
 def smallest(lowered: Graph, max_mac_overhead: float = 0.15, target: str = "cortex-m55+int8") -> PatchPlan | None:
-    """The smallest arena the search reaches with at most max_mac_overhead extra MACs (a fraction
-    of the whole model's): candidates() planned in order of extra MACs (at most MAX_PLANS, splits
-    dropped as in fit), the smallest arena kept (the fewer extra MACs on ties). None when no
-    patch plan is smaller than the whole-tensor plan."""
+    """The smallest arena of the first MAX_PLANS plans fit would run (candidates() in order of
+    extra MACs, within max_mac_overhead of the whole model's MACs, splits dropped as in fit), the
+    fewer extra MACs on ties; None when none is smaller than the whole-tensor plan. Cheapest grids
+    first, so not the minimum within the overhead: fit with a limit below it goes on to finer
+    grids."""
     whole_macs = macs(lowered)
     whole_arena = _core.planned_layout(lowered, target)["arena_size"]
     best, tried, planned = None, 1, {}
