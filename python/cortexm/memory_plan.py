@@ -20,6 +20,8 @@ from . import _core
 
 __all__ = ["Buffer", "MemoryPlan", "plan_memory", "placement_policies"]
 
+PATCH_EDGE = "#dd8452"  # the plot's outline of tensors made patch by patch
+
 
 @dataclass(frozen=True)
 class Buffer:
@@ -191,7 +193,9 @@ class MemoryPlan:
                 Rectangle(
                     (b.first, b.offset), b.last - b.first + 1, b.size,
                     facecolor="none" if aliased else colors.get(b.kind, "#999999"),
-                    edgecolor="black", linewidth=0.4, hatch=("xx" if b.in_place else "//") if aliased else None,
+                    edgecolor=PATCH_EDGE if b.name in self.patch_of else "black",
+                    linewidth=1.0 if b.name in self.patch_of else 0.4,
+                    hatch=("xx" if b.in_place else "//") if aliased else None,
                     alpha=1.0 if aliased else 0.8,
                 )
             )
@@ -208,6 +212,8 @@ class MemoryPlan:
             ax.add_patch(Rectangle((0, 0), 0, 0, facecolor="none", hatch="//", label="alias"))
         if any(b.in_place for b in self.buffers):
             ax.add_patch(Rectangle((0, 0), 0, 0, facecolor="none", hatch="xx", label="in place"))
+        if self.patch_of:
+            ax.add_patch(Rectangle((0, 0), 0, 0, facecolor="none", edgecolor=PATCH_EDGE, label="patch by patch"))
         ax.set_xlim(0, steps)
         ax.set_ylim(0, max(self.arena_size, 1) * 1.05)
         ax.set_xlabel("step (node in execution order)")

@@ -135,7 +135,7 @@ def test_stage_macs_and_bound_agree_with_the_patched_graph():
     assert {c[3] for c in found} >= {split.name}
 
 
-def test_to_program_with_an_arena_limit_patches_only_when_needed():
+def test_to_program_with_an_arena_limit_patches_only_when_needed(tmp_path):
     g, split = awkward_graph(channels=40)
     _core.run_pass("AnnotateScratch", g, _core.CortexMTargetConfig.from_string("cortex-m55+int8"))
     whole = cortexm.to_program(g)
@@ -160,6 +160,8 @@ def test_to_program_with_an_arena_limit_patches_only_when_needed():
     assert table[1] == str(plan) and table[2].split()[-1] == "patch"
     rows = {line.split()[4]: line.split()[-1] for line in table[3:]}
     assert rows[f"{plan.stage[-1]}_patch0_0"] == "0,0" and "join" in rows.values()
+    program.memory_plan().plot(tmp_path / "plan.png")
+    assert (tmp_path / "plan.png").read_bytes().startswith(b"\x89PNG")
 
 
 @pytest.mark.parametrize("limit", [64, 0, -5, 1.5, True, "1000"])
