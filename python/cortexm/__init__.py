@@ -18,14 +18,17 @@ from ._core import (
     quantize_multiplier,
     registered_ops,
 )
+from .compare import Comparison, compare
 from .export import export
 from .memory_plan import MemoryPlan, plan_memory
 from .passes import CortexMPassManager, lower
 from .quantizer import CortexMQuantizer, quantization_report, quantize
 
 __all__ = [
+    "Comparison",
     "CortexMTargetConfig",
     "available_host_kernels",
+    "compare",
     "cpu_names",
     "host_kernels",
     "set_host_kernels",

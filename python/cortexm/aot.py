@@ -3,7 +3,7 @@
     python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
         [--calibration-samples N] [--calibration-data FILE] [--precision int8|16x8|auto] [--activations int8|int16] [--fuse-magnitude] \\
         [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] [--io float|int8] --output ds_cnn.cmpte \\
-        [--export-c DIR [--export-c-name NAME]]
+        [--export-c DIR [--export-c-name NAME]] [--compare [ROWS]] [--compare-plot FILE]
 
 --model is a zoo name (cortexm.models) or path.py:factory, where factory() returns
 (model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
@@ -18,6 +18,9 @@ it more --calibration-samples). --precision auto: int16 for the fewest activatio
 it helps) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto")).
 --io int8 writes a program that takes and gives the int8 tensors at the model's quantize / dequantize
 boundary (their scale and zero point in Program.inputs / outputs and the exported header).
+--compare prints the per-layer error of the int8 model against the float one on the calibration
+inputs (cortexm.compare: SQNR and max error at every quantized tensor, the ROWS worst, default 20);
+--compare-plot FILE also plots it (PNG, or the format FILE's extension names).
 The output file is written atomically: it is the whole program or it is not touched.
 --export-c also writes the program as C for firmware (Program.export_c: <name>_program.c and .h,
 <name>_ops.cc, main.cc, cortexm.cmake, CMakeLists.txt; the name is --export-c-name, else the output file's stem).
@@ -163,10 +166,17 @@ def parse_args(argv):
     p.add_argument("--io", choices=("float", "int8"), default="float",
                    help="the program's inputs and outputs: float (quantized inside), or int8 without the boundary "
                         "quantize / dequantize ops (scale and zero point in the program and the C header)")
+    p.add_argument("--arena-limit", type=int, metavar="BYTES",
+                   help="largest arena allowed: above it, the first stages run patch by patch (the split and "
+                        "patch grid with the fewest extra MACs that fit); an error when no plan fits")
     p.add_argument("--output", "-o", required=True, help="program file to write (.cmpte)")
     p.add_argument("--export-c", metavar="DIR", help="also write the program as C sources for firmware into DIR")
     p.add_argument("--export-c-name", metavar="NAME",
                    help="C name of the exported program (default: the output file's stem)")
+    p.add_argument("--compare", nargs="?", const=20, type=int, metavar="ROWS",
+                   help="with --quantize: print the ROWS (default 20) layers where int8 loses most against float, "
+                        "on the calibration inputs (cortexm.compare)")
+    p.add_argument("--compare-plot", metavar="FILE", help="with --compare: plot the per-layer SQNR into FILE (.png, .svg)")
     p.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
     args = p.parse_args(argv)
     if args.calibration_samples is not None and args.calibration_samples < 1:
@@ -175,6 +185,8 @@ def parse_args(argv):
         p.error("--calibration-data needs --quantize")
     if not args.quantize and (args.activations != "int8" or args.fuse_magnitude or args.weight_rounding != "nearest"):
         p.error("--activations, --fuse-magnitude and --weight-rounding need --quantize")
+    if args.arena_limit is not None and args.arena_limit < 1:
+        p.error(f"--arena-limit {args.arena_limit} must be >= 1")
     if args.io == "int8" and not args.quantize:
         p.error("--io int8 needs --quantize")
     if args.precision and not args.quantize:
@@ -185,6 +197,14 @@ def parse_args(argv):
         args.target_config = _core.CortexMTargetConfig.from_string(args.target)
     except ValueError as e:
         p.error(f"--target {args.target!r}: {e}")
+    if args.compare is not None and not args.quantize:
+        p.error("--compare needs --quantize")
+    if args.compare is not None and args.compare < 1:
+        p.error(f"--compare {args.compare} must be >= 1")
+    if args.compare_plot and args.compare is None:
+        args.compare = 20  # a plot implies the table
+        if not args.quantize:
+            p.error("--compare-plot needs --quantize")
     if args.export_c_name is not None and not args.export_c:
         p.error("--export-c-name needs --export-c DIR")
     if args.export_c:
@@ -254,6 +274,7 @@ def compile_model(args) -> int:
         if args.intermediates:
             qgraph.save(os.path.join(args.intermediates, "quantized.cmg"))
         lowered = cortexm.lower(qgraph, args.target_config, intermediates=args.intermediates)
+        comparison = cortexm.compare(graph, lowered, list(samples)) if args.compare is not None else None
     else:
         msg = ("Cortex-M needs quantization: without --quantize the graph stays float and only a "
                "graph the runtime can run in float is written")
@@ -262,9 +283,15 @@ def compile_model(args) -> int:
         lowered = graph
     print(f"model {args.model} -> {args.target}" + (f" ({quantizer})" if args.quantize else ""))
     print(lowering_summary(lowered))
+    if args.quantize and comparison is not None:
+        print(comparison.table(limit=args.compare))
+        if args.compare_plot:
+            comparison.plot(args.compare_plot, title=f"{args.model}: float vs int8 ({args.target})")
+            print(f"wrote {args.compare_plot}")
     try:
         program = cortexm.to_program(lowered, target=args.target_config, io=args.io,
-                                     bundle_inputs=tuple(inputs) if args.bundleio else None)
+                                     bundle_inputs=tuple(inputs) if args.bundleio else None,
+                                     arena_limit=args.arena_limit)
     except NotImplementedError as e:
         print(f"error: cannot write a program: {e}", file=sys.stderr)
         return 1
@@ -273,6 +300,8 @@ def compile_model(args) -> int:
     print(f"arena {program.arena_size} bytes (lower bound {plan.lower_bound}), "
           f"constants {program.constant_size} bytes, {program.num_ops} ops "
           f"({program.float_ops} float fallback)")
+    if program.patch_plan is not None:
+        print(program.patch_plan)
     if args.bundleio:
         print(f"bundled {len(program.bundled())} input case(s) with expected outputs")
     if args.io == "int8":

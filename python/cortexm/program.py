@@ -45,10 +45,11 @@ class ProgramMemoryPlan:
     """The arena of a program as placed: buffers, lifetimes, arena size and the lower bound (the
     largest sum of live bytes at any op step; no placement can use less)."""
 
-    def __init__(self, buffers: list[Buffer], arena_size: int, num_ops: int):
+    def __init__(self, buffers: list[Buffer], arena_size: int, num_ops: int, op_names: Sequence[str] = ()):
         self.buffers = buffers
         self.arena_size = arena_size
         self.num_ops = num_ops
+        self.op_names = list(op_names)  # per op step
         live = [0] * max(num_ops, 1)
         for b in buffers:
             if b.alias_of is not None:
@@ -72,40 +73,39 @@ class ProgramMemoryPlan:
     def __str__(self):
         return self.table()
 
-    def plot(self, path: str | os.PathLike) -> None:
-        """A PNG timeline: x = op step, y = arena offset, one rectangle per buffer."""
-        import matplotlib
+    def boxes(self) -> list:
+        """The buffers as cortexm.memory_plan draws them (step -1: before the first op)."""
+        from .memory_plan import Box
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Rectangle
-
-        colors = {"input": "tab:green", "value": "tab:blue", "output": "tab:red", "scratch": "tab:orange"}
-        fig, ax = plt.subplots(figsize=(10, 6))
+        kinds = {"value": "intermediate"}
+        boxes = []
         for b in self.buffers:
-            if b.alias_of is not None or b.size == 0:
-                continue
-            ax.add_patch(Rectangle((b.first - 0.5 if b.first >= 0 else -1.0, b.offset),
-                                   b.last - max(b.first, -0.5) + 1.0, b.size, alpha=0.6,
-                                   facecolor=colors[b.kind], edgecolor="black", linewidth=0.3))
-        ax.set_xlim(-1, max(self.num_ops, 1))
-        ax.set_ylim(0, max(self.arena_size, 1))
-        ax.axhline(self.lower_bound, color="gray", linestyle="--", linewidth=0.8)
-        ax.set_xlabel("op step")
-        ax.set_ylabel("arena offset (bytes)")
-        ax.set_title(f"arena {self.arena_size} B, lower bound {self.lower_bound} B")
-        fig.tight_layout()
-        buf = _png_bytes(fig)
-        plt.close(fig)
-        write_file_atomically(path, buf)
+            detail = f"{b.kind} {b.name}: {b.size} B at {b.offset}, steps {b.first}-{b.last}"
+            if b.alias_of is not None:
+                detail += f", alias of {b.alias_of}"
+            if b.in_place_over is not None:
+                detail += f", written in place over {b.in_place_over[0]} from {b.in_place_over[1]} B below it"
+            boxes.append(Box(b.name, kinds.get(b.kind, b.kind), b.offset, b.size, b.first, b.last,
+                             "alias" if b.alias_of is not None else "in place" if b.in_place_over else "", detail))
+        return boxes
 
+    def plot(self, path: str | os.PathLike, title: str | None = None, steps_per_row: int | None = None) -> None:
+        """The timeline (x = op step, y = arena offset), written atomically: a PNG (or the format the
+        extension names) in rows of steps_per_row steps, or for a .html path a self-contained page;
+        see cortexm.memory_plan.plot_boxes / html_page."""
+        from .memory_plan import STEPS_PER_ROW, write_plot
 
-def _png_bytes(fig) -> bytes:
-    import io
+        write_plot(path, self.boxes(), self.arena_size, dict(enumerate(self.op_names)),
+                   title or f"arena {self.arena_size} B, lower bound {self.lower_bound} B",
+                   [(f"lower bound {self.lower_bound} B", self.lower_bound)],
+                   STEPS_PER_ROW if steps_per_row is None else steps_per_row, self.table())
 
-    out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=100)
-    return out.getvalue()
+    def to_html(self, title: str | None = None) -> str:
+        from .memory_plan import html_page
+
+        return html_page(self.boxes(), self.arena_size, dict(enumerate(self.op_names)),
+                         title or f"arena {self.arena_size} B, lower bound {self.lower_bound} B",
+                         [(f"lower bound {self.lower_bound} B", self.lower_bound)], self.table())
 
 
 def _plan_from_program(loaded) -> ProgramMemoryPlan:
@@ -171,7 +171,7 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
         if op["scratch_size"]:
             buffers.append(Buffer(f"{op['name']} scratch", op["scratch_offset"], op["scratch_size"],
                                   step, step, "scratch"))
-    return ProgramMemoryPlan(buffers, loaded.arena_size, len(ops))
+    return ProgramMemoryPlan(buffers, loaded.arena_size, len(ops), [op["name"] for op in ops])
 
 
 class Program:
@@ -181,6 +181,8 @@ class Program:
         self._data = bytes(data)
         self._loaded = _core.LoadedProgram(self._data, origin)
         self._plan = plan
+        #: to_program(arena_limit=...)'s choice (cortexm.patches.PatchPlan), else None
+        self.patch_plan = None
         #: how the arena was placed: "planner", "caller", "sequential (no reuse)" or "as stored"
         self.layout = layout
 
@@ -298,8 +300,9 @@ class Program:
         return _export_c(self, dir, name)
 
     def summary(self) -> str:
-        return (f"program for {self.target}: {self.num_ops} ops ({self.float_ops} float fallback), "
+        text = (f"program for {self.target}: {self.num_ops} ops ({self.float_ops} float fallback), "
                 f"arena {self.arena_size} bytes, constants {self.constant_size} bytes")
+        return text + (f"; {self.patch_plan}" if self.patch_plan is not None else "")
 
     def __repr__(self):
         return f"<cortexm.Program {self.summary()}>"
@@ -345,7 +348,8 @@ def _quantized_inputs(graph: Graph, int8_graph: Graph, arrays: list) -> list:
 
 
 def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None = None,
-               bundle_inputs=None, layout: dict | str | None = None, io: str = "float") -> Program:
+               bundle_inputs=None, layout: dict | str | None = None, io: str = "float",
+               arena_limit: int | None = None) -> Program:
     """Writes a lowered graph as a program for target: by default the one cortexm.lower lowered it
     for (recorded in the graph; "cortex-m55+int8" for a graph no lowering touched); a different
     target is a ValueError. bundle_inputs: one tuple of inputs or a list of tuples;
@@ -357,6 +361,10 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
     out; a float bundled input is quantized by the graph's own quantize op); each input's and output's scale and zero point are in
     Program.inputs / outputs and export_c's header. ValueError names an input or output that is not
     quantized at the boundary.
+    arena_limit: bytes the arena may take: when the whole-tensor plan is larger, the stage before a
+    split tensor runs patch by patch (cortexm.patches.fit: split and grid with the fewest extra
+    MACs that fit); Program.patch_plan reports the arena, MAC overhead and plan. ValueError names
+    the limit and the smallest arena found when no plan fits (it needs layout=None).
     Raises NotImplementedError naming the first node the runtime cannot run."""
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
@@ -374,6 +382,15 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
         lowered = lowered.copy()
         _core.make_io_int8(lowered)
     _core.check_runnable(lowered)
+    patch_plan = None
+    if arena_limit is not None:
+        if layout is not None:
+            raise ValueError(f"to_program: arena_limit = {arena_limit!r} needs the planner's layout (layout=None), "
+                             f"got layout = {layout!r}")
+        from .patches import fit
+
+        patch_plan = fit(lowered, arena_limit, target)
+        lowered = patch_plan.graph
     how, plan = "caller", None
     if layout is None:
         info = _core.planned_layout(lowered, target)
@@ -394,7 +411,17 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
         outs = list(outs) if isinstance(outs, tuple) else [outs]
         bundled.append((arrays, outs))
     data = _core.write_program(lowered, target, layout, bundled)
-    return Program(data, "program", plan, how)
+    program = Program(data, "program", plan, how)
+    if patch_plan is not None:
+        if program.arena_size > arena_limit:
+            raise ValueError(f"to_program: arena_limit = {arena_limit} B: the program's arena is {program.arena_size} B "
+                             f"({patch_plan}; + the scratch its kernels need beyond the plan)")
+        patch_plan.arena_size = program.arena_size
+        program.patch_plan = patch_plan
+        if plan is not None and patch_plan.split is not None:
+            plan.patches = str(patch_plan)
+            plan.patch_of = {v.name: n.meta["patch"] for n in lowered.nodes if "patch" in n.meta for v in n.outputs}
+    return program
 
 
 def load_program(path: str | os.PathLike) -> Program:

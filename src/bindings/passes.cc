@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "passes/convert_to_cortex_m.h"
 #include "passes/pass.h"
 
 namespace cortexm::bindings {
@@ -40,6 +41,8 @@ void bind_passes(py::module_& m) {
   m.def("default_passes", &default_pass_order,
         "Pass names of the default pipeline in the order they run (passes.def); a pass may repeat.");
   m.def("pass_summary", [](const std::string& name) { return find_pass(name).summary; });
+  m.def("is_table_activation", &convert::is_table_activation, py::arg("op"),
+        "True for the elementwise ops ConvertToCortexM lowers to a lookup table (quantized_activation).");
   m.def(
       "run_pass",
       [](const std::string& name, const std::shared_ptr<Graph>& graph, const TargetConfig& target) {

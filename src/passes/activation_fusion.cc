@@ -83,6 +83,8 @@ std::string fuse(Graph& graph, NodeId id) {
   Node& fused = graph.mutable_node(producer);
   fused.meta["fused_activation"] =
       (fused.meta.count("fused_activation") ? fused.meta["fused_activation"] + ", " : "") + act.op;
+  // The producer's integers are now the activation's (views and clones between keep the values).
+  if (!float_value_of(act).empty()) fused.meta[kFloatValueMeta] = float_value_of(act);
   graph.replace_all_uses(act.outputs[0], act.inputs[0]);
   graph.erase_node(id);
   return "";

@@ -132,7 +132,9 @@ void convert_cat(Graph& graph, NodeId id, const TargetConfig& target) {
   TensorInfo& old_info = graph.mutable_value(out).info;
   old_info.dtype = DType::kInt8;
   old_info.qparams = q_out;
+  const std::string float_value = graph.value(out).name;  // its quantizes did not fold
   rw.commit(y);
+  note_float_value(graph, y, float_value);  // y is cat's own output
 }
 
 }  // namespace cortexm::convert

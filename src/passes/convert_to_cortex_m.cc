@@ -326,12 +326,21 @@ void Rewrite::set_qparams(ValueId v, const QuantParams& qparams) {
 
 void Rewrite::commit(ValueId new_value, const OutputTarget* target) {
   const bool tail = target && target->tail != kNoNode;
+  // The integers new_value holds are those of the tail's output, else the old node's.
+  const std::string float_value = float_value_of(tail ? graph_.node(target->tail) : old_);
   take_over(graph_, tail ? target->value : old_.outputs[0], new_value);
   if (tail) {
     if (main_ != kNoNode) graph_.mutable_node(main_).meta["fused_activation"] = target->tail_op;
     graph_.erase_node(target->tail);
   }
   graph_.erase_node(old_.id);
+  // On the main op: the views and clones after it keep the values and may be folded away.
+  if (main_ != kNoNode) {
+    graph_.mutable_node(main_).meta.erase(kFloatValueMeta);
+    note_float_value(graph_, graph_.node(main_).outputs[0], float_value);
+  } else {
+    note_float_value(graph_, new_value, float_value);
+  }
   committed_ = true;
 }
 

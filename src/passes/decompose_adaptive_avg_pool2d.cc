@@ -23,7 +23,9 @@ bool decompose_adaptive_avg_pool2d(Graph& graph, const TargetConfig&) {
                                       {{"kernel_size", kernel}, {"stride", kernel},
                                        {"padding", std::vector<int64_t>{0, 0}}},
                                       id, "", source)[0];
+    const std::string float_value = float_value_of(node);
     take_over(graph, old_out, pooled);
+    note_float_value(graph, pooled, float_value);
     graph.erase_node(id);
     changed = true;
   }

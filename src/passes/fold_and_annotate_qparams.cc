@@ -11,6 +11,7 @@
 
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "passes/qparams_util.h"
+#include "passes/rewrite_util.h"
 
 namespace cortexm {
 
@@ -161,6 +162,7 @@ bool fold_compute(Graph& graph, NodeId id) {
       info.dtype = node_dtype(q);
       info.qparams = node_qparams(graph, q);
       drop_quantizes(graph, out, quantizes);
+      note_float_value(graph, out, graph.value(out).name);
       output_folded = true;
     }
   }
@@ -282,6 +284,7 @@ bool fold_data_movement(Graph& graph, NodeId id) {
   for (size_t k = 0; k < outs.size(); ++k) {
     if (!quantizes[k].empty()) {
       drop_quantizes(graph, outs[k], quantizes[k]);
+      if (outs.size() == 1) note_float_value(graph, outs[k], graph.value(outs[k]).name);
       continue;
     }
     const std::vector<NodeId> readers = graph.users(outs[k]);

@@ -719,7 +719,17 @@ def test_report_lists_every_compute_node():
     assert report["abs"] is abs_row and [r.node for r in report.float] == ["abs"]
     text = str(report)
     lines = text.splitlines()
-    assert lines[0].split(" | ")[0].strip() == "node" and "float reason" in lines[0]
+    # The summary by op kind first: conv2d and relu int8, div.Tensor float with its reason.
+    assert lines[0] == "3 compute nodes: 2 int8, 0 16x8, 1 float (2 quantized, 1 float)"
+    assert lines[1].split() == ["op", "int8", "16x8", "float"]
+    assert lines[2].split()[:4] == ["convolution", "1", "0", "0"]
+    assert lines[3].split()[:4] == ["div.Tensor", "0", "0", "1"]  # by count, then by name
+    assert "float: no quantization pattern for aten.div.Tensor" in lines[3]
+    assert lines[4].split() == ["relu", "1", "0", "0"]
+    assert report.by_op()["aten.div.Tensor"] == {"float": 1}
+    header = lines.index("") + 1
+    assert lines[header].split(" | ")[0].strip() == "node" and "float reason" in lines[header]
+    assert lines[header + 2].split(" | ")[2].strip() == "int8"
     assert any(line.startswith("abs ") and "no quantization pattern for aten.div.Tensor" in line for line in lines)
     assert "int8 per-channel[4]" in text and lines[-1] == "3 compute nodes: 2 quantized, 1 float"
 

@@ -1,10 +1,14 @@
 """quantization_report(qgraph): every compute node, quantized or float, with its qparams and, for a
-float one, the reason. print(report) shows a table; report.rows holds the data."""
+float one, the reason. print(report) shows a summary by op kind (how many nodes of each op run
+int8, 16x8 or float), then a row per node; report.rows holds the data."""
 
 from __future__ import annotations
 
+import collections
 import json
 from dataclasses import dataclass
+
+from .. import _core
 
 QDQ_OPS = frozenset({
     "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default",
@@ -24,6 +28,38 @@ class ReportRow:
     inputs: list  # per present input: qparams dict of the dequantize it reads; None: float or fused
     outputs: list  # per output: qparams dict of the quantize reading it; None: float or fused into a tail
     reason: str  # why the node stays float ('' when quantized)
+    # How it runs: 'int8', '16x8' (int16 activations, int8 weights), 'int8 table' / '16x8 table' (an
+    # elementwise op lowering turns into a lookup table) or 'float'.
+    kind: str = ""
+
+    @property
+    def precision(self) -> str:
+        """'int8', '16x8' or 'float' (kind without ' table')."""
+        return self.kind.split(" ")[0]
+
+
+KINDS = ("int8", "16x8", "float")
+# Lowered ops that are lookup tables.
+_TABLE_OPS = frozenset({"cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"})
+
+
+def _op_label(op: str) -> str:
+    """'aten.div.Scalar' -> 'div.Scalar', 'cortex_m.quantized_conv2d.default' -> 'quantized_conv2d'."""
+    parts = op.split(".")
+    if len(parts) >= 3:
+        return parts[1] if parts[2] == "default" else f"{parts[1]}.{parts[2]}"
+    return op
+
+
+def _kind(node, status: str, inputs: list, outputs: list) -> str:
+    if status != "quantized":
+        return "float"
+    dtypes = [q["dtype"] for q in outputs + inputs if q is not None and "scale" in q]
+    dtypes += [v.dtype for v in list(node.outputs) + [v for v in node.inputs if v is not None]
+               if v.dtype in ("int8", "int16") and v.qparams is not None and len(v.qparams["scales"]) == 1]
+    precision = "16x8" if "int16" in dtypes else "int8"
+    table = node.op in _TABLE_OPS or _core.is_table_activation(node.op)
+    return f"{precision} table" if table else precision
 
 
 def _qparams(node) -> dict:
@@ -40,6 +76,29 @@ def _format(q, missing: str = "float") -> str:
     if "scales" in q:
         return f"{q['dtype']} per-channel[{len(q['scales'])}]"
     return f"{q['dtype']} s={q['scale']:.4g} zp={q['zero_point']}"
+
+
+def _value_qparams(value):
+    """The qparams of an integer value read as it is (a lowered graph's), as _qparams gives them; None
+    for a float value."""
+    q = value.qparams
+    if value.dtype not in ("int8", "int16", "int32") or q is None:
+        return None
+    if len(q["scales"]) == 1 and q["axis"] < 0:
+        return {"dtype": value.dtype, "scale": q["scales"][0], "zero_point": q["zero_points"][0]}
+    return {"dtype": value.dtype, "scales": list(q["scales"]), "zero_points": list(q["zero_points"]), "axis": q["axis"]}
+
+
+def _format_list(qparams: list, missing: str) -> str:
+    """The qparams, a run of equal ones as one entry with its count (a cat of 50 inputs: one entry)."""
+    cells = [_format(q, missing) for q in qparams]
+    runs = []
+    for cell in cells:
+        if runs and runs[-1][0] == cell:
+            runs[-1][1] += 1
+        else:
+            runs.append([cell, 1])
+    return ", ".join(cell if n == 1 else f"{cell} x{n}" for cell, n in runs)
 
 
 @dataclass
@@ -99,15 +158,45 @@ class QuantizationReport:
     def float(self) -> list:
         return [r for r in self.rows if r.quantization != "quantized"]
 
+    def by_op(self) -> dict:
+        """{op: Counter of kinds ('int8', '16x8', 'int8 table', ..., 'float')}, most nodes first."""
+        counts = collections.defaultdict(collections.Counter)
+        for r in self.rows:
+            counts[r.op][r.kind] += 1
+        return dict(sorted(counts.items(), key=lambda item: (-sum(item[1].values()), item[0])))
+
+    def summary(self) -> str:
+        """One line per op kind: how many of its nodes run int8, 16x8 and float (tables noted)."""
+        total = collections.Counter(r.precision for r in self.rows)
+        lines = [f"{len(self.rows)} compute nodes: " + ", ".join(f"{total[k]} {k}" for k in KINDS)
+                 + f" ({len(self.quantized)} quantized, {len(self.float)} float)"]
+        table = [("op", *KINDS, "")]
+        for op, kinds in self.by_op().items():
+            counts = collections.Counter()
+            for kind, n in kinds.items():
+                counts[kind.split(" ")[0]] += n
+            tables = sum(n for kind, n in kinds.items() if kind.endswith(" table"))
+            reasons = sorted({r.reason for r in self.rows if r.op == op and r.reason})
+            note = ("lookup table" if tables == sum(kinds.values()) else f"{tables} lookup tables") if tables else ""
+            if reasons:
+                note = "; ".join(filter(None, [note, "float: " + reasons[0] + (
+                    f" (+{len(reasons) - 1} other reasons)" if len(reasons) > 1 else "")]))
+            table.append((_op_label(op), *(str(counts[k]) for k in KINDS), note))
+        widths = [max(len(row[i]) for row in table) for i in range(len(KINDS) + 1)]
+        for row in table:
+            cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:-1], widths[1:])]
+            lines.append(("  " + "  ".join(cells) + "  " + row[-1]).rstrip())
+        return "\n".join(lines)
+
     def __str__(self) -> str:
         header = ("node", "op", "quantization", "pattern", "inputs", "outputs", "float reason")
         table = [header]
         for r in self.rows:
             missing = "fused" if r.quantization == "quantized" else "float"
-            table.append((r.node, r.op, r.quantization, r.pattern, ", ".join(_format(q, missing) for q in r.inputs),
-                          ", ".join(_format(q, missing) for q in r.outputs), r.reason))
+            table.append((r.node, r.op, r.kind, r.pattern, _format_list(r.inputs, missing),
+                          _format_list(r.outputs, missing), r.reason))
         widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
-        lines = []
+        lines = [self.summary(), ""]
         for k, row in enumerate(table):
             cells = [cell.ljust(w) for cell, w in zip(row, widths)] + [row[-1]]
             lines.append(" | ".join(cells).rstrip())
@@ -133,22 +222,23 @@ def quantization_report(qgraph) -> QuantizationReport:
         if node.op in QDQ_OPS:
             continue
         present = [v for v in node.inputs if v is not None]
-        inputs = [_qparams(v.producer) if v.producer is not None and v.producer.op in _DEQUANTIZE_OPS else None
-                  for v in present]
+        inputs = [_qparams(v.producer) if v.producer is not None and v.producer.op in _DEQUANTIZE_OPS
+                  else _value_qparams(v) for v in present]
         outputs = []
         for out in node.outputs:
             quantizes = [u for u in out.users if u.op in _QUANTIZE_OPS]
-            outputs.append(_qparams(quantizes[0]) if quantizes else None)
+            outputs.append(_qparams(quantizes[0]) if quantizes else _value_qparams(out))
         meta = node.meta
         status = meta.get("quantization")
-        if status is None:
+        if status is None:  # an op on integer activations (a lowered graph) is quantized
+            on_integers = any(v.kind != "constant" and _value_qparams(v) is not None for v in present)
             float_inputs = [(v, q) for v, q in zip(present, inputs) if v.dtype == "float32"]
-            ok = float_inputs and all(q is not None or v.name in fused for v, q in float_inputs)
+            ok = on_integers or (float_inputs and all(q is not None or v.name in fused for v, q in float_inputs))
             status = "quantized" if ok else "float"
         if status == "quantized":
             fused.update(o.name for o, q in zip(node.outputs, outputs) if q is None)
         rows.append(ReportRow(node.name, node.op, status, meta.get("pattern", ""), inputs, outputs,
-                              meta.get("float_reason", "")))
+                              meta.get("float_reason", ""), _kind(node, status, inputs, outputs)))
     nodes = qgraph.nodes
     summary = nodes[0].meta.get("auto_precision") if nodes else None
     return QuantizationReport(rows, PrecisionChoice(json.loads(summary)) if summary else None)
