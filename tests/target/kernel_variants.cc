@@ -216,6 +216,41 @@ ConvQuantParams conv_quant(Rng& r, int32_t channels) {
   return q;
 }
 
+// The kernels built with only the paths a call takes (quantized_*_on_paths), as the op table of a
+// firmware whose program makes this call registers them.
+void conv2d_on_own_paths(const Conv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
+                         int8_t* output, void* scratch) {
+  switch (quantized_conv2d_paths(p)) {
+    case kConv2dFoldedBias | kConv2dShortRows:
+      return quantized_conv2d_on_paths<kConv2dFoldedBias | kConv2dShortRows>(p, input, filter, bias, output, scratch);
+    case kConv2dFoldedBias | kConv2dLongRows:
+      return quantized_conv2d_on_paths<kConv2dFoldedBias | kConv2dLongRows>(p, input, filter, bias, output, scratch);
+    case kConv2dUnfoldedBias | kConv2dShortRows:
+      return quantized_conv2d_on_paths<kConv2dUnfoldedBias | kConv2dShortRows>(p, input, filter, bias, output, scratch);
+    default:
+      return quantized_conv2d_on_paths<kConv2dUnfoldedBias | kConv2dLongRows>(p, input, filter, bias, output, scratch);
+  }
+}
+
+void depthwise_on_own_paths(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* filter,
+                            const int32_t* bias, int8_t* output, void* scratch) {
+  switch (quantized_depthwise_conv2d_paths(p)) {
+    case kDepthwiseConv2dWindows2To3:
+      return quantized_depthwise_conv2d_on_paths<kDepthwiseConv2dWindows2To3>(p, input, filter, bias, output, scratch);
+    case kDepthwiseConv2dOtherWindows:
+      return quantized_depthwise_conv2d_on_paths<kDepthwiseConv2dOtherWindows>(p, input, filter, bias, output, scratch);
+    default:
+      return quantized_depthwise_conv2d_on_paths<kDepthwiseConv2dMultiplier>(p, input, filter, bias, output, scratch);
+  }
+}
+
+void avg_pool2d_on_own_paths(const Pool2dParams& p, const int8_t* input, int8_t* output, void* scratch) {
+  if (quantized_avg_pool2d_paths(p) == kAvgPool2dNarrowSums)
+    quantized_avg_pool2d_on_paths<kAvgPool2dNarrowSums>(p, input, output, scratch);
+  else
+    quantized_avg_pool2d_on_paths<kAvgPool2dWideSums>(p, input, output, scratch);
+}
+
 Tally test_conv2d(Rng& r, int32_t cases, Print print) {
   Tally t{"quantized_conv2d", print};
   for (int32_t i = 0; i < cases;) {
@@ -254,6 +289,10 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print) {
     Line line;
     describe(line, p.input, p.filter, p.geometry, p.quant);
     if (folded) line << " folded bias";
+    check(t, i, line, scratch, p.output.elements());
+    prepare_buffers();
+    conv2d_on_own_paths(p, g_lhs, g_filter, bias, g_out, g_scratch);
+    line << " (built with its own paths)";
     check(t, i, line, scratch, p.output.elements());
     ++i;
   }
@@ -295,6 +334,11 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
     describe(line, p.input, p.filter, p.geometry, p.quant);
     line << " multiplier " << p.depth_multiplier;
     check(t, i, line, scratch, p.output.elements());
+    prepare_buffers();
+    depthwise_on_own_paths(p, g_lhs, g_filter, bias, g_out, g_scratch);
+    Line own;
+    own << line.str() << " (built with its own paths)";
+    check(t, i, own, scratch, p.output.elements());
     // In place: the output from the kernel's lag below the input (every second case the lag
     // rounded up to 16 bytes, as the planner places it), over it; nothing written past the two.
     const int64_t exact_lag = quantized_depthwise_conv2d_in_place_lag(p);
@@ -304,7 +348,11 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
     std::memset(g_shared, kCanary, sizeof(g_shared));
     std::memcpy(g_shared + lag, g_lhs, static_cast<size_t>(in_bytes));
     prepare_buffers();
-    quantized_depthwise_conv2d(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
+    // Every other pair of cases in place with the kernel built with its own paths.
+    if (i % 4 < 2)
+      quantized_depthwise_conv2d(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
+    else
+      depthwise_on_own_paths(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
     std::memcpy(g_out, g_shared, static_cast<size_t>(out_bytes));
     for (int32_t k = 0; k < kGuard; ++k)
       if (static_cast<uint8_t>(g_shared[end + k]) != kCanary) g_out[out_bytes] = static_cast<int8_t>(~kCanary);
@@ -359,6 +407,10 @@ Tally test_avg_pool2d(Rng& r, int32_t cases, Print print) {
          << p.kernel_h << "x" << p.kernel_w << " stride " << p.stride_h << "," << p.stride_w << " pad "
          << p.padding.top << "," << p.padding.left << "," << p.padding.bottom << "," << p.padding.right
          << " act " << p.activation_min << "," << p.activation_max;
+    check(t, i, line, scratch, p.output.elements());
+    prepare_buffers();
+    avg_pool2d_on_own_paths(p, g_lhs, g_out, g_scratch);
+    line << " (built with its own paths)";
     check(t, i, line, scratch, p.output.elements());
     ++i;
   }
