@@ -178,13 +178,10 @@ void quantized_depthwise_conv2d_on_paths(const DepthwiseConv2dParams& p, const i
 #endif
 }
 
-// Every subset: firmware links the one its op table names.
-#define CORTEXM_DEPTHWISE_ON_PATHS(paths)                                                   \
-  template void quantized_depthwise_conv2d_on_paths<paths>(                                 \
+#define CORTEXM_DEPTHWISE_ON_PATHS(paths)                   \
+  template void quantized_depthwise_conv2d_on_paths<paths>( \
       const DepthwiseConv2dParams&, const int8_t*, const int8_t*, const int32_t*, int8_t*, void*);
-CORTEXM_DEPTHWISE_ON_PATHS(0) CORTEXM_DEPTHWISE_ON_PATHS(1) CORTEXM_DEPTHWISE_ON_PATHS(2)
-CORTEXM_DEPTHWISE_ON_PATHS(3) CORTEXM_DEPTHWISE_ON_PATHS(4) CORTEXM_DEPTHWISE_ON_PATHS(5)
-CORTEXM_DEPTHWISE_ON_PATHS(6) CORTEXM_DEPTHWISE_ON_PATHS(7)
+CORTEXM_EACH_SUBSET_OF_3_BITS(CORTEXM_DEPTHWISE_ON_PATHS)
 #undef CORTEXM_DEPTHWISE_ON_PATHS
 static_assert(kDepthwiseConv2dAllPaths == 7, "instantiate quantized_depthwise_conv2d_on_paths for every subset");
 

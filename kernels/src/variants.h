@@ -34,6 +34,13 @@ CORTEXM_DECLARE_VARIANTS(mve)
 #endif
 #undef CORTEXM_DECLARE_VARIANTS
 
+// M(paths) for every subset of 2, 3 or 4 path bits: each kernel's *_on_paths is instantiated for
+// all of them (firmware links the one its op table names).
+#define CORTEXM_EACH_SUBSET_OF_2_BITS(M) M(0) M(1) M(2) M(3)
+#define CORTEXM_EACH_SUBSET_OF_3_BITS(M) CORTEXM_EACH_SUBSET_OF_2_BITS(M) M(4) M(5) M(6) M(7)
+#define CORTEXM_EACH_SUBSET_OF_4_BITS(M) \
+  CORTEXM_EACH_SUBSET_OF_3_BITS(M) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
+
 // MVE only: the conv kernels with only some of their code paths (quantized_conv2d_on_paths).
 #if CORTEXM_BUILT_ISA == 2
 namespace cortexm::mve {

@@ -121,10 +121,10 @@ void quantized_avg_pool2d_on_paths(const Pool2dParams& params, const int8_t* inp
   }
 }
 
-template void quantized_avg_pool2d_on_paths<0>(const Pool2dParams&, const int8_t*, int8_t*, void*);
-template void quantized_avg_pool2d_on_paths<1>(const Pool2dParams&, const int8_t*, int8_t*, void*);
-template void quantized_avg_pool2d_on_paths<2>(const Pool2dParams&, const int8_t*, int8_t*, void*);
-template void quantized_avg_pool2d_on_paths<3>(const Pool2dParams&, const int8_t*, int8_t*, void*);
+#define CORTEXM_AVG_POOL2D_ON_PATHS(paths) \
+  template void quantized_avg_pool2d_on_paths<paths>(const Pool2dParams&, const int8_t*, int8_t*, void*);
+CORTEXM_EACH_SUBSET_OF_2_BITS(CORTEXM_AVG_POOL2D_ON_PATHS)
+#undef CORTEXM_AVG_POOL2D_ON_PATHS
 
 void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
                           void* scratch) {

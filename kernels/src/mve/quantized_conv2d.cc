@@ -178,13 +178,9 @@ void quantized_conv2d_on_paths(const Conv2dParams& p, const int8_t* input, const
   }
 }
 
-#define CORTEXM_CONV2D_ON_PATHS(paths)                                                         \
-  template void quantized_conv2d_on_paths<paths>(const Conv2dParams&, const int8_t*, const int8_t*, \
-                                                 const int32_t*, int8_t*, void*);
-CORTEXM_CONV2D_ON_PATHS(0) CORTEXM_CONV2D_ON_PATHS(1) CORTEXM_CONV2D_ON_PATHS(2) CORTEXM_CONV2D_ON_PATHS(3)
-CORTEXM_CONV2D_ON_PATHS(4) CORTEXM_CONV2D_ON_PATHS(5) CORTEXM_CONV2D_ON_PATHS(6) CORTEXM_CONV2D_ON_PATHS(7)
-CORTEXM_CONV2D_ON_PATHS(8) CORTEXM_CONV2D_ON_PATHS(9) CORTEXM_CONV2D_ON_PATHS(10) CORTEXM_CONV2D_ON_PATHS(11)
-CORTEXM_CONV2D_ON_PATHS(12) CORTEXM_CONV2D_ON_PATHS(13) CORTEXM_CONV2D_ON_PATHS(14) CORTEXM_CONV2D_ON_PATHS(15)
+#define CORTEXM_CONV2D_ON_PATHS(paths) \
+  template void quantized_conv2d_on_paths<paths>(const Conv2dParams&, const int8_t*, const int8_t*, const int32_t*, int8_t*, void*);
+CORTEXM_EACH_SUBSET_OF_4_BITS(CORTEXM_CONV2D_ON_PATHS)
 #undef CORTEXM_CONV2D_ON_PATHS
 
 void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,

@@ -406,12 +406,10 @@ void quantized_depthwise_conv2d_on_paths(const DepthwiseConv2dParams& p, const i
   }
 }
 
-#define CORTEXM_DEPTHWISE_ON_PATHS(paths)                                                   \
-  template void quantized_depthwise_conv2d_on_paths<paths>(                                 \
+#define CORTEXM_DEPTHWISE_ON_PATHS(paths)                   \
+  template void quantized_depthwise_conv2d_on_paths<paths>( \
       const DepthwiseConv2dParams&, const int8_t*, const int8_t*, const int32_t*, int8_t*, void*);
-CORTEXM_DEPTHWISE_ON_PATHS(0) CORTEXM_DEPTHWISE_ON_PATHS(1) CORTEXM_DEPTHWISE_ON_PATHS(2)
-CORTEXM_DEPTHWISE_ON_PATHS(3) CORTEXM_DEPTHWISE_ON_PATHS(4) CORTEXM_DEPTHWISE_ON_PATHS(5)
-CORTEXM_DEPTHWISE_ON_PATHS(6) CORTEXM_DEPTHWISE_ON_PATHS(7)
+CORTEXM_EACH_SUBSET_OF_3_BITS(CORTEXM_DEPTHWISE_ON_PATHS)
 #undef CORTEXM_DEPTHWISE_ON_PATHS
 
 void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* input,

@@ -21,8 +21,7 @@ Status prepare_quantized_avg_pool2d(const OpContext& ctx);
 // AvgPool2dPath bits); 0 for a kernel without separate paths.
 uint32_t kernel_paths(const Program& program, int32_t index);
 
-// The ops' prepare, then require_paths (the op table's TU instantiates only these short templates:
-// the decoding and checks stay in the runtime library, built for size).
+// The ops' prepare, then a check that the paths the op takes are all among `registered`.
 Status prepare_conv2d_on_paths(const OpContext& ctx, uint32_t registered);
 Status prepare_depthwise_conv2d_on_paths(const OpContext& ctx, uint32_t registered);
 Status prepare_avg_pool2d_on_paths(const OpContext& ctx, uint32_t registered);
@@ -33,34 +32,16 @@ void run_depthwise_conv2d_with(const OpContext& ctx, ConvKernel<DepthwiseConv2dP
 using AvgPool2dKernel = void (*)(const Pool2dParams&, const int8_t*, int8_t*, void*);
 void run_avg_pool2d_with(const OpContext& ctx, AvgPool2dKernel kernel);
 
-template <uint32_t Paths>
-Status prepare_quantized_conv2d_on_paths(const OpContext& ctx) {
-  return prepare_conv2d_on_paths(ctx, Paths);
+// An OpImpl's prepare and run with the registered paths bound (the op table's TU instantiates only
+// these short templates: the decoding and checks stay in the runtime library, built for size).
+template <Status (*Prepare)(const OpContext&, uint32_t), uint32_t Paths>
+Status prepare_on_paths(const OpContext& ctx) {
+  return Prepare(ctx, Paths);
 }
 
-template <uint32_t Paths>
-void run_quantized_conv2d_on_paths(const OpContext& ctx) {
-  run_conv2d_with(ctx, quantized_conv2d_on_paths<Paths>);
-}
-
-template <uint32_t Paths>
-Status prepare_quantized_depthwise_conv2d_on_paths(const OpContext& ctx) {
-  return prepare_depthwise_conv2d_on_paths(ctx, Paths);
-}
-
-template <uint32_t Paths>
-void run_quantized_depthwise_conv2d_on_paths(const OpContext& ctx) {
-  run_depthwise_conv2d_with(ctx, quantized_depthwise_conv2d_on_paths<Paths>);
-}
-
-template <uint32_t Paths>
-Status prepare_quantized_avg_pool2d_on_paths(const OpContext& ctx) {
-  return prepare_avg_pool2d_on_paths(ctx, Paths);
-}
-
-template <uint32_t Paths>
-void run_quantized_avg_pool2d_on_paths(const OpContext& ctx) {
-  run_avg_pool2d_with(ctx, quantized_avg_pool2d_on_paths<Paths>);
+template <class Kernel, void (*RunWith)(const OpContext&, Kernel), Kernel Run>
+void run_on_paths(const OpContext& ctx) {
+  RunWith(ctx, Run);
 }
 
 namespace op {
@@ -68,16 +49,19 @@ namespace op {
 // only the code of Paths.
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedConv2dOnPaths{
-    fb::OpParams_Conv2dParams, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel",
-    false, prepare_quantized_conv2d_on_paths<Paths>, run_quantized_conv2d_on_paths<Paths>};
+    fb::OpParams_Conv2dParams, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
+    prepare_on_paths<prepare_conv2d_on_paths, Paths>,
+    run_on_paths<ConvKernel<Conv2dParams>, run_conv2d_with, quantized_conv2d_on_paths<Paths>>};
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedDepthwiseConv2dOnPaths{
-    fb::OpParams_Conv2dParams, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel",
-    false, prepare_quantized_depthwise_conv2d_on_paths<Paths>, run_quantized_depthwise_conv2d_on_paths<Paths>};
+    fb::OpParams_Conv2dParams, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
+    prepare_on_paths<prepare_depthwise_conv2d_on_paths, Paths>,
+    run_on_paths<ConvKernel<DepthwiseConv2dParams>, run_depthwise_conv2d_with, quantized_depthwise_conv2d_on_paths<Paths>>};
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedAvgPool2dOnPaths{
-    fb::OpParams_Pool2dParams, 1, 1, 1, 1, "must be 1 to 1 for this kernel", "must be 1 to 1 for this kernel",
-    false, prepare_quantized_avg_pool2d_on_paths<Paths>, run_quantized_avg_pool2d_on_paths<Paths>};
+    fb::OpParams_Pool2dParams, 1, 1, 1, 1, "must be 1 to 1 for this kernel", "must be 1 to 1 for this kernel", false,
+    prepare_on_paths<prepare_avg_pool2d_on_paths, Paths>,
+    run_on_paths<AvgPool2dKernel, run_avg_pool2d_with, quantized_avg_pool2d_on_paths<Paths>>};
 }  // namespace op
 
 // An OpEntry for a kernel with separate paths, built with only `paths`:
