@@ -251,8 +251,9 @@ __attribute__((noinline)) void pair_m1(const Window& win, int32_t next, const La
   }
 }
 
-// pixel_m1 likewise: the edge windows of 3x3 filters have 2 or 3 rows and columns. Without the
-// other windows' path in Paths, a call with another window writes nothing.
+// pixel_m1 with the window's rows and columns fixed when they are those of 3x3 filters (edge
+// windows have 2 or 3 rows and columns). Without the other windows' path in Paths, a call with
+// another window writes nothing.
 template <uint32_t Paths>
 inline void pixel_any(const Window& win, const Layout& l, const int32_t* bias,
                       const ConvQuantParams& q, int8_t* out) {
@@ -268,8 +269,7 @@ inline void pixel_any(const Window& win, const Layout& l, const int32_t* bias,
     pixel_m1<0, 0>(win, l, bias, q, out);
 }
 
-// pair_m1 with the window's rows and columns fixed when they are those of 3x3 filters. Without
-// the other windows' path in Paths, 2x2 windows run as two pixels (the same results and order of
+// pair_m1 likewise. Without the other windows' path in Paths, 2x2 windows run as two pixels (the same results and order of
 // reads before writes: the in-place lag holds).
 template <uint32_t Paths>
 inline void pair_any(const Window& win, int32_t next, const Layout& l, const int32_t* bias,
@@ -287,7 +287,6 @@ inline void pair_any(const Window& win, int32_t next, const Layout& l, const int
     pixel_any<Paths>(Window{win.x + next, win.w, win.rows, win.cols}, l, bias, q, out + out_next);
   }
 }
-
 
 }  // namespace
 
