@@ -12,14 +12,16 @@ setup:
 pyinstall:
 	flock /tmp/cortexm-pip.lock $(PY) -m pip install -q --no-build-isolation --no-deps .
 
-# The main job: lower a zoo model with the AOT CLI (quantize, lower, plan, write with bundled IO),
-# then run the program file on the host runtime and verify it against its bundled outputs.
-DEMO_MODEL ?= ds_cnn
+# The main job: the spoken-digit model (trained weights shipped in the package) through the AOT CLI
+# (quantize, lower, plan, write with bundled IO), the program verified against its bundled outputs
+# on the host, then a digit said by espeak-ng heard by the program on the host and on QEMU's M55.
 demo: setup
 	@mkdir -p build/demo
-	$(PY) -m cortexm.aot --model $(DEMO_MODEL) --target cortex-m55+int8 --quantize --bundleio \
-	  --output build/demo/$(DEMO_MODEL).cmpte
-	$(PY) -m cortexm.run build/demo/$(DEMO_MODEL).cmpte --profile
+	$(PY) -m cortexm.aot --model kws_digits --target cortex-m55+int8 --quantize --bundleio \
+	  --output build/demo/kws_digits.cmpte
+	$(PY) -m cortexm.run build/demo/kws_digits.cmpte --profile
+	$(PY) -m cortexm.demo build/demo/kws_digits.cmpte --word $(DEMO_WORD)
+DEMO_WORD ?= seven
 
 test: setup ctest pytest cross test-sanitize-ci
 

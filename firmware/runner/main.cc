@@ -3,10 +3,11 @@
 //
 //   command line (-semihosting-config arg=...): runner PROGRAM INPUTS OUTPUTS [per-op]
 //
-// INPUTS holds the program's inputs in order, each as contiguous bytes of its logical shape
-// (numpy's C order) without padding; OUTPUTS receives the outputs the same way. The program, its
-// arena and both byte blocks are placed one after the other (16-byte aligned) in the machine's bulk
-// RAM (BULK in the linker script). cortexm_insn_marker() brackets the run (and each op with
+// INPUTS holds one or more cases, each the program's inputs in order as contiguous bytes of their
+// logical shapes (numpy's C order) without padding; the program runs once per case and OUTPUTS
+// receives each case's outputs the same way, case after case. The program, its arena and one
+// case's input and output bytes are placed one after the other (16-byte aligned) in the machine's
+// bulk RAM (BULK in the linker script). cortexm_insn_marker() brackets each run (and each op with
 // per-op) so an instruction-counting QEMU plugin can attribute counts.
 //
 // Exit codes: 0 ok, 1 bad command line or host file, 2 does not fit the machine's memory,
@@ -124,37 +125,45 @@ int run(int argc, char** argv) {
 
   const int input_file = sh_open(argv[2], SH_OPEN_READ_BINARY);
   if (input_file < 0) return fail(kHostFile, "cannot open the inputs file");
-  if (sh_flen(input_file) != static_cast<long>(input_bytes)) {
+  const long inputs_size = sh_flen(input_file);
+  if (inputs_size < 0 || (input_bytes == 0 ? inputs_size != 0
+                                            : inputs_size == 0 || inputs_size % static_cast<long>(input_bytes) != 0)) {
     sh_print_int("runner: the program's inputs take bytes: ", static_cast<int64_t>(input_bytes));
-    return fail(kHostFile, "the inputs file has a different size");
+    return fail(kHostFile, "the inputs file is not a whole number of cases");
   }
-  if (sh_read(input_file, bulk + inputs_offset, input_bytes) != 0) return fail(kHostFile, "cannot read the inputs file");
-  sh_close(input_file);
-  uint8_t* in = bulk + inputs_offset;
-  for (int32_t i = 0; i < program.num_inputs(); ++i) {
-    const TensorView dst = program.tensor(program.input_tensor(i), arena);
-    cortexm::runtime::copy_logical(contiguous_view(dst, in), dst);
-    in += dst.nbytes();
-  }
+  const long cases = input_bytes == 0 ? 1 : inputs_size / static_cast<long>(input_bytes);
+  const int output_file = sh_open(argv[3], SH_OPEN_WRITE_BINARY);
+  if (output_file < 0) return fail(kHostFile, "cannot create the outputs file");
 
   cortexm::runtime::Profiler profiler;
   profiler.hook = marker_hook;
   cortexm::runtime::RunStats stats;
-  cortexm_insn_marker();
-  const Status ran = cortexm::runtime::execute(program, arena, program.required_arena_size(), per_op ? &profiler : nullptr, &stats);
-  cortexm_insn_marker();
-  if (!ran.ok()) return fail_status(ran);
+  for (long c = 0; c < cases; ++c) {
+    if (sh_read(input_file, bulk + inputs_offset, input_bytes) != 0) return fail(kHostFile, "cannot read the inputs file");
+    uint8_t* in = bulk + inputs_offset;
+    for (int32_t i = 0; i < program.num_inputs(); ++i) {
+      const TensorView dst = program.tensor(program.input_tensor(i), arena);
+      cortexm::runtime::copy_logical(contiguous_view(dst, in), dst);
+      in += dst.nbytes();
+    }
 
-  uint8_t* out = bulk + outputs_offset;
-  for (int32_t i = 0; i < program.num_outputs(); ++i) {
-    const TensorView src = program.tensor(program.output_tensor(i), arena);
-    cortexm::runtime::copy_logical(src, contiguous_view(src, out));
-    out += src.nbytes();
+    cortexm_insn_marker();
+    const Status ran = cortexm::runtime::execute(program, arena, program.required_arena_size(),
+                                                 per_op ? &profiler : nullptr, &stats);
+    cortexm_insn_marker();
+    if (!ran.ok()) return fail_status(ran);
+
+    uint8_t* out = bulk + outputs_offset;
+    for (int32_t i = 0; i < program.num_outputs(); ++i) {
+      const TensorView src = program.tensor(program.output_tensor(i), arena);
+      cortexm::runtime::copy_logical(src, contiguous_view(src, out));
+      out += src.nbytes();
+    }
+    if (sh_write(output_file, bulk + outputs_offset, output_bytes) != 0) return fail(kHostFile, "cannot write the outputs file");
   }
-  const int output_file = sh_open(argv[3], SH_OPEN_WRITE_BINARY);
-  if (output_file < 0) return fail(kHostFile, "cannot create the outputs file");
-  if (sh_write(output_file, bulk + outputs_offset, output_bytes) != 0) return fail(kHostFile, "cannot write the outputs file");
+  sh_close(input_file);
   sh_close(output_file);
+  sh_print_int("runner: cases run: ", cases);
   sh_print_int("runner: ok, ops run: ", stats.ops);
   return kOk;
 }

@@ -4,7 +4,8 @@
 (arm-none-eabi, cached in build/qemu-<cpu> of a checkout or ~/.cache/cortexm for an installed package,
 rebuilt when sources change), runs it
 under qemu-system-arm with semihosting and returns the outputs as numpy arrays, like Program.run.
-``run(...)`` also returns instruction counts from a TCG plugin: executed instructions, not cycles.
+``run(...)`` also returns instruction counts from a TCG plugin: executed instructions, not cycles;
+``run_cases(program, cases)`` runs many inputs in one boot (a held-out set, say).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ISAS", "MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_elf",
-           "run_kernel_tests", "run_on_qemu"]
+__all__ = ["ISAS", "MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_cases",
+           "run_elf", "run_kernel_tests", "run_on_qemu"]
 
 #: the QEMU machine that has each core (firmware/ld/<machine>.ld holds its memory map)
 MACHINES = {
@@ -266,11 +267,31 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
     also each op's (the runner then calls a marker around every op). isa forces the kernel
     variant ("scalar", "dsp", "mve"; None: the core's best). Raises ValueError for a bad cpu or isa,
     bad inputs, or a program that does not fit the machine's memory."""
+    program = _as_program(program)
+    runs = _run(program, [_input_arrays(program, inputs)], cpu, count_instructions=count_instructions,
+                per_op=per_op, isa=isa, timeout=timeout)
+    return runs[0]
+
+
+def run_cases(program, cases, cpu: str = "cortex-m55", *, isa: str | None = None,
+              timeout: float = 600.0) -> list:
+    """Runs program once per case (each a tuple of inputs, or one array for a one-input program)
+    in a single boot of the emulated cpu, as Program.run_batch does on the host: a list with each
+    case's outputs (one array, or a tuple for several outputs). Same errors as run()."""
+    program = _as_program(program)
+    cases = [_input_arrays(program, c) for c in cases]
+    if not cases:
+        raise ValueError("cases: empty: give at least one case")
+    runs = _run(program, cases, cpu, count_instructions=False, per_op=False, isa=isa, timeout=timeout)
+    return [r.outputs[0] if len(r.outputs) == 1 else tuple(r.outputs) for r in runs]
+
+
+def _run(program, cases: list, cpu: str, *, count_instructions: bool, per_op: bool, isa: str | None,
+         timeout: float) -> list:
+    """QemuRun per case of checked input arrays, all in one boot of the runner."""
     machine = _check_cpu(cpu)
     _check_isa(cpu, isa)
-    program = _as_program(program)
-    arrays = _input_arrays(program, inputs)
-    input_bytes = sum(a.nbytes for a in arrays)
+    input_bytes = sum(a.nbytes for a in cases[0])
     output_bytes = sum(int(np.prod(o["shape"], dtype=np.int64)) * np.dtype(o["dtype"]).itemsize
                        for o in program.outputs)
     needed = _align(_align(len(program.data)) + program.arena_size) + _align(input_bytes) + output_bytes
@@ -286,7 +307,7 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
     with tempfile.TemporaryDirectory(prefix="cortexm-qemu-") as tmp:
         tmp = Path(tmp)
         (tmp / "program.cmpte").write_bytes(program.data)
-        (tmp / "inputs.bin").write_bytes(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays))
+        (tmp / "inputs.bin").write_bytes(b"".join(np.ascontiguousarray(a).tobytes() for c in cases for a in c))
         args = ["runner", "program.cmpte", "inputs.bin", "outputs.bin"] + (["per-op"] if per_op else [])
         cmd = _qemu_command(machine, elf, args)
         if plugin:
@@ -303,18 +324,21 @@ def run(program, inputs=None, cpu: str = "cortex-m55", *, count_instructions: bo
             raise RuntimeError(f"the runner on {cpu} ({machine}) failed with exit code {proc.returncode}:\n{log}")
         data = (tmp / "outputs.bin").read_bytes()
         counts = _read_counts(tmp / "counts.txt") if plugin else None
-    outputs, offset = [], 0
-    for spec in program.outputs:
-        dtype = np.dtype(spec["dtype"])
-        n = int(np.prod(spec["shape"], dtype=np.int64)) * dtype.itemsize
-        outputs.append(np.frombuffer(data[offset:offset + n], dtype=dtype).reshape(spec["shape"]).copy())
-        offset += n
-    if offset != len(data):
-        raise RuntimeError(f"the runner wrote {len(data)} output bytes, the program's outputs take {offset}")
-    result = QemuRun(outputs, cpu, machine, isa=isa, log=log)
+    if len(data) != output_bytes * len(cases):
+        raise RuntimeError(f"the runner wrote {len(data)} output bytes, {len(cases)} cases of the program's "
+                           f"outputs take {output_bytes * len(cases)}")
+    runs, offset = [], 0
+    for _ in cases:
+        outputs = []
+        for spec in program.outputs:
+            dtype = np.dtype(spec["dtype"])
+            n = int(np.prod(spec["shape"], dtype=np.int64)) * dtype.itemsize
+            outputs.append(np.frombuffer(data[offset:offset + n], dtype=dtype).reshape(spec["shape"]).copy())
+            offset += n
+        runs.append(QemuRun(outputs, cpu, machine, isa=isa, log=log))
     if counts is not None:
-        result.instructions, result.op_instructions = _attribute(counts, program, per_op)
-    return result
+        runs[0].instructions, runs[0].op_instructions = _attribute(counts, program, per_op)
+    return runs
 
 
 def _qemu_command(machine: str, elf: Path, args: list) -> list:

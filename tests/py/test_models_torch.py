@@ -36,6 +36,7 @@ models = _import_models()
 OUTPUT_SHAPES = {
     "deep_autoencoder": [(1, 640)],
     "ds_cnn": [(1, 12)],
+    "kws_digits": [(1, 10)],
     "mobilenet_v1_025": [(1, 2)],
     "mobilenet_v2": [(1, 1000)],
     "mobilenet_v2_96": [(1, 1000)],
@@ -49,6 +50,7 @@ OUTPUT_SHAPES = {
 INPUT_SHAPES = {
     "deep_autoencoder": [(1, 640)],
     "ds_cnn": [(1, 1, 49, 10)],
+    "kws_digits": [(1, 1, 49, 10)],
     "mobilenet_v1_025": [(1, 3, 96, 96)],
     "mobilenet_v2": [(1, 3, 224, 224)],
     "mobilenet_v2_96": [(1, 3, 96, 96)],
@@ -75,7 +77,7 @@ PARAMETERS = {
 }
 IMAGES_01 = {"mobilenet_v1_025", "resnet8", "yolo_style"}
 IMAGES_IMAGENET = {"mobilenet_v2", "mobilenet_v2_96", "mobilenet_v3_small", "mobilenet_v3_small_96"}
-SOFTMAX_OUTPUT = {"ds_cnn", "resnet8", "mobilenet_v1_025"}
+SOFTMAX_OUTPUT = {"ds_cnn", "kws_digits", "resnet8", "mobilenet_v1_025"}
 
 _cache = {}
 

@@ -80,6 +80,20 @@ def test_run_on_qemu_returns_arrays_and_per_op_instruction_counts():
     assert result.instructions > sum(count for _, _, count in result.op_instructions)
 
 
+def test_run_cases_runs_every_case_in_one_boot():
+    program = relu_program()
+    rng = np.random.default_rng(3)
+    cases = [(rng.standard_normal((2, 3)).astype(np.float32),) for _ in range(5)]
+    outs = qemu.run_cases(program, cases, cpu="cortex-m4")
+    assert len(outs) == 5
+    for (x,), out in zip(cases, outs):
+        assert out.tobytes() == np.maximum(x, 0).tobytes()
+    with pytest.raises(ValueError, match="cases: empty"):
+        qemu.run_cases(program, [], cpu="cortex-m4")
+    with pytest.raises(ValueError, match=r"input 0 \(x\) is float32\[3, 2\]"):
+        qemu.run_cases(program, [cases[0], (np.zeros((3, 2), np.float32),)], cpu="cortex-m4")
+
+
 def test_a_cpu_without_a_machine_is_refused():
     with pytest.raises(ValueError, match=r"'cortex-m0plus' has no QEMU machine.*cortex-m55"):
         cortexm.run_on_qemu(relu_program(), [np.zeros((2, 3), np.float32)], cpu="cortex-m0plus")

@@ -6,8 +6,8 @@
         model(*inputs)
 
 ``get(name)`` builds a fresh model in eval mode with fixed-seed random weights (silero_vad: its real
-weights), BatchNorm running statistics measured on calibration-like data, a tuple of example input
-tensors, and ``calibration(n, seed=0)``, a generator of n input tuples from the same distribution as
+weights; kws_digits: weights trained by scripts/train_kws_digits.py, shipped with the package),
+BatchNorm running statistics measured on calibration-like data, a tuple of example input tensors, and ``calibration(n, seed=0)``, a generator of n input tuples from the same distribution as
 the example inputs. The same name gives the same weights and inputs on every call; building a model
 leaves the global torch RNG state untouched.
 
@@ -24,6 +24,7 @@ from ._common import ModelBundle, count_parameters
 _MODELS = (
     "deep_autoencoder",
     "ds_cnn",
+    "kws_digits",
     "mobilenet_v1_025",
     "mobilenet_v2",
     "mobilenet_v2_96",
