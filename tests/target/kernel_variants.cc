@@ -1,6 +1,7 @@
 #include "kernel_variants.h"
 
 #include <cstring>
+#include <initializer_list>
 
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/quantize_per_tensor.h"
@@ -251,7 +252,8 @@ void avg_pool2d_on_own_paths(const Pool2dParams& p, const int8_t* input, int8_t*
     quantized_avg_pool2d_on_paths<kAvgPool2dWideSums>(p, input, output, scratch);
 }
 
-Tally test_conv2d(Rng& r, int32_t cases, Print print) {
+// Each case also runs with the kernel built with only its own paths (its own tally).
+Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* own_paths) {
   Tally t{"quantized_conv2d", print};
   for (int32_t i = 0; i < cases;) {
     Conv2dParams p;
@@ -292,15 +294,15 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print) {
     check(t, i, line, scratch, p.output.elements());
     prepare_buffers();
     conv2d_on_own_paths(p, g_lhs, g_filter, bias, g_out, g_scratch);
-    line << " (built with its own paths)";
-    check(t, i, line, scratch, p.output.elements());
+    check(*own_paths, i, line, scratch, p.output.elements());
     ++i;
   }
   return t;
 }
 
-// Each case also runs in place (its own tally): the output from the kernel's lag below the input.
-Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
+// Each case also runs in place and with the kernel built with only its own paths (their own
+// tallies): in place, the output from the kernel's lag below the input.
+Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place, Tally* own_paths) {
   Tally t{"quantized_depthwise_conv2d", print};
   for (int32_t i = 0; i < cases;) {
     DepthwiseConv2dParams p;
@@ -336,9 +338,7 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
     check(t, i, line, scratch, p.output.elements());
     prepare_buffers();
     depthwise_on_own_paths(p, g_lhs, g_filter, bias, g_out, g_scratch);
-    Line own;
-    own << line.str() << " (built with its own paths)";
-    check(t, i, own, scratch, p.output.elements());
+    check(*own_paths, i, line, scratch, p.output.elements());
     // In place: the output from the kernel's lag below the input (every second case the lag
     // rounded up to 16 bytes, as the planner places it), over it; nothing written past the two.
     const int64_t exact_lag = quantized_depthwise_conv2d_in_place_lag(p);
@@ -363,7 +363,8 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
   return t;
 }
 
-Tally test_avg_pool2d(Rng& r, int32_t cases, Print print) {
+// Each case also runs with the kernel built with only its own paths (its own tally).
+Tally test_avg_pool2d(Rng& r, int32_t cases, Print print, Tally* own_paths) {
   Tally t{"quantized_avg_pool2d", print};
   for (int32_t i = 0; i < cases;) {
     Pool2dParams p;
@@ -410,8 +411,7 @@ Tally test_avg_pool2d(Rng& r, int32_t cases, Print print) {
     check(t, i, line, scratch, p.output.elements());
     prepare_buffers();
     avg_pool2d_on_own_paths(p, g_lhs, g_out, g_scratch);
-    line << " (built with its own paths)";
-    check(t, i, line, scratch, p.output.elements());
+    check(*own_paths, i, line, scratch, p.output.elements());
     ++i;
   }
   return t;
@@ -901,9 +901,13 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   print(header.str());
   Rng r(seed);
   Tally depthwise_in_place{"quantized_depthwise_conv2d in place", print};
-  const Tally tallies[] = {test_conv2d(r, cases, print), test_depthwise(r, cases, print, &depthwise_in_place),
+  Tally conv2d_own{"quantized_conv2d on its own paths", print};
+  Tally depthwise_own{"quantized_depthwise_conv2d on its own paths", print};
+  Tally avg_pool2d_own{"quantized_avg_pool2d on its own paths", print};
+  const Tally tallies[] = {test_conv2d(r, cases, print, &conv2d_own),
+                           test_depthwise(r, cases, print, &depthwise_in_place, &depthwise_own),
                            test_linear(r, cases, print), test_add(r, cases, print),
-                           test_mul(r, cases, print), test_avg_pool2d(r, cases, print),
+                           test_mul(r, cases, print), test_avg_pool2d(r, cases, print, &avg_pool2d_own),
                            test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
                            test_mul_s16(r, cases, print), test_activation_s16(r, cases, print),
@@ -913,8 +917,10 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
     report(t);
     failures += t.failures;
   }
-  report(depthwise_in_place);
-  failures += depthwise_in_place.failures;
+  for (const Tally* t : {&depthwise_in_place, &conv2d_own, &depthwise_own, &avg_pool2d_own}) {
+    report(*t);
+    failures += t->failures;
+  }
   return failures;
 }
 
