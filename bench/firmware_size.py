@@ -12,7 +12,8 @@ in DDR (firmware/ld/mps3-an547-large.ld with its data region moved there too: wa
 does not fit the 512 KB DTCM; the sizes do not depend on the addresses), on other cores with the
 machine's script. Columns (bytes):
 
-- kernels: the kernels the program registers (<name>_ops.cc);
+- kernels: the kernels the program registers (<name>_ops.cc; the conv, depthwise and average-pool
+  kernels with only the code paths its ops take);
 - code: flash besides the program: .vectors, .text, .ARM.exidx, .init_array and .data's initial
   values, less the program array (the generated main, startup code, runtime, kernels, C library);
 - code -Os: the same with the kernels built with -Os;

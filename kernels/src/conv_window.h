@@ -13,17 +13,14 @@ struct TapRange {
   int32_t first, last;
 };
 
+// valid_taps for a window that reaches past an edge; out of line (conv_analysis.cc): edge windows
+// are the few, and inlined at each of a kernel's callers it costs about 1 KB of flash.
+TapRange clipped_taps(int64_t origin, int32_t extent, int32_t taps, int32_t dilation);
+
 inline TapRange valid_taps(int64_t origin, int32_t extent, int32_t taps, int32_t dilation) {
   const int64_t span = int64_t{taps - 1} * dilation;
   if (origin >= 0 && origin + span < extent) return {0, taps};  // inside: no division
-  // Unit dilation (the common case) needs no division: a 64-bit one is a library call on the target.
-  const auto ceil_div = [dilation](int64_t a) { return dilation == 1 ? a : (a + dilation - 1) / dilation; };
-  int64_t first = origin >= 0 ? 0 : ceil_div(-origin);
-  int64_t last = origin >= extent ? 0 : ceil_div(extent - origin);
-  if (first > taps) first = taps;
-  if (last > taps) last = taps;
-  if (last < first) last = first;
-  return {static_cast<int32_t>(first), static_cast<int32_t>(last)};
+  return clipped_taps(origin, extent, taps, dilation);
 }
 
 // A 1x1 window without padding reads one input row per output pixel: the row is the column.

@@ -47,7 +47,7 @@ void dequantize(const QuantizeParams& p, const T* input, float* output, size_t c
 
 }  // namespace
 
-Error quantize_per_tensor_prepare(const QuantizeParams& p) {
+CORTEXM_PREPARE_STEP Error quantize_per_tensor_prepare(const QuantizeParams& p) {
   const bool is_int8 = p.dtype == QuantDtype::kInt8;
   if (!is_int8 && p.dtype != QuantDtype::kInt16)
     return invalid("dtype", static_cast<int64_t>(p.dtype), "must be int8 or int16");

@@ -2,7 +2,7 @@
 
 namespace cortexm {
 
-Error quantized_activation_prepare(const ActivationParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_activation_prepare(const ActivationParams& p) {
   if (p.count < 0) return invalid("count", p.count, "must be >= 0");
   if (p.table == nullptr) return invalid("table", 0, "must be given (256 int8 entries)");
   return kOk;

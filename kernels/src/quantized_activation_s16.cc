@@ -2,7 +2,7 @@
 
 namespace cortexm {
 
-Error quantized_activation_s16_prepare(const ActivationS16Params& p) {
+CORTEXM_PREPARE_STEP Error quantized_activation_s16_prepare(const ActivationS16Params& p) {
   if (p.count < 0) return invalid("count", p.count, "must be >= 0");
   if (p.table == nullptr) return invalid("table", 0, "must be given (513 int16 entries)");
   return kOk;

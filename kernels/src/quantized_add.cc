@@ -10,9 +10,9 @@
 
 namespace cortexm {
 
-Error quantized_add_prepare(const AddParams& p) { return check_rescaled_binary(p); }
+CORTEXM_PREPARE_STEP Error quantized_add_prepare(const AddParams& p) { return check_rescaled_binary(p); }
 
-Error quantized_sub_prepare(const SubParams& p) { return check_rescaled_binary(p); }
+CORTEXM_PREPARE_STEP Error quantized_sub_prepare(const SubParams& p) { return check_rescaled_binary(p); }
 
 #if CORTEXM_BUILT_ISA == 0
 namespace {

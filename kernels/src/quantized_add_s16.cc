@@ -7,7 +7,7 @@
 
 namespace cortexm {
 
-Error quantized_add_s16_prepare(const AddS16Params& p) {
+CORTEXM_PREPARE_STEP Error quantized_add_s16_prepare(const AddS16Params& p) {
   CORTEXM_RETURN_IF_ERROR(check_rescale_multipliers(p));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   return kOk;

@@ -56,7 +56,7 @@ void average_pool(const Pool2dParams& p, const int8_t* input, int8_t* output) {
 
 }  // namespace
 
-Error quantized_avg_pool2d_prepare(const Pool2dParams& params) {
+CORTEXM_PREPARE_STEP Error quantized_avg_pool2d_prepare(const Pool2dParams& params) {
   CORTEXM_RETURN_IF_ERROR(validate_pool2d(params));
   const int64_t taps = avg_pool_max_window_taps(params);
   if (taps > kMaxAvgPoolWindowTaps)
@@ -85,5 +85,25 @@ void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_
     average_pool<int32_t>(params, input, output);
 #endif
 }
+
+uint32_t quantized_avg_pool2d_paths(const Pool2dParams& p) {
+  return avg_pool_max_window_taps(p) <= 256 ? kAvgPool2dNarrowSums : kAvgPool2dWideSums;
+}
+
+template <uint32_t Paths>
+void quantized_avg_pool2d_on_paths(const Pool2dParams& p, const int8_t* input, int8_t* output,
+                                   void* scratch) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_avg_pool2d_on_paths<Paths>(p, input, output, scratch);
+#else
+  quantized_avg_pool2d(p, input, output, scratch);
+#endif
+}
+
+#define CORTEXM_AVG_POOL2D_ON_PATHS(paths) \
+  template void quantized_avg_pool2d_on_paths<paths>(const Pool2dParams&, const int8_t*, int8_t*, void*);
+CORTEXM_EACH_SUBSET_OF_2_BITS(CORTEXM_AVG_POOL2D_ON_PATHS)
+#undef CORTEXM_AVG_POOL2D_ON_PATHS
+static_assert(kAvgPool2dAllPaths == 3, "instantiate quantized_avg_pool2d_on_paths for every subset");
 
 }  // namespace cortexm

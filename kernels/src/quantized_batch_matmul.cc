@@ -20,7 +20,7 @@ uint32_t row_sum(const int8_t* row, int32_t length) {
 
 }  // namespace
 
-Error quantized_batch_matmul_prepare(const BatchMatmulParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_batch_matmul_prepare(const BatchMatmulParams& p) {
   if (p.batch < 1) return invalid("lhs.shape[0]", p.batch, "must be >= 1");
   if (p.lhs_rows < 1) return invalid("lhs.shape[1]", p.lhs_rows, "must be >= 1");
   if (p.rhs_rows < 1) return invalid("rhs.shape[1]", p.rhs_rows, "must be >= 1");

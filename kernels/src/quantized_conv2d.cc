@@ -223,7 +223,7 @@ Dims4 quantized_conv2d_output_dims(const Conv2dParams& p) {
   return conv_output_dims(p.input, p.filter.h, p.filter.w, p.geometry, p.filter.n);
 }
 
-Error quantized_conv2d_prepare(const Conv2dParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_conv2d_prepare(const Conv2dParams& p) {
   return validate_grouped_conv(p.quant, p.geometry, p.input, p.filter, p.output);
 }
 
@@ -289,5 +289,21 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   conv2d_int16_columns<ScalarDots>(p, input, filter, bias, output, scratch);
 #endif
 }
+
+template <uint32_t Paths>
+void quantized_conv2d_on_paths(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                               const int32_t* bias, int8_t* output, void* scratch) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_conv2d_on_paths<Paths>(p, input, filter, bias, output, scratch);
+#else
+  quantized_conv2d(p, input, filter, bias, output, scratch);
+#endif
+}
+
+#define CORTEXM_CONV2D_ON_PATHS(paths) \
+  template void quantized_conv2d_on_paths<paths>(const Conv2dParams&, const int8_t*, const int8_t*, const int32_t*, int8_t*, void*);
+CORTEXM_EACH_SUBSET_OF_4_BITS(CORTEXM_CONV2D_ON_PATHS)
+#undef CORTEXM_CONV2D_ON_PATHS
+static_assert(kConv2dAllPaths == 15, "instantiate quantized_conv2d_on_paths for every subset");
 
 }  // namespace cortexm

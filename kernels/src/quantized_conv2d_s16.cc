@@ -149,7 +149,7 @@ Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& p) {
   return conv_output_dims(p.input, p.filter.h, p.filter.w, p.geometry, p.filter.n);
 }
 
-Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
+CORTEXM_PREPARE_STEP Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
   CORTEXM_RETURN_IF_ERROR(check_multipliers(p.multipliers, p.shifts, p.filter.n,
                                             "must be given per output channel", kMaxShiftS64));
   // The shared checks with int8-neutral offsets and range; the int16 range is checked below.

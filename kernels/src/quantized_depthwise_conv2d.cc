@@ -14,7 +14,7 @@ Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& p) {
   return conv_output_dims(p.input, p.filter.h, p.filter.w, p.geometry, p.filter.c);
 }
 
-Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& p) {
   if (p.depth_multiplier < 1)
     return invalid("depth_multiplier", p.depth_multiplier, "must be >= 1");
   if (p.filter.n != 1) return invalid("weight.shape[0]", p.filter.n, "must be 1");
@@ -29,38 +29,6 @@ Error quantized_depthwise_conv2d_prepare(const DepthwiseConv2dParams& p) {
 size_t quantized_depthwise_conv2d_scratch_size(const DepthwiseConv2dParams& p, Isa isa) {
   if (isa != Isa::kScalar) return 0;
   return p.filter.c > 0 ? sizeof(int32_t) * static_cast<size_t>(p.filter.c) : 0;
-}
-
-namespace {
-
-// v clamped into [0, extent).
-inline int64_t clamp_to(int64_t v, int64_t extent) { return v < 0 ? 0 : v >= extent ? extent - 1 : v; }
-
-}  // namespace
-
-int64_t quantized_depthwise_conv2d_in_place_lag(const DepthwiseConv2dParams& p) {
-  const ConvGeometry& g = p.geometry;
-  const int64_t in_h = p.input.h, in_w = p.input.w, image = in_h * in_w;
-  const int64_t out_h = p.output.h, out_w = p.output.w;
-  // The first input row (column) a window of output row oy (column ox) may read; clamped into
-  // the image, which can only lower it.
-  auto first_row = [&](int64_t oy) { return clamp_to(oy * g.stride_h - g.padding.top, in_h); };
-  auto first_col = [&](int64_t ox) { return clamp_to(ox * g.stride_w - g.padding.left, in_w); };
-  int64_t lag = 0;
-  for (int64_t n = 0; n < p.output.n; ++n)
-    for (int64_t y = 0; y < out_h; ++y) {
-      // The first input pixel the windows from (n, y - 1, x) on read: row y - 1 from column x, or
-      // from row y on, whose first window starts at column 0 (later rows start no earlier).
-      const int64_t from_y = y > 0 ? y - 1 : 0;
-      const int64_t next_rows = from_y + 1 < out_h ? first_row(from_y + 1) * in_w : image;
-      for (int64_t x = 0; x < out_w; ++x) {
-        const int64_t same_row = first_row(from_y) * in_w + first_col(x);
-        const int64_t pending = n * image + (same_row < next_rows ? same_row : next_rows);
-        const int64_t written = ((n * out_h + y) * out_w + x + 1) * p.output.c;
-        if (written - pending * p.input.c > lag) lag = written - pending * p.input.c;
-      }
-    }
-  return lag;
 }
 
 #if CORTEXM_BUILT_ISA == 0
@@ -198,5 +166,23 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
   depthwise_scalar(p, input, filter, bias, output, scratch);
 #endif
 }
+
+template <uint32_t Paths>
+void quantized_depthwise_conv2d_on_paths(const DepthwiseConv2dParams& p, const int8_t* input,
+                                         const int8_t* filter, const int32_t* bias, int8_t* output,
+                                         void* scratch) {
+#if CORTEXM_BUILT_ISA == 2
+  mve::quantized_depthwise_conv2d_on_paths<Paths>(p, input, filter, bias, output, scratch);
+#else
+  quantized_depthwise_conv2d(p, input, filter, bias, output, scratch);
+#endif
+}
+
+#define CORTEXM_DEPTHWISE_ON_PATHS(paths)                   \
+  template void quantized_depthwise_conv2d_on_paths<paths>( \
+      const DepthwiseConv2dParams&, const int8_t*, const int8_t*, const int32_t*, int8_t*, void*);
+CORTEXM_EACH_SUBSET_OF_3_BITS(CORTEXM_DEPTHWISE_ON_PATHS)
+#undef CORTEXM_DEPTHWISE_ON_PATHS
+static_assert(kDepthwiseConv2dAllPaths == 7, "instantiate quantized_depthwise_conv2d_on_paths for every subset");
 
 }  // namespace cortexm

@@ -12,7 +12,7 @@
 namespace cortexm {
 
 
-Error quantized_linear_prepare(const LinearParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_linear_prepare(const LinearParams& p) {
   CORTEXM_RETURN_IF_ERROR(check_linear_dims(p.batches, p.input_features, p.output_features));
   CORTEXM_RETURN_IF_ERROR(check_input_offset("input_offset", p.input_offset));
   CORTEXM_RETURN_IF_ERROR(check_input_offset("filter_offset", p.filter_offset));

@@ -6,7 +6,7 @@
 
 namespace cortexm {
 
-Error quantized_linear_s16_prepare(const LinearS16Params& p) {
+CORTEXM_PREPARE_STEP Error quantized_linear_s16_prepare(const LinearS16Params& p) {
   CORTEXM_RETURN_IF_ERROR(check_linear_dims(p.batches, p.input_features, p.output_features));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));
   CORTEXM_RETURN_IF_ERROR(check_multiplier_count(p.num_multipliers, p.output_features));

@@ -118,7 +118,7 @@ Error log_softmax_scaling(double input_scale, LogSoftmaxScaling* out) {
   return kOk;
 }
 
-Error quantized_log_softmax_prepare(const LogSoftmaxParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_log_softmax_prepare(const LogSoftmaxParams& p) {
   SoftmaxParams sp;
   sp.rows = p.rows;
   sp.row_size = p.row_size;

@@ -4,7 +4,7 @@
 
 namespace cortexm {
 
-Error quantized_magnitude_s16_prepare(const MagnitudeParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_magnitude_s16_prepare(const MagnitudeParams& p) {
   const int32_t lo = p.int8_output ? -128 : -32768, hi = p.int8_output ? 127 : 32767;
   if (p.size < 0) return invalid("input.numel", p.size, "must be >= 0");
   if (p.multiplier < 0) return invalid("output_multiplier", p.multiplier, "must be in [0, 2^31)");

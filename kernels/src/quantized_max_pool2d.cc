@@ -2,7 +2,7 @@
 
 namespace cortexm {
 
-Error quantized_max_pool2d_prepare(const Pool2dParams& params) { return validate_pool2d(params); }
+CORTEXM_PREPARE_STEP Error quantized_max_pool2d_prepare(const Pool2dParams& params) { return validate_pool2d(params); }
 
 // The first valid tap seeds the output row; later taps fold in with a per-channel max.
 void quantized_max_pool2d(const Pool2dParams& p, const int8_t* input, int8_t* output) {

@@ -22,7 +22,7 @@ QuantizedMultiplier mean_multiplier(QuantizedMultiplier m, int64_t count) {
   return {static_cast<int32_t>((int64_t{m.multiplier} << k) / count), m.shift - k};
 }
 
-Error quantized_mean_prepare(const MeanParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_mean_prepare(const MeanParams& p) {
   if (p.outer < 1) return invalid("outer", p.outer, "must be >= 1");
   if (p.reduce < 1) return invalid("reduce", p.reduce, "must be >= 1");
   if (p.inner < 1) return invalid("inner", p.inner, "must be >= 1");

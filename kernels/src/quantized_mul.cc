@@ -6,7 +6,7 @@
 
 namespace cortexm {
 
-Error quantized_mul_prepare(const MulParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_mul_prepare(const MulParams& p) {
   CORTEXM_RETURN_IF_ERROR(check_binary_zero_points(p.lhs_offset, p.rhs_offset, p.output_offset));
   CORTEXM_RETURN_IF_ERROR(
       check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));

@@ -6,7 +6,7 @@
 
 namespace cortexm {
 
-Error quantized_mul_s16_prepare(const MulS16Params& p) {
+CORTEXM_PREPARE_STEP Error quantized_mul_s16_prepare(const MulS16Params& p) {
   CORTEXM_RETURN_IF_ERROR(
       check_multiplier("output_multiplier", p.output_multiplier, "output_shift", p.output_shift));
   CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, true));

@@ -40,7 +40,7 @@ Dims4 quantized_transpose_conv2d_output_dims(const TransposeConv2dParams& p) {
   return out;
 }
 
-Error quantized_transpose_conv2d_prepare(const TransposeConv2dParams& p) {
+CORTEXM_PREPARE_STEP Error quantized_transpose_conv2d_prepare(const TransposeConv2dParams& p) {
   const ConvQuantParams& q = p.quant;
   if (p.input.n < 1) return invalid("input.shape[0]", p.input.n, "must be >= 1");
   if (p.input.h < 1) return invalid("input.shape[1]", p.input.h, "must be >= 1");

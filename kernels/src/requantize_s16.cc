@@ -4,7 +4,7 @@
 
 namespace cortexm {
 
-Error requantize_s16_prepare(const RequantizeS16Params& p) {
+CORTEXM_PREPARE_STEP Error requantize_s16_prepare(const RequantizeS16Params& p) {
   if (p.size < 0) return invalid("input.numel", p.size, "must be >= 0");
   if (!p.int16_input && !p.int16_output)
     return invalid("input.dtype", 8, "int8 -> int8 is cortex_m.requantize; one side must be int16");

@@ -4,7 +4,7 @@
 
 namespace cortexm {
 
-Error requantize_tensor_prepare(const RequantizeParams& p) {
+CORTEXM_PREPARE_STEP Error requantize_tensor_prepare(const RequantizeParams& p) {
   if (p.size < 0) return invalid("input.numel", p.size, "must be >= 0");
   if (p.input_offset < -127 || p.input_offset > 128)
     return invalid("input_zero_point", zero_point_of(p.input_offset), "must be in [-128, 127]");

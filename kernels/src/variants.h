@@ -34,6 +34,26 @@ CORTEXM_DECLARE_VARIANTS(mve)
 #endif
 #undef CORTEXM_DECLARE_VARIANTS
 
+// M(paths) for every subset of 2, 3 or 4 path bits: each kernel's *_on_paths is instantiated for
+// all of them (firmware links the one its op table names).
+#define CORTEXM_EACH_SUBSET_OF_2_BITS(M) M(0) M(1) M(2) M(3)
+#define CORTEXM_EACH_SUBSET_OF_3_BITS(M) CORTEXM_EACH_SUBSET_OF_2_BITS(M) M(4) M(5) M(6) M(7)
+#define CORTEXM_EACH_SUBSET_OF_4_BITS(M) \
+  CORTEXM_EACH_SUBSET_OF_3_BITS(M) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
+
+// MVE only: the conv kernels with only some of their code paths (quantized_conv2d_on_paths).
+#if CORTEXM_BUILT_ISA == 2
+namespace cortexm::mve {
+template <uint32_t Paths>
+void quantized_conv2d_on_paths(const Conv2dParams& params, const int8_t* input, const int8_t* filter,
+                               const int32_t* bias, int8_t* output, void* scratch);
+template <uint32_t Paths>
+void quantized_depthwise_conv2d_on_paths(const DepthwiseConv2dParams& params, const int8_t* input,
+                                         const int8_t* filter, const int32_t* bias, int8_t* output,
+                                         void* scratch);
+}  // namespace cortexm::mve
+#endif
+
 // The average pool: MVE, and DSP for windows of at most 256 taps (larger ones run the scalar kernel).
 #if CORTEXM_BUILT_ISA == 1
 namespace cortexm::dsp {
@@ -44,6 +64,9 @@ void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_
 namespace cortexm::mve {
 void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
                           void* scratch);
+template <uint32_t Paths>
+void quantized_avg_pool2d_on_paths(const Pool2dParams& params, const int8_t* input, int8_t* output,
+                                   void* scratch);
 }  // namespace cortexm::mve
 #endif
 

@@ -166,6 +166,9 @@ def parse_args(argv):
     p.add_argument("--io", choices=("float", "int8"), default="float",
                    help="the program's inputs and outputs: float (quantized inside), or int8 without the boundary "
                         "quantize / dequantize ops (scale and zero point in the program and the C header)")
+    p.add_argument("--arena-limit", type=int, metavar="BYTES",
+                   help="largest arena allowed: above it, the first stages run patch by patch (the split and "
+                        "patch grid with the fewest extra MACs that fit); an error when no plan fits")
     p.add_argument("--output", "-o", required=True, help="program file to write (.cmpte)")
     p.add_argument("--export-c", metavar="DIR", help="also write the program as C sources for firmware into DIR")
     p.add_argument("--export-c-name", metavar="NAME",
@@ -182,6 +185,8 @@ def parse_args(argv):
         p.error("--calibration-data needs --quantize")
     if not args.quantize and (args.activations != "int8" or args.fuse_magnitude or args.weight_rounding != "nearest"):
         p.error("--activations, --fuse-magnitude and --weight-rounding need --quantize")
+    if args.arena_limit is not None and args.arena_limit < 1:
+        p.error(f"--arena-limit {args.arena_limit} must be >= 1")
     if args.io == "int8" and not args.quantize:
         p.error("--io int8 needs --quantize")
     if args.precision and not args.quantize:
@@ -285,7 +290,8 @@ def compile_model(args) -> int:
             print(f"wrote {args.compare_plot}")
     try:
         program = cortexm.to_program(lowered, target=args.target_config, io=args.io,
-                                     bundle_inputs=tuple(inputs) if args.bundleio else None)
+                                     bundle_inputs=tuple(inputs) if args.bundleio else None,
+                                     arena_limit=args.arena_limit)
     except NotImplementedError as e:
         print(f"error: cannot write a program: {e}", file=sys.stderr)
         return 1
@@ -294,6 +300,8 @@ def compile_model(args) -> int:
     print(f"arena {program.arena_size} bytes (lower bound {plan.lower_bound}), "
           f"constants {program.constant_size} bytes, {program.num_ops} ops "
           f"({program.float_ops} float fallback)")
+    if program.patch_plan is not None:
+        print(program.patch_plan)
     if args.bundleio:
         print(f"bundled {len(program.bundled())} input case(s) with expected outputs")
     if args.io == "int8":

@@ -184,12 +184,26 @@ __attribute__((aligned(16))) const uint8_t {name}_program[{name.upper()}_PROGRAM
     return head + "\n".join(rows) + "\n};\n"
 
 
+def kernel_paths(program) -> dict:
+    """{kernel id: the code paths (bits) its ops take} for the kernels whose paths firmware can link
+    separately (runtime/ops/op_paths.h), in the order of their first op."""
+    paths = {}
+    for op in program.ops():
+        if op["paths"]:
+            paths[op["kernel"]] = paths.get(op["kernel"], 0) | op["paths"]
+    return paths
+
+
 def _ops_source(program, name: str) -> str:
-    entries = "".join(f"    CORTEXM_OP({kernel}),\n" for kernel in kernels(program))
+    paths = kernel_paths(program)
+    entries = "".join(f"    CORTEXM_OP_PATHS({kernel}, {paths[kernel]:#x}),\n" if kernel in paths
+                      else f"    CORTEXM_OP({kernel}),\n" for kernel in kernels(program))
     return f"""// The kernels the cortexm program {name!r} runs, written by cortexm's Program.export_c (do not
-// edit): the OpResolver to load it with. Only the kernels listed here are linked into the firmware.
+// edit): the OpResolver to load it with. Only the kernels listed here are linked into the firmware,
+// the conv kernels with only the code paths the program's ops take (CORTEXM_OP_PATHS).
 #include "{name}_program.h"
 #include "runtime/op_resolver.h"
+#include "runtime/ops/op_paths.h"
 
 const cortexm::runtime::OpResolver& {name}_ops() {{
   static constexpr cortexm::runtime::OpEntry entries[] = {{

@@ -28,6 +28,8 @@ COLORS = {"input": "#4c72b0", "intermediate": "#55a868", "output": "#c44e52", "s
 # arena would be under a pixel).
 MIN_HEIGHT = 0.012
 
+PATCH_EDGE = "#dd8452"  # the plot's outline of tensors made patch by patch
+
 
 @dataclass(frozen=True)
 class Buffer:
@@ -76,6 +78,10 @@ class MemoryPlan:
         self.buffers = list(buffers)
         self.in_place = bool(in_place)
         self.tensor_level_bound = int(self.lower_bound if tensor_level_bound is None else tensor_level_bound)
+        #: the patch plan of a program made with to_program(arena_limit=...), and each patched
+        #: tensor's patch ("row,col", or "join" for the cats assembling the split tensor)
+        self.patches: Optional[str] = None
+        self.patch_of: dict = {}
 
     @property
     def lower_bound_model(self) -> str:
@@ -146,6 +152,9 @@ class MemoryPlan:
             f"{len(self.scratch)} scratch"
         )
         header = ("offset", "size", "steps", "kind", "name", "op", "shape", "dtype", "alias of")
+        if self.patch_of:
+            head += "\n" + self.patches
+            header += ("patch",)
         rows = [header]
         for b in sorted(self.buffers, key=lambda b: (b.offset, b.first, b.last, b.name)):
             rows.append(
@@ -153,7 +162,7 @@ class MemoryPlan:
                     str(b.offset), str(b.size), f"{b.first}-{b.last}", b.kind, b.name, b.op,
                     "[" + ", ".join(str(d) for d in b.shape) + "]", b.dtype,
                     f"{b.alias_of} (in place)" if b.in_place else b.alias_of or "",
-                )
+                ) + ((self.patch_of.get(b.name, ""),) if self.patch_of else ())
             )
         widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
         right = {0, 1}
@@ -180,8 +189,12 @@ class MemoryPlan:
                       f"{b.size} B at {b.offset}, steps {b.first}-{b.last}")
             if b.alias_of is not None:
                 detail += f", {'written in place over' if b.in_place else 'alias of'} {b.alias_of}"
+            patch = self.patch_of.get(b.name, "")
+            if patch:
+                detail += f", patch {patch}" if patch != "join" else ", the join of its patches"
             boxes.append(Box(b.name, b.kind, b.offset, b.size, b.first, b.last,
-                             "in place" if b.in_place else "alias" if b.alias_of is not None else "", detail))
+                             "in place" if b.in_place else "alias" if b.alias_of is not None else "", detail,
+                             patch))
         return boxes
 
     def step_names(self) -> dict:
@@ -229,6 +242,7 @@ class Box:
     last: int
     shares: str  # "" (bytes of its own), "alias" or "in place" (over another buffer's bytes)
     detail: str  # one line saying what it is
+    patch: str = ""  # made patch by patch: "row,col" of its patch, "join" for the cat of them
 
 
 
@@ -294,7 +308,8 @@ def timeline_figure(boxes, arena_size: int, step_names: dict, title: str, bounds
             box = ax.add_patch(Rectangle(
                 (x0, b.offset), x1 - x0, height,
                 facecolor="none" if b.shares == "alias" else COLORS.get(b.kind, "#999999"),
-                edgecolor="black", linewidth=1.6 if boundary else 0.4, alpha=1.0 if b.shares else 0.8,
+                edgecolor=PATCH_EDGE if b.patch else "black",
+                linewidth=1.6 if boundary else 1.0 if b.patch else 0.4, alpha=1.0 if b.shares else 0.8,
                 hatch={"alias": "//", "in place": "xx"}.get(b.shares)))
             if height >= top * 0.05:  # named inside, cut at its edges
                 ax.text(x0 + 0.1, b.offset + height / 2, b.name, fontsize=6, va="center", ha="left",
@@ -320,6 +335,8 @@ def timeline_figure(boxes, arena_size: int, step_names: dict, title: str, bounds
     for shares, hatch in (("alias", "//"), ("in place", "xx")):
         if any(b.shares == shares for b in boxes):
             axes[0].add_patch(Rectangle((0, 0), 0, 0, facecolor="none", hatch=hatch, label=shares))
+    if any(b.patch for b in boxes):
+        axes[0].add_patch(Rectangle((0, 0), 0, 0, facecolor="none", edgecolor=PATCH_EDGE, label="patch by patch"))
     axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     axes[0].set_title(title, loc="left", fontsize="medium")
     axes[-1].set_xlabel("step (node in execution order)")
@@ -373,8 +390,9 @@ def html_page(boxes, arena_size: int, step_names: dict, title: str, bounds=(), t
         boundary = b.kind in ("input", "output")
         fill = "url(#alias)" if b.shares == "alias" else COLORS.get(b.kind, "#999999")
         parts.append(f'<g class="buffer {b.kind}"><rect x="{x}" y="{y0:.1f}" width="{w}" height="{h:.1f}" '
-                     f'fill="{fill}" fill-opacity="{1.0 if b.shares else 0.8}" stroke="black" '
-                     f'stroke-width="{2 if boundary else 0.5}"><title>{escape(b.detail)}</title></rect>')
+                     f'fill="{fill}" fill-opacity="{1.0 if b.shares else 0.8}" '
+                     f'stroke="{PATCH_EDGE if b.patch else "black"}" '
+                     f'stroke-width="{2 if boundary else 1 if b.patch else 0.5}"><title>{escape(b.detail)}</title></rect>')
         if b.shares == "in place":
             parts.append(f'<rect x="{x}" y="{y0:.1f}" width="{w}" height="{h:.1f}" fill="url(#inplace)" '
                          f'pointer-events="none"/>')

@@ -181,6 +181,8 @@ class Program:
         self._data = bytes(data)
         self._loaded = _core.LoadedProgram(self._data, origin)
         self._plan = plan
+        #: to_program(arena_limit=...)'s choice (cortexm.patches.PatchPlan), else None
+        self.patch_plan = None
         #: how the arena was placed: "planner", "caller", "sequential (no reuse)" or "as stored"
         self.layout = layout
 
@@ -298,8 +300,9 @@ class Program:
         return _export_c(self, dir, name)
 
     def summary(self) -> str:
-        return (f"program for {self.target}: {self.num_ops} ops ({self.float_ops} float fallback), "
+        text = (f"program for {self.target}: {self.num_ops} ops ({self.float_ops} float fallback), "
                 f"arena {self.arena_size} bytes, constants {self.constant_size} bytes")
+        return text + (f"; {self.patch_plan}" if self.patch_plan is not None else "")
 
     def __repr__(self):
         return f"<cortexm.Program {self.summary()}>"
@@ -345,7 +348,8 @@ def _quantized_inputs(graph: Graph, int8_graph: Graph, arrays: list) -> list:
 
 
 def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None = None,
-               bundle_inputs=None, layout: dict | str | None = None, io: str = "float") -> Program:
+               bundle_inputs=None, layout: dict | str | None = None, io: str = "float",
+               arena_limit: int | None = None) -> Program:
     """Writes a lowered graph as a program for target: by default the one cortexm.lower lowered it
     for (recorded in the graph; "cortex-m55+int8" for a graph no lowering touched); a different
     target is a ValueError. bundle_inputs: one tuple of inputs or a list of tuples;
@@ -357,6 +361,10 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
     out; a float bundled input is quantized by the graph's own quantize op); each input's and output's scale and zero point are in
     Program.inputs / outputs and export_c's header. ValueError names an input or output that is not
     quantized at the boundary.
+    arena_limit: bytes the arena may take: when the whole-tensor plan is larger, the stage before a
+    split tensor runs patch by patch (cortexm.patches.fit: split and grid with the fewest extra
+    MACs that fit); Program.patch_plan reports the arena, MAC overhead and plan. ValueError names
+    the limit and the smallest arena found when no plan fits (it needs layout=None).
     Raises NotImplementedError naming the first node the runtime cannot run."""
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
@@ -374,6 +382,15 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
         lowered = lowered.copy()
         _core.make_io_int8(lowered)
     _core.check_runnable(lowered)
+    patch_plan = None
+    if arena_limit is not None:
+        if layout is not None:
+            raise ValueError(f"to_program: arena_limit = {arena_limit!r} needs the planner's layout (layout=None), "
+                             f"got layout = {layout!r}")
+        from .patches import fit
+
+        patch_plan = fit(lowered, arena_limit, target)
+        lowered = patch_plan.graph
     how, plan = "caller", None
     if layout is None:
         info = _core.planned_layout(lowered, target)
@@ -394,7 +411,17 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
         outs = list(outs) if isinstance(outs, tuple) else [outs]
         bundled.append((arrays, outs))
     data = _core.write_program(lowered, target, layout, bundled)
-    return Program(data, "program", plan, how)
+    program = Program(data, "program", plan, how)
+    if patch_plan is not None:
+        if program.arena_size > arena_limit:
+            raise ValueError(f"to_program: arena_limit = {arena_limit} B: the program's arena is {program.arena_size} B "
+                             f"({patch_plan}; + the scratch its kernels need beyond the plan)")
+        patch_plan.arena_size = program.arena_size
+        program.patch_plan = patch_plan
+        if plan is not None and patch_plan.split is not None:
+            plan.patches = str(patch_plan)
+            plan.patch_of = {v.name: n.meta["patch"] for n in lowered.nodes if "patch" in n.meta for v in n.outputs}
+    return program
 
 
 def load_program(path: str | os.PathLike) -> Program:

@@ -17,6 +17,7 @@
 #include "program/quantized_io.h"
 #include "program/status_message.h"
 #include "program/writer.h"
+#include "runtime/ops/op_paths.h"
 #include "runtime/program.h"
 #include "target/target_config.h"
 
@@ -117,6 +118,7 @@ class LoadedProgram {
       py::dict d;
       d["name"] = op->name() ? op->name()->str() : std::string();
       d["kernel"] = runtime::kernel_name(op->kernel());
+      d["paths"] = runtime::kernel_paths(program_, i);  // the kernel's code paths the op takes
       d["inputs"] = std::vector<int32_t>(op->inputs()->begin(), op->inputs()->end());
       d["outputs"] = std::vector<int32_t>(op->outputs()->begin(), op->outputs()->end());
       d["scratch_offset"] = op->scratch_offset();

@@ -7,23 +7,6 @@
 
 namespace cortexm::convert {
 
-namespace {
-
-// (h, w) of stride / padding / dilation; 1-D convolutions take one value and get h = one_d_h.
-std::vector<int64_t> spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h) {
-  const std::vector<int64_t>& v = args.ints(attr);
-  if (one_d) {
-    if (v.size() != 1) not_lowered(std::string("attribute '") + attr + "' of a 1-D conv has " +
-                                   std::to_string(v.size()) + " values");
-    return {one_d_h, v[0]};
-  }
-  if (v.size() == 1) return {v[0], v[0]};
-  if (v.size() == 2) return v;
-  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
-}
-
-}  // namespace
-
 void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -51,9 +34,9 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
     if (zp != 0)
       not_lowered("weight zero point " + std::to_string(zp) +
                   " (the conv kernels take symmetric weights)");
-  const std::vector<int64_t> stride = spatial(args, "stride", one_d, 1);
-  const std::vector<int64_t> padding = spatial(args, "padding", one_d, 0);
-  const std::vector<int64_t> dilation = spatial(args, "dilation", one_d, 1);
+  const std::vector<int64_t> stride = conv_spatial(args, "stride", one_d, 1);
+  const std::vector<int64_t> padding = conv_spatial(args, "padding", one_d, 0);
+  const std::vector<int64_t> dilation = conv_spatial(args, "dilation", one_d, 1);
   // One input channel is a regular conv (its im2col kernels beat a depth multiplier of C_out).
   const bool depthwise = groups == c_in && c_in > 1 && c_out % c_in == 0;
 

@@ -27,22 +27,6 @@ QuantParams int16_per_tensor(const Graph& graph, ValueId v, const std::string& w
   return q;
 }
 
-namespace {
-
-std::vector<int64_t> spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h) {
-  const std::vector<int64_t>& v = args.ints(attr);
-  if (one_d) {
-    if (v.size() != 1) not_lowered(std::string("attribute '") + attr + "' of a 1-D conv has " +
-                                   std::to_string(v.size()) + " values");
-    return {one_d_h, v[0]};
-  }
-  if (v.size() == 1) return {v[0], v[0]};
-  if (v.size() == 2) return v;
-  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
-}
-
-}  // namespace
-
 void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -83,9 +67,9 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   const QuantizedConstant weight = int8_constant(graph, w, 0, c_out, "weight");
   for (int64_t zp : weight.zero_points)
     if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (symmetric only)");
-  const std::vector<int64_t> stride = spatial(args, "stride", one_d, 1);
-  const std::vector<int64_t> padding = spatial(args, "padding", one_d, 0);
-  const std::vector<int64_t> dilation = spatial(args, "dilation", one_d, 1);
+  const std::vector<int64_t> stride = conv_spatial(args, "stride", one_d, 1);
+  const std::vector<int64_t> padding = conv_spatial(args, "padding", one_d, 0);
+  const std::vector<int64_t> dilation = conv_spatial(args, "dilation", one_d, 1);
 
   std::vector<double> bias_scales, real_scales;
   for (int64_t c = 0; c < c_out; ++c) {

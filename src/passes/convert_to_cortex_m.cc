@@ -263,6 +263,18 @@ void add_tail_offset(const OutputTarget& t, const std::vector<double>& bias_scal
   }
 }
 
+std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h) {
+  const std::vector<int64_t>& v = args.ints(attr);
+  if (one_d) {
+    if (v.size() != 1) not_lowered(std::string("attribute '") + attr + "' of a 1-D conv has " +
+                                   std::to_string(v.size()) + " values");
+    return {one_d_h, v[0]};
+  }
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() == 2) return v;
+  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
+}
+
 int64_t scratch_bytes(size_t bytes) {
   if (bytes > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
     not_lowered("its kernel needs " + std::to_string(bytes) + " bytes of scratch (over 2^31)");

@@ -115,6 +115,10 @@ class Rewrite {
   bool committed_ = false;
 };
 
+// (h, w) of a convolution's stride / padding / dilation / output_padding: one value or two for
+// 2-D; a 1-D convolution's one value is w, with h = one_d_h (its (N, C, 1, W) view).
+std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h);
+
 // A size_t scratch size as the int attribute scratch_bytes; NotLowered beyond int32.
 int64_t scratch_bytes(size_t bytes);
 

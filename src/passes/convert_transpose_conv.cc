@@ -1,22 +1,11 @@
 // ConvertToCortexM, transposed convolutions: aten.convolution.default with transposed = True
-// (2-D, groups 1, dilation 1) -> _clone_dim_order to channels-last,
-// cortex_m.quantized_transpose_conv2d (torch's weight [C_in, C_out, KH, KW] repacked OHWI
-// [C_out, KH, KW, C_in], per-channel multipliers s_in * s_w[c] / s_out, int32 bias at
+// (2-D, or 1-D through view_copy to (N, C, 1, W); groups 1, dilation 1) -> _clone_dim_order to
+// channels-last, cortex_m.quantized_transpose_conv2d (torch's weight [C_in, C_out, KH, KW] repacked
+// OHWI [C_out, KH, KW, C_in], per-channel multipliers s_in * s_w[c] / s_out, int32 bias at
 // s_in * s_w[c]), _clone_dim_order back. convert_convolution picks this or convert_conv.
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
-
-namespace {
-
-std::vector<int64_t> pair(const OpArgs& args, const char* attr) {
-  const std::vector<int64_t>& v = args.ints(attr);
-  if (v.size() == 1) return {v[0], v[0]};
-  if (v.size() == 2) return v;
-  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
-}
-
-}  // namespace
 
 void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
@@ -26,21 +15,22 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
   const ValueId w = node.inputs[1];
   const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
   const TensorInfo in = graph.value(x).info;
-  if (in.rank() != 4) not_lowered("transposed convolution of rank " + std::to_string(in.rank()) +
-                                  " (2-D only)");
+  const bool one_d = in.rank() == 3;
+  if (!one_d && in.rank() != 4)
+    not_lowered("transposed convolution of rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
   if (args.i("groups") != 1) not_lowered("transposed convolution with groups != 1");
-  const std::vector<int64_t> dilation = pair(args, "dilation");
+  const std::vector<int64_t> dilation = conv_spatial(args, "dilation", one_d, 1);
   if (dilation[0] != 1 || dilation[1] != 1) not_lowered("transposed convolution with dilation > 1");
-  const std::vector<int64_t> stride = pair(args, "stride");
-  const std::vector<int64_t> padding = pair(args, "padding");
-  const std::vector<int64_t> output_padding = pair(args, "output_padding");
+  const std::vector<int64_t> stride = conv_spatial(args, "stride", one_d, 1);
+  const std::vector<int64_t> padding = conv_spatial(args, "padding", one_d, 0);
+  const std::vector<int64_t> output_padding = conv_spatial(args, "output_padding", one_d, 0);
   const QuantParams q_in = int8_per_tensor(graph, x, "input");
   const OutputTarget target = output_target(graph, node);
   const QuantParams& q_out = target.q;
   const TensorInfo out = graph.value(target.value).info;
 
-  const std::vector<int64_t> ws = graph.value(w).info.shape;  // [C_in, C_out, KH, KW]
-  const int64_t c_in = ws[0], c_out = ws[1], kh = ws[2], kw = ws[3];
+  const std::vector<int64_t> ws = graph.value(w).info.shape;  // [C_in, C_out, KH, KW] or [C_in, C_out, KW]
+  const int64_t c_in = ws[0], c_out = ws[1], kh = one_d ? 1 : ws[2], kw = ws.back();
   const QuantizedConstant weight = int8_constant(graph, w, 1, c_out, "weight");
   for (int64_t zp : weight.zero_points)
     if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (symmetric weights only)");
@@ -69,7 +59,8 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
         for (int64_t x0 = 0; x0 < kw; ++x0)
           dst[((o * kh + y) * kw + x0) * c_in + i] = src[((i * c_out + o) * kh + y) * kw + x0];
 
-  const ValueId xc = rw.clone_dim_order(x, channels_last_dim_order(4));
+  ValueId xc = one_d ? rw.view(x, {in.shape[0], c_in, 1, in.shape[2]}) : x;
+  xc = rw.clone_dim_order(xc, channels_last_dim_order(4));
   const ValueId w_packed = rw.constant("ohwi", packed);
   const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
   const ValueId y = rw.call("cortex_m.quantized_transpose_conv2d.default", {xc, w_packed, b_packed},
@@ -84,7 +75,9 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
                              {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
-  rw.commit(rw.clone_dim_order(y, out.effective_dim_order()), &target);
+  ValueId v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
+  if (one_d) v = rw.view(v, out.shape);
+  rw.commit(v, &target);
 }
 
 void convert_convolution(Graph& graph, NodeId id, const TargetConfig& target) {

@@ -41,6 +41,25 @@ def factory16():
     return Small16().eval(), (torch.randn(1, 3, 6, 6),), _gen
 
 
+class Stem(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.conv2 = torch.nn.Conv2d(16, 16, 3, padding=1)
+        self.conv3 = torch.nn.Conv2d(16, 4, 3, stride=2, padding=1)
+        self.fc = torch.nn.Linear(4 * 5 * 5, 5)
+
+    def forward(self, x):
+        x = torch.relu(self.conv3(torch.relu(self.conv2(torch.relu(self.conv1(x))))))
+        return self.fc(x.flatten(1))
+
+
+def stem():
+    torch.manual_seed(0)
+    gen = lambda n: [(torch.randn(1, 3, 19, 19, generator=torch.Generator().manual_seed(i)),) for i in range(n)]
+    return Stem().eval(), (torch.randn(1, 3, 19, 19),), gen
+
+
 class FloatOnly(torch.nn.Module):
     def forward(self, x):
         return torch.softmax(torch.sigmoid(x), -1)
@@ -295,3 +314,25 @@ def test_io_values_are_checked(tmp_path, capsys, args, message):
         aot("--model", "ds_cnn", "--output", tmp_path / "x.cmpte", *args)
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_arena_limit_runs_the_stem_in_patches_or_names_the_best_arena(model_file, tmp_path, capsys):
+    common = ["--model", f"{model_file}:stem", "--quantize", "--calibration-samples", 2, "--io", "int8"]
+    out = tmp_path / "stem.cmpte"
+    assert aot(*common, "--output", out) == 0
+    whole = cortexm.load_program(out).arena_size
+    capsys.readouterr()
+    assert aot(*common, "--bundleio", "--arena-limit", whole - 16, "--output", out) == 0
+    printed = capsys.readouterr().out
+    program = cortexm.load_program(out)
+    assert program.arena_size <= whole - 16 and program.verify() == 1
+    assert "patch plan: the 2 ops from 'quantized_conv2d' to the split tensor 'quantized_conv2d_1' [1, 16, 10, 10] " \
+           "run as 1x2 patches" in printed
+    assert f"arena {program.arena_size} B (whole-tensor plan {whole} B), MACs" in printed
+    assert aot(*common, "--arena-limit", 1500, "--output", tmp_path / "none.cmpte") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: arena_limit = 1500 B: no plan fits; the smallest arena found is ")
+    assert not (tmp_path / "none.cmpte").exists()
+    with pytest.raises(SystemExit):
+        aot(*common, "--arena-limit", 0, "--output", out)
+    assert "--arena-limit 0 must be >= 1" in capsys.readouterr().err

@@ -20,7 +20,7 @@ import pytest
 
 import cortexm
 from file_limits import file_size_limit
-from cortexm import _core, qemu
+from cortexm import _core, export_c, qemu
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "export-c"
@@ -333,10 +333,45 @@ def test_a_kernel_the_firmware_lacks_is_a_clear_load_error(ds_cnn, tmp_path):
 
 
 def runtime_ops_linked(elf: Path) -> set:
-    """The runtime's per-kernel OpImpl objects (cortexm::runtime::op::<KernelId>) in a firmware."""
+    """The runtime's per-kernel OpImpl objects (cortexm::runtime::op::<KernelId>, or
+    <KernelId>OnPaths<paths> for a kernel built with some of its paths) in a firmware."""
     symbols = subprocess.run(["arm-none-eabi-nm", "-C", str(elf)], stdout=subprocess.PIPE, text=True,
                              check=True).stdout
-    return set(re.findall(r" cortexm::runtime::op::(\w+)$", symbols, re.M)), symbols
+    return set(re.findall(r" cortexm::runtime::op::(\w+?)(?:OnPaths<\w+>)?$", symbols, re.M)), symbols
+
+
+def set_paths(kernel: str, paths: int):
+    """An edit for build(): <name>_ops.cc registering other code paths of kernel."""
+    def edit(directory: Path, name: str):
+        ops = directory / f"{name}_ops.cc"
+        text, count = re.subn(rf"CORTEXM_OP_PATHS\({kernel}, 0x[0-9a-f]+\)", f"CORTEXM_OP_PATHS({kernel}, {paths:#x})",
+                              ops.read_text())
+        assert count == 1
+        ops.write_text(text)
+    return edit
+
+
+def test_op_table_registers_the_paths_the_ops_take(ds_cnn, tmp_path):
+    program, _ = ds_cnn
+    paths = export_c.kernel_paths(program)
+    # ds_cnn: folded-bias convs with rows over 16 taps, 3x3 depthwise (dm 1), one small avg pool
+    assert paths == {"QuantizedConv2d": 0x9, "QuantizedDepthwiseConv2d": 0x1, "QuantizedAvgPool2d": 0x1}
+    text = Path(program.export_c(tmp_path, "ds_cnn")["ops"]).read_text()
+    for kernel, bits in paths.items():
+        assert f"    CORTEXM_OP_PATHS({kernel}, {bits:#x}),\n" in text
+    assert "    CORTEXM_OP(QuantizedLinear),\n" in text
+
+
+@needs_host_tools
+def test_an_op_taking_a_path_the_firmware_lacks_is_a_clear_load_error(ds_cnn, tmp_path):
+    program, _ = ds_cnn
+    # long rows only: the convs' folded bias is not built
+    out = build("host", {"ds_cnn_no_folded": program}, tmp_path, set_paths("QuantizedConv2d", 0x8))
+    code, log = run_host(out, "ds_cnn_no_folded")
+    index = next(i for i, op in enumerate(program.ops()) if op["kernel"] == "QuantizedConv2d")
+    assert code == 1, log
+    assert log.startswith(f"FAIL: loading ds_cnn_no_folded: ops {index}: kernel paths = 9") and \
+        "are not all registered in this runtime's OpResolver" in log, log
 
 
 @needs_qemu
@@ -348,7 +383,10 @@ def test_target_firmware_links_only_the_kernels_its_program_runs(ds_cnn, small, 
     assert linked == {op["kernel"] for op in program.ops()}
     # nothing of the kernels it does not run: the 16x8 conv, the float ops, permute, mul
     for absent in ["cortexm::quantized_conv2d_s16(", "cortexm::runtime::run_float_binary(", "cortexm::portable::permute(",
-                   "cortexm::mve::quantized_mul(", "cortexm::runtime::run_mean("]:
+                   "cortexm::mve::quantized_mul(", "cortexm::runtime::run_mean(",
+                   # nor the paths of its kernels it does not take: unfolded bias, short rows, depthwise
+                   # windows other than 3x3's, int32 pool sums
+                   "short_channels<", "channels<1, false>", "pixel_m1<0, 0>", "pair_m1<0, 0>", "average_pool<false>"]:
         assert absent not in symbols, absent
     small_linked, _ = runtime_ops_linked(out / "small" / "small_main.elf")
     assert small_linked == {op["kernel"] for op in small[2].ops()} and small_linked != linked

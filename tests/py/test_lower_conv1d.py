@@ -145,8 +145,8 @@ def test_single_channel_with_relu_fuses_into_the_conv():
 
 
 def hand_quantized_conv1d(module, shape, seed):
-    """The convert_pt2e form of a float Conv1d built by hand (cortexm.quantize leaves grouped conv1d
-    float): per-tensor activations from the observed ranges, symmetric per-channel int8 weights,
+    """The convert_pt2e form of a float Conv1d built by hand (the lowering's input as another
+    quantizer writes it): per-tensor activations from the observed ranges, symmetric per-channel int8 weights,
     int32 bias at s_in * s_w[c]."""
     torch.manual_seed(seed)
     module = module.eval()
@@ -209,14 +209,14 @@ def test_grouped_not_depthwise_is_a_grouped_conv2d(module, shape):
         np.testing.assert_array_equal(lowered.run(x.numpy()), reference.run(x.numpy())[0])
 
 
-def test_grouped_conv1d_the_quantizer_keeps_float_stays_float():
+def test_grouped_conv1d_between_convs_is_quantized_and_lowered():
     module = nn.Sequential(nn.Conv1d(6, 6, 1), nn.Conv1d(6, 9, 3, groups=3), nn.Conv1d(9, 4, 1))
     qgraph, lowered = lower(module, (1, 6, 10))
     counts = lowered.op_counts()
-    assert counts["aten.convolution.default"] == 1 and counts[QCONV] == 2
-    grouped = next(n for n in lowered.nodes if n.op == "aten.convolution.default")
-    assert grouped.attrs["groups"] == 3
+    assert "aten.convolution.default" not in counts and counts[QCONV] == 3
+    grouped = [n for n in lowered.nodes if n.op == QCONV][1]
+    assert lowered.value(grouped.inputs[1].name).shape == (9, 1, 3, 2)
     reference = QuantizedGraphReference(qgraph)
-    assert reference.integer_ops == [QCONV] * 2
+    assert reference.integer_ops == [QCONV] * 3
     for (x,) in inputs((1, 6, 10), 3, 9):
         np.testing.assert_array_equal(lowered.run(x.numpy()), reference.run(x.numpy())[0])

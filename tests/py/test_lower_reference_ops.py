@@ -205,6 +205,19 @@ def test_transpose_conv2d(kwargs, tail):
     assert "aten.relu.default" not in lowered.op_counts()  # a ReLU tail folds into the kernel's range
 
 
+@pytest.mark.parametrize("kwargs,tail", [
+    (dict(kernel_size=3, stride=2, padding=1, output_padding=1), None),
+    (dict(kernel_size=4, stride=3, padding=2, output_padding=2, bias=False), nn.ReLU()),
+    (dict(kernel_size=1), None),
+])
+def test_transpose_conv1d(kwargs, tail):
+    """ConvTranspose1d: a transposed conv2d over the (N, C, 1, W) view."""
+    layers = [nn.ConvTranspose1d(5, 3, **kwargs)] + ([tail] if tail is not None else [])
+    lowered = check(nn.Sequential(*layers), [(2, 5, 7)], {"quantized_transpose_conv2d": 1})
+    assert "aten.convolution.default" not in lowered.op_counts()
+    assert "aten.relu.default" not in lowered.op_counts()
+
+
 # --- avg pool: count and rounding ----------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs", [

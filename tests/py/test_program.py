@@ -666,6 +666,13 @@ def edit_constant_size(d):
     d["constants"][-1]["size"] = 10 ** 6
 
 
+def edit_shared_constant_size(d):
+    # Two tensors share one segment only at the same size: the bias takes the weight's segment.
+    op = first_op(d, "QuantizedLinear")
+    weight, bias = (d["tensors"][op["inputs"][i]] for i in (1, 2))
+    bias["constant"] = weight.get("constant", 0)
+
+
 def edit_bias_dtype(d):
     op = first_op(d, "QuantizedLinear")
     d["tensors"][op["inputs"][2]]["shape"] = [16]  # the same 16 bytes, the wrong dtype
@@ -700,6 +707,7 @@ EDITS = {
     edit_constant_segment: r"constants\[0\]: offset = 8: must be a multiple of 16",
     edit_constant_size: r"constants\[\d+\]: size = 1000000",
     edit_bias_dtype: r"'fc'.*bias",
+    edit_shared_constant_size: r"tensors\[\d+\].*constant = \d+: segment size must equal the tensor's bytes",
 }
 
 

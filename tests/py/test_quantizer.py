@@ -139,15 +139,17 @@ def test_depthwise_pattern():
     assert node(quantize(g), "conv").meta["pattern"] == "depthwise+relu"
 
 
-def test_grouped_conv_stays_float_with_the_reason():
-    g = conv2d_graph(groups=2, c_in=4, c_out=4)
-    with pytest.raises(patterns.NoMatch, match="groups=2"):
-        patterns.check_depthwise(view_of(g), node(g, "conv"))
+def test_grouped_conv_is_a_conv2d_with_per_channel_weights():
+    g = conv2d_graph("aten.relu.default", groups=2, c_in=4, c_out=6)
+    v = view_of(g)
+    with pytest.raises(patterns.NotApplicable, match="groups=2 with 4 input channels is grouped"):
+        patterns.check_depthwise(v, node(g, "conv"))
+    assert patterns.check_conv2d(v, node(g, "conv")).pattern == "conv2d+relu"
     conv = node(quantize(g), "conv")
-    assert conv.meta["quantization"] == "float"
-    assert "conv2d: groups=2" in conv.meta["float_reason"] and "depthwise" in conv.meta["float_reason"]
-    assert "conv1d" not in conv.meta["float_reason"]  # not applicable reasons are left out
-    assert src(conv.inputs[1]) == "constant"  # float weights stay
+    assert conv.meta["pattern"] == "conv2d+relu"
+    weight = conv.inputs[1].producer
+    assert weight.op == DQC
+    assert weight.attrs["axis"] == 0 and len(weight.attrs["scales"]) == 6
 
 
 def test_conv_with_a_computed_weight_stays_float_with_one_reason():

@@ -1,6 +1,7 @@
 #include "kernel_variants.h"
 
 #include <cstring>
+#include <initializer_list>
 
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/quantize_per_tensor.h"
@@ -229,8 +230,44 @@ bool packs(size_t bytes, Params* p) {
   return true;
 }
 
-// Each case also runs on its weights packed as at load, where this build packs them (own tally).
-Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* packed) {
+// The kernels built with only the paths a call takes (quantized_*_on_paths), as the op table of a
+// firmware whose program makes this call registers them.
+void conv2d_on_own_paths(const Conv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
+                         int8_t* output, void* scratch) {
+  switch (quantized_conv2d_paths(p)) {
+    case kConv2dFoldedBias | kConv2dShortRows:
+      return quantized_conv2d_on_paths<kConv2dFoldedBias | kConv2dShortRows>(p, input, filter, bias, output, scratch);
+    case kConv2dFoldedBias | kConv2dLongRows:
+      return quantized_conv2d_on_paths<kConv2dFoldedBias | kConv2dLongRows>(p, input, filter, bias, output, scratch);
+    case kConv2dUnfoldedBias | kConv2dShortRows:
+      return quantized_conv2d_on_paths<kConv2dUnfoldedBias | kConv2dShortRows>(p, input, filter, bias, output, scratch);
+    default:
+      return quantized_conv2d_on_paths<kConv2dUnfoldedBias | kConv2dLongRows>(p, input, filter, bias, output, scratch);
+  }
+}
+
+void depthwise_on_own_paths(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* filter,
+                            const int32_t* bias, int8_t* output, void* scratch) {
+  switch (quantized_depthwise_conv2d_paths(p)) {
+    case kDepthwiseConv2dWindows2To3:
+      return quantized_depthwise_conv2d_on_paths<kDepthwiseConv2dWindows2To3>(p, input, filter, bias, output, scratch);
+    case kDepthwiseConv2dOtherWindows:
+      return quantized_depthwise_conv2d_on_paths<kDepthwiseConv2dOtherWindows>(p, input, filter, bias, output, scratch);
+    default:
+      return quantized_depthwise_conv2d_on_paths<kDepthwiseConv2dMultiplier>(p, input, filter, bias, output, scratch);
+  }
+}
+
+void avg_pool2d_on_own_paths(const Pool2dParams& p, const int8_t* input, int8_t* output, void* scratch) {
+  if (quantized_avg_pool2d_paths(p) == kAvgPool2dNarrowSums)
+    quantized_avg_pool2d_on_paths<kAvgPool2dNarrowSums>(p, input, output, scratch);
+  else
+    quantized_avg_pool2d_on_paths<kAvgPool2dWideSums>(p, input, output, scratch);
+}
+
+// Each case also runs with the kernel built with only its own paths and on its weights packed as
+// at load, where this build packs them (a tally each).
+Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* own_paths, Tally* packed) {
   Tally t{"quantized_conv2d", print};
   for (int32_t i = 0; i < cases;) {
     Conv2dParams p;
@@ -270,6 +307,9 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* packed) {
     describe(line, p.input, p.filter, p.geometry, p.quant);
     if (folded) line << " folded bias";
     check(t, i, line, scratch, p.output.elements());
+    prepare_buffers();
+    conv2d_on_own_paths(p, g_lhs, g_filter, bias, g_out, g_scratch);
+    check(*own_paths, i, line, scratch, p.output.elements());
     if (packs(quantized_conv2d_host_packed_size(p), &p)) {
       quantized_conv2d_host_pack(p, g_filter, bias, g_packed);
       quantized_conv2d(p, g_lhs, g_filter, bias, g_out, g_scratch);
@@ -280,8 +320,9 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* packed) {
   return t;
 }
 
-// Each case also runs in place (its own tally): the output from the kernel's lag below the input.
-Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
+// Each case also runs in place and with the kernel built with only its own paths (their own
+// tallies): in place, the output from the kernel's lag below the input.
+Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place, Tally* own_paths) {
   Tally t{"quantized_depthwise_conv2d", print};
   for (int32_t i = 0; i < cases;) {
     DepthwiseConv2dParams p;
@@ -315,6 +356,9 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
     describe(line, p.input, p.filter, p.geometry, p.quant);
     line << " multiplier " << p.depth_multiplier;
     check(t, i, line, scratch, p.output.elements());
+    prepare_buffers();
+    depthwise_on_own_paths(p, g_lhs, g_filter, bias, g_out, g_scratch);
+    check(*own_paths, i, line, scratch, p.output.elements());
     // In place: the output from the kernel's lag below the input (every second case the lag
     // rounded up to 16 bytes, as the planner places it), over it; nothing written past the two.
     const int64_t exact_lag = quantized_depthwise_conv2d_in_place_lag(p);
@@ -324,7 +368,11 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
     std::memset(g_shared, kCanary, sizeof(g_shared));
     std::memcpy(g_shared + lag, g_lhs, static_cast<size_t>(in_bytes));
     prepare_buffers();
-    quantized_depthwise_conv2d(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
+    // Every other pair of cases in place with the kernel built with its own paths.
+    if (i % 4 < 2)
+      quantized_depthwise_conv2d(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
+    else
+      depthwise_on_own_paths(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
     std::memcpy(g_out, g_shared, static_cast<size_t>(out_bytes));
     for (int32_t k = 0; k < kGuard; ++k)
       if (static_cast<uint8_t>(g_shared[end + k]) != kCanary) g_out[out_bytes] = static_cast<int8_t>(~kCanary);
@@ -335,7 +383,8 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place) {
   return t;
 }
 
-Tally test_avg_pool2d(Rng& r, int32_t cases, Print print) {
+// Each case also runs with the kernel built with only its own paths (its own tally).
+Tally test_avg_pool2d(Rng& r, int32_t cases, Print print, Tally* own_paths) {
   Tally t{"quantized_avg_pool2d", print};
   for (int32_t i = 0; i < cases;) {
     Pool2dParams p;
@@ -380,6 +429,9 @@ Tally test_avg_pool2d(Rng& r, int32_t cases, Print print) {
          << p.padding.top << "," << p.padding.left << "," << p.padding.bottom << "," << p.padding.right
          << " act " << p.activation_min << "," << p.activation_max;
     check(t, i, line, scratch, p.output.elements());
+    prepare_buffers();
+    avg_pool2d_on_own_paths(p, g_lhs, g_out, g_scratch);
+    check(*own_paths, i, line, scratch, p.output.elements());
     ++i;
   }
   return t;
@@ -875,11 +927,15 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
   print(header.str());
   Rng r(seed);
   Tally depthwise_in_place{"quantized_depthwise_conv2d in place", print};
+  Tally conv2d_own{"quantized_conv2d on its own paths", print};
+  Tally depthwise_own{"quantized_depthwise_conv2d on its own paths", print};
+  Tally avg_pool2d_own{"quantized_avg_pool2d on its own paths", print};
   Tally conv_packed{"quantized_conv2d packed", print};
   Tally linear_packed{"quantized_linear packed", print};
-  const Tally tallies[] = {test_conv2d(r, cases, print, &conv_packed), test_depthwise(r, cases, print, &depthwise_in_place),
+  const Tally tallies[] = {test_conv2d(r, cases, print, &conv2d_own, &conv_packed),
+                           test_depthwise(r, cases, print, &depthwise_in_place, &depthwise_own),
                            test_linear(r, cases, print, &linear_packed), test_add(r, cases, print),
-                           test_mul(r, cases, print), test_avg_pool2d(r, cases, print),
+                           test_mul(r, cases, print), test_avg_pool2d(r, cases, print, &avg_pool2d_own),
                            test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
                            test_mul_s16(r, cases, print), test_activation_s16(r, cases, print),
@@ -889,12 +945,13 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
     report(t);
     failures += t.failures;
   }
-  report(depthwise_in_place);
-  failures += depthwise_in_place.failures;
-  const Tally* packed_tallies[] = {&conv_packed, &linear_packed};
-  for (const Tally* packed : packed_tallies) {
-    if (packed->cases > 0) report(*packed);  // none where this build packs nothing
-    failures += packed->failures;
+  for (const Tally* t : {&depthwise_in_place, &conv2d_own, &depthwise_own, &avg_pool2d_own}) {
+    report(*t);
+    failures += t->failures;
+  }
+  for (const Tally* t : {&conv_packed, &linear_packed}) {
+    if (t->cases > 0) report(*t);  // none where this build packs nothing
+    failures += t->failures;
   }
   return failures;
 }

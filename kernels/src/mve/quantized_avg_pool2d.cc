@@ -111,12 +111,24 @@ void average_pool(const Pool2dParams& p, const int8_t* input, int8_t* output) {
 
 }  // namespace
 
+template <uint32_t Paths>
+void quantized_avg_pool2d_on_paths(const Pool2dParams& params, const int8_t* input, int8_t* output,
+                                   void* /*scratch*/) {
+  if (avg_pool_max_window_taps(params) <= 256) {
+    if constexpr ((Paths & kAvgPool2dNarrowSums) != 0) average_pool<true>(params, input, output);
+  } else {
+    if constexpr ((Paths & kAvgPool2dWideSums) != 0) average_pool<false>(params, input, output);
+  }
+}
+
+#define CORTEXM_AVG_POOL2D_ON_PATHS(paths) \
+  template void quantized_avg_pool2d_on_paths<paths>(const Pool2dParams&, const int8_t*, int8_t*, void*);
+CORTEXM_EACH_SUBSET_OF_2_BITS(CORTEXM_AVG_POOL2D_ON_PATHS)
+#undef CORTEXM_AVG_POOL2D_ON_PATHS
+
 void quantized_avg_pool2d(const Pool2dParams& params, const int8_t* input, int8_t* output,
-                          void* /*scratch*/) {
-  if (avg_pool_max_window_taps(params) <= 256)
-    average_pool<true>(params, input, output);
-  else
-    average_pool<false>(params, input, output);
+                          void* scratch) {
+  mve::quantized_avg_pool2d_on_paths<kAvgPool2dAllPaths>(params, input, output, scratch);
 }
 
 }  // namespace cortexm::mve

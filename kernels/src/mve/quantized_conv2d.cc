@@ -101,11 +101,13 @@ __attribute__((noinline)) void short_channels(const Conv2dParams& p, const int8_
   }
 }
 
-template <bool Folded>
+// Paths: the Conv2dPath bits whose code is built (a call on another path writes nothing).
+template <bool Folded, uint32_t Paths>
 void block_channels(int32_t count, const Conv2dParams& p, const int8_t* filter,
                     const int32_t* bias, const int8_t* const* column, int32_t oc_begin,
                     int32_t oc_end, int8_t* out_block, uint32x4_t scatter) {
   if (p.filter.h * p.filter.w * p.filter.c <= 16) {
+    if constexpr ((Paths & kConv2dShortRows) == 0) return;
     switch (count) {
       case 1: short_channels<1, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
       case 2: short_channels<2, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
@@ -114,6 +116,7 @@ void block_channels(int32_t count, const Conv2dParams& p, const int8_t* filter,
     }
     return;
   }
+  if constexpr ((Paths & kConv2dLongRows) == 0) return;
   switch (count) {
     case 1: channels<1, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
     case 2: channels<2, Folded>(p, filter, bias, column, oc_begin, oc_end, out_block, scatter); break;
@@ -124,8 +127,9 @@ void block_channels(int32_t count, const Conv2dParams& p, const int8_t* filter,
 
 }  // namespace
 
-void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
-                      const int32_t* bias, int8_t* output, void* scratch) {
+template <uint32_t Paths>
+void quantized_conv2d_on_paths(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                               const int32_t* bias, int8_t* output, void* scratch) {
   const bool pointwise = is_pointwise(p);
   const ConvQuantParams q = p.quant;
   const bool folded = p.bias_includes_input_offset;
@@ -163,13 +167,25 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
         int8_t* out_block = out_image + int64_t{first} * out_c;
         const int32_t oc_begin = group * out_per_group, oc_end = oc_begin + out_per_group;
         if (folded) {
-          block_channels<true>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
+          if constexpr ((Paths & kConv2dFoldedBias) != 0)
+            block_channels<true, Paths>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
         } else {
-          block_channels<false>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
+          if constexpr ((Paths & kConv2dUnfoldedBias) != 0)
+            block_channels<false, Paths>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
         }
       }
     }
   }
+}
+
+#define CORTEXM_CONV2D_ON_PATHS(paths) \
+  template void quantized_conv2d_on_paths<paths>(const Conv2dParams&, const int8_t*, const int8_t*, const int32_t*, int8_t*, void*);
+CORTEXM_EACH_SUBSET_OF_4_BITS(CORTEXM_CONV2D_ON_PATHS)
+#undef CORTEXM_CONV2D_ON_PATHS
+
+void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, void* scratch) {
+  mve::quantized_conv2d_on_paths<kConv2dAllPaths>(p, input, filter, bias, output, scratch);
 }
 
 }  // namespace cortexm::mve

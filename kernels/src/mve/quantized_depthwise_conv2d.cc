@@ -187,8 +187,8 @@ struct Layout {
   int32_t out_c, row_step, tap_step, w_row_step, offset;
 };
 
-// Bias only: a window without a valid tap.
-inline void store_bias_only(const int32_t* bias, const ConvQuantParams& q, int32_t out_c, int8_t* out) {
+// Bias only: a window without a valid tap (rare: not inlined).
+__attribute__((noinline)) void store_bias_only(const int32_t* bias, const ConvQuantParams& q, int32_t out_c, int8_t* out) {
   for (int32_t c = 0; c < out_c; c += 4) {
     const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(out_c - c));
     finish(bias ? vldrwq_z_s32(bias + c, lanes) : vdupq_n_s32(0), q, c, lanes, out);
@@ -251,20 +251,10 @@ __attribute__((noinline)) void pair_m1(const Window& win, int32_t next, const La
   }
 }
 
-// pair_m1 with the window's rows and columns fixed when they are those of 3x3 filters.
-inline void pair_any(const Window& win, int32_t next, const Layout& l, const int32_t* bias,
-                     const ConvQuantParams& q, int8_t* out, int32_t out_next) {
-  if (win.rows == 3 && win.cols == 3)
-    pair_m1<3, 3>(win, next, l, bias, q, out, out_next);
-  else if (win.rows == 3 && win.cols == 2)
-    pair_m1<3, 2>(win, next, l, bias, q, out, out_next);
-  else if (win.rows == 2 && win.cols == 3)
-    pair_m1<2, 3>(win, next, l, bias, q, out, out_next);
-  else
-    pair_m1<0, 0>(win, next, l, bias, q, out, out_next);
-}
-
-// pixel_m1 likewise: the edge windows of 3x3 filters have 2 or 3 rows and columns.
+// pixel_m1 with the window's rows and columns fixed when they are those of 3x3 filters (edge
+// windows have 2 or 3 rows and columns). Without the other windows' path in Paths, a call with
+// another window writes nothing.
+template <uint32_t Paths>
 inline void pixel_any(const Window& win, const Layout& l, const int32_t* bias,
                       const ConvQuantParams& q, int8_t* out) {
   if (win.rows == 3 && win.cols == 3)
@@ -275,15 +265,36 @@ inline void pixel_any(const Window& win, const Layout& l, const int32_t* bias,
     pixel_m1<2, 3>(win, l, bias, q, out);
   else if (win.rows == 2 && win.cols == 2)
     pixel_m1<2, 2>(win, l, bias, q, out);
-  else
+  else if constexpr ((Paths & kDepthwiseConv2dOtherWindows) != 0)
     pixel_m1<0, 0>(win, l, bias, q, out);
+}
+
+// pair_m1 likewise. Without the other windows' path in Paths, 2x2 windows run as two pixels (the same results and order of
+// reads before writes: the in-place lag holds).
+template <uint32_t Paths>
+inline void pair_any(const Window& win, int32_t next, const Layout& l, const int32_t* bias,
+                     const ConvQuantParams& q, int8_t* out, int32_t out_next) {
+  if (win.rows == 3 && win.cols == 3)
+    pair_m1<3, 3>(win, next, l, bias, q, out, out_next);
+  else if (win.rows == 3 && win.cols == 2)
+    pair_m1<3, 2>(win, next, l, bias, q, out, out_next);
+  else if (win.rows == 2 && win.cols == 3)
+    pair_m1<2, 3>(win, next, l, bias, q, out, out_next);
+  else if constexpr ((Paths & kDepthwiseConv2dOtherWindows) != 0)
+    pair_m1<0, 0>(win, next, l, bias, q, out, out_next);
+  else {
+    pixel_any<Paths>(win, l, bias, q, out);
+    pixel_any<Paths>(Window{win.x + next, win.w, win.rows, win.cols}, l, bias, q, out + out_next);
+  }
 }
 
 }  // namespace
 
-void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* input,
-                                const int8_t* filter, const int32_t* bias, int8_t* output,
-                                void* /*scratch*/) {
+template <uint32_t Paths>
+void quantized_depthwise_conv2d_on_paths(const DepthwiseConv2dParams& p, const int8_t* input,
+                                         const int8_t* filter, const int32_t* bias, int8_t* output,
+                                         void* /*scratch*/) {
+  constexpr bool kMultiplier1 = (Paths & (kDepthwiseConv2dWindows2To3 | kDepthwiseConv2dOtherWindows)) != 0;
   const ConvGeometry& g = p.geometry;
   const ConvQuantParams q = p.quant;
   const int32_t in_h = p.input.h, in_w = p.input.w, in_c = p.input.c;
@@ -315,7 +326,7 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
       };
       // Depth multiplier 1 and the next output row's windows cover the same filter rows: every
       // pixel of the two rows pairs with the one below it (the rows' edge pixels included).
-      if (multiplier == 1 && n_rows > 0 && oy + 1 < p.output.h) {
+      if (kMultiplier1 && multiplier == 1 && n_rows > 0 && oy + 1 < p.output.h) {
         const TapRange rows1 = valid_taps(y0 + g.stride_h, in_h, kernel_h, g.dilation_h);
         if (rows1.first == rows.first && rows1.last == rows.last) {
           for (int32_t ox = 0; ox < p.output.w; ++ox) {
@@ -327,7 +338,7 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
               store_bias_only(bias, q, out_c, out + out_row_bytes);
               continue;
             }
-            pair_any(window(ox, cols), next_y, layout, bias, q, out, out_row_bytes);
+            pair_any<Paths>(window(ox, cols), next_y, layout, bias, q, out, out_row_bytes);
           }
           oy += 2;
           continue;
@@ -344,19 +355,21 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
         }
         const Window win = window(ox, cols);
         if (multiplier == 1) {
+          if constexpr (!kMultiplier1) return;
           // Horizontal neighbours with the same taps share a pass, the rest run alone.
           if (ox + 1 < p.output.w) {
             const TapRange cols1 = valid_taps(x0 + g.stride_w, in_w, kernel_w, g.dilation_w);
             if (cols1.first == cols.first && cols1.last == cols.last) {
-              pair_any(win, next_x, layout, bias, q, out, out_c);
+              pair_any<Paths>(win, next_x, layout, bias, q, out, out_c);
               ox += 2;
               continue;
             }
           }
-          pixel_any(win, layout, bias, q, out);
+          pixel_any<Paths>(win, layout, bias, q, out);
           ++ox;
           continue;
         }
+        if constexpr ((Paths & kDepthwiseConv2dMultiplier) == 0) return;
         ++ox;
         const int8_t* x_first = win.x;
         const int8_t* w_first = win.w;
@@ -390,6 +403,18 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
       ++oy;
     }
   }
+}
+
+#define CORTEXM_DEPTHWISE_ON_PATHS(paths)                   \
+  template void quantized_depthwise_conv2d_on_paths<paths>( \
+      const DepthwiseConv2dParams&, const int8_t*, const int8_t*, const int32_t*, int8_t*, void*);
+CORTEXM_EACH_SUBSET_OF_3_BITS(CORTEXM_DEPTHWISE_ON_PATHS)
+#undef CORTEXM_DEPTHWISE_ON_PATHS
+
+void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                void* scratch) {
+  mve::quantized_depthwise_conv2d_on_paths<kDepthwiseConv2dAllPaths>(p, input, filter, bias, output, scratch);
 }
 
 }  // namespace cortexm::mve

@@ -194,31 +194,33 @@ def _conv(ctx, node, pattern: str) -> Match:
 
 
 def check_conv1d(ctx, node) -> Match:
-    c_in, groups = _convolution(ctx, node, 3)
-    if groups not in (1, c_in):
-        raise NoMatch(f"grouped conv1d (groups={groups}, {c_in} input channels)")
+    """Any groups: plain, grouped and depthwise 1-D convs share one pattern (the lowering picks)."""
+    _convolution(ctx, node, 3)
     return _conv(ctx, node, "conv1d")
 
 
 def check_conv2d(ctx, node) -> Match:
+    """Groups 1 or grouped (each group a conv over C_in / groups channels; the conv kernels take
+    groups); groups == C_in is depthwise's case."""
     c_in, groups = _convolution(ctx, node, 4)
-    if groups != 1:
-        error = NotApplicable if groups == c_in else NoMatch
-        raise error(f"groups={groups}, conv2d needs groups=1")
+    if groups == c_in and groups != 1:
+        raise NotApplicable(f"groups={groups} == input channels is depthwise")
     return _conv(ctx, node, "conv2d")
 
 
-def check_transpose_conv2d(ctx, node) -> Match:
-    """Transposed 2-D convolution, groups 1: weight [C_in, C_out, KH, KW] per channel along axis 1."""
+def check_transpose_conv(ctx, node) -> Match:
+    """Transposed 2-D or 1-D convolution, groups 1: weight [C_in, C_out, KH, KW] ([C_in, C_out, K])
+    per channel along axis 1."""
     free(ctx, node)
     if not node.attrs["transposed"]:
         raise NotApplicable("not transposed")
-    if len(node.inputs[1].shape) != 4:
-        raise NoMatch("transposed convolution that is not 2-D")
+    rank = len(node.inputs[1].shape)
+    if rank not in (3, 4):
+        raise NoMatch(f"transposed convolution with a rank {rank} weight (1-D or 2-D only)")
     if node.attrs["groups"] != 1:
         raise NoMatch(f"transposed convolution with groups={node.attrs['groups']}")
     w = constant(node, 1, "weight")
-    return weighted(ctx, node, "transpose_conv2d", 0, 1, 1, 2, w.shape[1])
+    return weighted(ctx, node, f"transpose_conv{rank - 2}d", 0, 1, 1, 2, w.shape[1])
 
 
 def check_depthwise(ctx, node) -> Match:
@@ -226,7 +228,7 @@ def check_depthwise(ctx, node) -> Match:
     if groups == 1:
         raise NotApplicable("groups=1 is conv2d")
     if groups != c_in:
-        raise NoMatch(f"groups={groups} with {c_in} input channels is not depthwise")
+        raise NotApplicable(f"groups={groups} with {c_in} input channels is grouped, not depthwise")
     return _conv(ctx, node, "depthwise")
 
 
@@ -433,7 +435,7 @@ PASSES = (
     (Pattern("conv1d", CONVOLUTION, check_conv1d), Pattern("conv2d", CONVOLUTION, check_conv2d),
      Pattern("depthwise", CONVOLUTION, check_depthwise), Pattern("linear", ("aten.linear.default",), check_linear),
      Pattern("addmm", ("aten.addmm.default",), check_addmm),
-     Pattern("transpose_conv2d", CONVOLUTION, check_transpose_conv2d),
+     Pattern("transpose_conv", CONVOLUTION, check_transpose_conv),
      Pattern("magnitude", ("aten.sqrt.default",), check_magnitude)),
     (Pattern("add", ("aten.add.Tensor", "aten.sub.Tensor"), check_add),
      Pattern("mul", ("aten.mul.Tensor",), check_mul),

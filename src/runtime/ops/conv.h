@@ -76,18 +76,26 @@ Status prepare_conv(const OpContext& ctx) {
   return require_scratch(ctx, ScratchSize(p, kKernelIsa));
 }
 
-template <class P, void (*Run)(const P&, const ConvElement<P>*, const int8_t*, const ConvBias<P>*,
-                               ConvElement<P>*, void*),
-          size_t (*ScratchSize)(const P&, Isa)>
-void run_conv(const OpContext& ctx) {
+template <class P>
+using ConvKernel = void (*)(const P&, const ConvElement<P>*, const int8_t*, const ConvBias<P>*,
+                            ConvElement<P>*, void*);
+
+// Runs the op with the kernel `run` (the kernel's entry point, or one with only some of its paths).
+template <class P, size_t (*ScratchSize)(const P&, Isa)>
+void run_conv_with(const OpContext& ctx, ConvKernel<P> run) {
   using T = ConvElement<P>;
   P p;
   decode_conv_op(ctx, &p);
   if constexpr (std::is_same_v<P, Conv2dParams>) p.host_packed = ctx.host_packed;
-  Run(p, reinterpret_cast<const T*>(ctx.input(0).data),
+  run(p, reinterpret_cast<const T*>(ctx.input(0).data),
       reinterpret_cast<const int8_t*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const ConvBias<P>*>(ctx.input(2).data) : nullptr,
       reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
+}
+
+template <class P, ConvKernel<P> Run, size_t (*ScratchSize)(const P&, Isa)>
+void run_conv(const OpContext& ctx) {
+  run_conv_with<P, ScratchSize>(ctx, Run);
 }
 
 }  // namespace cortexm::runtime

@@ -2,6 +2,7 @@
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 
 #include "cortexm/kernels/kernel_isa.h"
+#include "runtime/ops/op_paths.h"
 #include "runtime/ops/pool_decode.h"
 
 namespace cortexm::runtime {
@@ -11,11 +12,12 @@ Status prepare_quantized_avg_pool2d(const OpContext& ctx) {
   return require_scratch(ctx, quantized_avg_pool2d_scratch_size(decode_pool(ctx), kKernelIsa));
 }
 
-void run_quantized_avg_pool2d(const OpContext& ctx) {
+void run_avg_pool2d_with(const OpContext& ctx, AvgPool2dKernel kernel) {
   const Pool2dParams p = decode_pool(ctx);
-  quantized_avg_pool2d(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
-                       reinterpret_cast<int8_t*>(ctx.output().data),
-                       ctx.scratch(quantized_avg_pool2d_scratch_size(p, kKernelIsa)));
+  kernel(p, reinterpret_cast<const int8_t*>(ctx.input(0).data), reinterpret_cast<int8_t*>(ctx.output().data),
+         ctx.scratch(quantized_avg_pool2d_scratch_size(p, kKernelIsa)));
 }
+
+void run_quantized_avg_pool2d(const OpContext& ctx) { run_avg_pool2d_with(ctx, quantized_avg_pool2d); }
 
 }  // namespace cortexm::runtime

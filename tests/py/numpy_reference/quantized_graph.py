@@ -4,7 +4,7 @@ It walks the graph and, at every int8 quantize_per_tensor, looks for a group it 
 integers, written from the graph's qparams alone, apart from the C++ passes and kernels:
 
 - `dequantize -> op [-> relu / hardtanh / clamp / hardsigmoid] -> quantize`, where op is a
-  convolution (1-D / 2-D, grouped, depthwise, transposed), linear / addmm, add, mul, max / avg pool,
+  convolution (1-D / 2-D, grouped, depthwise, transposed 1-D / 2-D), linear / addmm, add, mul, max / avg pool,
   adaptive avg pool, mean, softmax, log_softmax, bmm / mm, maximum / minimum, or an elementwise
   unary op (sigmoid, tanh, silu, gelu, hardswish, sqrt, abs, pow and scalar arithmetic), each with
   its CMSIS-NN / TFLite arithmetic from this package: multipliers and shifts from the float scales
@@ -548,23 +548,31 @@ class QuantizedGraphReference:
 
     def _transposed_convolution(self, node, x, out):
         a = node.attrs
-        if len(x.shape) != 4 or int(a.get("groups", 1)) != 1 or \
+        rank = len(x.shape)
+        if rank not in (3, 4) or int(a.get("groups", 1)) != 1 or \
                 any(d != 1 for d in _pair(a["dilation"])):
-            raise NotInteger("transposed convolution: 2-D, groups 1, dilation 1 only")
+            raise NotInteger("transposed convolution: 1-D or 2-D, groups 1, dilation 1 only")
         c_out = node.inputs[1].shape[1]
-        w, s_w, zp_w = self._constant_channels(node.inputs[1], 1, c_out)  # [C_in, C_out, KH, KW]
+        w, s_w, zp_w = self._constant_channels(node.inputs[1], 1, c_out)  # [C_in, C_out, (KH,) KW]
         if any(zp_w) or w.dtype != np.int8:
             raise NotInteger("asymmetric or non-int8 weights")
         bias, mult, shift = self._per_channel(x, s_w, node.inputs[2] if len(node.inputs) > 2
                                               else None, out)
-        stride, (ph, pw) = _pair(a["stride"]), _pair(a["padding"])
-        output_padding = _pair(a.get("output_padding", [0]))
-        ohwi = np.transpose(w, (1, 2, 3, 0))
+
+        def spatial(v, fill):  # a 1-D conv is a 2-D one over (N, C, 1, W)
+            return [fill] + list(v) if rank == 3 else _pair(v)
+
+        stride, (ph, pw) = spatial(a["stride"], 1), spatial(a["padding"], 0)
+        output_padding = spatial(a.get("output_padding", [0]), 0)
+        ohwi = np.transpose(w if rank == 4 else w[:, :, None, :], (1, 2, 3, 0))
 
         def run(env):
-            return _nchw(lambda t: transpose_conv2d(t, ohwi, bias, stride, (ph, pw, ph, pw),
-                                                    output_padding, -x.q.zp, out.zp, mult, shift,
-                                                    out.act_min, out.act_max), x.get(env))
+            xi = x.get(env)
+            y = _nchw(lambda t: transpose_conv2d(t, ohwi, bias, stride, (ph, pw, ph, pw),
+                                                 output_padding, -x.q.zp, out.zp, mult, shift,
+                                                 out.act_min, out.act_max),
+                      xi if rank == 4 else xi[:, :, None, :])
+            return y if rank == 4 else y[:, :, 0, :]
 
         return Group(run, [x], [CM.format("quantized_transpose_conv2d")])
 

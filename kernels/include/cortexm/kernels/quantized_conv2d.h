@@ -49,6 +49,29 @@ void quantized_conv2d_host_pack(const Conv2dParams& params, const int8_t* filter
 void quantized_conv2d(const Conv2dParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, void* scratch);
 
+// The code paths of quantized_conv2d, for firmware that links only the paths its program takes
+// (quantized_conv2d_on_paths). A call takes one path of each pair: bias folded or not, filter rows
+// (KH * KW * C_in / groups taps) of at most 16 taps or longer.
+enum Conv2dPath : uint32_t {
+  kConv2dFoldedBias = 1u << 0,
+  kConv2dUnfoldedBias = 1u << 1,
+  kConv2dShortRows = 1u << 2,
+  kConv2dLongRows = 1u << 3,
+  kConv2dAllPaths = (1u << 4) - 1,
+};
+
+// The paths a call with these params takes (Conv2dPath bits).
+uint32_t quantized_conv2d_paths(const Conv2dParams& params);
+
+// quantized_conv2d with only the code of the Conv2dPath bits Paths (any of 0 to kConv2dAllPaths):
+// the same results for a call whose quantized_conv2d_paths(params) are all in Paths; a call
+// taking another path writes nothing. Only the MVE variant has separate paths: the others run
+// quantized_conv2d.
+template <uint32_t Paths>
+void quantized_conv2d_on_paths(const Conv2dParams& params, const int8_t* input,
+                               const int8_t* filter, const int32_t* bias, int8_t* output,
+                               void* scratch);
+
 // folded[oc] = (bias ? bias[oc] : 0) + input_offset * (sum of filter row oc), modulo 2^32: the
 // bias quantized_conv2d takes with bias_includes_input_offset. folded has C_out entries.
 void quantized_conv2d_fold_bias(const Conv2dParams& params, const int8_t* filter,

@@ -41,6 +41,31 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& params, const int8_
                                 const int8_t* filter, const int32_t* bias, int8_t* output,
                                 void* scratch);
 
+// The code paths of quantized_depthwise_conv2d, for firmware that links only the paths its
+// program takes (quantized_depthwise_conv2d_on_paths): depth multiplier 1 with every window's
+// valid taps 2 or 3 rows by 2 or 3 columns (3x3 filters), depth multiplier 1 with other windows,
+// other depth multipliers.
+enum DepthwiseConv2dPath : uint32_t {
+  kDepthwiseConv2dWindows2To3 = 1u << 0,
+  kDepthwiseConv2dOtherWindows = 1u << 1,
+  kDepthwiseConv2dMultiplier = 1u << 2,
+  kDepthwiseConv2dAllPaths = (1u << 3) - 1,
+};
+
+// The paths a call with these params takes (DepthwiseConv2dPath bits); `params` must have passed
+// quantized_depthwise_conv2d_prepare.
+uint32_t quantized_depthwise_conv2d_paths(const DepthwiseConv2dParams& params);
+
+// quantized_depthwise_conv2d with only the code of the DepthwiseConv2dPath bits Paths (any of 0
+// to kDepthwiseConv2dAllPaths): the same results (and in-place lag) for a call whose
+// quantized_depthwise_conv2d_paths(params) are all in Paths; a call taking another path leaves
+// its outputs unwritten. Only the MVE variant has separate paths: the others run
+// quantized_depthwise_conv2d.
+template <uint32_t Paths>
+void quantized_depthwise_conv2d_on_paths(const DepthwiseConv2dParams& params, const int8_t* input,
+                                         const int8_t* filter, const int32_t* bias, int8_t* output,
+                                         void* scratch);
+
 void quantized_depthwise_conv2d_reference(const DepthwiseConv2dParams& params,
                                           const int8_t* input, const int8_t* filter,
                                           const int32_t* bias, int8_t* output);

@@ -17,6 +17,14 @@ struct Error {
 
 constexpr Error kOk{};
 
+// Marks a kernel's prepare step: it runs once per op when a program is loaded, so GCC builds it for
+// size (the cold attribute) while the kernel's loops keep the build's optimization.
+#if defined(__GNUC__)
+#define CORTEXM_PREPARE_STEP __attribute__((cold))
+#else
+#define CORTEXM_PREPARE_STEP
+#endif
+
 constexpr Error invalid(const char* argument, int64_t value, const char* requirement,
                         int64_t index = -1) {
   return Error{argument, index, value, requirement};
