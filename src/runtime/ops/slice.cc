@@ -13,7 +13,9 @@ TensorView sliced_input(const OpContext& ctx, int32_t dim) {
   const TensorView in = ctx.input(0);
   TensorView v = in;
   v.shape[dim] = ctx.output().shape[dim];
-  v.strides[dim] = in.strides[dim] * p->step();
+  // With one element along dim its stride is never used; prepare bounds step only for more, so a
+  // huge step there must not be multiplied.
+  v.strides[dim] = v.shape[dim] > 1 ? in.strides[dim] * p->step() : in.strides[dim];
   if (v.data) v.data = in.data + p->start() * in.strides[dim] * static_cast<int64_t>(in.element_size());
   return v;
 }
