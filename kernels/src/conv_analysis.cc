@@ -1,6 +1,6 @@
-// The conv kernels' load-time analysis (which code paths a call takes, the depthwise in-place
-// lag: once per op when a program is loaded or planned) and their edge windows' taps, built for
-// size (kernels/CMakeLists.txt).
+// The conv kernels' load-time analysis (which code paths a call takes, the conv and depthwise
+// in-place lags: once per op when a program is loaded or planned) and their edge windows' taps,
+// built for size (kernels/CMakeLists.txt).
 #include "conv_window.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
@@ -26,6 +26,21 @@ uint32_t quantized_conv2d_paths(const Conv2dParams& p) {
 
 namespace {
 
+// The lag of a pointwise conv run in blocks of `block` pixels per image: the largest excess of the
+// output bytes written up to a block's last pixel over the input bytes before its first, plus
+// `room` (bytes the variant keeps between them).
+int64_t pointwise_blocks_lag(const Conv2dParams& p, int64_t block, int64_t room) {
+  const int64_t pixels = int64_t{p.output.h} * p.output.w, in_c = p.input.c, out_c = p.output.c;
+  int64_t lag = 0;
+  for (int64_t n = 0; n < p.output.n; ++n)
+    for (int64_t first = 0; first < pixels; first += block) {
+      const int64_t begin = n * pixels + first, end = begin + (pixels - first < block ? pixels - first : block);
+      const int64_t need = end * out_c - begin * in_c + room;
+      if (need > lag) lag = need;
+    }
+  return lag;
+}
+
 // v clamped into [0, extent).
 inline int64_t clamp_to(int64_t v, int64_t extent) { return v < 0 ? 0 : v >= extent ? extent - 1 : v; }
 
@@ -49,6 +64,15 @@ uint32_t quantized_depthwise_conv2d_paths(const DepthwiseConv2dParams& p) {
   const bool small = windows_2_to_3(p.output.h, g.stride_h, g.padding.top, p.input.h, p.filter.h, g.dilation_h) &&
                      windows_2_to_3(p.output.w, g.stride_w, g.padding.left, p.input.w, p.filter.w, g.dilation_w);
   return small ? kDepthwiseConv2dWindows2To3 : kDepthwiseConv2dOtherWindows;
+}
+
+int64_t quantized_conv2d_in_place_lag(const Conv2dParams& p) {
+  if (!is_pointwise(p) || p.geometry.stride_h != 1 || p.geometry.stride_w != 1 || p.groups() != 1) return -1;
+  // Scalar and MVE: blocks of 4 pixels. DSP: blocks of 2, with 2 widened columns (4 bytes per
+  // tap) word-aligned after the block's outputs. x86: no more than either (its runs fit the gap).
+  const int64_t dsp = pointwise_blocks_lag(p, 2, 4 * int64_t{p.filter.c} + 3);
+  const int64_t four = pointwise_blocks_lag(p, 4, 0);
+  return dsp > four ? dsp : four;
 }
 
 int64_t quantized_depthwise_conv2d_in_place_lag(const DepthwiseConv2dParams& p) {

@@ -59,7 +59,8 @@ struct ScalarDots {
 #if CORTEXM_BUILT_ISA == 0
 // A 1x1 window without padding: each output pixel's taps are one run of its input pixel's group
 // channels, read in place with the offset added on the fly (no scratch). 4 pixels per pass share
-// each load of a filter row. Sums wrap modulo 2^32 like the target's adds.
+// each load of a filter row. Sums wrap modulo 2^32 like the target's adds. Written over its input
+// (quantized_conv2d_in_place_lag), a block's stores land only on the rows of the blocks before it.
 inline void dot4_in_place(const int8_t* __restrict weights, const int8_t* __restrict x0,
                           const int8_t* __restrict x1, const int8_t* __restrict x2,
                           const int8_t* __restrict x3, int32_t offset, int32_t length,
@@ -146,9 +147,25 @@ struct GroupProduct {
   }
 };
 
+// In place (output below input, one group): the product over runs of rows, each as long as the
+// gap between the output written so far and the input still to read holds its outputs (the
+// products sweep their columns once per block of them, so a run's outputs may land only on rows
+// before it). At least one row per run (quantized_conv2d_in_place_lag's lag leaves room for 4).
+void pointwise_runs_in_place(GroupProduct& product, const int8_t* input, int32_t in_c, int8_t* output,
+                             int32_t out_c, int32_t rows) {
+  // Bytes, > 0 for an output written in place.
+  const int64_t gap = static_cast<int64_t>(reinterpret_cast<uintptr_t>(input) - reinterpret_cast<uintptr_t>(output));
+  for (int32_t first = 0; first < rows;) {
+    const int64_t fit = (gap + int64_t{first} * in_c) / out_c - first;  // rows whose outputs end below row `first`
+    const int32_t run = static_cast<int32_t>(fit < 1 ? 1 : fit < rows - first ? fit : rows - first);
+    product.run(input + int64_t{first} * in_c, in_c, run, output + int64_t{first} * out_c);
+    first += run;
+  }
+}
+
 // The conv on the host's x86 variant as int8 matrix products (false when that variant is the
-// scalar one): a pointwise conv over its input rows in place, one product per group over every
-// image (per image and output row when strided); other windows over int8 im2col columns of 8
+// scalar one): a pointwise conv over its input rows as they are, one product per group over every
+// image (per image and output row when strided; in runs when written over its input); other windows over int8 im2col columns of 8
 // output pixels at a time, of any images, in the scalar kernel's scratch (4 int16 columns), padded
 // taps -input_offset so that they add 0. (Few pixels per image, as in wav2letter, then still make
 // products of 8 rows: each pass over the weights serves 8 pixels.)
@@ -189,6 +206,11 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
     g.shifts = p.quant.shifts + first_oc;
     product.packed = x86::packed_group(p.host_packed, group, length, out_per_group);
     if (pointwise && unit_stride && all_pixels <= INT32_MAX) {  // every pixel's row follows the last one
+      const uintptr_t in_at = reinterpret_cast<uintptr_t>(input), out_at = reinterpret_cast<uintptr_t>(output);
+      if (out_at < in_at + all_pixels * in_c && in_at < out_at + all_pixels * out_c) {
+        pointwise_runs_in_place(product, input, in_c, output, out_c, static_cast<int32_t>(all_pixels));
+        continue;
+      }
       product.run(input + int64_t{group} * length, in_c, static_cast<int32_t>(all_pixels), output + first_oc);
       continue;
     }

@@ -320,6 +320,78 @@ Tally test_conv2d(Rng& r, int32_t cases, Print print, Tally* own_paths, Tally* p
   return t;
 }
 
+// Runs kernel(input, output) in g_shared, g_lhs's in_bytes copied `lag` bytes above the output's
+// start, then copies the output to g_out for check(); a write past the two flips the byte after it.
+template <typename Kernel>
+void run_in_place(int64_t lag, int64_t in_bytes, int64_t out_bytes, Kernel kernel) {
+  const int64_t end = lag + in_bytes > out_bytes ? lag + in_bytes : out_bytes;
+  std::memset(g_shared, kCanary, sizeof(g_shared));
+  std::memcpy(g_shared + lag, g_lhs, static_cast<size_t>(in_bytes));
+  prepare_buffers();
+  kernel(g_shared + lag, g_shared);
+  std::memcpy(g_out, g_shared, static_cast<size_t>(out_bytes));
+  for (int32_t k = 0; k < kGuard; ++k)
+    if (static_cast<uint8_t>(g_shared[end + k]) != kCanary) g_out[out_bytes] = static_cast<int8_t>(~kCanary);
+}
+
+// Pointwise convs (1x1, stride 1, one group) in place: the output from the kernel's lag below the
+// input (exact, rounded up to 16 as the planner places it, or further), over it. Fewer, as many
+// or more output channels than input ones; more than 64 (several column passes of the host's
+// products), rows of at most 16 taps (MVE's registers), batch 2; every other pair of cases with
+// the kernel built with only its own paths, and on weights packed as at load where this build
+// packs them.
+Tally test_conv2d_in_place(Rng& r, int32_t cases, Print print) {
+  Tally t{"quantized_conv2d in place", print};
+  for (int32_t i = 0; i < cases;) {
+    Conv2dParams p;
+    const int32_t in_c = r.chance(30) ? r.uniform(1, 16) : r.uniform(8, 100);
+    const int32_t shape = r.uniform(0, 9);
+    const int32_t out_c = shape < 4   ? r.uniform(1, in_c)
+                          : shape < 6 ? in_c
+                          : shape < 8 ? r.uniform(in_c, in_c + 40)
+                                      : r.uniform(60, 140);
+    p.input = Dims4{r.uniform(1, 2), r.uniform(1, 12), r.uniform(1, 12), in_c};
+    p.filter = Dims4{out_c, 1, 1, in_c};
+    geometry(r, &p.geometry, true);
+    p.geometry.stride_h = p.geometry.stride_w = 1;
+    p.output = quantized_conv2d_output_dims(p);
+    if (p.input.elements() > kMaxInput || p.filter.elements() > kMaxFilter || p.output.elements() > kMaxOutput)
+      continue;
+    p.quant = conv_quant(r, p.filter.n);
+    if (!quantized_conv2d_prepare(p).ok()) continue;
+    const int64_t exact_lag = quantized_conv2d_in_place_lag(p);
+    const int64_t lag = i % 3 == 0 ? exact_lag : i % 3 == 1 ? (exact_lag + 15) / 16 * 16 : exact_lag + r.uniform(1, 300);
+    const int64_t in_bytes = p.input.elements(), out_bytes = p.output.elements();
+    if (exact_lag < 0 || (lag + in_bytes > out_bytes ? lag + in_bytes : out_bytes) + kGuard >
+                             static_cast<int64_t>(sizeof(g_shared)))
+      continue;
+    fill(r, g_lhs, in_bytes);
+    fill(r, g_filter, p.filter.elements());
+    const int32_t* bias = make_bias(r, p.filter.n);
+    quantized_conv2d_reference(p, g_lhs, g_filter, bias, g_expected);
+    if (r.chance(50)) {
+      quantized_conv2d_fold_bias(p, g_filter, bias, g_folded_bias);
+      p.bias_includes_input_offset = true;
+      bias = g_folded_bias;
+    }
+    if (i % 4 >= 2 && packs(quantized_conv2d_host_packed_size(p), &p)) quantized_conv2d_host_pack(p, g_filter, bias, g_packed);
+    run_in_place(lag, in_bytes, out_bytes, [&](const int8_t* input, int8_t* output) {
+      if (i % 4 < 2)
+        quantized_conv2d(p, input, g_filter, bias, output, g_scratch);
+      else
+        conv2d_on_own_paths(p, input, g_filter, bias, output, g_scratch);
+    });
+    Line line;
+    describe(line, p.input, p.filter, p.geometry, p.quant);
+    if (p.bias_includes_input_offset) line << " folded bias";
+    if (p.host_packed) line << " packed";
+    line << " in place, lag " << lag;
+    check(t, i, line, 0, out_bytes);
+    ++i;
+  }
+  return t;
+}
+
 // Each case also runs in place and with the kernel built with only its own paths (their own
 // tallies): in place, the output from the kernel's lag below the input.
 Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place, Tally* own_paths) {
@@ -363,19 +435,14 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place, Tally*
     // rounded up to 16 bytes, as the planner places it), over it; nothing written past the two.
     const int64_t exact_lag = quantized_depthwise_conv2d_in_place_lag(p);
     const int64_t lag = i % 2 ? (exact_lag + 15) / 16 * 16 : exact_lag;
-    const int64_t in_bytes = p.input.elements(), out_bytes = p.output.elements();
-    const int64_t end = lag + in_bytes > out_bytes ? lag + in_bytes : out_bytes;
-    std::memset(g_shared, kCanary, sizeof(g_shared));
-    std::memcpy(g_shared + lag, g_lhs, static_cast<size_t>(in_bytes));
-    prepare_buffers();
+    const int64_t out_bytes = p.output.elements();
     // Every other pair of cases in place with the kernel built with its own paths.
-    if (i % 4 < 2)
-      quantized_depthwise_conv2d(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
-    else
-      depthwise_on_own_paths(p, g_shared + lag, g_filter, bias, g_shared, g_scratch);
-    std::memcpy(g_out, g_shared, static_cast<size_t>(out_bytes));
-    for (int32_t k = 0; k < kGuard; ++k)
-      if (static_cast<uint8_t>(g_shared[end + k]) != kCanary) g_out[out_bytes] = static_cast<int8_t>(~kCanary);
+    run_in_place(lag, p.input.elements(), out_bytes, [&](const int8_t* input, int8_t* output) {
+      if (i % 4 < 2)
+        quantized_depthwise_conv2d(p, input, g_filter, bias, output, g_scratch);
+      else
+        depthwise_on_own_paths(p, input, g_filter, bias, output, g_scratch);
+    });
     line << " in place, lag " << lag;
     check(*in_place, i, line, scratch, out_bytes);
     ++i;
@@ -939,7 +1006,8 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
                            test_conv2d_s16(r, cases, print),
                            test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
                            test_mul_s16(r, cases, print), test_activation_s16(r, cases, print),
-                           test_quantize(r, cases, print), test_mean(r, cases, print)};
+                           test_quantize(r, cases, print), test_mean(r, cases, print),
+                           test_conv2d_in_place(r, cases, print)};
   int failures = 0;
   for (const Tally& t : tallies) {
     report(t);

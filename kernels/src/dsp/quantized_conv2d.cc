@@ -12,6 +12,9 @@
 // input rows are widened a word at a time (SXTAB16 adds the offset) into a block kept in the last
 // bytes of the output, which no output has reached yet; the pixels whose outputs reach those
 // bytes read their input rows in place (4 SXTB16 per quad more: 20 instructions per 16 MACs).
+// Written over its input (quantized_conv2d_in_place_lag), the output's last bytes lie over input
+// still to read: each block's columns then go word-aligned right after the block's outputs, below
+// its input rows (the lag leaves that room; without it the rows are read in place).
 // Other windows gather their taps into the block in scratch.
 #include "variants.h"
 
@@ -373,7 +376,10 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   const uintptr_t output_begin = reinterpret_cast<uintptr_t>(output);
   const uintptr_t output_end = output_begin + static_cast<size_t>(p.output.n) * pixels * out_c;
   const uintptr_t staged_at = (output_end - block_bytes) & ~uintptr_t{3};
-  bool staging = pointwise && output_end - output_begin >= block_bytes && staged_at >= output_begin;
+  const uintptr_t input_begin = reinterpret_cast<uintptr_t>(input);
+  const uintptr_t input_end = input_begin + static_cast<size_t>(p.input.n) * p.input.h * p.input.w * in_c;
+  const bool in_place = output_begin < input_end && input_begin < output_end;
+  bool staging = pointwise && !in_place && output_end - output_begin >= block_bytes && staged_at >= output_begin;
   int16_t* const block = static_cast<int16_t*>(staging ? reinterpret_cast<void*>(staged_at) : scratch);
   int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
   const auto fill = [&](int16_t* at, int32_t count) {
@@ -411,6 +417,21 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
         const int32_t count = pixels - first < kPixels ? pixels - first : kPixels;
         int8_t* out0 = out_image + first * out_c + first_oc;
         if (first + count - 1 > last_staged) staging = false;  // for good: its outputs reach the block
+        if (pointwise && in_place) {
+          // The block's outputs end below its columns, which end at or below its input rows.
+          const uintptr_t at = (reinterpret_cast<uintptr_t>(out_image + int64_t{first + count} * out_c) + 3) &
+                               ~uintptr_t{3};
+          if (at + block_bytes <= reinterpret_cast<uintptr_t>(row)) {
+            int16_t* const columns = reinterpret_cast<int16_t*>(at);
+            for (int32_t j = 0; j < count; ++j) {
+              widen_row(row, length, offset, columns, j);
+              next_pixel();
+            }
+            block_outputs(stage, group_filter, length, BlockColumns{columns}, count, first_oc, out_per_group,
+                          out0, out0 + out_c);
+            continue;
+          }
+        }
         if (pointwise && !staging) {
           const int8_t* row0 = row;
           next_pixel();

@@ -7,7 +7,8 @@
 // run in one tail-predicated loop (mve_dots.h: 10 instructions per 16 taps of 4 columns; columns
 // of at most 16 taps stay in registers across the channels); a last
 // block of 1-3 pixels takes 1-3 columns, no thrown-away products. The pixels of one output channel
-// are requantized together and scattered to the output.
+// are requantized together and scattered to the output. Written over its input
+// (quantized_conv2d_in_place_lag), a block's stores land only on the rows of the blocks before it.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 2

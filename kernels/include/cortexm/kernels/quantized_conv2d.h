@@ -31,10 +31,23 @@ Error quantized_conv2d_prepare(const Conv2dParams& params);
 // Bytes of scratch the kernel for `isa` needs; the caller passes at least this much, 4-byte
 // aligned. Scalar: the im2col columns of 4 output pixels, 4 * KH * KW * (C_in / groups) int16
 // values; DSP: those of 2 pixels. MVE: int8 columns of 4 pixels. None on any isa for a 1x1 window
-// without padding (the DSP variant keeps its columns in the part of `output` not yet written, so
-// output must not overlap input). (A program reserves its isa's size; a runtime whose kernel needs
-// more adds a region after the arena: runtime::Program::required_arena_size.)
+// without padding (the DSP variant keeps its columns in the part of `output` not yet written, or
+// in place in the bytes between its block's outputs and the input still to read). (A program
+// reserves its isa's size; a runtime whose kernel needs more adds a region after the arena:
+// runtime::Program::required_arena_size.)
 size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
+
+// In place: how many bytes below its input the output must start for the kernel (every variant)
+// to write it over that input, or -1 when it cannot: only a pointwise conv (1x1 window, stride 1,
+// no padding, one group) runs in place, output pixel i reading input pixel i. Every variant takes
+// the pixels of an image in blocks in raster order and writes a block's outputs only over input
+// bytes of the blocks before it (scalar and MVE: blocks of 4 pixels; DSP: 2 pixels, its widened
+// int16 columns (4 * C_in bytes) kept word-aligned between the block's outputs and its input; the
+// host's x86 variants: runs of rows as long as the distance allows, at least one pixel), so the
+// lag is the largest, over those blocks, of the output bytes up to the block's end minus the
+// input bytes before its first pixel (plus the DSP's columns). `params` must have passed
+// quantized_conv2d_prepare.
+int64_t quantized_conv2d_in_place_lag(const Conv2dParams& params);
 
 // The host only (0 elsewhere): bytes of the filter and bias packed for the x86 variant in use, once,
 // at load (0: the scalar kernels read the filter as it is). quantized_conv2d_host_pack writes them
