@@ -119,7 +119,8 @@ int64_t in_place_lag(const Graph& graph, NodeId id, int32_t step, const Groups& 
     if (a.shape.size() != 4 || b.shape.size() != 4 || a.dtype != b.dtype || a.effective_dim_order() != nhwc ||
         b.effective_dim_order() != nhwc)
       return -1;
-    return align_up(schema->in_place_lag(node_context(graph, id)), alignment);
+    const int64_t lag = schema->in_place_lag(node_context(graph, id));
+    return lag < 0 ? -1 : align_up(lag, alignment);  // -1: the kernel cannot run these params in place
   }
   const bool same = a.shape == b.shape && a.effective_dim_order() == b.effective_dim_order() &&
                     a.nbytes() == b.nbytes() && groups.extent.at(r) == b.nbytes();

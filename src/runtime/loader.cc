@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "program/program_generated.h"
 #include "runtime/op_context.h"
@@ -136,11 +137,18 @@ int32_t in_place_input(uint8_t kernel) {
 
 // Kernels that write their output over input 0 from some bytes below it (OpSchema's
 // in_place_lag): the output must start at least the kernel's lag below that input.
-bool writes_below_input(uint8_t kernel) { return kernel == fb::KernelId_QuantizedDepthwiseConv2d; }
+bool writes_below_input(uint8_t kernel) {
+  return kernel == fb::KernelId_QuantizedDepthwiseConv2d || kernel == fb::KernelId_QuantizedConv2d;
+}
 
-// The bytes a depthwise output must start below its input to be written over it; the op's params
-// and shapes passed its prepare.
-int64_t depthwise_in_place_lag(const OpContext& ctx) {
+// The bytes the output must start below its input to be written over it, or -1 when the kernel
+// cannot run these params in place; the op's params and shapes passed its prepare.
+int64_t in_place_lag(const OpContext& ctx) {
+  if (ctx.op.kernel() == fb::KernelId_QuantizedConv2d) {
+    Conv2dParams p;
+    decode_conv_op(ctx, &p);
+    return quantized_conv2d_in_place_lag(p);
+  }
   DepthwiseConv2dParams p;
   decode_conv_op(ctx, &p);
   return quantized_depthwise_conv2d_in_place_lag(p);
@@ -209,9 +217,15 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   }
   const OpContext ctx{program, *op, index, nullptr, extra_scratch};
   CORTEXM_RETURN_IF_STATUS(impl->prepare(ctx));
-  if (below_input >= 0 && below_input < depthwise_in_place_lag(ctx))
-    return fail("outputs", op->outputs()->Get(0),
-                "output overlaps input 0 and starts fewer bytes below it than the kernel's in-place lag");
+  if (below_input >= 0) {
+    const int64_t lag = in_place_lag(ctx);
+    if (lag < 0)
+      return fail("outputs", op->outputs()->Get(0),
+                  "output overlaps input 0, which the kernel cannot write in place for these params");
+    if (below_input < lag)
+      return fail("outputs", op->outputs()->Get(0),
+                  "output overlaps input 0 and starts fewer bytes below it than the kernel's in-place lag");
+  }
   return kStatusOk;
 }
 

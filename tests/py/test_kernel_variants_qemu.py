@@ -1,4 +1,4 @@
-"""The conv, depthwise (also in place; both, and the average pool, also built with only the code
+"""The conv and depthwise (also in place; both, and the average pool, also built with only the code
 paths each case takes), linear, add and mul kernel variants (int8 and int16), the
 int16 activation kernel, quantize_per_tensor and the int8 mean on emulated cores, bit-identical with
 their references:
@@ -25,7 +25,8 @@ def test_kernel_variants_match_the_references_on_the_target(cpu, variant):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith(f"kernel variants: {variant},"), proc.stdout
-    for kernel in ("quantized_conv2d", "quantized_depthwise_conv2d", "quantized_depthwise_conv2d in place",
+    for kernel in ("quantized_conv2d", "quantized_conv2d in place", "quantized_depthwise_conv2d",
+                   "quantized_depthwise_conv2d in place",
                    "quantized_linear", "quantized_add",
                    "quantized_mul", "quantized_conv2d_s16", "quantized_linear_s16", "quantized_add_s16",
                    "quantized_mul_s16", "quantized_activation_s16", "quantize_per_tensor", "quantized_mean",

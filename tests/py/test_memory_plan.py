@@ -20,7 +20,7 @@ IN_PLACE_OPS = {"cortex_m.quantized_add.default", "cortex_m.quantized_sub.defaul
                 "cortex_m.quantized_minimum.default", "cortex_m.requantize.default",
                 "cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"}
 # Ops whose output may overwrite input 0 from some bytes below it (OpSchema::in_place_lag).
-LAGGED_IN_PLACE_OPS = {"cortex_m.quantized_depthwise_conv2d.default"}
+LAGGED_IN_PLACE_OPS = {"cortex_m.quantized_depthwise_conv2d.default", "cortex_m.quantized_conv2d.default"}
 
 
 def element_offsets(value):

@@ -14,7 +14,7 @@
 // bytes read their input rows in place (4 SXTB16 per quad more: 20 instructions per 16 MACs).
 // Written over its input (quantized_conv2d_in_place_lag), the output's last bytes lie over input
 // still to read: each block's columns then go word-aligned right after the block's outputs, below
-// its input rows (the lag leaves that room; without it the rows are read in place).
+// its input rows (the lag leaves that room), in a loop of its own (pointwise_over_input).
 // Other windows gather their taps into the block in scratch.
 #include "variants.h"
 
@@ -348,10 +348,41 @@ __attribute__((noinline)) void block_outputs(const Stage& stage, const int8_t* w
   }
 }
 
-}  // namespace
+// A pointwise conv (stride 1, one group) written over its input from at least
+// quantized_conv2d_in_place_lag bytes below it: per image, blocks of 2 pixels in raster order, each
+// block's columns widened to the word after its outputs when they end at or below its input rows
+// (else its rows read in place), so no store reaches a row still to be read.
+__attribute__((noinline)) void pointwise_over_input(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                                                    const int32_t* bias, int8_t* output) {
+  const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
+  const int32_t offset = p.bias_includes_input_offset ? 0 : q.input_offset;
+  const Stage stage = {bias, q.multipliers, q.shifts, q.output_offset, q.activation_min, q.activation_max,
+                       splat8(q.activation_min), splat8(q.activation_max)};
+  const int32_t in_c = p.input.c, out_c = p.filter.n, length = p.filter.c;
+  const int64_t pixels = int64_t{p.output.h} * p.output.w;
+  const size_t block_bytes = sizeof(int16_t) * kPixels * static_cast<size_t>(length);
+  for (int64_t n = 0; n < p.output.n; ++n) {
+    for (int64_t first = 0; first < pixels; first += kPixels) {
+      const int32_t count = pixels - first < kPixels ? static_cast<int32_t>(pixels - first) : kPixels;
+      const int8_t* row = input + (n * pixels + first) * in_c;
+      int8_t* out0 = output + (n * pixels + first) * out_c;
+      const uintptr_t at = (reinterpret_cast<uintptr_t>(out0 + int64_t{count} * out_c) + 3) & ~uintptr_t{3};
+      if (at + block_bytes <= reinterpret_cast<uintptr_t>(row)) {
+        int16_t* const columns = reinterpret_cast<int16_t*>(at);
+        for (int32_t j = 0; j < count; ++j) widen_row(row + j * in_c, length, offset, columns, j);
+        block_outputs(stage, filter, length, BlockColumns{columns}, count, 0, out_c, out0, out0 + out_c);
+      } else {
+        block_outputs(stage, filter, length, RowsInPlace{{row, count == kPixels ? row + in_c : row}, offset}, count,
+                      0, out_c, out0, out0 + out_c);
+      }
+    }
+  }
+}
 
-void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
-                      const int32_t* bias, int8_t* output, void* scratch) {
+// Every other call: blocks of 2 pixels of each group, columns widened into scratch or the output's
+// last bytes. Its own function, so that its registers are allocated as without the in-place case.
+__attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                                           const int32_t* bias, int8_t* output, void* scratch) {
   const bool pointwise = is_pointwise(p);
   const ConvQuantParams q = p.quant;  // a local copy: output stores cannot alias it
   // Added to every input tap, and the value of padded taps (Conv2dParams::bias_includes_input_offset).
@@ -376,10 +407,7 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   const uintptr_t output_begin = reinterpret_cast<uintptr_t>(output);
   const uintptr_t output_end = output_begin + static_cast<size_t>(p.output.n) * pixels * out_c;
   const uintptr_t staged_at = (output_end - block_bytes) & ~uintptr_t{3};
-  const uintptr_t input_begin = reinterpret_cast<uintptr_t>(input);
-  const uintptr_t input_end = input_begin + static_cast<size_t>(p.input.n) * p.input.h * p.input.w * in_c;
-  const bool in_place = output_begin < input_end && input_begin < output_end;
-  bool staging = pointwise && !in_place && output_end - output_begin >= block_bytes && staged_at >= output_begin;
+  bool staging = pointwise && output_end - output_begin >= block_bytes && staged_at >= output_begin;
   int16_t* const block = static_cast<int16_t*>(staging ? reinterpret_cast<void*>(staged_at) : scratch);
   int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
   const auto fill = [&](int16_t* at, int32_t count) {
@@ -417,21 +445,6 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
         const int32_t count = pixels - first < kPixels ? pixels - first : kPixels;
         int8_t* out0 = out_image + first * out_c + first_oc;
         if (first + count - 1 > last_staged) staging = false;  // for good: its outputs reach the block
-        if (pointwise && in_place) {
-          // The block's outputs end below its columns, which end at or below its input rows.
-          const uintptr_t at = (reinterpret_cast<uintptr_t>(out_image + int64_t{first + count} * out_c) + 3) &
-                               ~uintptr_t{3};
-          if (at + block_bytes <= reinterpret_cast<uintptr_t>(row)) {
-            int16_t* const columns = reinterpret_cast<int16_t*>(at);
-            for (int32_t j = 0; j < count; ++j) {
-              widen_row(row, length, offset, columns, j);
-              next_pixel();
-            }
-            block_outputs(stage, group_filter, length, BlockColumns{columns}, count, first_oc, out_per_group,
-                          out0, out0 + out_c);
-            continue;
-          }
-        }
         if (pointwise && !staging) {
           const int8_t* row0 = row;
           next_pixel();
@@ -455,6 +468,18 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
       }
     }
   }
+}
+
+}  // namespace
+
+void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, void* scratch) {
+  const uintptr_t in = reinterpret_cast<uintptr_t>(input), out = reinterpret_cast<uintptr_t>(output);
+  const bool overlap = out < in + static_cast<size_t>(p.input.elements()) && in < out + static_cast<size_t>(p.output.elements());
+  if (overlap && is_pointwise(p) && p.groups() == 1 && p.geometry.stride_h == 1 && p.geometry.stride_w == 1)
+    pointwise_over_input(p, input, filter, bias, output);
+  else
+    conv_blocks(p, input, filter, bias, output, scratch);
 }
 
 }  // namespace cortexm::dsp

@@ -177,7 +177,15 @@ void register_cortex_m_quantized_conv2d(OpRegistry& registry) {
   add_conv<Conv2dParams, int8_t, int32_t>(
       registry, "cortex_m.quantized_conv2d.default", fb::KernelId_QuantizedConv2d,
       {quantized_conv2d_output_dims, quantized_conv2d_prepare, quantized_conv2d_scratch_size,
-       quantized_conv2d});
+       quantized_conv2d},
+      [](OpSchema& s, const ConvKernel<Conv2dParams, int8_t, int32_t>& k) {
+        // A pointwise conv's blocks of pixels overwrite input pixels already read (its header);
+        // other convs never run in place (lag -1).
+        s.in_place_input = 0;
+        s.in_place_lag = [k](const NodeContext& node) {
+          return quantized_conv2d_in_place_lag(decode(k, node, node.input(0), node.input(1)).params);
+        };
+      });
 }
 
 // depthwise: IHWO weight [1, KH, KW, C * m]; output channel c * m + j reads input channel c.
