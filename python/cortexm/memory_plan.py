@@ -420,7 +420,7 @@ def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None, in_pla
 
     ``policy`` None tries every placement policy and keeps the smallest arena; a name from
     :func:`placement_policies` forces one. ``in_place`` lets element-wise ops whose input dies at
-    them write their output over it, and depthwise convs from their kernel's lag below it where
+    them write their output over it, and depthwise and pointwise convs from their kernel's lag below it where
     that shrinks the arena, when the planner proves it legal (programs run that way); False plans
     at tensor level. Raises ValueError for a bad alignment, policy or order.
     """

@@ -36,7 +36,7 @@ class Buffer:
     last: int  # last op step it is live
     kind: str  # "input", "value", "output", "scratch"
     alias_of: str | None = None  # a view planned onto another tensor's bytes
-    # A depthwise output written over its dying input from below it: (that input, the lag in bytes,
+    # A depthwise or pointwise conv output written over its dying input from below it: (that input, the lag in bytes,
     # the bytes the two share at the op's step).
     in_place_over: tuple[str, int, int] | None = None
 
@@ -133,7 +133,7 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
                     tensors[src]["offset"] == tensors[dst]["offset"] and tensors[dst]["nbytes"] > 0:
                 alias[dst] = alias.get(src, src)
                 break
-    # An output starting below an input it overlaps: a depthwise written over its input from the
+    # An output starting below an input it overlaps: a depthwise or pointwise conv written over its input from the
     # kernel's lag below it (the loader checked the lag).
     below: dict[int, tuple[str, int, int]] = {}
     for op in ops:

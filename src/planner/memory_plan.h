@@ -12,7 +12,7 @@
 // writes its output over that input's buffer when the planner proves it legal: the input and
 // every value sharing its bytes die at the op, none is a graph input or output, no other input of
 // the op shares them, and input and output have the same shape, dim order and bytes; or, for an
-// op with an in_place_lag (depthwise), both are channels-last 4-D of one dtype and the output
+// op with an in_place_lag (depthwise, pointwise conv) that gives these params a lag (>= 0), both are channels-last 4-D of one dtype and the output
 // starts the lag (rounded up to the alignment) below the input, taken only where it makes the
 // arena smaller (or keeps it and holds fewer byte-steps). A value then lies at an offset inside
 // its root's buffer, which is placed by its parts (planner/placement.h Lifetime::parts).
