@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -268,6 +269,54 @@ TEST(QuantizedConv2d, PointwiseExtremes) {
   Conv2dTester().kernel(1, 1).stride(1, 1).padding(0, 0, 0, 0).groups(1).channels(33, 9)
       .zero_points(-128, 0).quant(QuantMode::kExtreme).bias(BiasMode::kNearLimits).seed(14).Test();
 }
+// ds_cnn's 1x1 64 -> 64 on 25x5: the DSP's block of 2 pixels and its widened columns (4 bytes a
+// tap, word-aligned) decide the lag over the blocks of 4 of scalar and MVE (256 bytes).
+TEST(QuantizedConv2d, InPlaceLagOfPointwiseIsTheDspBlockAndItsColumns) {
+  Conv2dParams p;
+  p.input = {1, 25, 5, 64};
+  p.filter = {64, 1, 1, 64};
+  p.output = quantized_conv2d_output_dims(p);
+  EXPECT_EQ(quantized_conv2d_in_place_lag(p), 2 * 64 + 4 * 64 + 3);
+  // Narrowing 64 -> 8: still the first block's.
+  p.filter = {8, 1, 1, 64};
+  p.output = quantized_conv2d_output_dims(p);
+  EXPECT_EQ(quantized_conv2d_in_place_lag(p), 2 * 8 + 4 * 64 + 3);
+}
+
+// Widening 2 -> 16 over 2 images of 3 pixels: the output outruns the input, the last block decides.
+// Its last blocks: of 4 per image, the second image's pixels [3, 6); of 2, pixel [5, 6).
+TEST(QuantizedConv2d, InPlaceLagOfWideningPointwiseIsItsLastBlock) {
+  Conv2dParams p;
+  p.input = {2, 1, 3, 2};
+  p.filter = {16, 1, 1, 2};
+  p.output = quantized_conv2d_output_dims(p);
+  EXPECT_EQ(quantized_conv2d_in_place_lag(p), std::max<int64_t>(6 * 16 - 3 * 2, 6 * 16 - 5 * 2 + 4 * 2 + 3));
+}
+
+// Only a 1x1 window, stride 1, no padding and one group runs in place.
+TEST(QuantizedConv2d, InPlaceLagIsMinusOneForOtherConvs) {
+  Conv2dParams p;
+  p.input = {1, 6, 6, 8};
+  p.filter = {8, 1, 1, 8};
+  p.output = quantized_conv2d_output_dims(p);
+  ASSERT_GE(quantized_conv2d_in_place_lag(p), 0);
+  Conv2dParams strided = p;
+  strided.geometry.stride_w = 2;
+  strided.output = quantized_conv2d_output_dims(strided);
+  EXPECT_EQ(quantized_conv2d_in_place_lag(strided), -1);
+  Conv2dParams padded = p;
+  padded.geometry.padding = {0, 1, 0, 1};
+  padded.output = quantized_conv2d_output_dims(padded);
+  EXPECT_EQ(quantized_conv2d_in_place_lag(padded), -1);
+  Conv2dParams grouped = p;
+  grouped.filter = {8, 1, 1, 4};
+  EXPECT_EQ(quantized_conv2d_in_place_lag(grouped), -1);
+  Conv2dParams window = p;
+  window.filter = {8, 3, 3, 8};
+  window.output = quantized_conv2d_output_dims(window);
+  EXPECT_EQ(quantized_conv2d_in_place_lag(window), -1);
+}
+
 TEST(QuantizedConv2d, DepthwiseAsGroups) {
   Conv2dTester().channels(5, 10).groups(5).kernel(3, 3).stride(1, 1).dilation(1, 1)
       .padding(1, 1, 1, 1).seed(15).Test();
