@@ -173,3 +173,52 @@ def test_in_place_pointwise_chain_on_qemu_is_bit_identical_with_the_whole_tensor
     whole = cortexm.to_program(g, target=f"{cpu}+int8", layout="sequential")
     x = np.random.default_rng(13).integers(-128, 128, (1, 4, 6, 7), dtype=np.int8)
     assert qemu.run(program, [x], cpu).outputs[0].tobytes() == whole.run(x).tobytes()
+
+
+ZOO_ROWS = {}
+
+
+def zoo_params():
+    import os
+
+    skip = pytest.mark.skip(reason="the zoo in-place table: CORTEXM_SLOW=1 runs it (mobilenet_v2 at 224 is slow)")
+    return [pytest.param(name, marks=() if os.environ.get("CORTEXM_SLOW") else skip)
+            for name in cortexm.models.names()]
+
+
+@pytest.mark.parametrize("name", zoo_params())
+def test_zoo_in_place_arena(name):
+    """Per zoo model and io: the in-place plan no larger than the tensor-level one, and every
+    pointwise conv it runs in place a stride-1 1x1 one."""
+    pytest.importorskip("torch")
+    from cortexm import _core
+
+    row = []
+    for io in ("float", "int8"):
+        lowered = zoo.lowered(name)
+        if io == "int8":
+            lowered = lowered.copy()
+            _core.make_io_int8(lowered)
+        plan = cortexm.plan_memory(lowered)
+        plan.verify()
+        whole = cortexm.plan_memory(lowered, in_place=False)
+        assert plan.arena_size <= whole.arena_size and plan.tensor_level_bound == whole.lower_bound
+        pointwise = pointwise_in_place(lowered, plan)
+        for node in lowered.nodes:
+            if node.name in pointwise:
+                assert tuple(node.inputs[1].shape[1:3]) == (1, 1) and list(node.attrs["stride"]) == [1, 1], node.name
+        row.append((plan, len(pointwise)))
+    ZOO_ROWS[name] = row
+
+
+def test_zoo_in_place_table():
+    """Prints the table in docs/memory_planning.md (after test_zoo_in_place_arena ran)."""
+    if not ZOO_ROWS:
+        pytest.skip("no zoo model planned in this run")
+    lines = ["| model | tensor-level bound (B) | in-place arena (B) | ops in place (1x1 convs) | "
+             "int8 io: tensor-level bound (B) | int8 io: in-place arena (B) |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for name, ((plan, pw), (plan8, _)) in sorted(ZOO_ROWS.items()):
+        lines.append(f"| {name} | {plan.tensor_level_bound} | {plan.arena_size} | "
+                     f"{sum(b.in_place for b in plan.tensors)} ({pw}) | {plan8.tensor_level_bound} | {plan8.arena_size} |")
+    print("\n" + "\n".join(lines))
