@@ -399,3 +399,18 @@ def test_layer_norm_on_qemu_is_bit_identical_with_the_host(cpu):
         host = list(host) if isinstance(host, tuple) else [host]
         for got, want in zip(result.outputs, host):
             assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.skipif(shutil.which("flatc") is None, reason="flatc not installed")
+@pytest.mark.parametrize("field,value,match", [
+    ("product_shift", 32, "product_shift"), ("eps_term", -1, "eps_term"), ("shift", 31, "output_shift"),
+    ("output_offset", 200, "output_offset"), ("normalized_rank", 4, "normalized_rank")])
+def test_the_loader_rejects_bad_params_tables(tmp_path, field, value, match):
+    from test_program import from_json, to_json
+
+    _, lowered = quantize_and_lower(randomize(nn.LayerNorm(8), 12), (2, 3, 8))
+    doc = to_json(cortexm.to_program(lowered).data, tmp_path)
+    op = [o for o in doc["ops"] if o["kernel"] == "QuantizedLayerNorm"][0]
+    op["params"][field] = value
+    with pytest.raises(ValueError, match=match):
+        cortexm.Program(from_json(doc, tmp_path))
