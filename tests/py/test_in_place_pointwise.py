@@ -42,7 +42,7 @@ def pointwise_chain():
     return g, cl, [wide, narrow, same, strided, window]
 
 
-def test_pointwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag():
+def test_pointwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag(tmp_path):
     g, cl, (wide, narrow, same, strided, window) = pointwise_chain()
     plan = cortexm.plan_memory(g)
     plan.verify()
@@ -64,6 +64,15 @@ def test_pointwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag():
     for _ in range(3):
         x = rng.integers(-128, 128, (1, 4, 6, 7), dtype=np.int8)
         assert program.run(x).tobytes() == whole.run(x).tobytes() == g.run(x).tobytes()
+    # A loaded program's plan names each in-place output with its input and distance.
+    program.save(tmp_path / "pw.cmpte")
+    loaded = cortexm.load_program(tmp_path / "pw.cmpte").memory_plan()
+    read_back = {b.name: b for b in loaded.buffers}
+    for out in ran:
+        src = inputs[out].name
+        distance = rows[src].offset - rows[out].offset
+        assert read_back[out].in_place_over[:2] == (src, distance)
+        assert f"{src} (in place, {distance} B below)" in loaded.table()
 
     # Explicit layouts: `narrow` at 2048, the next 1x1 conv's output some bytes below it.
     assert lag(16, 16, 42) == 2 * 16 + 4 * 16 + 3  # the DSP's columns after 2 pixels: 99 bytes
