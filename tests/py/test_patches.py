@@ -42,18 +42,18 @@ def add(g, a, b):
                    "output_multiplier": 1 << 30, "output_shift": -19, "activation_min": -128, "activation_max": 127})
 
 
-def awkward_graph(h=13, w=15, channels=6):
+def awkward_graph(h=13, w=15, channels=6, project=1):
     """x (odd H, W) -> channels-last -> conv 3x3 stride 2 with asymmetric padding -> depthwise 3x3
-    -> 1x1 conv -> + its block input (a residual: the block input is read with and without a halo)
-    -> depthwise 5x5 stride 2 padding 2 -> split; after it a 3x3 conv and a contiguous
-    copy."""
+    -> 1x1 conv (`project` x `project` same) -> + its block input (a residual: the block input is
+    read with and without a halo) -> depthwise 5x5 stride 2 padding 2 -> split; after it a 3x3 conv
+    and a contiguous copy."""
     rng = np.random.default_rng(3)
     g = cortexm.Graph()
     x = g.add_input("x", [1, 3, h, w], "int8")
     cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": CL})
     c1 = conv(g, rng, cl, channels, 3, (2, 2), (1, 0, 1, 1))
     d1 = depthwise(g, rng, c1, 3, (1, 1), (1, 1))
-    p1 = conv(g, rng, d1, channels, 1, (1, 1), (0, 0))
+    p1 = conv(g, rng, d1, channels, project, (1, 1), ((project - 1) // 2,) * 2)
     r1 = add(g, c1, p1)
     split = depthwise(g, rng, r1, 5, (2, 2), (2, 2))
     after = conv(g, rng, split, 4, 3, (1, 1), (1, 1))
@@ -136,7 +136,8 @@ def test_stage_macs_and_bound_agree_with_the_patched_graph():
 
 
 def test_to_program_with_an_arena_limit_patches_only_when_needed(tmp_path):
-    g, split = awkward_graph(channels=40)
+    # A 3x3 projection: with the 1x1 one written in place, the whole-tensor plan beats every patch grid.
+    g, split = awkward_graph(channels=40, project=3)
     _core.run_pass("AnnotateScratch", g, _core.CortexMTargetConfig.from_string("cortex-m55+int8"))
     whole = cortexm.to_program(g)
     same = cortexm.to_program(g, arena_limit=whole.arena_size)
