@@ -105,15 +105,10 @@ def test_only_pointwise_stride_1_convs_have_a_lag():
 @pytest.fixture(scope="module")
 def zoo_plans():
     pytest.importorskip("torch")
-    from cortexm import _core
-
     plans = {}
     for name in ("ds_cnn", "mobilenet_v1_025"):
         for io in ("float", "int8"):
-            lowered = zoo.lowered(name)
-            if io == "int8":
-                lowered = lowered.copy()
-                _core.make_io_int8(lowered)
+            lowered = zoo.lowered_with_io(name, io)
             plans[name, io] = lowered, cortexm.plan_memory(lowered)
     return plans
 
@@ -187,27 +182,14 @@ def test_in_place_pointwise_chain_on_qemu_is_bit_identical_with_the_whole_tensor
 ZOO_ROWS = {}
 
 
-def zoo_params():
-    import os
-
-    skip = pytest.mark.skip(reason="the zoo in-place table: CORTEXM_SLOW=1 runs it (mobilenet_v2 at 224 is slow)")
-    return [pytest.param(name, marks=() if os.environ.get("CORTEXM_SLOW") else skip)
-            for name in cortexm.models.names()]
-
-
-@pytest.mark.parametrize("name", zoo_params())
+@pytest.mark.parametrize("name", zoo.slow_params("the zoo in-place table: CORTEXM_SLOW=1 runs it (mobilenet_v2 at 224 is slow)"))
 def test_zoo_in_place_arena(name):
     """Per zoo model and io: the in-place plan no larger than the tensor-level one, and every
     pointwise conv it runs in place a stride-1 1x1 one."""
     pytest.importorskip("torch")
-    from cortexm import _core
-
     row = []
     for io in ("float", "int8"):
-        lowered = zoo.lowered(name)
-        if io == "int8":
-            lowered = lowered.copy()
-            _core.make_io_int8(lowered)
+        lowered = zoo.lowered_with_io(name, io)
         plan = cortexm.plan_memory(lowered)
         plan.verify()
         whole = cortexm.plan_memory(lowered, in_place=False)

@@ -197,27 +197,12 @@ def test_mobilenet_v2_96_fits_half_its_tensor_level_arena_by_itself():
 ZOO_ROWS = {}
 
 
-def zoo_params():
-    import os
-
-    from test_memory_plan import SLOW_MODELS
-
-    skip = pytest.mark.skip(reason="the zoo patch table: CORTEXM_SLOW=1 runs it (minutes per model)")
-    return [pytest.param(name, marks=() if os.environ.get("CORTEXM_SLOW") else skip)
-            for name in cortexm.models.names()]
-
-
-@pytest.mark.parametrize("name", zoo_params())
+@pytest.mark.parametrize("name", zoo.slow_params("the zoo patch table: CORTEXM_SLOW=1 runs it (minutes per model)"))
 def test_zoo_patch_arena(name):
     pytest.importorskip("torch")
-    from cortexm import _core
-
     row = []
     for io in ("float", "int8"):
-        lowered = zoo.lowered(name)
-        if io == "int8":
-            lowered = lowered.copy()
-            _core.make_io_int8(lowered)
+        lowered = zoo.lowered_with_io(name, io)
         plan = cortexm.plan_memory(lowered)
         best = patches.smallest(lowered)
         if best is not None:

@@ -35,3 +35,25 @@ def quantized(name, samples=CALIBRATION_SAMPLES, quantizer="int8"):
 @functools.lru_cache(maxsize=None)
 def lowered(name, target="cortex-m55+int8", samples=CALIBRATION_SAMPLES, quantizer="int8"):
     return cortexm.lower(quantized(name, samples, quantizer), target)
+
+
+def lowered_with_io(name, io):
+    """The cortex-m55 lowering with float io as it is, or a copy with int8 io ("int8")."""
+    lowered_graph = lowered(name)
+    if io == "int8":
+        from cortexm import _core
+
+        lowered_graph = lowered_graph.copy()
+        _core.make_io_int8(lowered_graph)
+    return lowered_graph
+
+
+def slow_params(reason):
+    """Every zoo model as a pytest param, skipped with `reason` unless CORTEXM_SLOW is set."""
+    import os
+
+    import pytest
+
+    skip = pytest.mark.skip(reason=reason)
+    return [pytest.param(name, marks=() if os.environ.get("CORTEXM_SLOW") else skip)
+            for name in cortexm.models.names()]
