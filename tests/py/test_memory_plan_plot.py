@@ -92,15 +92,17 @@ def test_html_page_is_self_contained_and_describes_every_buffer(tmp_path):
     assert "<pre>" in page and "memory plan: arena" in page  # the table under the timeline
 
 
-def test_in_place_depthwise_is_visible():
+def test_in_place_depthwise_and_pointwise_are_visible():
     plan = zoo.lowered("ds_cnn")
     plan = cortexm.plan_memory(plan)
-    [dw] = [b for b in plan.buffers if b.in_place and "depthwise" in b.op]
-    [box] = [x for x in plan.boxes() if x.name == dw.name]
-    assert box.shares == "in place" and f"written in place over {dw.alias_of}" in box.detail
+    lagged = [b for b in plan.buffers if b.in_place and "conv2d" in b.op]
+    assert {b.op for b in lagged} == {"cortex_m.quantized_depthwise_conv2d.default", "cortex_m.quantized_conv2d.default"}
     [ax] = figure_of(plan).axes
     hatched = [p for p in ax.patches if p.get_hatch() == "xx" and p.get_width() > 0]
-    assert any(p.get_y() == dw.offset and p.get_height() == dw.size and p.get_facecolor()[3] > 0 for p in hatched)
+    for b in lagged:
+        [box] = [x for x in plan.boxes() if x.name == b.name]
+        assert box.shares == "in place" and f"written in place over {b.alias_of}" in box.detail
+        assert any(p.get_y() == b.offset and p.get_height() == b.size and p.get_facecolor()[3] > 0 for p in hatched)
     svg = svg_of(plan.to_html())
     overlays = [r for r in svg.iter(f"{SVG}rect") if r.get("fill") == "url(#inplace)"]
     assert len(overlays) == sum(b.in_place for b in plan.buffers if b.size)
