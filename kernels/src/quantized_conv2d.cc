@@ -165,9 +165,9 @@ void pointwise_runs_in_place(GroupProduct& product, const int8_t* input, int32_t
 
 // The conv on the host's x86 variant as int8 matrix products (false when that variant is the
 // scalar one): a pointwise conv over its input rows as they are, one product per group over every
-// image (per image and output row when strided; in runs when written over its input); other windows over int8 im2col columns of 8
-// output pixels at a time, of any images, in the scalar kernel's scratch (4 int16 columns), padded
-// taps -input_offset so that they add 0. (Few pixels per image, as in wav2letter, then still make
+// image (per image and output row when strided; in runs when written over its input); other
+// windows over int8 im2col columns of 8 output pixels at a time, of any images, in the scalar
+// kernel's scratch (4 int16 columns), padded taps -input_offset so that they add 0. (Few pixels per image, as in wav2letter, then still make
 // products of 8 rows: each pass over the weights serves 8 pixels.)
 bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
                        int8_t* output, void* scratch) {
