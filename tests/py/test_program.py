@@ -1143,14 +1143,16 @@ def test_the_lowered_graph_carries_its_target():
 
 @pytest.mark.skipif(FLATC is None, reason="flatc not installed")
 def test_schema_versions_this_runtime_reads(real_program, tmp_path):
-    """Version 2 added bias_includes_input_offset: a version-1 file (which never sets it) still runs the
-    same; a version above this runtime's is refused rather than half understood."""
+    """Version 2 added bias_includes_input_offset, version 3 UnaryParams' constants and the float
+    convolution / pool / matmul kernels: older files (which use neither) still run the same; a version
+    above this runtime's is refused rather than half understood."""
     program, _, inputs = real_program
     doc = to_json(program.data, tmp_path)
-    assert doc["schema_version"] == 2
-    doc["schema_version"] = 1
-    old_outputs, outputs = load_bytes(from_json(doc, tmp_path)).run(*inputs), program.run(*inputs)
-    assert [o.tobytes() for o in old_outputs] == [o.tobytes() for o in outputs]
-    doc["schema_version"] = 3
-    with pytest.raises(ValueError, match=r"schema_version = 3: is not a program format this runtime reads \(1 to 2\)"):
+    assert doc["schema_version"] == 3
+    for old in (1, 2):
+        doc["schema_version"] = old
+        old_outputs, outputs = load_bytes(from_json(doc, tmp_path)).run(*inputs), program.run(*inputs)
+        assert [o.tobytes() for o in old_outputs] == [o.tobytes() for o in outputs]
+    doc["schema_version"] = 4
+    with pytest.raises(ValueError, match=r"schema_version = 4: is not a program format this runtime reads \(1 to 3\)"):
         load_bytes(from_json(doc, tmp_path))
