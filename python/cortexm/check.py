@@ -35,7 +35,7 @@ class FloatFallback:
     node: str
     op: str
     module: str
-    why: str  # "not quantized: ..." or "no int8 kernel: ..."
+    why: str  # "not quantized: ..." or "no int8 kernel: ..." (or 16x8)
 
     def __str__(self) -> str:
         return f"{self.module or '(top-level module)'}: {self.op} (node '{self.node}') runs as float fallback: {self.why}"
@@ -84,7 +84,7 @@ def _error_problem(stage: str, error: Exception) -> Problem:
     return Problem(stage, "", "", f"{stage} failed: {type(error).__name__}: {error}")
 
 
-def _float_fallback(lowered) -> list:
+def _float_fallback(lowered, precision: str) -> list:
     out = []
     for node in lowered.nodes:
         if not node.op.startswith("aten.") or _core.op_info(node.op).is_data_movement:
@@ -93,7 +93,7 @@ def _float_fallback(lowered) -> list:
             reason = node.meta.get("float_reason", "")
             why = "not quantized" + (f": {reason}" if reason else "")
         else:
-            why = f"no int8 kernel: {node.meta['lowering']}"
+            why = f"no {precision} kernel: {node.meta['lowering']}"
         out.append(FloatFallback(node.name, node.op, node.source, why))
     return out
 
@@ -133,7 +133,7 @@ def check(model, example_inputs, calibration=None, *, target="cortex-m55+int8", 
     except (ValueError, NotImplementedError, RuntimeError) as e:
         report.problems.append(_error_problem("lower", e))
         return report
-    report.float_fallback = _float_fallback(lowered)
+    report.float_fallback = _float_fallback(lowered, precision)
     for p in _core.program_problems(lowered):
         report.problems.append(Problem("lower", p["source"], p["op"],
                                        f"{p['op']} (node '{p['node']}') cannot run in a program: {p['reason']}", p["node"]))

@@ -75,7 +75,9 @@ std::vector<ProgramProblem> program_problems(const Graph& graph) {
     try {  // the node's own attributes may have no program form (a transposed float convolution)
       OpRegistry::global().get(node.op).encode(params, node_context(graph, id));
     } catch (const std::exception& e) {
-      problem(e.what());
+      const std::string prefix = "node '" + node.name + "' (" + node.op + "): ";  // OpArgs::fail's
+      const std::string what = e.what();
+      problem(what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
     }
   }
   return problems;
