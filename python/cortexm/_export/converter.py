@@ -75,8 +75,8 @@ class Unavailable:
 
 
 class Refused:
-    """The value of a node export could not convert (its problem is recorded): the nodes reading
-    it are not converted either, and only a node whose own op has no handler adds a problem."""
+    """The value of a node export refused (its problem is listed). A node reading it is skipped,
+    and listed only when its own op is unsupported too."""
 
     __slots__ = ()
 
@@ -85,9 +85,9 @@ REFUSED = Refused()
 
 
 def reads_refused(node: torch.fx.Node, env: dict) -> bool:
-    found = []
-    torch.fx.node.map_arg((node.args, node.kwargs), lambda n: found.append(env.get(n) is REFUSED))
-    return any(found)
+    inputs = []
+    torch.fx.node.map_arg((node.args, node.kwargs), inputs.append)
+    return any(env.get(n) is REFUSED for n in inputs)
 
 
 def module_path(node: torch.fx.Node) -> str:
@@ -204,12 +204,13 @@ class Converter:
         val = node.meta.get("val")
         if isinstance(val, (torch.SymInt, torch.SymFloat, torch.SymBool)):
             return concrete(val)  # size arithmetic (sym_size, operator.mul, ...)
-        handler = None if node.target is operator.getitem else self.handlers.get(op_name(node.target))
-        if handler is None and node.target is not operator.getitem:
+        getitem = node.target is operator.getitem
+        handler = None if getitem else self.handlers.get(op_name(node.target))
+        if handler is None and not getitem:
             raise self.unsupported()
         if reads_refused(node, self.env):
             return REFUSED  # an input was refused: its problem is already listed
-        if node.target is operator.getitem:
+        if getitem:
             return self.getitem(node)
         result = handler(self, self.bind(node))
         self.check(result, val)
