@@ -1158,9 +1158,9 @@ def test_the_lowered_graph_carries_its_target():
 
 @pytest.mark.skipif(FLATC is None, reason="flatc not installed")
 def test_schema_versions_this_runtime_reads(real_program, tmp_path):
-    """Version 2 added bias_includes_input_offset, version 3 UnaryParams' constants and the float
-    convolution / pool / matmul kernels: older files (which use neither) still run the same; a version
-    above this runtime's is refused rather than half understood."""
+    """Version 2 added bias_includes_input_offset, version 3 the layer norm kernels, UnaryParams'
+    constants and the float convolution / pool / matmul kernels: older files (which use none of them)
+    still run the same; a version above this runtime's is refused rather than half understood."""
     program, _, inputs = real_program
     doc = to_json(program.data, tmp_path)
     assert doc["schema_version"] == 3
