@@ -42,6 +42,7 @@ LOWERING = {
         "aten.hardswish.default", "aten.abs.default", "aten.pow.Tensor_Scalar", "aten.add.Scalar",
         "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar", "aten.relu.default", "aten.hardtanh.default",
         "aten.clamp.default", "aten.hardsigmoid.default", "aten.adaptive_avg_pool2d.default",
+        "aten.layer_norm.default",
     },
     "16x8": {
         "aten.convolution.default", "aten.linear.default", "aten.addmm.default", "aten.add.Tensor",
@@ -139,6 +140,8 @@ SAMPLES = (
     Sample("aten.gelu.default", op(F.gelu), (A,)),
     Sample("aten.sqrt.default", op(torch.sqrt), (A,), positive=True),
     Sample("aten.abs.default", op(torch.abs), (A,)),
+    # --- normalization
+    Sample("aten.native_layer_norm.default", lambda: nn.LayerNorm(8), (A,)),
     # --- reductions, pooling, softmax
     Sample("aten.mean.dim", op(lambda x: x.mean(-1)), (A,)),
     Sample("aten._softmax.default", op(lambda x: torch.softmax(x, -1)), (A,)),
@@ -163,7 +166,6 @@ SAMPLES = (
     Sample("aten._native_batch_norm_legit_no_training.default", lambda: nn.BatchNorm2d(2), (IMG,),
            "alone"),
     # --- refused at export (the list)
-    Sample("aten.native_layer_norm.default", lambda: nn.LayerNorm(8), (A,)),
     Sample("aten.native_group_norm.default", lambda: nn.GroupNorm(1, 2), (IMG,)),
     Sample("aten._native_batch_norm_legit.no_stats", lambda: nn.InstanceNorm2d(2), (IMG,), "instance norm"),
     Sample("aten.leaky_relu.default", op(F.leaky_relu), (A,)),
