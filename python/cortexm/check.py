@@ -133,10 +133,12 @@ def check(model, example_inputs, calibration=None, *, target="cortex-m55+int8", 
     except (ValueError, NotImplementedError, RuntimeError) as e:
         report.problems.append(_error_problem("lower", e))
         return report
-    report.float_fallback = _float_fallback(lowered, precision)
-    for p in _core.program_problems(lowered):
+    unrunnable = _core.program_problems(lowered)
+    for p in unrunnable:
         report.problems.append(Problem("lower", p["source"], p["op"],
                                        f"{p['op']} (node '{p['node']}') cannot run in a program: {p['reason']}", p["node"]))
+    refused = {p["node"] for p in unrunnable}  # left float, but with no float kernel either
+    report.float_fallback = [f for f in _float_fallback(lowered, precision) if f.node not in refused]
     if report.problems:
         return report
     report.stages.append("program")

@@ -74,6 +74,7 @@ def test_lower_lists_every_node_without_a_program_kernel_at_once():
     assert not report.ok and report.stages == ["export", "quantize", "lower"]
     assert [(p.module, p.op) for p in report.problems] == [("0", "aten.convolution.default"),
                                                            ("2", "aten.convolution.default")]
+    assert report.float_fallback == []  # left float, yet no float kernel: a problem, not a fallback
     assert cortexm.check(transposed_pair(), (x,)).ok  # int8 lowers them
 
 
