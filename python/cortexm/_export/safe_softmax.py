@@ -1,0 +1,134 @@
+"""Removes the fully-masked-row branch torch exports after the softmax of attention.
+
+nn.MultiheadAttention and F.scaled_dot_product_attention (the math path torch.export takes)
+compute a "safe softmax": rows whose inputs are all -inf give zeros instead of NaN. Decomposed:
+
+    p    = _softmax(s, dim)
+    dead = logical_not(any(logical_not(eq(s, -inf)), dim, keepdim=True))
+    out  = where(dead, full_like(p, 0), p)
+
+When s cannot hold -inf, no row is dead and `out` is `p`: the branch goes and readers of `out`
+read `p`. s can hold -inf when one of its ancestors is a program constant holding a non-finite
+value, an op with a non-finite scalar argument (`scalar_tensor(-inf)`, `masked_fill(m, -inf)`:
+how attention masks are built), or an op that makes infinities of finite values (log, division,
+reciprocal, ...). Model inputs count as finite: the program quantizes them, and
+cortexm.quantize refuses non-finite calibration data. Float overflow is not considered.
+
+A branch whose softmax input can hold -inf is refused, naming the node and its module.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch.export.graph_signature import InputKind
+
+from .._core import UnsupportedError
+from .converter import module_path, op_name
+
+aten = torch.ops.aten
+
+# Ops that give an infinity for some finite input (log(0), x / 0, 0 ** -1, exp(100)).
+INFINITY_MAKING = {
+    "aten.log.default", "aten.log2.default", "aten.log10.default", "aten.log1p.default",
+    "aten._log_softmax.default", "aten.log_softmax.int", "aten.div.Tensor", "aten.div.Tensor_mode",
+    "aten.reciprocal.default", "aten.rsqrt.default", "aten.exp.default", "aten.exp2.default",
+    "aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar", "aten.tan.default",
+}
+
+
+def is_op(node, target) -> bool:
+    return isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target == target
+
+
+def is_neg_inf(v) -> bool:
+    return isinstance(v, float) and v == -math.inf
+
+
+def branch_of(where: torch.fx.Node):
+    """The branch's (softmax, nodes to erase) when `where` ends a safe-softmax branch, else None."""
+    if not is_op(where, aten.where.self) or len(where.args) != 3:
+        return None
+    dead, zeros, p = where.args
+    if not (is_op(p, aten._softmax.default) and is_op(zeros, aten.full_like.default)
+            and zeros.args[0] is p and zeros.args[1] == 0 and is_op(dead, aten.logical_not.default)):
+        return None
+    any_ = dead.args[0]
+    if not is_op(any_, aten.any.dim) or not is_op(any_.args[0], aten.logical_not.default):
+        return None
+    eq = any_.args[0].args[0]
+    if not is_op(eq, aten.eq.Scalar) or not is_neg_inf(eq.args[1]):
+        return None
+    s, rank = p.args[0], p.meta["val"].dim()
+    any_dim = any_.args[1] if len(any_.args) > 1 else any_.kwargs.get("dim")
+    keepdim = any_.args[2] if len(any_.args) > 2 else any_.kwargs.get("keepdim", False)
+    if eq.args[0] is not s or not keepdim or any_dim % rank != p.args[1] % rank:
+        return None
+    nodes = [where, zeros, dead, any_, any_.args[0], eq]
+    if any(len(n.users) != 1 for n in nodes[1:]):
+        return None  # a part of the branch is read elsewhere
+    return p, nodes
+
+
+def constant_tensor(ep, node):
+    """The tensor of a program-constant placeholder or get_attr, else None."""
+    if node.op == "get_attr":
+        obj = ep.graph_module
+        for part in node.target.split("."):
+            obj = getattr(obj, part)
+        return obj if isinstance(obj, torch.Tensor) else None
+    spec = next((s for s in ep.graph_signature.input_specs if s.arg.name == node.name), None)
+    if spec is None or spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+        return None
+    store = ep.state_dict if spec.target in ep.state_dict else ep.constants
+    return store.get(spec.target)
+
+
+def infinity_source(ep, s: torch.fx.Node) -> str | None:
+    """What may put -inf into s (a sentence naming the node), or None when nothing can."""
+    seen, todo = set(), [s]
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.op in ("placeholder", "get_attr"):
+            t = constant_tensor(ep, node)
+            if t is not None and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+                return f"the constant '{node.name}' holds non-finite values"
+            continue
+        if node.op != "call_function":
+            continue
+        name = op_name(node.target)
+        if name in INFINITY_MAKING:
+            return f"'{node.name}' ({name}) can make infinities of finite values"
+        scalars = []
+        torch.fx.node.map_aggregate((node.args, node.kwargs),
+                                    lambda v: scalars.append(v) if isinstance(v, float) else None)
+        if any(not math.isfinite(v) for v in scalars):
+            return f"'{node.name}' ({name}) has a non-finite scalar argument (an attention mask)"
+        todo.extend(node.all_input_nodes)
+    return None
+
+
+def remove_safe_softmax_branches(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """Removes each identity branch from ep's graph in place; refuses the others. Returns ep."""
+    graph = ep.graph_module.graph
+    for where in list(graph.nodes):
+        found = branch_of(where)
+        if found is None:
+            continue
+        p, nodes = found
+        source = infinity_source(ep, p.args[0])
+        if source is not None:
+            where_ = f"module '{module_path(p)}'" if module_path(p) else "the top-level module"
+            raise UnsupportedError(
+                f"cortexm.export: softmax '{p.name}' in {where_}: its input can hold -inf ({source}), so its "
+                "fully-masked-row branch (eq -inf, any, where) is not the identity; masked attention is not supported")
+        where.replace_all_uses_with(p)
+        for node in nodes:
+            graph.erase_node(node)
+    graph.lint()
+    ep.graph_module.recompile()
+    return ep
