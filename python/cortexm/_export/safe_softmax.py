@@ -14,7 +14,10 @@ how attention masks are built), or an op that makes infinities of finite values 
 reciprocal, ...). Model inputs count as finite: the program quantizes them, and
 cortexm.quantize refuses non-finite calibration data. Float overflow is not considered.
 
-A branch whose softmax input can hold -inf is refused, naming the node and its module.
+A softmax whose input adds a constant -inf mask is rewritten first (attention_mask.py: its
+branch becomes the identity, or a 0 / 1 row multiplier when a row is masked entirely). A branch
+whose softmax input can still hold -inf (a mask computed from model inputs) is refused, naming
+the node and its module.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import torch
 from torch.export.graph_signature import InputKind
 
 from .._core import UnsupportedError
+from .attention_mask import rewrite_masked_softmax
 from .converter import module_path, op_name
 
 aten = torch.ops.aten
@@ -112,23 +116,31 @@ def infinity_source(ep, s: torch.fx.Node) -> str | None:
     return None
 
 
+def where_of(node) -> str:
+    return f"module '{module_path(node)}'" if module_path(node) else "the top-level module"
+
+
 def remove_safe_softmax_branches(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
-    """Removes each identity branch from ep's graph in place; refuses the others. Returns ep."""
+    """Rewrites each softmax reading a constant -inf mask (attention_mask.py) and removes each
+    identity branch from ep's graph in place; refuses the other branches. Returns ep."""
     graph = ep.graph_module.graph
-    for where in list(graph.nodes):
-        found = branch_of(where)
-        if found is None:
+    for p in [n for n in graph.nodes if is_op(n, aten._softmax.default)]:
+        branch = next((found[1] for found in map(branch_of, list(p.users)) if found is not None), None)
+        masked = rewrite_masked_softmax(ep, p, branch, constant_tensor, where_of(p))
+        if not masked and branch is None:
             continue
-        p, nodes = found
+        # After a mask's rewrite its constants are finite: the scores must be too.
         source = infinity_source(ep, p.args[0])
         if source is not None:
-            where_ = f"module '{module_path(p)}'" if module_path(p) else "the top-level module"
             raise UnsupportedError(
-                f"cortexm.export: softmax '{p.name}' in {where_}: its input can hold -inf ({source}), so its "
-                "fully-masked-row branch (eq -inf, any, where) is not the identity; masked attention is not supported")
-        where.replace_all_uses_with(p)
-        for node in nodes:
-            graph.erase_node(node)
+                f"cortexm.export: softmax '{p.name}' in {where_of(p)}: its input can hold -inf ({source}), so its "
+                "fully-masked-row branch (eq -inf, any, where) cannot be removed; masks are supported when "
+                "they are constants (buffers, not model inputs)")
+        if not masked:
+            branch[0].replace_all_uses_with(p)
+            for node in branch:
+                graph.erase_node(node)
+    graph.eliminate_dead_code()
     graph.lint()
     ep.graph_module.recompile()
     return ep
