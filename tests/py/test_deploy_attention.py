@@ -152,3 +152,163 @@ def test_encoder_block_without_norms_deploys_int8_bit_identical(activation):
     counts = check_deployed(seeded(lambda: EncoderBlock(activation=activation), 5), [(1, 16, 32)], seed=5,
                             min_sqnr_db=20.0)
     assert counts[BMM] == 2 and counts[SOFTMAX] == 1
+
+
+# --- masks ------------------------------------------------------------------------------------
+
+SEQ = 16
+CAUSAL = torch.triu(torch.full((SEQ, SEQ), float("-inf")), 1)  # float additive: -inf above the diagonal
+
+
+class MaskedSelfAttention(nn.Module):
+    """MultiheadAttention with constant masks (buffers): attn_mask float or bool (True = masked),
+    key_padding_mask bool [batch, keys] (True = padding)."""
+
+    def __init__(self, attn_mask=None, key_padding_mask=None):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(32, 2, batch_first=True)
+        self.register_buffer("attn_mask", attn_mask)
+        self.register_buffer("key_padding_mask", key_padding_mask)
+
+    def forward(self, x):
+        return self.attn(x, x, x, attn_mask=self.attn_mask, key_padding_mask=self.key_padding_mask,
+                         need_weights=False)[0]
+
+
+class MaskedSdpa(nn.Module):
+    def __init__(self, attn_mask=None, **kwargs):
+        super().__init__()
+        self.register_buffer("attn_mask", attn_mask)
+        self.kwargs = kwargs
+
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=self.attn_mask, **self.kwargs)
+
+
+def runs_of(op, lowered, inputs):
+    """(node, its first input, its output) for each node running op when the lowered graph runs inputs."""
+    values = dict(zip((v.name for v in lowered.inputs), inputs))
+    runs = []
+
+    def observe(node, outputs):
+        outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        values.update((v.name, o) for v, o in zip(node.outputs, outputs))
+        if node.op == op:
+            runs.append((node, values[node.inputs[0].name], outputs[0]))
+
+    lowered.run(*inputs, observe=observe)
+    return runs
+
+
+def check_masked_softmax(lowered, inputs, masked):
+    """Masked entries (a bool array broadcasting to the softmax input) are -128 (probability 0)
+    and every other entry is what the kernel's arithmetic gives its row without the masked ones.
+    (A row masked entirely is uniform here; a row multiplier after the softmax makes it 0.)"""
+    from numpy_reference.softmax import softmax
+
+    (node, x, p), = runs_of(SOFTMAX, lowered, inputs)
+    masked = np.broadcast_to(masked, x.shape)
+    assert (p[masked & ~masked.all(axis=-1, keepdims=True)] == -128).all()
+    a = node.attrs
+    for row_x, row_p, row_m in zip(x.reshape(-1, x.shape[-1]), p.reshape(-1, p.shape[-1]),
+                                   masked.reshape(-1, x.shape[-1])):
+        if row_m.all():
+            continue
+        alone = softmax(row_x[~row_m][None, :], a["input_multiplier"], a["input_shift"], a["diff_min"])
+        np.testing.assert_array_equal(row_p[~row_m], alone[0])
+    return p
+
+
+def lowered_of(module, shapes, seed):
+    qgraph = cortexm.quantize(cortexm.export(module.eval(), cases(shapes, 1, seed)[0]), cases(shapes, 8, seed + 1),
+                              progress=False)
+    return cortexm.lower(qgraph, TARGET)
+
+
+@pytest.mark.parametrize("build, masked", [
+    pytest.param(lambda: MaskedSelfAttention(attn_mask=CAUSAL), torch.isneginf(CAUSAL), id="causal-float"),
+    pytest.param(lambda: MaskedSelfAttention(attn_mask=torch.isneginf(CAUSAL)), torch.isneginf(CAUSAL),
+                 id="causal-bool"),
+    pytest.param(lambda: MaskedSelfAttention(key_padding_mask=torch.arange(SEQ)[None, :] >= 11),
+                 (torch.arange(SEQ) >= 11)[None, None, None, :], id="key-padding"),
+    pytest.param(lambda: MaskedSelfAttention(attn_mask=torch.isneginf(CAUSAL),
+                                             key_padding_mask=torch.arange(SEQ)[None, :] >= 13),
+                 torch.isneginf(CAUSAL) | (torch.arange(SEQ) >= 13), id="causal-and-key-padding"),
+])
+def test_masked_multihead_attention_deploys_with_masked_probabilities_exactly_0(build, masked):
+    module = seeded(build, 6)
+    counts = check_deployed(module, [(1, SEQ, 32)], seed=6, min_sqnr_db=15.0)
+    assert counts[BMM] == 2 and counts[SOFTMAX] == 1
+    lowered = lowered_of(module, [(1, SEQ, 32)], seed=6)
+    for x in cases([(1, SEQ, 32)], 3, 7):
+        check_masked_softmax(lowered, [x[0].numpy()], masked.numpy())
+
+
+def test_scaled_dot_product_attention_causal_and_masks():
+    shapes = [(1, 2, SEQ, 16)] * 3
+    lowered = lowered_of(Sdpa(is_causal=True), shapes, seed=8)
+    check_deployed(Sdpa(is_causal=True), shapes, seed=8, min_sqnr_db=15.0)
+    causal = torch.isneginf(CAUSAL).numpy()
+    for x in cases(shapes, 2, 9):
+        check_masked_softmax(lowered, [t.numpy() for t in x], causal)
+    # A bool mask (True = attend) and a float one mixing finite biases with -inf.
+    allowed = torch.rand(SEQ, SEQ, generator=torch.Generator().manual_seed(1)) > 0.3
+    allowed |= torch.eye(SEQ, dtype=torch.bool)
+    check_deployed(MaskedSdpa(allowed), shapes, seed=8, min_sqnr_db=15.0)
+    biased = torch.where(allowed, torch.linspace(-1, 1, SEQ), torch.tensor(float("-inf")))
+    check_deployed(MaskedSdpa(biased), shapes, seed=8, min_sqnr_db=15.0)
+
+
+def test_a_fully_masked_row_gives_zeros_as_torch():
+    """torch's safe softmax makes a row masked entirely 0 (the attention output there is the output
+    projection's bias); cortexm multiplies the softmax by a constant 0 / 1 per row: exactly 0."""
+    mask = torch.zeros(SEQ, SEQ)
+    mask[3, :] = float("-inf")
+    mask[5, 7:] = float("-inf")
+    module = seeded(lambda: MaskedSelfAttention(attn_mask=mask), 10)
+    check_deployed(module, [(1, SEQ, 32)], seed=10, min_sqnr_db=15.0)
+    lowered = lowered_of(module, [(1, SEQ, 32)], seed=10)
+    assert lowered.op_counts()["cortex_m.quantized_mul.default"] == 1
+    x = cases([(1, SEQ, 32)], 1, 11)[0][0]
+    out = lowered.run(x.numpy())
+    with torch.no_grad():
+        want = module(x).numpy()
+    bias = module.attn.out_proj.bias.detach().numpy()
+    np.testing.assert_allclose(want[0, 3], bias, atol=1e-6)  # torch: row 3 attends to nothing
+    assert np.abs(out[0, 3] - bias).max() < 0.05  # the bias, quantized
+    check_masked_softmax(lowered, [x.numpy()], torch.isneginf(mask).numpy())
+    (mul, _, p), = runs_of("cortex_m.quantized_mul.default", lowered, [x.numpy()])
+    assert (p[:, :, 3] == mul.attrs["output_zero_point"]).all()  # probabilities exactly 0.0
+    assert (p[:, :, 5] != mul.attrs["output_zero_point"]).any()
+
+
+class RowMaskedSoftmax(nn.Module):
+    def __init__(self):
+        super().__init__()
+        mask = torch.zeros(4, 8)
+        mask[1] = float("-inf")
+        self.register_buffer("mask", mask)
+
+    def forward(self, x):
+        return torch.softmax(x + self.mask, dim=-1)
+
+
+def test_plain_softmax_of_a_fully_masked_row_is_refused():
+    with pytest.raises(cortexm.UnsupportedError, match=r"softmax '_softmax' in the top-level module: its mask "
+                                                       r"hides every entry of a row"):
+        cortexm.export(RowMaskedSoftmax(), (torch.randn(4, 8),))
+
+
+class MaskFromInput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(32, 2, batch_first=True)
+
+    def forward(self, x, padding):
+        return self.attn(x, x, x, key_padding_mask=padding, need_weights=False)[0]
+
+
+def test_a_mask_computed_from_model_inputs_is_refused_naming_the_node_and_module():
+    with pytest.raises(cortexm.UnsupportedError, match=r"softmax '_softmax' in module 'attn': its input can "
+                                                       r"hold -inf .*scalar_tensor.*constants"):
+        cortexm.export(MaskFromInput().eval(), (torch.randn(1, SEQ, 32), torch.zeros(1, SEQ, dtype=torch.bool)))
