@@ -321,12 +321,16 @@ def check_attention_mask(ctx, node) -> Match:
     data = np.asarray(constant(node, mask[0], "the mask").data, dtype=np.float32)
     if not (data == MASKED).any() or not ((data == MASKED) | (data == 0)).all():
         raise NotApplicable("the constant is not an attention mask of 0 and float32's lowest value")
+    # No other pattern can quantize float32's lowest value: what does not fit is an error.
     out = node.outputs[0]
     users = ctx.users(out)
+    where = f"node '{node.name}' (aten.add.Tensor, module '{node.source}')"
     if ctx.is_output(out) or not users or any(u.op != "aten._softmax.default" for u in users):
-        raise NoMatch("an attention mask's sum must be read by softmax only")
+        raise ValueError(f"{where} adds an attention mask and is read by other ops than softmax; "
+                         "cortexm quantizes a mask's sum read by softmax only")
     if ctx.quantizer.dtype_of(out.name) != "int8":
-        raise NoMatch("attention masks are quantized in int8 only")
+        raise ValueError(f"{where} adds an attention mask, which cortexm quantizes in int8 only "
+                         f"(this sum is {ctx.quantizer.dtype_of(out.name)}): quantize with precision='int8'")
     scores = activation(node, 1 - mask[0])
     return Match("attention_mask", [node], activations=[(node, 1 - mask[0])], masks=[(node, mask[0])],
                  outputs={out.name: BelowMask(scores.name)})
