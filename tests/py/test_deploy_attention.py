@@ -58,14 +58,15 @@ class Sdpa(nn.Module):
 class EncoderBlock(nn.Module):
     """nn.TransformerEncoderLayer's computation (post-norm order) without its two LayerNorms."""
 
-    def __init__(self, d_model=32, heads=2, ff=64, activation=F.relu):
+    def __init__(self, d_model=32, heads=2, ff=64, activation=F.relu, mask=None):
         super().__init__()
         self.attn = nn.MultiheadAttention(d_model, heads, batch_first=True)
         self.linear1, self.linear2 = nn.Linear(d_model, ff), nn.Linear(ff, d_model)
         self.activation = activation
+        self.register_buffer("mask", mask)
 
     def forward(self, x):
-        x = x + self.attn(x, x, x, need_weights=False)[0]
+        x = x + self.attn(x, x, x, attn_mask=self.mask, need_weights=False)[0]
         return x + self.linear2(self.activation(self.linear1(x)))
 
 
@@ -147,10 +148,12 @@ def test_scaled_dot_product_attention_deploys_int8_bit_identical(shapes, kwargs)
     assert counts[BMM] == 2 and counts[SOFTMAX] == 1
 
 
-@pytest.mark.parametrize("activation", [F.relu, F.gelu], ids=["relu", "gelu"])
-def test_encoder_block_without_norms_deploys_int8_bit_identical(activation):
-    counts = check_deployed(seeded(lambda: EncoderBlock(activation=activation), 5), [(1, 16, 32)], seed=5,
-                            min_sqnr_db=20.0)
+@pytest.mark.parametrize("activation, mask", [(F.relu, None), (F.gelu, None), (F.relu, "causal")],
+                         ids=["relu", "gelu", "relu-causal"])
+def test_encoder_block_without_norms_deploys_int8_bit_identical(activation, mask):
+    mask = None if mask is None else torch.triu(torch.full((16, 16), float("-inf")), 1)
+    counts = check_deployed(seeded(lambda: EncoderBlock(activation=activation, mask=mask), 5), [(1, 16, 32)],
+                            seed=5, min_sqnr_db=20.0)
     assert counts[BMM] == 2 and counts[SOFTMAX] == 1
 
 
