@@ -303,8 +303,9 @@ MASKED = float(np.finfo(np.float32).min)
 
 def mask_gap(lo: float, hi: float) -> float:
     """How far below the scores' range [lo, hi] masked entries sit. The int8 softmax counts
-    differences to the row maximum below 31 (its diff_min: 5 integer bits) as exp 0; 32 plus two
-    steps of the widened scale (rounding of the range's minimum and of each score) stays beyond."""
+    differences to the row maximum below its diff_min as exp 0, and diff_min is never more than 31
+    below (5 integer bits); 32 plus two steps of the widened scale (rounding of the range's
+    minimum and of each score) stays beyond it."""
     return 32.0 + 2.0 * (hi - lo + 40.0) / 255.0
 
 
