@@ -32,21 +32,37 @@ aten = torch.ops.aten
 MASKED = float(torch.finfo(torch.float32).min)
 
 
-def depends_on_model_inputs(ep, node: torch.fx.Node) -> bool:
-    user_inputs = {s.arg.name for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT}
+def ancestors(node: torch.fx.Node):
+    """node and every node it reads, directly or not, each once."""
     seen, todo = set(), [node]
     while todo:
         n = todo.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if n.op == "placeholder" and n.name in user_inputs:
-            return True
-        todo.extend(n.all_input_nodes)
-    return False
+        if n not in seen:
+            seen.add(n)
+            yield n
+            todo.extend(n.all_input_nodes)
 
 
-def evaluate(ep, node: torch.fx.Node, constant_tensor) -> torch.Tensor:
+def constant_tensor(ep, node):
+    """The tensor of a program-constant placeholder or get_attr, else None."""
+    if node.op == "get_attr":
+        obj = ep.graph_module
+        for part in node.target.split("."):
+            obj = getattr(obj, part)
+        return obj if isinstance(obj, torch.Tensor) else None
+    spec = next((s for s in ep.graph_signature.input_specs if s.arg.name == node.name), None)
+    if spec is None or spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+        return None
+    store = ep.state_dict if spec.target in ep.state_dict else ep.constants
+    return store.get(spec.target)
+
+
+def depends_on_model_inputs(ep, node: torch.fx.Node) -> bool:
+    user_inputs = {s.arg.name for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT}
+    return any(n.op == "placeholder" and n.name in user_inputs for n in ancestors(node))
+
+
+def evaluate(ep, node: torch.fx.Node) -> torch.Tensor:
     """node's value computed from the program's constants (it reads no model input)."""
     values: dict = {}
 
@@ -77,7 +93,7 @@ def add_constant(ep, graph, before: torch.fx.Node, name: str, tensor: torch.Tens
     return node
 
 
-def mask_operand(ep, s: torch.fx.Node, constant_tensor):
+def mask_operand(ep, s: torch.fx.Node):
     """(index of the scores operand, the mask's value) when s = scores + M with M a constant
     holding -inf, else None."""
     if not (isinstance(s, torch.fx.Node) and s.op == "call_function" and s.target == aten.add.Tensor):
@@ -88,18 +104,18 @@ def mask_operand(ep, s: torch.fx.Node, constant_tensor):
         operand = s.args[i]
         if depends_on_model_inputs(ep, operand):
             continue
-        mask = evaluate(ep, operand, constant_tensor)
+        mask = evaluate(ep, operand)
         if isinstance(mask, torch.Tensor) and mask.is_floating_point() and bool(torch.isneginf(mask).any()):
             return 1 - i, mask.to(torch.float32)
     return None
 
 
-def rewrite_masked_softmax(ep, p: torch.fx.Node, branch: list | None, constant_tensor, where: str) -> bool:
+def rewrite_masked_softmax(ep, p: torch.fx.Node, branch: list | None, where: str) -> bool:
     """Rewrites softmax p's input when it adds a constant -inf mask (see the module doc). branch:
     the safe-softmax nodes after p (where first), or None. False when p's input has no such mask."""
     graph = ep.graph_module.graph
     s = p.args[0]
-    found = mask_operand(ep, s, constant_tensor)
+    found = mask_operand(ep, s)
     if found is None:
         return False
     scores_index, mask = found

@@ -25,10 +25,9 @@ from __future__ import annotations
 import math
 
 import torch
-from torch.export.graph_signature import InputKind
 
 from .._core import UnsupportedError
-from .attention_mask import rewrite_masked_softmax
+from .attention_mask import ancestors, constant_tensor, rewrite_masked_softmax
 from .converter import module_path, op_name
 
 aten = torch.ops.aten
@@ -75,28 +74,9 @@ def branch_of(where: torch.fx.Node):
     return p, nodes
 
 
-def constant_tensor(ep, node):
-    """The tensor of a program-constant placeholder or get_attr, else None."""
-    if node.op == "get_attr":
-        obj = ep.graph_module
-        for part in node.target.split("."):
-            obj = getattr(obj, part)
-        return obj if isinstance(obj, torch.Tensor) else None
-    spec = next((s for s in ep.graph_signature.input_specs if s.arg.name == node.name), None)
-    if spec is None or spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
-        return None
-    store = ep.state_dict if spec.target in ep.state_dict else ep.constants
-    return store.get(spec.target)
-
-
 def infinity_source(ep, s: torch.fx.Node) -> str | None:
     """What may put -inf into s (a sentence naming the node), or None when nothing can."""
-    seen, todo = set(), [s]
-    while todo:
-        node = todo.pop()
-        if node in seen:
-            continue
-        seen.add(node)
+    for node in ancestors(s):
         if node.op in ("placeholder", "get_attr"):
             t = constant_tensor(ep, node)
             if t is not None and t.is_floating_point() and not bool(torch.isfinite(t).all()):
@@ -112,7 +92,6 @@ def infinity_source(ep, s: torch.fx.Node) -> str | None:
                                     lambda v: scalars.append(v) if isinstance(v, float) else None)
         if any(not math.isfinite(v) for v in scalars):
             return f"'{node.name}' ({name}) has a non-finite scalar argument (an attention mask)"
-        todo.extend(node.all_input_nodes)
     return None
 
 
@@ -126,7 +105,7 @@ def remove_safe_softmax_branches(ep: torch.export.ExportedProgram) -> torch.expo
     graph = ep.graph_module.graph
     for p in [n for n in graph.nodes if is_op(n, aten._softmax.default)]:
         branch = next((found[1] for found in map(branch_of, list(p.users)) if found is not None), None)
-        masked = rewrite_masked_softmax(ep, p, branch, constant_tensor, where_of(p))
+        masked = rewrite_masked_softmax(ep, p, branch, where_of(p))
         if not masked and branch is None:
             continue
         # After a mask's rewrite its constants are finite: the scores must be too.
