@@ -1,5 +1,5 @@
 """Attention through export -> quantize -> lower -> to_program: nn.MultiheadAttention,
-F.scaled_dot_product_attention and a TransformerEncoderLayer-like block (no norms).
+F.scaled_dot_product_attention, an encoder block without norms and nn.TransformerEncoderLayer.
 
 Export removes softmax's fully-masked-row branch when the softmax input cannot hold -inf
 (_export/safe_softmax.py); the scores, softmax and weighted sum are quantized_batch_matmul,
@@ -315,3 +315,28 @@ def test_a_mask_computed_from_model_inputs_is_refused_naming_the_node_and_module
     with pytest.raises(cortexm.UnsupportedError, match=r"softmax '_softmax' in module 'attn': its input can "
                                                        r"hold -inf .*scalar_tensor.*constants"):
         cortexm.export(MaskFromInput().eval(), (torch.randn(1, SEQ, 32), torch.zeros(1, SEQ, dtype=torch.bool)))
+
+
+# --- nn.TransformerEncoderLayer (needs the layer norm lowering) -------------------------------
+
+
+@pytest.mark.parametrize("kwargs, mask", [
+    pytest.param({}, None, id="post-norm-relu"),
+    pytest.param({"norm_first": True}, None, id="norm-first"),
+    pytest.param({"activation": "gelu"}, None, id="gelu"),
+    pytest.param({"norm_first": True, "activation": "gelu"}, "causal", id="norm-first-gelu-causal"),
+])
+def test_transformer_encoder_layer_deploys_int8_bit_identical(kwargs, mask):
+    """The issue's model: d_model 32, 2 heads, 16 tokens, batch_first, dropout 0."""
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.TransformerEncoderLayer(32, 2, 64, batch_first=True, dropout=0.0, **kwargs)
+            self.register_buffer("mask", None if mask is None else torch.triu(torch.full((16, 16), float("-inf")), 1))
+
+        def forward(self, x):
+            return self.layer(x, src_mask=self.mask)
+
+    counts = check_deployed(seeded(Encoder, 12), [(1, 16, 32)], seed=12, min_sqnr_db=20.0)
+    assert counts[BMM] == 2 and counts[SOFTMAX] == 1
