@@ -72,3 +72,6 @@ __all__ += ["Program", "load_program", "to_program"]
 from .qemu import run_on_qemu  # noqa: E402
 
 __all__ += ["run_on_qemu"]
+from .check import CheckReport, check  # noqa: E402
+
+__all__ += ["CheckReport", "check"]

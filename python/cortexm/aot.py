@@ -4,6 +4,7 @@
         [--calibration-samples N] [--calibration-data FILE] [--precision int8|16x8|auto] [--activations int8|int16] [--fuse-magnitude] \\
         [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] [--io float|int8] --output ds_cnn.cmpte \\
         [--export-c DIR [--export-c-name NAME]] [--compare [ROWS]] [--compare-plot FILE]
+    python -m cortexm.aot --model ds_cnn --check [--target T] [--precision int8|16x8] [--calibration-data FILE]
 
 --model is a zoo name (cortexm.models) or path.py:factory, where factory() returns
 (model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
@@ -24,6 +25,9 @@ inputs (cortexm.compare: SQNR and max error at every quantized tensor, the ROWS 
 The output file is written atomically: it is the whole program or it is not touched.
 --export-c also writes the program as C for firmware (Program.export_c: <name>_program.c and .h,
 <name>_ops.cc, main.cc, cortexm.cmake, CMakeLists.txt; the name is --export-c-name, else the output file's stem).
+--check writes nothing: it exports, quantizes (on the calibration inputs, else the example input),
+lowers and plans the model and prints cortexm.check's report: every problem with its module path and
+every op that would run as float fallback, and why. Exit status 1 when a problem prevents deployment.
 """
 
 from __future__ import annotations
@@ -169,7 +173,9 @@ def parse_args(argv):
     p.add_argument("--arena-limit", type=int, metavar="BYTES",
                    help="largest arena allowed: above it, the first stages run patch by patch (the split and "
                         "patch grid with the fewest extra MACs that fit); an error when no plan fits")
-    p.add_argument("--output", "-o", required=True, help="program file to write (.cmpte)")
+    p.add_argument("--output", "-o", help="program file to write (.cmpte); not with --check")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing: list every problem that prevents deployment and every float fallback op")
     p.add_argument("--export-c", metavar="DIR", help="also write the program as C sources for firmware into DIR")
     p.add_argument("--export-c-name", metavar="NAME",
                    help="C name of the exported program (default: the output file's stem)")
@@ -179,6 +185,20 @@ def parse_args(argv):
     p.add_argument("--compare-plot", metavar="FILE", help="with --compare: plot the per-layer SQNR into FILE (.png, .svg)")
     p.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
     args = p.parse_args(argv)
+    if args.check:
+        others = [flag for flag, used in (("--output", args.output), ("--export-c", args.export_c),
+                                          ("--bundleio", args.bundleio), ("--compare", args.compare is not None),
+                                          ("--intermediates", args.intermediates), ("--arena-limit", args.arena_limit),
+                                          ("--io", args.io != "float"), ("--fuse-magnitude", args.fuse_magnitude),
+                                          ("--weight-rounding", args.weight_rounding != "nearest"))
+                  if used]
+        if others:
+            p.error(f"--check writes nothing: drop {', '.join(others)}")
+        if args.precision == "auto":
+            p.error("--check takes --precision int8 or 16x8")
+        args.quantize = True  # the check quantizes
+    elif not args.output:
+        p.error("the following arguments are required: --output/-o (or give --check)")
     if args.calibration_samples is not None and args.calibration_samples < 1:
         p.error(f"--calibration-samples {args.calibration_samples} must be >= 1")
     if args.calibration_data and not args.quantize:
@@ -223,11 +243,13 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
-        return compile_model(args)
-    except Exception as e:  # one line per error; the traceback with --debug
+        return check_model(args) if args.check else compile_model(args)
+    except Exception as e:  # one line per error (every listed op or node of one); the traceback with --debug
         if args.debug:
             raise
         message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if isinstance(e, NotImplementedError) and getattr(e, "problems", None):
+            message = str(e).strip()
         if isinstance(e, (ValueError, NotImplementedError)):
             print(f"error: {message}", file=sys.stderr)
             return 2
@@ -246,6 +268,23 @@ def calibration_samples(args, example, calibration) -> list:
     warnings.warn(msg)
     print(f"warning: {msg}", file=sys.stderr)
     return [example]
+
+
+def check_model(args) -> int:
+    """--check: cortexm.check's report on stdout; 1 when a problem prevents deployment."""
+    import cortexm
+
+    model, example, calibration = load_model(args.model)
+    if args.calibration_data:
+        samples = calibration_samples(args, example, calibration)
+    elif calibration:
+        samples = list(calibration(args.calibration_samples or 8))
+    else:
+        samples = None  # cortexm.check calibrates on the example inputs
+    precision = args.precision or ("16x8" if args.activations == "int16" else "int8")
+    report = cortexm.check(model, example, samples, target=args.target_config, precision=precision)
+    print(report)
+    return 0 if report.ok else 1
 
 
 def compile_model(args) -> int:
@@ -273,7 +312,11 @@ def compile_model(args) -> int:
             print(cortexm.quantization_report(qgraph).precision)
         if args.intermediates:
             qgraph.save(os.path.join(args.intermediates, "quantized.cmg"))
-        lowered = cortexm.lower(qgraph, args.target_config, intermediates=args.intermediates)
+        try:
+            lowered = cortexm.lower(qgraph, args.target_config, intermediates=args.intermediates)
+        except NotImplementedError as e:  # nodes no program can run, every one listed
+            print(f"error: cannot write a program: {e}", file=sys.stderr)
+            return 1
         comparison = cortexm.compare(graph, lowered, list(samples)) if args.compare is not None else None
     else:
         msg = ("Cortex-M needs quantization: without --quantize the graph stays float and only a "

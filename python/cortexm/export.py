@@ -23,8 +23,9 @@ def export(module_or_exported_program, example_inputs=None, *, dynamic_shapes=No
       the convolution or linear before it when that is its only user, else becomes mul + add.
     - Each node's ``source`` is the path of the module it came from (e.g. ``"encoder.3.conv"``).
 
-    Raises cortexm.UnsupportedError (a NotImplementedError) naming the op and module path of the
-    first op cortexm cannot represent.
+    Raises cortexm.UnsupportedError (a NotImplementedError) listing every op cortexm cannot
+    represent, each with its module path (also as ``error.problems``: [(op, module path, message)]);
+    a node downstream of a refused one is listed only when its own op is unsupported.
     """
     from ._export.capture import capture
     from ._export.convert import convert

@@ -79,8 +79,28 @@ def lower(qgraph: Graph, target: Union[str, CortexMTargetConfig] = "cortex-m55+i
     cortexm.export captured) onto cortex_m int8 ops; returns a new graph, qgraph is left alone.
 
     Ops that cannot be lowered stay float between cortex_m dequantize / quantize nodes, with the
-    reason in ``node.meta["lowering"]``.
+    reason in ``node.meta["lowering"]``, and run as float fallback in a program. With the default
+    pipeline (no passes or skip_passes given), a node no program can run (an op without a float
+    kernel, such as a float transposed convolution) is an UnsupportedError listing every such node
+    (name, op, module path) at once.
     """
+    graph = lower_unchecked(qgraph, target, passes=passes, skip_passes=skip_passes, intermediates=intermediates)
+    if passes is None and not skip_passes:
+        problems = _core.program_problems(graph)
+        if problems:
+            error = _core.UnsupportedError(
+                f"cortexm.lower: {len(problems)} node{'s' if len(problems) > 1 else ''} no cortexm program can run:\n  "
+                + "\n  ".join(p["message"] for p in problems))
+            error.problems = problems
+            raise error
+    return graph
+
+
+def lower_unchecked(qgraph: Graph, target: Union[str, CortexMTargetConfig] = "cortex-m55+int8", *,
+                    passes: Iterable[PassSpec] | None = None, skip_passes: Iterable[str] = (),
+                    intermediates: str | os.PathLike | None = None) -> Graph:
+    """lower() without its final check that a program can run every node (cortexm.check lists
+    those nodes itself)."""
     from .quantizer import is_quantized
 
     if not isinstance(qgraph, Graph):

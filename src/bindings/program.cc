@@ -404,7 +404,22 @@ void bind_program(py::module_& m) {
         "Makes the graph take and give int8 at its quantize / dequantize boundary (to_program's io='int8'); "
         "ValueError (GraphError) names an input or output that is not quantized there.");
   m.def("check_runnable", [](const GraphPtr& g) { program::check_runnable(*g); },
-        "Raises NotImplementedError naming the first node a program cannot run.");
+        "Raises NotImplementedError listing every node a program cannot run.");
+  m.def("program_problems",
+        [](const GraphPtr& g) {
+          py::list out;
+          for (const program::ProgramProblem& p : program::program_problems(*g)) {
+            py::dict d;
+            d["node"] = p.node;
+            d["op"] = p.op;
+            d["source"] = p.source;
+            d["reason"] = p.reason;
+            d["message"] = program::problem_line(p);
+            out.append(d);
+          }
+          return out;
+        },
+        "Every node a program cannot hold, in order: [{node, op, source, reason, message}].");
   m.def("required_scratch",
         [](const GraphPtr& g, const std::string& target) {
           std::vector<int64_t> out;

@@ -49,25 +49,52 @@ bool same_constant(const Value& a, const Value& b) { return a.info == b.info && 
 
 }  // namespace
 
-void check_runnable(const Graph& graph) {
+std::vector<ProgramProblem> program_problems(const Graph& graph) {
+  std::vector<ProgramProblem> problems;
+  flatbuffers::FlatBufferBuilder scratch_builder;
+  ParamsBuilder params(scratch_builder);
   for (NodeId id : graph.order()) {
     const Node& node = graph.node(id);
+    auto problem = [&](const std::string& reason) { problems.push_back({node.name, node.op, node.source, reason}); };
     if (!runnable(node.op)) {
       const auto lowering = node.meta.find("lowering");
-      throw UnsupportedError(
-          "node '" + node.name + "' (" + node.op + ") cannot run in a cortexm program: the runtime " +
-          "has no kernel for it" +
-          (lowering != node.meta.end() ? " (lowering: " + lowering->second + ")" : std::string()));
+      problem("the runtime has no kernel for it" +
+              (lowering != node.meta.end() ? " (lowering: " + lowering->second + ")" : std::string()));
+      continue;
     }
+    bool folded = false;
     for (ValueId in : node.inputs) {
       if (in == kNoValue) continue;
       const TensorInfo& info = graph.value(in).info;
-      const bool quantized_input = info.qparams && is_integer(info.dtype);
-      if (quantized_input && node.op.rfind("aten._", 0) == 0)
-        throw UnsupportedError("node '" + node.name + "' (" + node.op +
-                               ") reads a quantized value in the folded form; run cortexm.lower first");
+      folded = folded || (info.qparams && is_integer(info.dtype) && node.op.rfind("aten._", 0) == 0);
+    }
+    if (folded) {
+      problem("it reads a quantized value in the folded form; run cortexm.lower first");
+      continue;
+    }
+    try {  // the node's own attributes may have no program form (a transposed float convolution)
+      OpRegistry::global().get(node.op).encode(params, node_context(graph, id));
+    } catch (const std::exception& e) {
+      const std::string prefix = "node '" + node.name + "' (" + node.op + "): ";  // OpArgs::fail's
+      const std::string what = e.what();
+      problem(what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
     }
   }
+  return problems;
+}
+
+std::string problem_line(const ProgramProblem& p) {
+  return "node '" + p.node + "' (" + p.op + ")" + (p.source.empty() ? "" : " in module '" + p.source + "'") +
+         " cannot run in a cortexm program: " + p.reason;
+}
+
+void check_runnable(const Graph& graph) {
+  const std::vector<ProgramProblem> problems = program_problems(graph);
+  if (problems.empty()) return;
+  if (problems.size() == 1) throw UnsupportedError(problem_line(problems[0]));
+  std::string message = std::to_string(problems.size()) + " nodes cannot run in a cortexm program:";
+  for (const ProgramProblem& p : problems) message += "\n  " + problem_line(p);
+  throw UnsupportedError(message);
 }
 
 int64_t required_scratch(const Graph& graph, NodeId id, Isa isa) {

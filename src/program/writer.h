@@ -31,7 +31,18 @@ struct WriteOptions {
   std::vector<BundledCase> bundled;
 };
 
-// Throws UnsupportedError naming the first node (name and op) the runtime cannot run.
+// A node a program cannot hold: no kernel id for its op, or attributes its encode refuses.
+struct ProgramProblem {
+  std::string node, op, source, reason;
+};
+
+// Every such node of the graph, in order.
+std::vector<ProgramProblem> program_problems(const Graph& graph);
+
+// "node 'name' (op) in module 'source' cannot run in a cortexm program: reason".
+std::string problem_line(const ProgramProblem& problem);
+
+// Throws UnsupportedError listing every node program_problems finds.
 void check_runnable(const Graph& graph);
 
 // Scratch bytes the runtime's kernel for `node` needs on `isa` (0 when it takes none).

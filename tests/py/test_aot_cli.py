@@ -77,6 +77,11 @@ def factory():
 
 def float_only():
     return FloatOnly().eval(), (torch.randn(2, 7),)
+
+
+def float_transposed():
+    torch.manual_seed(0)
+    return torch.nn.ConvTranspose2d(3, 2, 2, stride=2).eval(), (torch.randn(1, 3, 4, 4),)
 '''
 
 
@@ -150,14 +155,19 @@ def test_run_cli_in_a_subprocess(model_file, tmp_path):
 
 
 def test_without_quantize_warns_and_refuses_what_cannot_run(model_file, tmp_path, capsys):
+    """Unquantized, every op runs as float fallback (conv, relu, linear, softmax) but a transposed
+    convolution, which has no portable kernel."""
     out = tmp_path / "float.cmpte"
     with pytest.warns(UserWarning, match="Cortex-M needs quantization"):
-        assert aot("--model", f"{model_file}:factory", "--output", out) == 1
+        assert aot("--model", f"{model_file}:float_transposed", "--output", out) == 1
     assert "cannot write a program" in capsys.readouterr().err
     assert not out.exists()
-    with pytest.warns(UserWarning, match="Cortex-M needs quantization"):
-        assert aot("--model", f"{model_file}:float_only", "--bundleio", "--output", out) == 0
-    assert cortexm.load_program(out).verify() == 1
+    for factory in ("float_only", "factory"):
+        with pytest.warns(UserWarning, match="Cortex-M needs quantization"):
+            assert aot("--model", f"{model_file}:{factory}", "--bundleio", "--output", out) == 0
+        program = cortexm.load_program(out)
+        # every op float but factory's flatten, a view
+        assert program.verify() == 1 and program.float_ops == program.num_ops - (factory == "factory")
 
 
 def test_output_is_never_half_written(model_file, tmp_path, capsys):

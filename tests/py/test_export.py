@@ -552,3 +552,36 @@ def test_handler_tables_refuse_an_op_handled_twice():
     b.handles("aten.relu.default")(lambda cx, args: None)
     with pytest.raises(ValueError, match="ops with two handlers: aten.relu.default"):
         merge_tables(a, b)
+
+
+def test_every_unsupported_op_is_listed_at_once_with_its_module_path():
+    """Export does not stop at the first unsupported op: one UnsupportedError lists each (op, module)
+    once, in graph order; nodes that only read a refused value are not listed."""
+    module = nn.Sequential()
+    module.add_module("first", Lambda(lambda s, x: torch.exp(x) + 1))  # add reads exp: not listed
+    module.add_module("second", Lambda(lambda s, x: torch.erfinv(x * 0.1) * torch.erfinv(x * 0.2)))
+    module.add_module("third", Lambda(lambda s, x: torch.flip(torch.relu(x), [0])))
+    with pytest.raises(cortexm.UnsupportedError) as info:
+        cortexm.export(module.eval(), (rand(2, 3),))
+    assert info.value.problems == [
+        ("aten.exp.default", "first", "cortexm.export: aten.exp.default in module 'first' is not supported"),
+        ("aten.erfinv.default", "second", "cortexm.export: aten.erfinv.default in module 'second' is not supported"),
+        ("aten.flip.default", "third", "cortexm.export: aten.flip.default in module 'third' is not supported"),
+    ]
+    assert str(info.value).splitlines() == [
+        "cortexm.export: 3 unsupported ops:",
+        "  aten.exp.default in module 'first' is not supported",
+        "  aten.erfinv.default in module 'second' is not supported",
+        "  aten.flip.default in module 'third' is not supported",
+    ]
+
+
+def test_a_handler_refusal_is_listed_with_the_unknown_ops():
+    module = nn.Sequential()
+    module.add_module("cast", Lambda(lambda s, x: x.to(torch.int32).float()))
+    module.add_module("act", Lambda(lambda s, x: torch.exp(x)))
+    with pytest.raises(cortexm.UnsupportedError) as info:
+        cortexm.export(module.eval(), (rand(2, 3),))
+    assert [(op, where) for op, where, _ in info.value.problems] == [("aten._to_copy.default", "cast"),
+                                                                    ("aten.exp.default", "act")]
+    assert "aten._to_copy.default to torch.int32 in module 'cast' is not supported" in str(info.value)

@@ -414,3 +414,15 @@ def test_the_loader_rejects_bad_params_tables(tmp_path, field, value, match):
     op["params"][field] = value
     with pytest.raises(ValueError, match=match):
         cortexm.Program(from_json(doc, tmp_path))
+
+
+@pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+                    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
+def test_float_fallback_layer_norm_on_qemu_is_bit_identical_with_the_host(cpu):
+    module = randomize(nn.LayerNorm(48), 13)
+    x = torch.randn(4, 6, 48, generator=torch.Generator().manual_seed(14)) * 3
+    program = cortexm.to_program(cortexm.export(module, (x,)), target=f"{cpu}+int8")
+    assert program.float_ops == 1
+    got = cortexm.run_on_qemu(program, [x.numpy()], cpu=cpu)
+    assert got.tobytes() == np.asarray(program.run(x.numpy())).tobytes()

@@ -35,11 +35,14 @@ def test_keeps_qparams():
     assert all(_core.op_info(op).keeps_qparams for op in KEEPS_QPARAMS)
 
 
-def test_programs_hold_every_aten_data_movement_and_float_unary_op():
+def test_programs_hold_every_op_but_pt2e_quantize_dequantize():
+    """Every aten op runs in a program (float fallback through the portable kernels); PT2E's
+    quantize / dequantize are lowered to cortex_m ones first."""
     runnable = set(_core.ops_with("encode"))
     assert DATA_MOVEMENT | FLOAT_UNARY <= runnable
-    # Float unary ops with constants have no UnaryFn: a program cannot hold them.
-    assert not {"aten.hardtanh.default", "aten.clamp.default", "aten.mul.Scalar"} & runnable
+    assert set(_core.registered_ops()) - runnable == {
+        f"quantized_decomposed.{op}.default" for op in ("quantize_per_tensor", "dequantize_per_tensor",
+                                                         "quantize_per_channel", "dequantize_per_channel")}
 
 
 def test_activation_range_ops_are_cortex_m_ops():

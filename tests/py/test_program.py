@@ -379,12 +379,27 @@ def test_input_checks_name_the_input():
         program.run(*inputs, *inputs)
 
 
-def test_writer_refuses_ops_the_runtime_cannot_run():
+def test_writer_refuses_every_node_the_runtime_cannot_run_at_once():
+    """A PT2E quantize (lowering makes it cortex_m's) and a float transposed convolution (no portable
+    kernel): one error names both, with the reason of each."""
     g = cortexm.Graph()
-    a, b = g.add_input("a", [2, 3, 4]), g.add_input("b", [2, 4, 5])
-    g.outputs = [g.call("aten.bmm.default", [a, b], {}, name="my_bmm")]  # float bmm: no runtime op
-    with pytest.raises(NotImplementedError, match=r"my_bmm.*aten\.bmm\.default"):
+    x = g.add_input("x", [1, 2, 4, 4])
+    w = g.add_constant("w", np.ones((2, 3, 2, 2), np.float32))
+    up = g.call("aten.convolution.default", [x, w, None], {"stride": [2, 2], "padding": [0, 0], "dilation": [1, 1],
+                                                           "transposed": True, "output_padding": [0, 0], "groups": 1},
+                name="my_up", source="decoder.up")
+    attrs = {"scale": 0.05, "zero_point": 0, "quant_min": -128, "quant_max": 127, "dtype": "int8"}
+    g.outputs = [g.call("quantized_decomposed.quantize_per_tensor.default", [up], attrs, name="my_q")]
+    with pytest.raises(NotImplementedError) as info:
         cortexm.to_program(g)
+    assert str(info.value).splitlines() == [
+        "2 nodes cannot run in a cortexm program:",
+        "  node 'my_up' (aten.convolution.default) in module 'decoder.up' cannot run in a cortexm program: a "
+        "transposed convolution has no float kernel in a program (the portable kernels have none): it runs only "
+        "lowered, as int8 quantized_transpose_conv2d",
+        "  node 'my_q' (quantized_decomposed.quantize_per_tensor.default) cannot run in a cortexm program: the "
+        "runtime has no kernel for it",
+    ]
 
 
 def test_writer_refuses_a_layout_with_too_little_scratch_or_arena():
@@ -1143,14 +1158,16 @@ def test_the_lowered_graph_carries_its_target():
 
 @pytest.mark.skipif(FLATC is None, reason="flatc not installed")
 def test_schema_versions_this_runtime_reads(real_program, tmp_path):
-    """Version 2 added bias_includes_input_offset: a version-1 file (which never sets it) still runs the
-    same; a version above this runtime's is refused rather than half understood."""
+    """Version 2 added bias_includes_input_offset, version 3 the layer norm kernels, UnaryParams'
+    constants and the float convolution / pool / matmul kernels: older files (which use none of them)
+    still run the same; a version above this runtime's is refused rather than half understood."""
     program, _, inputs = real_program
     doc = to_json(program.data, tmp_path)
     assert doc["schema_version"] == 3
-    doc["schema_version"] = 1
-    old_outputs, outputs = load_bytes(from_json(doc, tmp_path)).run(*inputs), program.run(*inputs)
-    assert [o.tobytes() for o in old_outputs] == [o.tobytes() for o in outputs]
+    for old in (1, 2):
+        doc["schema_version"] = old
+        old_outputs, outputs = load_bytes(from_json(doc, tmp_path)).run(*inputs), program.run(*inputs)
+        assert [o.tobytes() for o in old_outputs] == [o.tobytes() for o in outputs]
     doc["schema_version"] = 4
     with pytest.raises(ValueError, match=r"schema_version = 4: is not a program format this runtime reads \(1 to 3\)"):
         load_bytes(from_json(doc, tmp_path))

@@ -74,6 +74,22 @@ class Unavailable:
         self.what = what
 
 
+class Refused:
+    """The value of a node export refused (its problem is listed). A node reading it is skipped,
+    and listed only when its own op is unsupported too."""
+
+    __slots__ = ()
+
+
+REFUSED = Refused()
+
+
+def reads_refused(node: torch.fx.Node, env: dict) -> bool:
+    inputs = []
+    torch.fx.node.map_arg((node.args, node.kwargs), inputs.append)
+    return any(env.get(n) is REFUSED for n in inputs)
+
+
 def module_path(node: torch.fx.Node) -> str:
     """The innermost module of node.meta['nn_module_stack'], e.g. 'encoder.3.conv' ('' = the root)."""
     stack = node.meta.get("nn_module_stack")
@@ -116,26 +132,51 @@ class Converter:
         self.env: dict[torch.fx.Node, object] = {}
         self.node: torch.fx.Node | None = None  # the FX node being converted
         self.source = ""
+        self.problems: list[tuple[str, str, str]] = []  # (op, module path, message), in graph order
 
     # --- the walk -------------------------------------------------------------------------------
 
     def run(self) -> Graph:
+        """Converts every node it can; raises one UnsupportedError listing every unsupported op (its
+        ``problems`` attribute: [(op, module path, message)])."""
         specs = {spec.arg.name: spec for spec in self.ep.graph_signature.input_specs}
         for node in self.ep.graph.nodes:
             self.node, self.source = node, module_path(node)
-            if node.op == "placeholder":
-                self.env[node] = self.placeholder(node, specs[node.name])
-            elif node.op == "get_attr":
-                self.env[node] = self.get_attr(node)
-            elif node.op == "call_function":
-                self.env[node] = self.call_function(node)
-            elif node.op == "output":
-                self.set_outputs(node)
-            else:
-                raise self.unsupported(f"FX {node.op} node '{node.name}'")
+            try:
+                if node.op == "placeholder":
+                    self.env[node] = self.placeholder(node, specs[node.name])
+                elif node.op == "get_attr":
+                    self.env[node] = self.get_attr(node)
+                elif node.op == "call_function":
+                    self.env[node] = self.call_function(node)
+                elif node.op == "output":
+                    if not self.problems:
+                        self.set_outputs(node)
+                else:
+                    raise self.unsupported(f"FX {node.op} node '{node.name}'")
+            except UnsupportedError as e:
+                self.refuse(node, str(e))
+        if self.problems:
+            raise self.all_problems()
         self.graph.dead_code_elimination()
         self.graph.verify()
         return self.graph
+
+    def refuse(self, node, message: str):
+        op = op_name(node.target) if node.op == "call_function" else f"FX {node.op}"
+        problem = (op, self.source, message)
+        if problem not in self.problems:
+            self.problems.append(problem)
+        self.env[node] = REFUSED
+
+    def all_problems(self) -> UnsupportedError:
+        if len(self.problems) == 1:
+            error = UnsupportedError(self.problems[0][2])
+        else:
+            lines = [m.removeprefix("cortexm.export: ") for _, _, m in self.problems]
+            error = UnsupportedError(f"cortexm.export: {len(lines)} unsupported ops:\n  " + "\n  ".join(lines))
+        error.problems = list(self.problems)
+        return error
 
     def placeholder(self, node, spec):
         if spec.kind == InputKind.USER_INPUT:
@@ -163,11 +204,14 @@ class Converter:
         val = node.meta.get("val")
         if isinstance(val, (torch.SymInt, torch.SymFloat, torch.SymBool)):
             return concrete(val)  # size arithmetic (sym_size, operator.mul, ...)
-        if node.target is operator.getitem:
-            return self.getitem(node)
-        handler = self.handlers.get(op_name(node.target))
-        if handler is None:
+        getitem = node.target is operator.getitem
+        handler = None if getitem else self.handlers.get(op_name(node.target))
+        if handler is None and not getitem:
             raise self.unsupported()
+        if reads_refused(node, self.env):
+            return REFUSED  # an input was refused: its problem is already listed
+        if getitem:
+            return self.getitem(node)
         result = handler(self, self.bind(node))
         self.check(result, val)
         return result

@@ -126,12 +126,20 @@ def view(cx, a):
 
 @handles("aten.expand.default", "aten.expand_copy.default")
 def expand(cx, a):
-    """The identity expand of torch.matmul's decomposition (matmul -> expand, view, bmm); an expand
-    that broadcasts has no op in the vocabulary."""
-    shape = list(cx.shape(a["self"]))
-    if shape != list(cx.out_shape()):
-        raise cx.unsupported(f"{cx.node.target} from {shape} to {list(cx.out_shape())}")
-    return a["self"]
+    """New leading dims by unsqueeze, each broadcast size-1 dim by a cat of copies (shared keys
+    of attention heads, a mask over the batch); the identity expand of torch.matmul's
+    decomposition is its input."""
+    x, out = a["self"], list(cx.out_shape())
+    shape = list(cx.shape(x))
+    for _ in range(len(out) - len(shape)):
+        x = unsqueeze_at(cx, x, 0)
+    shape = [1] * (len(out) - len(shape)) + shape
+    for d, (n_in, n_out) in enumerate(zip(shape, out)):
+        if n_in != n_out:
+            if n_in != 1:
+                raise cx.unsupported(f"{cx.node.target} from {shape} to {out}")
+            x = cx.call("aten.cat.default", [x] * n_out, {"dim": d})
+    return x
 
 
 @handles("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
@@ -198,6 +206,9 @@ def select(cx, a):
 
 def split_into(cx, x, sizes: list[int], d: int):
     d = dim(d, len(cx.shape(x)))
+    data = cx.const(x)
+    if data is not None:  # MultiheadAttention's packed in_proj_bias: constants the linears can take
+        return tuple(Const(part, f"{x.name}_split_{i}") for i, part in enumerate(torch.split(data, sizes, d)))
     out = cx.call("aten.split_with_sizes_copy.default", [x], {"split_sizes": sizes, "dim": d})
     return out if isinstance(out, tuple) else (out,)
 

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .observers import ACTIVATION_RANGES, Observer, QParams, qparams_from_min_max
-from .patterns import PASSES, Fixed, Match, NoMatch, NotApplicable, Observed, SharedWith
+from .patterns import PASSES, BelowMask, Fixed, Match, NoMatch, NotApplicable, Observed, SharedWith, mask_gap
 
 
 class GraphView:
@@ -48,18 +48,25 @@ class GraphView:
 
 
 class Group:
-    """One set of activation qparams: observed, or fixed. members: the values that use it."""
+    """One set of activation qparams: observed, fixed, or another group's widened below an
+    attention mask (patterns.BelowMask). members: the values that use it."""
 
-    def __init__(self, root: str, observer: Observer | None = None, fixed: QParams | None = None):
+    def __init__(self, root: str, observer: Observer | None = None, fixed: QParams | None = None,
+                 below_mask: "Group | None" = None):
         self.root = root
         self.observer = observer
         self.fixed = fixed
+        self.below_mask = below_mask
         self.members = [root]
         self._qparams = fixed
         self.saturation = None  # |x| an int16 range must reach: see _widen_to_saturation
         self.includes = []  # values the range must hold (a constant pad's value)
 
     def qparams(self) -> QParams:
+        if self._qparams is None and self.below_mask is not None:
+            q = self.below_mask.qparams()
+            lo, hi = (q.quant_min - q.zero_point) * q.scale, (q.quant_max - q.zero_point) * q.scale
+            self._qparams = qparams_from_min_max(lo - mask_gap(lo, hi), hi, q.dtype)
         if self._qparams is None:
             lo, hi = self.observer.range() if self.observer.observed else (None, None)
             if lo is not None and (self.includes or self.saturation is not None):
@@ -141,6 +148,8 @@ def _assign_groups(annotation: Annotation, quantizer) -> None:
             elif isinstance(spec, SharedWith):
                 groups[name] = groups[spec.value]
                 groups[name].members.append(name)
+            elif isinstance(spec, BelowMask):
+                groups[name] = Group(name, below_mask=groups[spec.value])
             elif isinstance(spec, Fixed):
                 qmin, qmax, _ = ACTIVATION_RANGES[spec.dtype]
                 fixed = QParams(float(spec.scale), int(spec.zero_point), qmin, qmax, spec.dtype)

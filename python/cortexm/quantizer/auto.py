@@ -65,6 +65,8 @@ class _Frozen:
 
 
 def _dtype(group: Group) -> str:
+    if group.below_mask is not None:
+        return _dtype(group.below_mask)
     return group.fixed.dtype if group.fixed is not None else group.observer.dtype
 
 

@@ -7,7 +7,8 @@
   rounded to nearest or by GPTQ (gptq.py);
 - biases: int32 constants, scale = input scale x weight scale, zero point 0, behind dequantize;
 - constant operands (`1 - x`): constants of the activations' dtype with qparams from their own
-  min / max (0 included), behind dequantize.
+  min / max (0 included), behind dequantize; attention masks: int8 constants whose masked
+  entries saturate the sum (_quantize_attention_masks).
 Every original node gets meta 'quantization' ('quantized' | 'float'), and 'pattern' or
 'float_reason'.
 """
@@ -18,7 +19,7 @@ import numpy as np
 
 from . import gptq
 from .annotator import Annotation
-from .observers import (INT32_MAX, INT32_MIN, WEIGHT_QMAX, WEIGHT_QMIN, qparams_from_min_max, quantize_array,
+from .observers import (INT32_MAX, INT32_MIN, WEIGHT_QMAX, WEIGHT_QMIN, QParams, qparams_from_min_max, quantize_array,
                         quantize_bias, quantize_weight)
 
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
@@ -40,6 +41,7 @@ def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = 
                                       {} if rounding_cache is None else rounding_cache)
     _quantize_biases(g, nodes, annotation, weight_scales, quantizer.per_channel)
     _quantize_constant_operands(g, nodes, annotation)
+    _quantize_attention_masks(g, nodes, annotation)
     g.dead_code_elimination()  # drops the float weights and biases the int ones replaced
     g.verify()
     return g
@@ -164,6 +166,26 @@ def _quantize_constant_operands(g, nodes: dict, annotation: Annotation) -> None:
                                      float(data.max()) if data.size else 0.0, dtype)
             ints = quantize_array(data, q.scale, q.zero_point, q.quant_min, q.quant_max).astype(dtype)
             const = g.add_constant(f"{node.name}_{c.name}_{dtype}", ints, qparams=q.as_value_qparams())
+            dq = g.call(DEQUANTIZE, [const], q.attrs(), name=f"{const.name}_dq", source=node.source, before=node)
+            node.replace_input(index, dq)
+
+
+def _quantize_attention_masks(g, nodes: dict, annotation: Annotation) -> None:
+    """An attention mask (0 / MASKED) -> int8: 0 at zero point 127 (exact: adds nothing), MASKED
+    at -128 with a scale making it at least the distance from the scores' maximum to the sum's
+    minimum, so a masked entry saturates the sum to its int8 minimum."""
+    for match in annotation.matches:
+        for node_ref, index in match.masks:
+            node = nodes[node_ref.name]
+            c = node.inputs[index]
+            scores = annotation.groups[node_ref.inputs[1 - index].name].qparams()
+            out = annotation.groups[node_ref.outputs[0].name].qparams()
+            hi = (scores.quant_max - scores.zero_point) * scores.scale
+            lo = (out.quant_min - out.zero_point) * out.scale
+            scale = float(np.float32(1.01 * (hi - lo + out.scale) / 255.0))
+            q = QParams(scale, 127, -128, 127, "int8")
+            ints = np.where(np.asarray(c.data) == 0, 127, -128).astype(np.int8)
+            const = g.add_constant(f"{node.name}_{c.name}_int8", ints, qparams=q.as_value_qparams())
             dq = g.call(DEQUANTIZE, [const], q.attrs(), name=f"{const.name}_dq", source=node.source, before=node)
             node.replace_input(index, dq)
 

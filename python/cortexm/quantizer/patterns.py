@@ -7,7 +7,9 @@ quantizer). A Match says which nodes it quantizes and how:
 - requantized: edges that read it requantized to the match's output qparams (cat);
 - weights / biases: constant inputs turned into int8 / int32 constants;
 - constants: other constant operands (a binary op's), quantized per tensor over their own range;
-- outputs: value name -> Observed() | SharedWith(value name) | Fixed(scale, zero point).
+- masks: constant attention masks (0 / MASKED) quantized against the output's qparams;
+- outputs: value name -> Observed() | SharedWith(value name) | Fixed(scale, zero point) |
+  BelowMask(value name).
 Values inside a match that are not in outputs (a producer's output before its activation tail)
 get no quantize / dequantize.
 """
@@ -17,6 +19,8 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from .. import _core
 
@@ -49,6 +53,14 @@ class Fixed:
     dtype: str = "int8"
 
 
+@dataclass(frozen=True)
+class BelowMask:
+    """The qparams of `value` (the attention scores) with the range extended down by
+    mask_gap(...): masked entries saturate there, more than softmax's 32 below any score."""
+
+    value: str
+
+
 @dataclass
 class WeightUse:
     node: object  # Node reading the weight constant
@@ -75,6 +87,7 @@ class Match:
     outputs: dict = field(default_factory=dict)
     range_includes: list = field(default_factory=list)  # values the output qparams must hold
     constants: list = field(default_factory=list)  # (node, index) float constants quantized per tensor
+    masks: list = field(default_factory=list)  # (node, index) attention mask constants (check_attention_mask)
 
 
 def short(op: str) -> str:
@@ -284,6 +297,46 @@ def _binary(ctx, node, pattern: str) -> Match:
     return with_tail(ctx, Match(pattern, [node], activations=edges, constants=constants))
 
 
+# export's attention_mask.MASKED: a masked entry of a constant attention mask.
+MASKED = float(np.finfo(np.float32).min)
+
+
+def mask_gap(lo: float, hi: float) -> float:
+    """How far below the scores' range [lo, hi] masked entries sit. The int8 softmax counts
+    differences to the row maximum below its diff_min as exp 0, and diff_min is never more than 31
+    below (5 integer bits); 32 plus two steps of the widened scale (rounding of the range's
+    minimum and of each score) stays beyond it."""
+    return 32.0 + 2.0 * (hi - lo + 40.0) / 255.0
+
+
+def check_attention_mask(ctx, node) -> Match:
+    """scores + mask, read by softmax only, with the mask a constant of 0 and MASKED (export's
+    rewrite of a -inf mask): the scores observed, the sum at the scores' qparams widened down by
+    mask_gap, the mask an int8 constant whose MASKED entries saturate the sum to its minimum."""
+    free(ctx, node)
+    if node.attrs["alpha"] != 1:
+        raise NotApplicable(f"alpha={node.attrs['alpha']}")
+    mask = [i for i in (0, 1) if node.inputs[i].kind == "constant"]
+    if len(mask) != 1:
+        raise NotApplicable("not an activation plus a constant")
+    data = np.asarray(constant(node, mask[0], "the mask").data, dtype=np.float32)
+    if not (data == MASKED).any() or not ((data == MASKED) | (data == 0)).all():
+        raise NotApplicable("the constant is not an attention mask of 0 and float32's lowest value")
+    # No other pattern can quantize float32's lowest value: what does not fit is an error.
+    out = node.outputs[0]
+    users = ctx.users(out)
+    where = f"node '{node.name}' (aten.add.Tensor, module '{node.source}')"
+    if ctx.is_output(out) or not users or any(u.op != "aten._softmax.default" for u in users):
+        raise ValueError(f"{where} adds an attention mask and is read by other ops than softmax; "
+                         "cortexm quantizes a mask's sum read by softmax only")
+    if ctx.quantizer.dtype_of(out.name) != "int8":
+        raise ValueError(f"{where} adds an attention mask, which cortexm quantizes in int8 only "
+                         f"(this sum is {ctx.quantizer.dtype_of(out.name)}): quantize with precision='int8'")
+    scores = activation(node, 1 - mask[0])
+    return Match("attention_mask", [node], activations=[(node, 1 - mask[0])], masks=[(node, mask[0])],
+                 outputs={out.name: BelowMask(scores.name)})
+
+
 def check_add(ctx, node) -> Match:
     if node.attrs["alpha"] != 1:
         raise NoMatch(f"alpha={node.attrs['alpha']} (need 1)")
@@ -448,7 +501,8 @@ PASSES = (
      Pattern("addmm", ("aten.addmm.default",), check_addmm),
      Pattern("transpose_conv", CONVOLUTION, check_transpose_conv),
      Pattern("magnitude", ("aten.sqrt.default",), check_magnitude)),
-    (Pattern("add", ("aten.add.Tensor", "aten.sub.Tensor"), check_add),
+    (Pattern("attention_mask", ("aten.add.Tensor",), check_attention_mask),
+     Pattern("add", ("aten.add.Tensor", "aten.sub.Tensor"), check_add),
      Pattern("mul", ("aten.mul.Tensor",), check_mul),
      Pattern("matmul", ("aten.bmm.default", "aten.mm.default"), check_two_activations),
      Pattern("minmax", ("aten.maximum.default", "aten.minimum.default"), check_two_activations)),

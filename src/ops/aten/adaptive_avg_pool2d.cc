@@ -1,8 +1,8 @@
 // aten.adaptive_avg_pool2d.default on float32 NCHW / CHW: output cell i averages input rows
 // [floor(i * in / out), ceil((i + 1) * in / out)), as torch (windows may overlap);
-// portable::adaptive_avg_pool2d_f32.
+// portable::adaptive_avg_pool2d_f32 (a program's FloatPool2d).
 #include "cortexm/portable/pool2d.h"
-#include "ops/aten/portable_call.h"
+#include "ops/aten/pool2d_geometry.h"
 
 namespace cortexm::ops {
 
@@ -44,6 +44,11 @@ void kernel(const KernelContext& ctx) {
   portable::adaptive_avg_pool2d_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
 }
 
+// The output size is the output tensor's: the table holds no window.
+EncodedOp encode(program::ParamsBuilder& b, const NodeContext& node) {
+  return encode_float_pool2d(b, node, fb::Pool2dKind_AdaptiveAvg, portable::AvgPool2dParams{});
+}
+
 }  // namespace
 
 void register_aten_adaptive_avg_pool2d(OpRegistry& registry) {
@@ -53,6 +58,7 @@ void register_aten_adaptive_avg_pool2d(OpRegistry& registry) {
   s.attrs = {{"output_size", AttrKind::kInts}};
   s.infer = infer;
   s.kernel = kernel;
+  s.encode = encode;
   registry.add(std::move(s));
 }
 

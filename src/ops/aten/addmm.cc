@@ -1,5 +1,5 @@
 // aten.addmm.default: beta * self + alpha * (mat1 [M, K] @ mat2 [K, N]), self broadcast to
-// [M, N], float32. As in torch, self is ignored when beta == 0 (portable::addmm_f32).
+// [M, N], float32. As in torch, self is ignored when beta == 0 (portable::addmm_f32; a program's FloatMatmul).
 #include "cortexm/portable/matmul.h"
 #include "ops/aten/portable_call.h"
 
@@ -45,6 +45,9 @@ void register_aten_addmm(OpRegistry& registry) {
     check_portable(ctx, "addmm", portable::addmm_prepare(params));
     portable::addmm_f32(params, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
                         ctx.input(2).data<float>(), ctx.output().data<float>());
+  };
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_FloatMatmul, fb::CreateFloatMatmulParams(b.fbb(), fb::MatmulKind_Addmm, static_cast<float>(node.f("alpha")), static_cast<float>(node.f("beta"))));
   };
   registry.add(std::move(s));
 }

@@ -1,6 +1,6 @@
 // aten.avg_pool2d.default on float32 NCHW / CHW: torch's windows and divisors (count_include_pad
 // counts padding inside the padded input, not past it; divisor_override replaces the count);
-// portable::avg_pool2d_f32.
+// portable::avg_pool2d_f32 (a program's FloatPool2d).
 #include "ops/aten/pool2d_geometry.h"
 
 namespace cortexm::ops {
@@ -15,14 +15,22 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
   return {make_info(DType::kFloat32, pool2d_output_shape(ctx.input(0), g))};
 }
 
-void kernel(const KernelContext& ctx) {
-  const Pool2dGeometry g = pool2d_geometry(ctx, ctx.input(0).info(), false);
+portable::AvgPool2dParams portable_params(const OpArgs& args, const TensorInfo& input) {
   portable::AvgPool2dParams params;
-  params.pool = portable_pool2d(ctx, ctx.input(0), g);
-  params.count_include_pad = ctx.b("count_include_pad");
-  params.divisor_override = ctx.is_none("divisor_override") ? 0 : ctx.i("divisor_override");
+  params.pool = portable_pool2d(args, input, pool2d_geometry(args, input, false));
+  params.count_include_pad = args.b("count_include_pad");
+  params.divisor_override = args.is_none("divisor_override") ? 0 : args.i("divisor_override");
+  return params;
+}
+
+void kernel(const KernelContext& ctx) {
+  const portable::AvgPool2dParams params = portable_params(ctx, ctx.input(0).info());
   check_portable(ctx, "avg_pool2d", portable::avg_pool2d_prepare(params));
   portable::avg_pool2d_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
+}
+
+EncodedOp encode(program::ParamsBuilder& b, const NodeContext& node) {
+  return encode_float_pool2d(b, node, fb::Pool2dKind_Avg, portable_params(node, node.input(0)));
 }
 
 }  // namespace
@@ -39,6 +47,7 @@ void register_aten_avg_pool2d(OpRegistry& registry) {
              {"divisor_override", AttrKind::kInt, true, AttrValue(NoneAttr{})}};
   s.infer = infer;
   s.kernel = kernel;
+  s.encode = encode;
   registry.add(std::move(s));
 }
 

@@ -1,4 +1,4 @@
-// aten.bmm.default: self [B, M, K] @ mat2 [B, K, N] -> [B, M, N], float32 (portable::bmm_f32).
+// aten.bmm.default: self [B, M, K] @ mat2 [B, K, N] -> [B, M, N], float32 (portable::bmm_f32; a program's FloatMatmul).
 #include "cortexm/portable/matmul.h"
 #include "ops/aten/portable_call.h"
 
@@ -34,6 +34,9 @@ void register_aten_bmm(OpRegistry& registry) {
     check_portable(ctx, "bmm", portable::matmul_prepare(params));
     portable::bmm_f32(params, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
                       ctx.output().data<float>());
+  };
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_FloatMatmul, fb::CreateFloatMatmulParams(b.fbb(), fb::MatmulKind_Bmm));
   };
   registry.add(std::move(s));
 }

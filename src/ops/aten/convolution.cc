@@ -1,9 +1,11 @@
 // aten.convolution.default: float32 1-D (NCW) and 2-D (NCHW) convolution with groups, dilation,
-// padding and optional bias (portable::convolution_f32); transposed (weight [C_in, C_out / groups,
-// KH, KW], output_padding) as torch's conv_transpose, on the host only for now.
+// padding and optional bias (portable::convolution_f32; a program's FloatConvolution); transposed
+// (weight [C_in, C_out / groups, KH, KW], output_padding) as torch's conv_transpose, on the host
+// only: the portable kernels have no transposed convolution.
 #include "cortexm/portable/convolution.h"
 #include "ops/aten/portable_call.h"
 #include "ops/op_util.h"
+#include "program/params/float_convolution.h"
 
 namespace cortexm::ops {
 
@@ -133,22 +135,39 @@ void transposed_kernel(const KernelContext& ctx, const ConvShape& s) {
     }
 }
 
-void kernel(const KernelContext& ctx) {
-  const Tensor& input = ctx.input(0);
-  const Tensor& weight = ctx.input(1);
-  const ConvShape s = conv_shape(ctx, input.info(), weight.info());
-  if (ctx.b("transposed")) return transposed_kernel(ctx, s);
+// The portable kernel's parameters of a convolution that is not transposed.
+portable::ConvolutionParams portable_params(const OpArgs& args, const TensorInfo& input,
+                                            const TensorInfo& weight) {
+  const ConvShape s = conv_shape(args, input, weight);
   portable::ConvolutionParams params;
-  params.input = portable_shape(ctx, input.shape(), "input");
-  params.weight = portable_shape(ctx, weight.shape(), "weight");
+  params.input = portable_shape(args, input.shape, "input");
+  params.weight = portable_shape(args, weight.shape, "weight");
   params.stride[0] = s.stride_h, params.stride[1] = s.stride_w;
   params.padding[0] = s.pad_h, params.padding[1] = s.pad_w;
   params.dilation[0] = s.dil_h, params.dilation[1] = s.dil_w;
   params.groups = s.groups;
+  return params;
+}
+
+void kernel(const KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  const Tensor& weight = ctx.input(1);
+  if (ctx.b("transposed")) return transposed_kernel(ctx, conv_shape(ctx, input.info(), weight.info()));
+  const portable::ConvolutionParams params = portable_params(ctx, input.info(), weight.info());
   check_portable(ctx, "convolution", portable::convolution_prepare(params));
   portable::convolution_f32(params, input.data<float>(), weight.data<float>(),
                             ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr,
                             ctx.output().data<float>());
+}
+
+EncodedOp encode(program::ParamsBuilder& b, const NodeContext& node) {
+  if (node.b("transposed"))
+    node.fail("a transposed convolution has no float kernel in a program (the portable kernels have "
+              "none): it runs only lowered, as int8 quantized_transpose_conv2d");
+  flatbuffers::Offset<fb::FloatConvolutionParams> table;
+  if (!program::encode_float_convolution(b.fbb(), portable_params(node, node.input(0), node.input(1)), &table))
+    node.fail("stride, padding, dilation or groups does not fit a program's int32");
+  return program::encoded(fb::KernelId_FloatConvolution, table);
 }
 
 }  // namespace
@@ -165,6 +184,7 @@ void register_aten_convolution(OpRegistry& registry) {
              {"groups", AttrKind::kInt, false, AttrValue(int64_t{1})}};
   s.infer = infer;
   s.kernel = kernel;
+  s.encode = encode;
   registry.add(std::move(s));
 }
 

@@ -13,11 +13,9 @@ void register_aten_gelu(OpRegistry& registry) {
     p.op = approximate == "tanh" ? portable::UnaryOp::kGeluTanh : portable::UnaryOp::kGelu;
     return p;
   };
-  OpSchema s = portable_unary_schema(
-      "aten.gelu.default", {{"approximate", AttrKind::kString, false, AttrValue(std::string("none"))}},
-      make);
-  s.encode = float_unary_encode(make);
-  registry.add(std::move(s));
+  register_portable_unary(
+      registry, "aten.gelu.default",
+      {{"approximate", AttrKind::kString, false, AttrValue(std::string("none"))}}, make);
 }
 
 }  // namespace cortexm::ops

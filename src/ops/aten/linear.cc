@@ -1,5 +1,5 @@
 // aten.linear.default: input [..., K] @ weight[N, K]^T + bias[N] -> [..., N], float32
-// (portable::linear_f32).
+// (portable::linear_f32; a program's FloatMatmul).
 #include <vector>
 
 #include "cortexm/portable/matmul.h"
@@ -55,6 +55,9 @@ void register_aten_linear(OpRegistry& registry) {
   s.inputs = {{"input"}, {"weight"}, {"bias", true}};
   s.infer = infer;
   s.kernel = kernel;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_FloatMatmul, fb::CreateFloatMatmulParams(b.fbb(), fb::MatmulKind_Linear));
+  };
   registry.add(std::move(s));
 }
 

@@ -1,4 +1,4 @@
-// aten.mm.default: self [M, K] @ mat2 [K, N] -> [M, N], float32 (portable::mm_f32).
+// aten.mm.default: self [M, K] @ mat2 [K, N] -> [M, N], float32 (portable::mm_f32; a program's FloatMatmul).
 #include "cortexm/portable/matmul.h"
 #include "ops/aten/portable_call.h"
 
@@ -29,6 +29,9 @@ void register_aten_mm(OpRegistry& registry) {
     check_portable(ctx, "mm", portable::matmul_prepare(params));
     portable::mm_f32(params, ctx.input(0).data<float>(), ctx.input(1).data<float>(),
                      ctx.output().data<float>());
+  };
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_FloatMatmul, fb::CreateFloatMatmulParams(b.fbb(), fb::MatmulKind_Mm));
   };
   registry.add(std::move(s));
 }

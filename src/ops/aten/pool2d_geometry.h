@@ -4,6 +4,7 @@
 
 #include "cortexm/portable/pool2d.h"
 #include "ops/aten/portable_call.h"
+#include "program/params/float_pool2d.h"
 
 namespace cortexm::ops {
 
@@ -70,16 +71,25 @@ inline Pool2dGeometry pool2d_geometry(const OpArgs& args, const TensorInfo& inpu
 }
 
 // The portable kernel's parameters for a geometry from pool2d_geometry.
-inline portable::Pool2dParams portable_pool2d(const OpArgs& args, const Tensor& input,
+inline portable::Pool2dParams portable_pool2d(const OpArgs& args, const TensorInfo& input,
                                               const Pool2dGeometry& g) {
   portable::Pool2dParams p;
-  p.input = portable_shape(args, input.shape());
+  p.input = portable_shape(args, input.shape);
   p.kernel_h = g.kh, p.kernel_w = g.kw;
   p.stride_h = g.sh, p.stride_w = g.sw;
   p.pad_h = g.ph, p.pad_w = g.pw;
   p.dilation_h = g.dh, p.dilation_w = g.dw;
   p.ceil_mode = args.b("ceil_mode");
   return p;
+}
+
+// The op as a program's FloatPool2d kernel.
+inline EncodedOp encode_float_pool2d(program::ParamsBuilder& b, const NodeContext& node, fb::Pool2dKind kind,
+                                     const portable::AvgPool2dParams& p) {
+  flatbuffers::Offset<fb::FloatPool2dParams> table;
+  if (!program::encode_float_pool2d(b.fbb(), kind, p, &table))
+    node.fail("a window field or divisor_override does not fit a program's int32");
+  return program::encoded(fb::KernelId_FloatPool2d, table);
 }
 
 inline std::vector<int64_t> pool2d_output_shape(const TensorInfo& input, const Pool2dGeometry& g) {

@@ -40,6 +40,17 @@ inline int32_t element_size(const Tensor& t) { return static_cast<int32_t>(dtype
 // (failing on bad ones) and returns the op and its constants.
 using UnaryParamsFn = std::function<portable::UnaryParams(const OpArgs&)>;
 
+// The op as a program's FloatUnary kernel (the function and its constants).
+inline EncodeFn float_unary_encode(UnaryParamsFn make) {
+  return [make](program::ParamsBuilder& b, const NodeContext& node) {
+    flatbuffers::Offset<fb::UnaryParams> table;
+    const portable::UnaryParams p = make(node);
+    if (!program::encode_unary(b.fbb(), p, &table))
+      node.fail("a program has no float unary function " + std::to_string(static_cast<int>(p.op)));
+    return program::encoded(fb::KernelId_FloatUnary, table);
+  };
+}
+
 inline OpSchema portable_unary_schema(const std::string& name, std::vector<AttrSpec> attrs,
                                       UnaryParamsFn make) {
   OpSchema s;
@@ -58,18 +69,8 @@ inline OpSchema portable_unary_schema(const std::string& name, std::vector<AttrS
     check_portable(ctx, "unary", portable::unary_prepare(params));
     portable::unary_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
   };
+  s.encode = float_unary_encode(make);
   return s;
-}
-
-// The op as a program's FloatUnary kernel; for ops whose every function has a UnaryFn.
-inline EncodeFn float_unary_encode(UnaryParamsFn make) {
-  return [make](program::ParamsBuilder& b, const NodeContext& node) {
-    fb::UnaryFn fn;
-    const portable::UnaryOp op = make(node).op;
-    if (!program::unary_fn(op, &fn))
-      node.fail("a program has no float unary function " + std::to_string(static_cast<int>(op)));
-    return program::encoded(fb::KernelId_FloatUnary, fb::CreateUnaryParams(b.fbb(), fn));
-  };
 }
 
 inline void register_portable_unary(OpRegistry& registry, const std::string& name,
@@ -77,17 +78,13 @@ inline void register_portable_unary(OpRegistry& registry, const std::string& nam
   registry.add(portable_unary_schema(name, std::move(attrs), std::move(make)));
 }
 
-// An op without attributes; a program runs it if its function has a UnaryFn.
+// An op without attributes.
 inline OpSchema portable_unary_schema(const std::string& name, portable::UnaryOp op) {
-  const UnaryParamsFn make = [op](const OpArgs&) {
+  return portable_unary_schema(name, {}, [op](const OpArgs&) {
     portable::UnaryParams p;
     p.op = op;
     return p;
-  };
-  OpSchema s = portable_unary_schema(name, {}, make);
-  fb::UnaryFn fn;
-  if (program::unary_fn(op, &fn)) s.encode = float_unary_encode(make);
-  return s;
+  });
 }
 
 inline void register_portable_unary(OpRegistry& registry, const std::string& name,

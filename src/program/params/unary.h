@@ -1,6 +1,5 @@
 // The params of FloatUnary: which float function (fb::UnaryFn) of the portable unary kernels a
-// program runs. Only functions without constants have a UnaryFn; the element count comes from
-// the tensors.
+// program runs and its constants a, b; the element count comes from the tensors.
 #pragma once
 
 #include "cortexm/portable/unary.h"
@@ -24,23 +23,32 @@ inline constexpr UnaryFnOp kUnaryFns[] = {
     {fb::UnaryFn_Abs, portable::UnaryOp::kAbs},
     {fb::UnaryFn_Gelu, portable::UnaryOp::kGelu},
     {fb::UnaryFn_GeluTanh, portable::UnaryOp::kGeluTanh},
+    {fb::UnaryFn_Clamp, portable::UnaryOp::kClamp},
+    {fb::UnaryFn_PowScalar, portable::UnaryOp::kPowScalar},
+    {fb::UnaryFn_AddScalar, portable::UnaryOp::kAddScalar},
+    {fb::UnaryFn_SubScalar, portable::UnaryOp::kSubScalar},
+    {fb::UnaryFn_MulScalar, portable::UnaryOp::kMulScalar},
+    {fb::UnaryFn_DivScalar, portable::UnaryOp::kDivScalar},
 };
 
-// The UnaryFn of `op`; false: a program cannot store it (it has constants).
-inline bool unary_fn(portable::UnaryOp op, fb::UnaryFn* fn) {
+// false: `p.op` has no UnaryFn.
+inline bool encode_unary(flatbuffers::FlatBufferBuilder& b, const portable::UnaryParams& p,
+                         flatbuffers::Offset<fb::UnaryParams>* out) {
   for (const UnaryFnOp& e : kUnaryFns)
-    if (e.op == op) {
-      *fn = e.fn;
+    if (e.op == p.op) {
+      *out = fb::CreateUnaryParams(b, e.fn, p.a, p.b);
       return true;
     }
   return false;
 }
 
-// p's op from the table; false: an unknown UnaryFn.
+// p's op and constants from the table; false: an unknown UnaryFn.
 inline bool decode_unary(const fb::UnaryParams& t, portable::UnaryParams* p) {
   for (const UnaryFnOp& e : kUnaryFns)
     if (e.fn == t.fn()) {
       p->op = e.op;
+      p->a = t.a();
+      p->b = t.b();
       return true;
     }
   return false;

@@ -54,11 +54,39 @@ inline bool all_contiguous(const OpContext& ctx) {
   return true;
 }
 
+// A float fallback kernel's check: every input (present) and output float32, contiguous and of
+// rank <= 6.
+inline Status require_contiguous_float(const OpContext& ctx) {
+  for (int32_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) continue;
+    const TensorView t = ctx.input(i);
+    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", t, DType::kFloat32));
+    CORTEXM_RETURN_IF_STATUS(require_rank_le(ctx, "input", t, portable::kMaxDims));
+    if (!t.is_contiguous()) return ctx.unsupported("input", i, "must be contiguous");
+  }
+  for (int32_t i = 0; i < ctx.num_outputs(); ++i) {
+    const TensorView t = ctx.output(i);
+    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", t, DType::kFloat32));
+    CORTEXM_RETURN_IF_STATUS(require_rank_le(ctx, "output", t, portable::kMaxDims));
+    if (!t.is_contiguous()) return ctx.unsupported("output", i, "must be contiguous");
+  }
+  return kStatusOk;
+}
+
 inline portable::Shape logical_shape(const TensorView& t) {
   portable::Shape s;
   s.rank = t.rank;
   for (int32_t d = 0; d < t.rank && d < portable::kMaxDims; ++d) s.dims[d] = t.shape[d];
   return s;
+}
+
+// The output's shape must be what the kernel computes.
+inline Status require_output_shape(const OpContext& ctx, const portable::Shape& want) {
+  const TensorView out = ctx.output();
+  if (out.rank != want.rank) return ctx.fail("output.rank", out.rank, "must be the kernel's output rank");
+  for (int32_t d = 0; d < want.rank; ++d)
+    if (out.shape[d] != want.dims[d]) return ctx.fail("output.shape", out.shape[d], "must be the kernel's output shape", d);
+  return kStatusOk;
 }
 
 }  // namespace cortexm::runtime

@@ -360,17 +360,36 @@ TEST(Program, LoaderRejectsTruncatedAndMisalignedBuffers) {
   EXPECT_STREQ(st.detail.argument, "address");
 }
 
-TEST(Program, WriterRefusesUnsupportedOpsNamingTheNode) {
+TEST(Program, WriterRefusesEveryUnsupportedNodeNamingEach) {
+  // A float transposed convolution has no portable kernel; PT2E's quantize has no runtime kernel.
+  testing::RandomData rng(3);
   Graph g;
-  const ValueId a = g.add_input("a", info(DType::kFloat32, {2, 3, 4}));
-  const ValueId b = g.add_input("b", info(DType::kFloat32, {2, 4, 5}));
-  g.set_outputs({g.call("aten.bmm.default", {a, b}, {}, kNoNode, "my_bmm")[0]});  // float bmm
+  const ValueId x = g.add_input("x", info(DType::kFloat32, {1, 2, 4, 4}));
+  const ValueId w = g.add_constant("w", random_tensor(info(DType::kFloat32, {2, 3, 2, 2}), rng));
+  const ValueId up = g.call("aten.convolution.default", {x, w, kNoValue},
+                            {{"stride", std::vector<int64_t>{2, 2}},
+                             {"padding", std::vector<int64_t>{0, 0}},
+                             {"dilation", std::vector<int64_t>{1, 1}},
+                             {"transposed", true}},
+                            kNoNode, "my_up")[0];
+  g.set_outputs({g.call("quantized_decomposed.quantize_per_tensor.default", {up},
+                        {{"scale", 0.05}, {"zero_point", int64_t{0}}, {"quant_min", int64_t{-128}},
+                         {"quant_max", int64_t{127}}, {"dtype", DType::kInt8}},
+                        kNoNode, "my_q")[0]});
+  const std::vector<program::ProgramProblem> problems = program::program_problems(g);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].node, "my_up");
+  EXPECT_NE(problems[0].reason.find("transposed convolution"), std::string::npos) << problems[0].reason;
+  EXPECT_EQ(problems[1].node, "my_q");
+  EXPECT_EQ(problems[1].reason, "the runtime has no kernel for it");
   try {
     program::write_program(g, program::sequential_layout(g, Isa::kScalar), {});
     FAIL() << "expected UnsupportedError";
   } catch (const UnsupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("my_bmm"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("aten.bmm.default"), std::string::npos);
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("2 nodes cannot run in a cortexm program:", 0), 0u) << what;
+    EXPECT_NE(what.find(program::problem_line(problems[0])), std::string::npos);
+    EXPECT_NE(what.find(program::problem_line(problems[1])), std::string::npos);
   }
 }
 

@@ -1,0 +1,149 @@
+"""cortexm.check: can a model deploy? Export, quantize, lower and plan it, and list every problem at
+once (with the module path of each node) and every op that would run as float fallback, and why.
+
+    report = cortexm.check(model, example_inputs)
+    print(report)          # problems, float fallback, the program's size
+    report.ok              # False when a problem prevents deployment
+
+``python -m cortexm.aot --model M --check`` prints the same report (exit status 1 when not ok).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import _core
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that prevents deployment: at stage "export", "quantize", "lower" or "program"."""
+
+    stage: str
+    module: str  # the node's module path ("" = the top-level module)
+    op: str  # the aten / graph op ("" when the problem is not one node's)
+    message: str  # what is wrong, without the module path
+    node: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.module or '(top-level module)'}: {self.message}"
+
+
+@dataclass(frozen=True)
+class FloatFallback:
+    """A compute node left float: the program runs it with the portable float kernels."""
+
+    node: str
+    op: str
+    module: str
+    why: str  # "not quantized: ..." or "no int8 kernel: ..." (or 16x8)
+
+    def __str__(self) -> str:
+        return f"{self.module or '(top-level module)'}: {self.op} (node '{self.node}') runs as float fallback: {self.why}"
+
+
+@dataclass
+class CheckReport:
+    target: str
+    precision: str
+    problems: list = field(default_factory=list)  # [Problem]
+    float_fallback: list = field(default_factory=list)  # [FloatFallback]
+    program: object = None  # the cortexm.Program when every stage passed
+    stages: list = field(default_factory=list)  # the stages that ran
+
+    @property
+    def ok(self) -> bool:
+        """True when the model deploys (float fallback allowed: it runs, slower)."""
+        return not self.problems
+
+    def __str__(self) -> str:
+        head = f"cortexm.check for {self.target} ({self.precision}): "
+        if self.problems:
+            lines = [head + f"{len(self.problems)} problem{'s' if len(self.problems) > 1 else ''} prevent"
+                     f"{'' if len(self.problems) > 1 else 's'} deployment (stages run: {', '.join(self.stages)})"]
+            lines += [f"  {p}" for p in self.problems]
+        else:
+            lines = [head + f"deploys: {self.program.summary()}"]
+        if self.float_fallback:
+            lines.append(f"float fallback ({len(self.float_fallback)} op{'s' if len(self.float_fallback) > 1 else ''}):")
+            lines += [f"  {f}" for f in self.float_fallback]
+        elif self.stages and self.stages[-1] in ("lower", "program"):
+            lines.append("float fallback: none")
+        return "\n".join(lines)
+
+
+def _export_problem(op: str, module: str, message: str) -> Problem:
+    text = message.removeprefix("cortexm.export: ")
+    for where in (f" in module '{module}'", " in the top-level module"):  # the module is a field of its own
+        text = text.replace(where, "", 1)
+    if text.endswith(" is not supported"):
+        text += " at export"
+    return Problem("export", module, op, text)
+
+
+def _error_problem(stage: str, error: Exception) -> Problem:
+    return Problem(stage, "", "", f"{stage} failed: {type(error).__name__}: {error}")
+
+
+def _float_fallback(lowered, precision: str) -> list:
+    out = []
+    for node in lowered.nodes:
+        if not node.op.startswith("aten.") or _core.op_info(node.op).is_data_movement:
+            continue
+        if node.meta.get("quantization") == "float" or "lowering" not in node.meta:
+            reason = node.meta.get("float_reason", "")
+            why = "not quantized" + (f": {reason}" if reason else "")
+        else:
+            why = f"no {precision} kernel: {node.meta['lowering']}"
+        out.append(FloatFallback(node.name, node.op, node.source, why))
+    return out
+
+
+def check(model, example_inputs, calibration=None, *, target="cortex-m55+int8", precision: str = "int8") -> CheckReport:
+    """Runs export, quantize (calibration: an iterable of input tuples; default the example inputs),
+    lower and to_program for target, and reports every problem each stage finds (export lists
+    every unsupported op; lower every node no program can run) plus the float fallback ops. It
+    stops at the first stage with problems, as the next needs that stage's output."""
+    from . import export, quantize, to_program
+    from .passes import as_target, lower_unchecked
+
+    if not isinstance(example_inputs, (tuple, list)):
+        example_inputs = (example_inputs,)
+    target = str(as_target(target))
+    report = CheckReport(target, precision)
+    report.stages.append("export")
+    try:
+        graph = export(model, tuple(example_inputs))
+    except NotImplementedError as e:
+        found = getattr(e, "problems", None) or [("", "", str(e))]
+        report.problems += [_export_problem(*p) for p in found]
+        return report
+    except (ValueError, RuntimeError) as e:
+        report.problems.append(_error_problem("export", e))
+        return report
+    report.stages.append("quantize")
+    samples = [tuple(example_inputs)] if calibration is None else list(calibration)
+    try:
+        qgraph = quantize(graph, samples, progress=False, precision=precision)
+    except (ValueError, NotImplementedError, RuntimeError) as e:
+        report.problems.append(_error_problem("quantize", e))
+        return report
+    report.stages.append("lower")
+    try:
+        lowered = lower_unchecked(qgraph, target)
+    except (ValueError, NotImplementedError, RuntimeError) as e:
+        report.problems.append(_error_problem("lower", e))
+        return report
+    unrunnable = _core.program_problems(lowered)
+    for p in unrunnable:
+        report.problems.append(Problem("lower", p["source"], p["op"],
+                                       f"{p['op']} (node '{p['node']}') cannot run in a program: {p['reason']}", p["node"]))
+    refused = {p["node"] for p in unrunnable}  # left float, but with no float kernel either
+    report.float_fallback = [f for f in _float_fallback(lowered, precision) if f.node not in refused]
+    if report.problems:
+        return report
+    report.stages.append("program")
+    try:
+        report.program = to_program(lowered, target=target)
+    except (ValueError, NotImplementedError, RuntimeError) as e:
+        report.problems.append(_error_problem("program", e))
+    return report
