@@ -43,7 +43,10 @@ Error mean_prepare(const MeanParams& p, Shape* output) {
   return kOk;
 }
 
-void mean_f32(const MeanParams& p, const float* in, float* out) {
+namespace {
+
+// Each output's reduced elements summed in double; divided by their count for a mean.
+void reduce_sum(const MeanParams& p, const float* in, float* out, bool mean) {
   bool reduced[kMaxDims];
   reduced_dims(p, reduced);
   // Kept and reduced dims, each outermost first, with their input strides.
@@ -84,7 +87,7 @@ void mean_f32(const MeanParams& p, const float* in, float* out) {
         }
       }
     }
-    out[o] = static_cast<float>(sum / static_cast<double>(count));
+    out[o] = static_cast<float>(mean ? sum / static_cast<double>(count) : sum);
     for (int d = kept - 1; d >= 0; --d) {
       base += kept_strides[d];
       if (++kept_index[d] < kept_dims[d]) break;
@@ -93,5 +96,11 @@ void mean_f32(const MeanParams& p, const float* in, float* out) {
     }
   }
 }
+
+}  // namespace
+
+void mean_f32(const MeanParams& p, const float* in, float* out) { reduce_sum(p, in, out, true); }
+
+void sum_f32(const MeanParams& p, const float* in, float* out) { reduce_sum(p, in, out, false); }
 
 }  // namespace cortexm::portable

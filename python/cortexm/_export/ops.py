@@ -280,6 +280,78 @@ def gelu(cx, a):
     return cx.call("aten.gelu.default", [a["self"]], {"approximate": a["approximate"]})
 
 
+# Unary ops lowered to int8 as 256-entry tables (issue 18).
+TABLE_UNARY = ("exp", "log", "rsqrt", "neg", "reciprocal", "mish")
+
+
+@handles(*(f"aten.{op}.default" for op in TABLE_UNARY), *(f"aten.{op}_.default" for op in TABLE_UNARY))
+def table_unary(cx, a):
+    name = cx.node.target._schema.name.split("::")[1].rstrip("_")
+    return cx.call(f"aten.{name}.default", [a["self"]])
+
+
+@handles("aten.leaky_relu.default", "aten.leaky_relu_.default")
+def leaky_relu(cx, a):
+    return cx.call("aten.leaky_relu.default", [a["self"]], {"negative_slope": float(a["negative_slope"])})
+
+
+def elu_call(cx, x, alpha, scale, input_scale):
+    return cx.call("aten.elu.default", [x], {"alpha": float(alpha), "scale": float(scale),
+                                             "input_scale": float(input_scale)})
+
+
+@handles("aten.elu.default", "aten.elu_.default")
+def elu(cx, a):
+    return elu_call(cx, a["self"], a["alpha"], a["scale"], a["input_scale"])
+
+
+@handles("aten.celu.default", "aten.celu_.default")
+def celu(cx, a):
+    """As torch computes it: elu(x, alpha, 1, 1 / alpha)."""
+    alpha = float(a["alpha"])
+    if alpha == 0:
+        raise cx.unsupported(f"{cx.node.target} with alpha=0")
+    return elu_call(cx, a["self"], alpha, 1.0, 1.0 / alpha)
+
+
+# torch's SELU constants (aten/src/ATen/native/Activation.cpp).
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@handles("aten.selu.default", "aten.selu_.default")
+def selu(cx, a):
+    return elu_call(cx, a["self"], SELU_ALPHA, SELU_SCALE, 1.0)
+
+
+@handles("aten.softplus.default")
+def softplus(cx, a):
+    return cx.call("aten.softplus.default", [a["self"]],
+                   {"beta": float(a["beta"]), "threshold": float(a["threshold"])})
+
+
+@handles("aten.prelu.default", "aten._prelu_kernel.default")
+def prelu(cx, a):
+    """One slope: leaky_relu. A slope per channel (dim 1): relu(x) + slope * clamp(x, max=0), the
+    same float32 values (x + slope * 0 is x; 0 + slope * x is slope * x) from int8 ops."""
+    x = a["self"]
+    weight = cx.const(a["weight"])
+    if weight is None:
+        raise cx.unsupported(f"{cx.node.target} with a weight computed at run time")
+    if weight.numel() == 1:
+        return cx.call("aten.leaky_relu.default", [x], {"negative_slope": float(weight.reshape(-1)[0])})
+    shape = cx.shape(x)
+    if len(shape) < 2 or weight.dim() != 1 or weight.numel() != shape[1]:
+        raise cx.unsupported(f"{cx.node.target} with weight of shape {tuple(weight.shape)} for input "
+                             f"{tuple(shape)} (one slope, or one per channel of dim 1)")
+    slopes = weight.detach().to(torch.float32).numpy().reshape([shape[1]] + [1] * (len(shape) - 2))
+    slopes = cx.add_constant(f"{cx.node.name}_slopes", slopes.copy())
+    positive = cx.call("aten.relu.default", [x])
+    negative = cx.call("aten.clamp.default", [x], {"min": None, "max": 0.0})
+    return cx.call("aten.add.Tensor", [positive, cx.call("aten.mul.Tensor", [negative, slopes])],
+                   {"alpha": 1.0})
+
+
 @handles("aten.hardtanh.default", "aten.hardtanh_.default")
 def hardtanh(cx, a):
     return cx.call("aten.hardtanh.default", [a["self"]],

@@ -424,10 +424,13 @@ CONVOLUTION = ("aten.convolution.default",)
 # The ops whose int8 output keeps input 0's qparams (their descriptors' keeps_qparams).
 PASSTHROUGH_OPS = tuple(sorted(op for op in _core.registered_ops() if _core.op_info(op).keeps_qparams))
 ACTIVATION_OPS = ("aten.sigmoid.default", "aten.tanh.default", "aten.silu.default", "aten.gelu.default",
-                  "aten.hardswish.default")
+                  "aten.hardswish.default",
+                  "aten.leaky_relu.default", "aten.elu.default", "aten.softplus.default", "aten.mish.default")
 # Other single-input elementwise ops with an observed output range (lowered through a table).
 ELEMENTWISE_OPS = ("aten.sqrt.default", "aten.abs.default", "aten.pow.Tensor_Scalar", "aten.add.Scalar",
-                   "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar")
+                   "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar",
+                   "aten.exp.default", "aten.log.default", "aten.rsqrt.default", "aten.neg.default",
+                   "aten.reciprocal.default")
 
 # Passes in order: a node taken by an earlier pass (a weighted op's activation tail, addmm's
 # permuted weight) is not offered to later ones.

@@ -61,14 +61,15 @@ inline OpSchema portable_unary_schema(const std::string& name, std::vector<AttrS
   return s;
 }
 
-// The op as a program's FloatUnary kernel; for ops whose every function has a UnaryFn.
+// The op as a program's FloatUnary kernel (function and constants); for ops whose every function
+// has a UnaryFn.
 inline EncodeFn float_unary_encode(UnaryParamsFn make) {
   return [make](program::ParamsBuilder& b, const NodeContext& node) {
-    fb::UnaryFn fn;
-    const portable::UnaryOp op = make(node).op;
-    if (!program::unary_fn(op, &fn))
-      node.fail("a program has no float unary function " + std::to_string(static_cast<int>(op)));
-    return program::encoded(fb::KernelId_FloatUnary, fb::CreateUnaryParams(b.fbb(), fn));
+    const portable::UnaryParams params = make(node);
+    flatbuffers::Offset<fb::UnaryParams> table;
+    if (!program::encode_unary(b.fbb(), params, &table))
+      node.fail("a program has no float unary function " + std::to_string(static_cast<int>(params.op)));
+    return program::encoded(fb::KernelId_FloatUnary, table);
   };
 }
 

@@ -1,6 +1,6 @@
 // The params of FloatUnary: which float function (fb::UnaryFn) of the portable unary kernels a
-// program runs. Only functions without constants have a UnaryFn; the element count comes from
-// the tensors.
+// program runs and its constants a, b, c. The functions with a UnaryFn are the ones a program can
+// run; the element count comes from the tensors.
 #pragma once
 
 #include "cortexm/portable/unary.h"
@@ -24,9 +24,18 @@ inline constexpr UnaryFnOp kUnaryFns[] = {
     {fb::UnaryFn_Abs, portable::UnaryOp::kAbs},
     {fb::UnaryFn_Gelu, portable::UnaryOp::kGelu},
     {fb::UnaryFn_GeluTanh, portable::UnaryOp::kGeluTanh},
+    {fb::UnaryFn_LeakyRelu, portable::UnaryOp::kLeakyRelu},
+    {fb::UnaryFn_Elu, portable::UnaryOp::kElu},
+    {fb::UnaryFn_Exp, portable::UnaryOp::kExp},
+    {fb::UnaryFn_Log, portable::UnaryOp::kLog},
+    {fb::UnaryFn_Rsqrt, portable::UnaryOp::kRsqrt},
+    {fb::UnaryFn_Neg, portable::UnaryOp::kNeg},
+    {fb::UnaryFn_Reciprocal, portable::UnaryOp::kReciprocal},
+    {fb::UnaryFn_Softplus, portable::UnaryOp::kSoftplus},
+    {fb::UnaryFn_Mish, portable::UnaryOp::kMish},
 };
 
-// The UnaryFn of `op`; false: a program cannot store it (it has constants).
+// The UnaryFn of `op`; false: a program cannot store it.
 inline bool unary_fn(portable::UnaryOp op, fb::UnaryFn* fn) {
   for (const UnaryFnOp& e : kUnaryFns)
     if (e.op == op) {
@@ -36,11 +45,23 @@ inline bool unary_fn(portable::UnaryOp op, fb::UnaryFn* fn) {
   return false;
 }
 
-// p's op from the table; false: an unknown UnaryFn.
+// The table of p; false: a program cannot store p's op.
+inline bool encode_unary(flatbuffers::FlatBufferBuilder& fbb, const portable::UnaryParams& p,
+                         flatbuffers::Offset<fb::UnaryParams>* table) {
+  fb::UnaryFn fn;
+  if (!unary_fn(p.op, &fn)) return false;
+  *table = fb::CreateUnaryParams(fbb, fn, p.a, p.b, p.c);
+  return true;
+}
+
+// p's op and constants from the table; false: an unknown UnaryFn.
 inline bool decode_unary(const fb::UnaryParams& t, portable::UnaryParams* p) {
   for (const UnaryFnOp& e : kUnaryFns)
     if (e.fn == t.fn()) {
       p->op = e.op;
+      p->a = t.a();
+      p->b = t.b();
+      p->c = t.c();
       return true;
     }
   return false;

@@ -94,6 +94,20 @@ def _pow(x, exponent):
     return x * x if e == 2 else np.power(_d(x), float(e))
 
 
+def _elu(x, attrs):
+    """x * scale above 0, else expm1(x * input_scale) * (alpha * scale): the product of the
+    constants in float32, the negative branch in double."""
+    alpha, scale, input_scale = (_f32(attrs.get(k, 1.0)) for k in ("alpha", "scale", "input_scale"))
+    negative = np.expm1(_d(x) * float(input_scale)) * float(alpha * scale)
+    return np.where(x > 0, x * scale, negative)
+
+
+def _softplus(x, beta, threshold):
+    """x where x * beta (float32) is above threshold, else log1p(exp(x * beta)) / beta."""
+    scaled = x * _f32(beta)
+    return np.where(scaled > _f32(threshold), _d(x), np.log1p(np.exp(_d(scaled))) / float(_f32(beta)))
+
+
 def _scalar(attrs):
     """other * alpha in float32, as torch's scalar add / sub."""
     return _f32(attrs.get("alpha", 1.0)) * _f32(attrs["other"])
@@ -115,6 +129,15 @@ UNARY = {
     "aten.sub.Scalar": lambda x, a: x - _scalar(a),
     "aten.mul.Scalar": lambda x, a: x * _f32(a["other"]),
     "aten.div.Scalar": lambda x, a: x / _f32(a["other"]),
+    "aten.leaky_relu.default": lambda x, a: np.where(x > 0, x, x * _f32(a.get("negative_slope", 0.01))),
+    "aten.elu.default": lambda x, a: _elu(x, a),
+    "aten.exp.default": lambda x, a: np.exp(_d(x)),
+    "aten.log.default": lambda x, a: np.log(_d(x)),
+    "aten.rsqrt.default": lambda x, a: 1.0 / np.sqrt(_d(x)),
+    "aten.neg.default": lambda x, a: -x,
+    "aten.reciprocal.default": lambda x, a: _f32(1) / x,
+    "aten.softplus.default": lambda x, a: _softplus(x, a.get("beta", 1.0), a.get("threshold", 20.0)),
+    "aten.mish.default": lambda x, a: _d(x) * np.tanh(np.log1p(np.exp(_d(x)))),
 }
 
 # relu / hardtanh / clamp / hardsigmoid (float32, as torch defines them) when they stand alone on a
