@@ -440,6 +440,15 @@ def mean(cx, a):
                    {"dim": [dim(d, rank) for d in ints(dims)], "keepdim": bool(a.get("keepdim", False))})
 
 
+@handles("aten.sum.dim_IntList", "aten.sum.default")
+def sum_(cx, a):
+    require_float_dtype(cx, a["dtype"])
+    rank = len(cx.shape(a["self"]))
+    dims = a.get("dim") or list(range(rank))
+    return cx.call("aten.sum.dim_IntList", [a["self"]],
+                   {"dim": [dim(d, rank) for d in ints(dims)], "keepdim": bool(a.get("keepdim", False))})
+
+
 @handles("aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default")
 def adaptive_avg_pool2d(cx, a):
     return cx.call("aten.adaptive_avg_pool2d.default", [a["self"]], {"output_size": ints(a["output_size"], 2)})

@@ -338,6 +338,11 @@ def check_pool(ctx, node) -> Match:
     return _unary(ctx, node, "avg_pool" if "pool" in node.op else "mean", "shared")
 
 
+def check_sum(ctx, node) -> Match:
+    """A sum's range grows with the count: its output is observed."""
+    return _unary(ctx, node, "sum", Observed())
+
+
 def check_softmax(ctx, node) -> Match:
     free(ctx, node)
     if node.attrs["half_to_float"]:
@@ -449,7 +454,8 @@ PASSES = (
      Pattern("activation", ACTIVATION_OPS, check_activation),
      Pattern("elementwise", ELEMENTWISE_OPS, check_activation),
      Pattern("avg_pool", ("aten.avg_pool2d.default", "aten.adaptive_avg_pool2d.default", "aten.mean.dim"),
-             check_pool)),
+             check_pool),
+     Pattern("sum", ("aten.sum.dim_IntList",), check_sum)),
     (Pattern("passthrough", PASSTHROUGH_OPS, check_passthrough),
      Pattern("passthrough", ("aten.constant_pad_nd.default",), check_pad)),
 )

@@ -755,7 +755,8 @@ class QuantizedGraphReference:
         return self._avg(x, kernel, kernel, (0, 0, 0, 0), out, node.outputs[0].shape)
 
     def _plan_mean(self, node, out):
-        if node.op != "aten.mean.dim":
+        """quantized_mean; a sum is the same kernel with the multiplier of s_in / s_out (no 1/count)."""
+        if node.op not in ("aten.mean.dim", "aten.sum.dim_IntList"):
             raise NotInteger(node.op)
         x = self._source(node.inputs[0])
         rank = len(x.shape)
@@ -765,7 +766,10 @@ class QuantizedGraphReference:
         if at[-1] - at[0] + 1 != len(dims):
             raise NotInteger("the reduced dims are not one block in memory")
         _multipliers([x.q.scale / out.scale])  # its range check
-        mult, shift = mean.mean_params(x.q.scale, out.scale, int(np.prod([x.shape[d] for d in dims])))
+        if node.op == "aten.sum.dim_IntList":
+            (mult,), (shift,) = _multipliers([x.q.scale / out.scale])
+        else:
+            mult, shift = mean.mean_params(x.q.scale, out.scale, int(np.prod([x.shape[d] for d in dims])))
         keepdim = bool(node.attrs.get("keepdim", False))
         return Group(lambda env: out.clamp(mean.mean(x.get(env), dims, keepdim, -x.q.zp, out.zp,
                                                      mult, shift, out.q.qmin, out.q.qmax)),
@@ -797,6 +801,8 @@ class QuantizedGraphReference:
             fn, kind = softmax.softmax, "quantized_softmax"
         return Group(lambda env: out.clamp(fn(x.get(env), *params, dim=dim)), [x],
                      [CM.format(kind)])
+
+    _plan_sum = _plan_mean
 
     def _plan__softmax(self, node, out):
         return self._softmax(node, out, False)
@@ -937,7 +943,7 @@ class QuantizedGraphReference:
     def _plan16_mean(self, node, out):
         """An int16 mean over size-1 dims of a contiguous value moves its elements: nothing when
         the qparams agree, else requantize_s16."""
-        if node.op != "aten.mean.dim" or not out.q.int16:
+        if node.op not in ("aten.mean.dim", "aten.sum.dim_IntList") or not out.q.int16:
             raise NotInteger(node.op)
         x = self._source(node.inputs[0], "int16")
         rank = len(x.shape)
@@ -953,6 +959,8 @@ class QuantizedGraphReference:
         return Group(lambda env: requantize_s16(x.get(env), 0, 0, m, sh, np.int16, out.act_min,
                                                 out.act_max).reshape(shape),
                      [x], [REQUANTIZE_S16])
+
+    _plan16_sum = _plan16_mean
 
     def _unary16(self, node, out):
         """TFLite's int16 table: LUTPopulate<int16_t> over the op's float definition (float32
