@@ -431,22 +431,29 @@ def require_float_dtype(cx, dtype):
         raise cx.unsupported(f"{cx.node.target} with dtype={dtype}")
 
 
+def reduction(cx, op: str, a):
+    """op over a's dims (absent or empty: every dim), normalized, with keepdim."""
+    rank = len(cx.shape(a["self"]))
+    dims = a.get("dim") or list(range(rank))
+    return cx.call(op, [a["self"]],
+                   {"dim": [dim(d, rank) for d in ints(dims)], "keepdim": bool(a.get("keepdim", False))})
+
+
 @handles("aten.mean.dim", "aten.mean.default")
 def mean(cx, a):
     require_float_dtype(cx, a["dtype"])
-    rank = len(cx.shape(a["self"]))
-    dims = a.get("dim") or list(range(rank))
-    return cx.call("aten.mean.dim", [a["self"]],
-                   {"dim": [dim(d, rank) for d in ints(dims)], "keepdim": bool(a.get("keepdim", False))})
+    return reduction(cx, "aten.mean.dim", a)
 
 
 @handles("aten.sum.dim_IntList", "aten.sum.default")
 def sum_(cx, a):
     require_float_dtype(cx, a["dtype"])
-    rank = len(cx.shape(a["self"]))
-    dims = a.get("dim") or list(range(rank))
-    return cx.call("aten.sum.dim_IntList", [a["self"]],
-                   {"dim": [dim(d, rank) for d in ints(dims)], "keepdim": bool(a.get("keepdim", False))})
+    return reduction(cx, "aten.sum.dim_IntList", a)
+
+
+@handles("aten.amax.default", "aten.amin.default")
+def amax_amin(cx, a):
+    return reduction(cx, str(cx.node.target), a)
 
 
 @handles("aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default")

@@ -1,5 +1,5 @@
-// The dims attributes of aten.mean.dim and aten.sum.dim_IntList: dim (negative allowed, [] =
-// every dim) and keepdim; float32 in and out.
+// The dims attributes of aten.mean.dim, aten.sum.dim_IntList, aten.amax / amin: dim (negative
+// allowed, [] = every dim) and keepdim.
 #pragma once
 
 #include <vector>
@@ -25,8 +25,8 @@ inline std::vector<bool> reduced_dims(const OpArgs& args, int64_t rank) {
   return reduced;
 }
 
-inline std::vector<TensorInfo> infer_reduction(const InferContext& ctx) {
-  require_dtype(ctx, 0, {DType::kFloat32});
+// The output of input 0 reduced over the node's dims, of `dtype`, contiguous, no qparams.
+inline TensorInfo infer_reduction_shape(const InferContext& ctx, DType dtype) {
   const TensorInfo& in = ctx.input(0);
   portable_shape(ctx, in.shape);  // rank <= 6
   const std::vector<bool> reduced = reduced_dims(ctx, in.rank());
@@ -38,7 +38,12 @@ inline std::vector<TensorInfo> infer_reduction(const InferContext& ctx) {
     else if (keepdim)
       shape.push_back(1);
   }
-  return {make_info(DType::kFloat32, shape)};
+  return make_info(dtype, shape);
+}
+
+inline std::vector<TensorInfo> infer_reduction(const InferContext& ctx) {
+  require_dtype(ctx, 0, {DType::kFloat32});
+  return {infer_reduction_shape(ctx, DType::kFloat32)};
 }
 
 // The reduced dims, ascending, as a program's MeanParams.reduced.
