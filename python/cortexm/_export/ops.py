@@ -266,7 +266,8 @@ def upsample_nearest2d(cx, a):
 
 # --- elementwise -----------------------------------------------------------------------------
 
-UNARY = ("relu", "sigmoid", "tanh", "hardsigmoid", "hardswish", "silu", "sqrt", "abs")
+UNARY = ("relu", "sigmoid", "tanh", "hardsigmoid", "hardswish", "silu", "sqrt", "abs",
+         "exp", "log", "rsqrt", "neg", "reciprocal", "mish")
 
 
 @handles(*(f"aten.{op}.default" for op in UNARY), *(f"aten.{op}_.default" for op in UNARY))
@@ -278,16 +279,6 @@ def unary(cx, a):
 @handles("aten.gelu.default", "aten.gelu_.default")
 def gelu(cx, a):
     return cx.call("aten.gelu.default", [a["self"]], {"approximate": a["approximate"]})
-
-
-# Unary ops lowered to int8 as 256-entry tables (issue 18).
-TABLE_UNARY = ("exp", "log", "rsqrt", "neg", "reciprocal", "mish")
-
-
-@handles(*(f"aten.{op}.default" for op in TABLE_UNARY), *(f"aten.{op}_.default" for op in TABLE_UNARY))
-def table_unary(cx, a):
-    name = cx.node.target._schema.name.split("::")[1].rstrip("_")
-    return cx.call(f"aten.{name}.default", [a["self"]])
 
 
 @handles("aten.leaky_relu.default", "aten.leaky_relu_.default")
