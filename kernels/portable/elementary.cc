@@ -88,6 +88,14 @@ double log_d(double x) {
   return static_cast<double>(e) * kLn2Hi + (static_cast<double>(e) * kLn2Lo + log_m);
 }
 
+double log1p_d(double x) {
+  const double u = 1.0 + x;
+  if (u == 1.0) return x;  // |x| below half an ulp of 1 (NaN falls through below)
+  if (!(u < kInfinity)) return log_d(u);
+  // log(u) * x / (u - 1) corrects for the rounding of 1 + x (Goldberg's log1p).
+  return log_d(u) * (x / (u - 1.0));
+}
+
 double tanh_d(double x) {
   if (is_nan(x)) return x;
   const double a = x < 0 ? -x : x;

@@ -1,5 +1,7 @@
 #include "cortexm/portable/mean.h"
 
+#include "reduction_walk.h"
+
 namespace cortexm::portable {
 
 namespace {
@@ -43,55 +45,30 @@ Error mean_prepare(const MeanParams& p, Shape* output) {
   return kOk;
 }
 
-void mean_f32(const MeanParams& p, const float* in, float* out) {
-  bool reduced[kMaxDims];
-  reduced_dims(p, reduced);
-  // Kept and reduced dims, each outermost first, with their input strides.
-  int64_t strides[kMaxDims];
-  int64_t s = 1;
-  for (int d = p.input.rank - 1; d >= 0; --d) {
-    strides[d] = s;
-    s *= p.input.dims[d];
-  }
-  int64_t kept_dims[kMaxDims], kept_strides[kMaxDims], red_dims[kMaxDims], red_strides[kMaxDims];
-  int kept = 0, red = 0;
-  int64_t outputs = 1, count = 1;
-  for (int d = 0; d < p.input.rank; ++d) {
-    if (reduced[d]) {
-      red_dims[red] = p.input.dims[d];
-      red_strides[red++] = strides[d];
-      count *= p.input.dims[d];
-    } else {
-      kept_dims[kept] = p.input.dims[d];
-      kept_strides[kept++] = strides[d];
-      outputs *= p.input.dims[d];
-    }
-  }
-  int64_t kept_index[kMaxDims] = {0, 0, 0, 0, 0, 0};
-  int64_t base = 0;
-  for (int64_t o = 0; o < outputs; ++o) {
-    double sum = 0.0;
-    if (count > 0) {
-      int64_t red_index[kMaxDims] = {0, 0, 0, 0, 0, 0};
-      int64_t offset = 0;
-      for (int64_t r = 0; r < count; ++r) {
-        sum += in[base + offset];
-        for (int d = red - 1; d >= 0; --d) {
-          offset += red_strides[d];
-          if (++red_index[d] < red_dims[d]) break;
-          offset -= red_strides[d] * red_dims[d];
-          red_index[d] = 0;
-        }
-      }
-    }
-    out[o] = static_cast<float>(sum / static_cast<double>(count));
-    for (int d = kept - 1; d >= 0; --d) {
-      base += kept_strides[d];
-      if (++kept_index[d] < kept_dims[d]) break;
-      base -= kept_strides[d] * kept_dims[d];
-      kept_index[d] = 0;
-    }
-  }
+namespace {
+
+// Each output's reduced elements summed in double; divided by their count for a mean.
+void reduce_sum(const MeanParams& p, const float* in, float* out, bool mean) {
+  double sum = 0.0;
+  int64_t count = 0;
+  walk_reduction(
+      p,
+      [&](int64_t) {
+        sum = 0.0;
+        count = 0;
+      },
+      [&](int64_t offset) {
+        sum += in[offset];
+        ++count;
+        return true;
+      },
+      [&](int64_t o) { out[o] = static_cast<float>(mean ? sum / static_cast<double>(count) : sum); });
 }
+
+}  // namespace
+
+void mean_f32(const MeanParams& p, const float* in, float* out) { reduce_sum(p, in, out, true); }
+
+void sum_f32(const MeanParams& p, const float* in, float* out) { reduce_sum(p, in, out, false); }
 
 }  // namespace cortexm::portable

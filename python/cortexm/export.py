@@ -10,8 +10,8 @@ def export(module_or_exported_program, example_inputs=None, *, dynamic_shapes=No
     dynamic_shapes=dynamic_shapes, strict=False)`` in eval mode (its train/eval flags are restored
     afterwards); an ``ExportedProgram`` is taken as it is (then pass no example_inputs or
     dynamic_shapes). Either way it is decomposed to core ATen, keeping linear, hardswish,
-    hardsigmoid, silu, reflection_pad1d and upsample_nearest2d whole, and each op is mapped onto
-    graph ops.
+    hardsigmoid, silu, reflection_pad1d, upsample_nearest2d, softplus, mish, celu and prelu whole,
+    and each op is mapped onto graph ops.
 
     - Inputs: the forward's tensor arguments, named after them (non-tensor arguments are fixed at
       their example values). Outputs: the forward's outputs in order, nested tuples flattened.

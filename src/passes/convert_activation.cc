@@ -104,7 +104,10 @@ bool is_table_activation(const std::string& op) {
       "aten.gelu.default",    "aten.hardswish.default",
       "aten.sqrt.default",    "aten.abs.default",  "aten.pow.Tensor_Scalar",
       "aten.add.Scalar",      "aten.sub.Scalar",   "aten.mul.Scalar",
-      "aten.div.Scalar"};
+      "aten.div.Scalar",      "aten.leaky_relu.default", "aten.elu.default",
+      "aten.exp.default",     "aten.log.default",  "aten.rsqrt.default",
+      "aten.neg.default",     "aten.reciprocal.default", "aten.softplus.default",
+      "aten.mish.default"};
   return std::find_if(std::begin(kOps), std::end(kOps),
                       [&](const char* o) { return op == o; }) != std::end(kOps);
 }

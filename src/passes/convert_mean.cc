@@ -3,7 +3,8 @@
 // form one block in the input's memory order, any keepdim, any input and output qparams. Equal
 // qparams are no global average pool: AVERAGE_POOL_2D rounds differently from MEAN. A symmetric int16 mean
 // over dims that all have size 1 (silero's mean over one time step) moves its elements unchanged:
-// a view when the qparams agree, else cortex_m.requantize_s16 and a view.
+// a view when the qparams agree, else cortex_m.requantize_s16 and a view. aten.sum.dim_IntList
+// lowers the same way with the multiplier of s_in / s_out itself (a sum is count times the mean).
 #include <algorithm>
 #include <limits>
 
@@ -78,8 +79,11 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
   if (count < 1) not_lowered("an empty mean");
   std::vector<int64_t> m, s;
   requantize_attrs({q_in.scales[0] / q_out.scales[0]}, &m, &s);
-  const QuantizedMultiplier rescale = mean_multiplier(
-      {static_cast<int32_t>(m[0]), static_cast<int32_t>(s[0])}, count);
+  // A sum is the mean's kernel without the 1/count fold.
+  const QuantizedMultiplier s_in_over_s_out{static_cast<int32_t>(m[0]), static_cast<int32_t>(s[0])};
+  const QuantizedMultiplier rescale = node.op == "aten.sum.dim_IntList"
+                                          ? s_in_over_s_out
+                                          : mean_multiplier(s_in_over_s_out, count);
   // The kernel's extents are int32; the elements after the reduced block in the input's memory
   // order are one of them.
   std::vector<int64_t> normalized;

@@ -361,8 +361,9 @@ Converter converter_for(const std::string& op) {
     return convert::convert_softmax;
   if (op == "aten.sqrt.default") return convert::convert_sqrt;
   if (convert::is_table_activation(op)) return convert::convert_activation;
-  if (op == "aten.mean.dim") return convert::convert_mean;
+  if (op == "aten.mean.dim" || op == "aten.sum.dim_IntList") return convert::convert_mean;
   if (op == "aten.layer_norm.default") return convert::convert_layer_norm;
+  if (op == "aten.amax.default" || op == "aten.amin.default") return convert::convert_extremum;
   if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;
   if (op == "aten.maximum.default" || op == "aten.minimum.default") return convert::convert_minmax;
   return nullptr;

@@ -20,7 +20,9 @@ bool is_unary_elementwise(const std::string& op) {
       "aten.hardsigmoid.default", "aten.hardswish.default", "aten.sigmoid.default",
       "aten.tanh.default", "aten.silu.default", "aten.gelu.default", "aten.sqrt.default",
       "aten.abs.default", "aten.add.Scalar", "aten.sub.Scalar", "aten.mul.Scalar",
-      "aten.div.Scalar", "aten.pow.Tensor_Scalar",
+      "aten.div.Scalar", "aten.pow.Tensor_Scalar", "aten.leaky_relu.default",
+      "aten.elu.default", "aten.exp.default", "aten.log.default", "aten.rsqrt.default",
+      "aten.neg.default", "aten.reciprocal.default", "aten.softplus.default", "aten.mish.default",
       "quantized_decomposed.quantize_per_tensor.default",
       "quantized_decomposed.dequantize_per_tensor.default",
       "cortex_m.quantize_per_tensor.default", "cortex_m.dequantize_per_tensor.default"};

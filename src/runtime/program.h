@@ -25,9 +25,9 @@ struct OpImpl;
 // The program format this runtime writes, and the oldest it still reads. 2: Conv2d and Linear
 // params gained bias_includes_input_offset, and the FloatBinary kernel came (a version-1 program
 // uses neither and runs as before; a version-1 runtime refuses version-2 programs instead of
-// ignoring what it does not know). 3: the LayerNorm and QuantizedLayerNorm kernels; UnaryParams gained
-// the constants a, b (FloatUnary runs clamp, pow and the scalar ops) and the FloatConvolution,
-// FloatPool2d and FloatMatmul kernels came.
+// ignoring what it does not know). 3: the LayerNorm and QuantizedLayerNorm kernels; the
+// FloatConvolution, FloatPool2d, FloatMatmul, Sum, Amax, Amin, FloatAmax and FloatAmin kernels;
+// UnaryParams gained the constants a, b, c and the UnaryFns from Clamp on.
 constexpr uint32_t kSchemaVersion = 3;
 constexpr uint32_t kOldestSchemaVersion = 1;
 constexpr size_t kAlignment = 16;  // constants, arena base and bundled data

@@ -15,6 +15,10 @@ PRESERVED = (
     "silu.default",
     "reflection_pad1d.default",
     "upsample_nearest2d.default",
+    "softplus.default",
+    "mish.default",
+    "celu.default",
+    "prelu.default",
 )
 
 

@@ -277,7 +277,8 @@ def upsample_nearest2d(cx, a):
 
 # --- elementwise -----------------------------------------------------------------------------
 
-UNARY = ("relu", "sigmoid", "tanh", "hardsigmoid", "hardswish", "silu", "sqrt", "abs")
+UNARY = ("relu", "sigmoid", "tanh", "hardsigmoid", "hardswish", "silu", "sqrt", "abs",
+         "exp", "log", "rsqrt", "neg", "reciprocal", "mish")
 
 
 @handles(*(f"aten.{op}.default" for op in UNARY), *(f"aten.{op}_.default" for op in UNARY))
@@ -289,6 +290,68 @@ def unary(cx, a):
 @handles("aten.gelu.default", "aten.gelu_.default")
 def gelu(cx, a):
     return cx.call("aten.gelu.default", [a["self"]], {"approximate": a["approximate"]})
+
+
+@handles("aten.leaky_relu.default", "aten.leaky_relu_.default")
+def leaky_relu(cx, a):
+    return cx.call("aten.leaky_relu.default", [a["self"]], {"negative_slope": float(a["negative_slope"])})
+
+
+def elu_call(cx, x, alpha, scale, input_scale):
+    return cx.call("aten.elu.default", [x], {"alpha": float(alpha), "scale": float(scale),
+                                             "input_scale": float(input_scale)})
+
+
+@handles("aten.elu.default", "aten.elu_.default")
+def elu(cx, a):
+    return elu_call(cx, a["self"], a["alpha"], a["scale"], a["input_scale"])
+
+
+@handles("aten.celu.default", "aten.celu_.default")
+def celu(cx, a):
+    """As torch computes it: elu(x, alpha, 1, 1 / alpha)."""
+    alpha = float(a["alpha"])
+    if alpha == 0:
+        raise cx.unsupported(f"{cx.node.target} with alpha=0")
+    return elu_call(cx, a["self"], alpha, 1.0, 1.0 / alpha)
+
+
+# torch's SELU constants (aten/src/ATen/native/Activation.cpp).
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@handles("aten.selu.default", "aten.selu_.default")
+def selu(cx, a):
+    return elu_call(cx, a["self"], SELU_ALPHA, SELU_SCALE, 1.0)
+
+
+@handles("aten.softplus.default")
+def softplus(cx, a):
+    return cx.call("aten.softplus.default", [a["self"]],
+                   {"beta": float(a["beta"]), "threshold": float(a["threshold"])})
+
+
+@handles("aten.prelu.default", "aten._prelu_kernel.default")
+def prelu(cx, a):
+    """One slope: leaky_relu. A slope per channel (dim 1): relu(x) + slope * clamp(x, max=0), the
+    same float32 values (x + slope * 0 is x; 0 + slope * x is slope * x) from int8 ops."""
+    x = a["self"]
+    weight = cx.const(a["weight"])
+    if weight is None:
+        raise cx.unsupported(f"{cx.node.target} with a weight computed at run time")
+    if weight.numel() == 1:
+        return cx.call("aten.leaky_relu.default", [x], {"negative_slope": float(weight.reshape(-1)[0])})
+    shape = cx.shape(x)
+    if len(shape) < 2 or weight.dim() != 1 or weight.numel() != shape[1]:
+        raise cx.unsupported(f"{cx.node.target} with weight of shape {tuple(weight.shape)} for input "
+                             f"{tuple(shape)} (one slope, or one per channel of dim 1)")
+    slopes = weight.detach().to(torch.float32).numpy().reshape([shape[1]] + [1] * (len(shape) - 2))
+    slopes = cx.add_constant(f"{cx.node.name}_slopes", slopes.copy())
+    positive = cx.call("aten.relu.default", [x])
+    negative = cx.call("aten.clamp.default", [x], {"min": None, "max": 0.0})
+    return cx.call("aten.add.Tensor", [positive, cx.call("aten.mul.Tensor", [negative, slopes])],
+                   {"alpha": 1.0})
 
 
 @handles("aten.hardtanh.default", "aten.hardtanh_.default")
@@ -370,13 +433,29 @@ def require_float_dtype(cx, dtype):
         raise cx.unsupported(f"{cx.node.target} with dtype={dtype}")
 
 
+def reduction(cx, op: str, a):
+    """op over a's dims (absent or empty: every dim), normalized, with keepdim."""
+    rank = len(cx.shape(a["self"]))
+    dims = a.get("dim") or list(range(rank))
+    return cx.call(op, [a["self"]],
+                   {"dim": [dim(d, rank) for d in ints(dims)], "keepdim": bool(a.get("keepdim", False))})
+
+
 @handles("aten.mean.dim", "aten.mean.default")
 def mean(cx, a):
     require_float_dtype(cx, a["dtype"])
-    rank = len(cx.shape(a["self"]))
-    dims = a.get("dim") or list(range(rank))
-    return cx.call("aten.mean.dim", [a["self"]],
-                   {"dim": [dim(d, rank) for d in ints(dims)], "keepdim": bool(a.get("keepdim", False))})
+    return reduction(cx, "aten.mean.dim", a)
+
+
+@handles("aten.sum.dim_IntList", "aten.sum.default")
+def sum_(cx, a):
+    require_float_dtype(cx, a["dtype"])
+    return reduction(cx, "aten.sum.dim_IntList", a)
+
+
+@handles("aten.amax.default", "aten.amin.default")
+def amax_amin(cx, a):
+    return reduction(cx, str(cx.node.target), a)
 
 
 @handles("aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default")

@@ -8,7 +8,7 @@ through the interpreter to feed the observers (observers.py), and returns a new 
 convert_pt2e form (convert.py). The input graph is left as it was.
 
 Modules: config (CortexMQuantizer), observers, patterns, annotator, calibrate, gptq, convert, auto
-(precision='auto'), report.
+(precision='auto'), report, reciprocal_division (x / y as x * reciprocal(y)).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .annotator import annotate
 from .calibrate import calibrate
 from .config import CortexMQuantizer
 from .convert import convert
+from .reciprocal_division import divisions_as_reciprocals
 from .report import QDQ_OPS, PrecisionChoice, QuantizationReport, ReportRow, quantization_report
 
 __all__ = ["CortexMQuantizer", "QuantizationReport", "ReportRow", "is_quantized", "quantization_report",
@@ -55,6 +56,7 @@ def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, p
     if is_quantized(graph):
         raise ValueError("the graph is already quantized (it has quantize / dequantize ops); "
                          "lower it as it is instead of quantizing it again")
+    graph = divisions_as_reciprocals(graph)
     if quantizer.precision == "auto":
         return auto.quantize_auto(graph, calibration, quantizer, progress)
     annotation = annotate(graph, quantizer)

@@ -391,6 +391,11 @@ def check_pool(ctx, node) -> Match:
     return _unary(ctx, node, "avg_pool" if "pool" in node.op else "mean", "shared")
 
 
+def check_sum(ctx, node) -> Match:
+    """A sum's range grows with the count: its output is observed."""
+    return _unary(ctx, node, "sum", Observed())
+
+
 def check_softmax(ctx, node) -> Match:
     free(ctx, node)
     if node.attrs["half_to_float"]:
@@ -488,10 +493,13 @@ CONVOLUTION = ("aten.convolution.default",)
 # The ops whose int8 output keeps input 0's qparams (their descriptors' keeps_qparams).
 PASSTHROUGH_OPS = tuple(sorted(op for op in _core.registered_ops() if _core.op_info(op).keeps_qparams))
 ACTIVATION_OPS = ("aten.sigmoid.default", "aten.tanh.default", "aten.silu.default", "aten.gelu.default",
-                  "aten.hardswish.default")
+                  "aten.hardswish.default",
+                  "aten.leaky_relu.default", "aten.elu.default", "aten.softplus.default", "aten.mish.default")
 # Other single-input elementwise ops with an observed output range (lowered through a table).
 ELEMENTWISE_OPS = ("aten.sqrt.default", "aten.abs.default", "aten.pow.Tensor_Scalar", "aten.add.Scalar",
-                   "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar")
+                   "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar",
+                   "aten.exp.default", "aten.log.default", "aten.rsqrt.default", "aten.neg.default",
+                   "aten.reciprocal.default")
 
 # Passes in order: a node taken by an earlier pass (a weighted op's activation tail, addmm's
 # permuted weight) is not offered to later ones.
@@ -512,7 +520,8 @@ PASSES = (
      Pattern("activation", ACTIVATION_OPS, check_activation),
      Pattern("elementwise", ELEMENTWISE_OPS, check_activation),
      Pattern("avg_pool", ("aten.avg_pool2d.default", "aten.adaptive_avg_pool2d.default", "aten.mean.dim"),
-             check_pool)),
+             check_pool),
+     Pattern("sum", ("aten.sum.dim_IntList",), check_sum)),
     (Pattern("passthrough", PASSTHROUGH_OPS, check_passthrough),
      Pattern("passthrough", ("aten.constant_pad_nd.default",), check_pad)),
 )

@@ -1,55 +1,16 @@
 // aten.mean.dim: mean over the listed dims (negative allowed, [] = every dim); keepdim keeps them
 // with size 1. Sums in double; an empty reduction gives NaN, as in torch (portable::mean_f32).
-#include "cortexm/portable/mean.h"
-#include "ops/aten/portable_call.h"
+#include "ops/aten/reduction.h"
 #include "program/params_builder.h"
 
 namespace cortexm::ops {
 
 namespace {
 
-// Which dims are reduced; fails on an out-of-range or repeated dim.
-std::vector<bool> reduced_dims(const OpArgs& args, int64_t rank) {
-  const std::vector<int64_t>& dims = args.ints("dim");
-  std::vector<bool> reduced(static_cast<size_t>(rank), dims.empty());
-  std::vector<bool> seen(static_cast<size_t>(rank == 0 ? 1 : rank), false);
-  for (int64_t d : dims) {
-    const int64_t n = normalize_dim(args, "dim", d, rank);
-    if (seen[n])
-      args.fail("attribute 'dim' = " + shape_to_string(dims) + " names dim " + std::to_string(n) +
-                " more than once");
-    seen[n] = true;
-    if (rank > 0) reduced[n] = true;
-  }
-  return reduced;
-}
-
-std::vector<TensorInfo> infer(const InferContext& ctx) {
-  require_dtype(ctx, 0, {DType::kFloat32});
-  const TensorInfo& in = ctx.input(0);
-  portable_shape(ctx, in.shape);  // rank <= 6
-  const std::vector<bool> reduced = reduced_dims(ctx, in.rank());
-  const bool keepdim = ctx.b("keepdim");
-  std::vector<int64_t> shape;
-  for (int64_t d = 0; d < in.rank(); ++d) {
-    if (!reduced[d])
-      shape.push_back(in.shape[d]);
-    else if (keepdim)
-      shape.push_back(1);
-  }
-  return {make_info(DType::kFloat32, shape)};
-}
-
 void kernel(const KernelContext& ctx) {
-  const Tensor& input = ctx.input(0);
-  const std::vector<int64_t>& dims = ctx.ints("dim");
-  portable::MeanParams params;
-  params.input = portable_shape(ctx, input.shape());
-  params.num_dims = static_cast<int32_t>(dims.size());
-  for (size_t i = 0; i < dims.size() && i < portable::kMaxDims; ++i) params.dims[i] = dims[i];
-  params.keepdim = ctx.b("keepdim");
+  const portable::MeanParams params = reduction_params(ctx);
   check_portable(ctx, "mean", portable::mean_prepare(params));
-  portable::mean_f32(params, input.data<float>(), ctx.output().data<float>());
+  portable::mean_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
 }
 
 }  // namespace
@@ -59,14 +20,11 @@ void register_aten_mean_dim(OpRegistry& registry) {
   s.name = "aten.mean.dim";
   s.inputs = {{"self"}};
   s.attrs = {{"dim", AttrKind::kInts}, {"keepdim", AttrKind::kBool, false, AttrValue(false)}};
-  s.infer = infer;
+  s.infer = infer_reduction;
   s.kernel = kernel;
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
-    const std::vector<bool> reduced = reduced_dims(node, node.input(0).rank());
-    std::vector<uint8_t> dims;  // ascending
-    for (size_t d = 0; d < reduced.size(); ++d)
-      if (reduced[d]) dims.push_back(static_cast<uint8_t>(d));
-    return program::encoded(fb::KernelId_Mean, fb::CreateMeanParams(b.fbb(), b.fbb().CreateVector(dims)));
+    return program::encoded(fb::KernelId_Mean,
+                            fb::CreateMeanParams(b.fbb(), b.fbb().CreateVector(reduced_dim_list(node))));
   };
   registry.add(std::move(s));
 }

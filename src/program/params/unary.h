@@ -1,5 +1,6 @@
 // The params of FloatUnary: which float function (fb::UnaryFn) of the portable unary kernels a
-// program runs and its constants a, b; the element count comes from the tensors.
+// program runs and its constants a, b, c. The functions with a UnaryFn are the ones a program can
+// run; the element count comes from the tensors.
 #pragma once
 
 #include "cortexm/portable/unary.h"
@@ -29,17 +30,34 @@ inline constexpr UnaryFnOp kUnaryFns[] = {
     {fb::UnaryFn_SubScalar, portable::UnaryOp::kSubScalar},
     {fb::UnaryFn_MulScalar, portable::UnaryOp::kMulScalar},
     {fb::UnaryFn_DivScalar, portable::UnaryOp::kDivScalar},
+    {fb::UnaryFn_LeakyRelu, portable::UnaryOp::kLeakyRelu},
+    {fb::UnaryFn_Elu, portable::UnaryOp::kElu},
+    {fb::UnaryFn_Exp, portable::UnaryOp::kExp},
+    {fb::UnaryFn_Log, portable::UnaryOp::kLog},
+    {fb::UnaryFn_Rsqrt, portable::UnaryOp::kRsqrt},
+    {fb::UnaryFn_Neg, portable::UnaryOp::kNeg},
+    {fb::UnaryFn_Reciprocal, portable::UnaryOp::kReciprocal},
+    {fb::UnaryFn_Softplus, portable::UnaryOp::kSoftplus},
+    {fb::UnaryFn_Mish, portable::UnaryOp::kMish},
 };
 
-// false: `p.op` has no UnaryFn.
-inline bool encode_unary(flatbuffers::FlatBufferBuilder& b, const portable::UnaryParams& p,
-                         flatbuffers::Offset<fb::UnaryParams>* out) {
+// The UnaryFn of `op`; false: a program cannot store it.
+inline bool unary_fn(portable::UnaryOp op, fb::UnaryFn* fn) {
   for (const UnaryFnOp& e : kUnaryFns)
-    if (e.op == p.op) {
-      *out = fb::CreateUnaryParams(b, e.fn, p.a, p.b);
+    if (e.op == op) {
+      *fn = e.fn;
       return true;
     }
   return false;
+}
+
+// The table of p; false: a program cannot store p's op.
+inline bool encode_unary(flatbuffers::FlatBufferBuilder& fbb, const portable::UnaryParams& p,
+                         flatbuffers::Offset<fb::UnaryParams>* table) {
+  fb::UnaryFn fn;
+  if (!unary_fn(p.op, &fn)) return false;
+  *table = fb::CreateUnaryParams(fbb, fn, p.a, p.b, p.c);
+  return true;
 }
 
 // p's op and constants from the table; false: an unknown UnaryFn.
@@ -49,6 +67,7 @@ inline bool decode_unary(const fb::UnaryParams& t, portable::UnaryParams* p) {
       p->op = e.op;
       p->a = t.a();
       p->b = t.b();
+      p->c = t.c();
       return true;
     }
   return false;

@@ -1,5 +1,5 @@
-// Mean (float fallback): the average over the reduced dims, summed in double in the input's
-// row-major order (the interpreter's order), contiguous input and output.
+// Mean and Sum (float fallback): the average / sum over the reduced dims, summed in double in the
+// input's row-major order (the interpreter's order), contiguous input and output.
 #include "runtime/op_context.h"
 
 namespace cortexm::runtime {
@@ -42,6 +42,27 @@ bool advance(int64_t* index, const int64_t* shape, const int64_t* strides, int32
   return false;
 }
 
+void run_reduce_sum(const OpContext& ctx, bool mean) {
+  const TensorView in = ctx.input(0), out = ctx.output();
+  const Split s = split(ctx);
+  int64_t count = 1;
+  for (int32_t d = 0; d < s.reduced_rank; ++d) count *= s.reduced_shape[d];
+  const float* x = reinterpret_cast<const float*>(in.data);
+  float* y = reinterpret_cast<float*>(out.data);
+  int64_t kept_index[kMaxRank] = {}, kept_offset = 0;
+  const int64_t n = out.numel();
+  for (int64_t j = 0; j < n; ++j) {
+    double acc = 0.0;
+    int64_t index[kMaxRank] = {}, offset = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      acc += x[kept_offset + offset];
+      advance(index, s.reduced_shape, s.reduced_strides, s.reduced_rank, &offset);
+    }
+    y[j] = static_cast<float>(mean ? acc / static_cast<double>(count) : acc);
+    advance(kept_index, s.kept_shape, s.kept_strides, s.kept_rank, &kept_offset);
+  }
+}
+
 }  // namespace
 
 Status prepare_mean(const OpContext& ctx) {
@@ -61,25 +82,10 @@ Status prepare_mean(const OpContext& ctx) {
   return kStatusOk;
 }
 
-void run_mean(const OpContext& ctx) {
-  const TensorView in = ctx.input(0), out = ctx.output();
-  const Split s = split(ctx);
-  int64_t count = 1;
-  for (int32_t d = 0; d < s.reduced_rank; ++d) count *= s.reduced_shape[d];
-  const float* x = reinterpret_cast<const float*>(in.data);
-  float* y = reinterpret_cast<float*>(out.data);
-  int64_t kept_index[kMaxRank] = {}, kept_offset = 0;
-  const int64_t n = out.numel();
-  for (int64_t j = 0; j < n; ++j) {
-    double acc = 0.0;
-    int64_t index[kMaxRank] = {}, offset = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      acc += x[kept_offset + offset];
-      advance(index, s.reduced_shape, s.reduced_strides, s.reduced_rank, &offset);
-    }
-    y[j] = static_cast<float>(acc / static_cast<double>(count));
-    advance(kept_index, s.kept_shape, s.kept_strides, s.kept_rank, &kept_offset);
-  }
-}
+void run_mean(const OpContext& ctx) { run_reduce_sum(ctx, true); }
+
+Status prepare_sum(const OpContext& ctx) { return prepare_mean(ctx); }
+
+void run_sum(const OpContext& ctx) { run_reduce_sum(ctx, false); }
 
 }  // namespace cortexm::runtime

@@ -66,6 +66,15 @@ TEST(Elementary, LogMatchesLibm) {
   EXPECT_TRUE(std::isnan(log_d(-1.0)));
 }
 
+TEST(Elementary, Log1pKeepsRelativeAccuracyNearZero) {
+  for (double x : sweep(-0.999, 10.0)) EXPECT_TRUE(close(log1p_d(x), std::log1p(x), 8, x));
+  for (double x : {1e-300, -1e-20, 3e-9, 1e-17, 1e300, 1.5e-16}) EXPECT_TRUE(close(log1p_d(x), std::log1p(x), 4, x));
+  EXPECT_EQ(log1p_d(-1.0), -INFINITY);
+  EXPECT_EQ(log1p_d(INFINITY), INFINITY);
+  EXPECT_TRUE(std::isnan(log1p_d(-2.0)));
+  EXPECT_TRUE(std::isnan(log1p_d(NAN)));
+}
+
 TEST(Elementary, TanhMatchesLibm) {
   for (double x : sweep(-30.0, 30.0)) EXPECT_TRUE(close(tanh_d(x), std::tanh(x), 8, x));
   for (double x : sweep(-0.01, 0.01)) EXPECT_TRUE(close(tanh_d(x), std::tanh(x), 8, x));

@@ -15,12 +15,17 @@ struct UnaryCase {
 };
 
 std::vector<UnaryCase> cases() {
-  auto p = [](UnaryOp op, float a = 0.0f, float b = 0.0f) {
+  auto p = [](UnaryOp op, float a = 0.0f, float b = 0.0f, float c = 0.0f) {
     UnaryParams u;
     u.op = op;
     u.a = a;
     u.b = b;
+    u.c = c;
     return u;
+  };
+  auto softplus = [](float x, float beta, float threshold) {
+    const float scaled = x * beta;
+    return scaled > threshold ? double{x} : std::log1p(std::exp(double{scaled})) / beta;
   };
   auto relu6 = [](float v) { return std::min(std::max(v, 0.0f), 6.0f); };
   return {
@@ -54,6 +59,23 @@ std::vector<UnaryCase> cases() {
       {"sub_scalar", p(UnaryOp::kSubScalar, 0.3f), [](float x) { return x - 0.3f; }},
       {"mul_scalar", p(UnaryOp::kMulScalar, -2.5f), [](float x) { return x * -2.5f; }},
       {"div_scalar", p(UnaryOp::kDivScalar, 0.0f), [](float x) { return x / 0.0f; }},
+      {"leaky_relu", p(UnaryOp::kLeakyRelu, 0.173f), [](float x) { return x > 0 ? x : x * 0.173f; }},
+      {"elu", p(UnaryOp::kElu, 0.61f, 1.3f, 0.7f),
+       [](float x) {
+         return x > 0 ? x * 1.3f
+                      : static_cast<float>(std::expm1(double{x} * double{0.7f}) * double{0.61f * 1.3f});
+       }},
+      {"exp", p(UnaryOp::kExp), [](float x) { return static_cast<float>(std::exp(double{x})); }},
+      {"log", p(UnaryOp::kLog), [](float x) { return static_cast<float>(std::log(double{x})); }},
+      {"rsqrt", p(UnaryOp::kRsqrt), [](float x) { return static_cast<float>(1.0 / std::sqrt(double{x})); }},
+      {"neg", p(UnaryOp::kNeg), [](float x) { return -x; }},
+      {"reciprocal", p(UnaryOp::kReciprocal), [](float x) { return 1.0f / x; }},
+      {"softplus", p(UnaryOp::kSoftplus, 2.5f, 3.0f),
+       [=](float x) { return static_cast<float>(softplus(x, 2.5f, 3.0f)); }},
+      {"softplus_negative_beta", p(UnaryOp::kSoftplus, -0.5f, 20.0f),
+       [=](float x) { return static_cast<float>(softplus(x, -0.5f, 20.0f)); }},
+      {"mish", p(UnaryOp::kMish),
+       [](float x) { return static_cast<float>(x * std::tanh(std::log1p(std::exp(double{x})))); }},
   };
 }
 

@@ -95,6 +95,20 @@ def _pow(x, exponent):
     return x * x if e == 2 else np.power(_d(x), float(e))
 
 
+def _elu(x, attrs):
+    """x * scale above 0, else expm1(x * input_scale) * (alpha * scale): the product of the
+    constants in float32, the negative branch in double."""
+    alpha, scale, input_scale = (_f32(attrs.get(k, 1.0)) for k in ("alpha", "scale", "input_scale"))
+    negative = np.expm1(_d(x) * float(input_scale)) * float(alpha * scale)
+    return np.where(x > 0, x * scale, negative)
+
+
+def _softplus(x, beta, threshold):
+    """x where x * beta (float32) is above threshold, else log1p(exp(x * beta)) / beta."""
+    scaled = x * _f32(beta)
+    return np.where(scaled > _f32(threshold), _d(x), np.log1p(np.exp(_d(scaled))) / float(_f32(beta)))
+
+
 def _scalar(attrs):
     """other * alpha in float32, as torch's scalar add / sub."""
     return _f32(attrs.get("alpha", 1.0)) * _f32(attrs["other"])
@@ -116,6 +130,15 @@ UNARY = {
     "aten.sub.Scalar": lambda x, a: x - _scalar(a),
     "aten.mul.Scalar": lambda x, a: x * _f32(a["other"]),
     "aten.div.Scalar": lambda x, a: x / _f32(a["other"]),
+    "aten.leaky_relu.default": lambda x, a: np.where(x > 0, x, x * _f32(a.get("negative_slope", 0.01))),
+    "aten.elu.default": lambda x, a: _elu(x, a),
+    "aten.exp.default": lambda x, a: np.exp(_d(x)),
+    "aten.log.default": lambda x, a: np.log(_d(x)),
+    "aten.rsqrt.default": lambda x, a: 1.0 / np.sqrt(_d(x)),
+    "aten.neg.default": lambda x, a: -x,
+    "aten.reciprocal.default": lambda x, a: _f32(1) / x,
+    "aten.softplus.default": lambda x, a: _softplus(x, a.get("beta", 1.0), a.get("threshold", 20.0)),
+    "aten.mish.default": lambda x, a: _d(x) * np.tanh(np.log1p(np.exp(_d(x)))),
 }
 
 # relu / hardtanh / clamp / hardsigmoid (float32, as torch defines them) when they stand alone on a
@@ -733,7 +756,8 @@ class QuantizedGraphReference:
         return self._avg(x, kernel, kernel, (0, 0, 0, 0), out, node.outputs[0].shape)
 
     def _plan_mean(self, node, out):
-        if node.op != "aten.mean.dim":
+        """quantized_mean; a sum is the same kernel with the multiplier of s_in / s_out (no 1/count)."""
+        if node.op not in ("aten.mean.dim", "aten.sum.dim_IntList"):
             raise NotInteger(node.op)
         x = self._source(node.inputs[0])
         rank = len(x.shape)
@@ -743,7 +767,10 @@ class QuantizedGraphReference:
         if at[-1] - at[0] + 1 != len(dims):
             raise NotInteger("the reduced dims are not one block in memory")
         _multipliers([x.q.scale / out.scale])  # its range check
-        mult, shift = mean.mean_params(x.q.scale, out.scale, int(np.prod([x.shape[d] for d in dims])))
+        if node.op == "aten.sum.dim_IntList":
+            (mult,), (shift,) = _multipliers([x.q.scale / out.scale])
+        else:
+            mult, shift = mean.mean_params(x.q.scale, out.scale, int(np.prod([x.shape[d] for d in dims])))
         keepdim = bool(node.attrs.get("keepdim", False))
         return Group(lambda env: out.clamp(mean.mean(x.get(env), dims, keepdim, -x.q.zp, out.zp,
                                                      mult, shift, out.q.qmin, out.q.qmax)),
@@ -797,6 +824,8 @@ class QuantizedGraphReference:
             fn, kind = softmax.softmax, "quantized_softmax"
         return Group(lambda env: out.clamp(fn(x.get(env), *params, dim=dim)), [x],
                      [CM.format(kind)])
+
+    _plan_sum = _plan_mean
 
     def _plan__softmax(self, node, out):
         return self._softmax(node, out, False)
@@ -937,7 +966,7 @@ class QuantizedGraphReference:
     def _plan16_mean(self, node, out):
         """An int16 mean over size-1 dims of a contiguous value moves its elements: nothing when
         the qparams agree, else requantize_s16."""
-        if node.op != "aten.mean.dim" or not out.q.int16:
+        if node.op not in ("aten.mean.dim", "aten.sum.dim_IntList") or not out.q.int16:
             raise NotInteger(node.op)
         x = self._source(node.inputs[0], "int16")
         rank = len(x.shape)
@@ -953,6 +982,8 @@ class QuantizedGraphReference:
         return Group(lambda env: requantize_s16(x.get(env), 0, 0, m, sh, np.int16, out.act_min,
                                                 out.act_max).reshape(shape),
                      [x], [REQUANTIZE_S16])
+
+    _plan16_sum = _plan16_mean
 
     def _unary16(self, node, out):
         """TFLite's int16 table: LUTPopulate<int16_t> over the op's float definition (float32

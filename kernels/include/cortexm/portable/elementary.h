@@ -10,6 +10,7 @@ namespace cortexm::portable {
 double exp_d(double x);
 double expm1_d(double x);
 double log_d(double x);
+double log1p_d(double x);
 double tanh_d(double x);
 double erf_d(double x);
 double pow_d(double x, double y);

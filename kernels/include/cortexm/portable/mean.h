@@ -21,4 +21,7 @@ Error mean_prepare(const MeanParams& params, Shape* output = nullptr);
 
 void mean_f32(const MeanParams& params, const float* in, float* out);
 
+// aten.sum.dim_IntList: the same sum in double, rounded once to float32 (0 for an empty one).
+void sum_f32(const MeanParams& params, const float* in, float* out);
+
 }  // namespace cortexm::portable

@@ -33,6 +33,24 @@ void gelu_tanh_f32(const float* in, float* out, int64_t n);
 void sqrt_f32(const float* in, float* out, int64_t n);
 // aten.abs: fabsf(x).
 void abs_f32(const float* in, float* out, int64_t n);
+// aten.leaky_relu: x > 0 ? x : x * slope (float32).
+void leaky_relu_f32(const float* in, float* out, int64_t n, float slope);
+// aten.elu: x > 0 ? x * scale : expm1(x * input_scale) * (alpha * scale); the positive branch and
+// alpha * scale in float32, the negative one in double rounded once (celu and selu are elus).
+void elu_f32(const float* in, float* out, int64_t n, float alpha, float scale, float input_scale);
+// aten.exp / aten.log: expf(x) / logf(x) (NaN below 0, -inf at 0).
+void exp_f32(const float* in, float* out, int64_t n);
+void log_f32(const float* in, float* out, int64_t n);
+// aten.rsqrt: 1 / sqrt(x) (inf at 0, NaN below 0).
+void rsqrt_f32(const float* in, float* out, int64_t n);
+// aten.neg: -x.
+void neg_f32(const float* in, float* out, int64_t n);
+// aten.reciprocal: 1 / x in float32.
+void reciprocal_f32(const float* in, float* out, int64_t n);
+// aten.softplus: x * beta > threshold ? x : log1p(exp(x * beta)) / beta (x * beta in float32).
+void softplus_f32(const float* in, float* out, int64_t n, float beta, float threshold);
+// aten.mish: x * tanh(log1p(exp(x))) (torch's kernel; no threshold).
+void mish_f32(const float* in, float* out, int64_t n);
 // aten.pow.Tensor_Scalar: x * x when exponent == 2, powf(x, exponent) otherwise.
 void pow_scalar_f32(const float* in, float* out, int64_t n, float exponent);
 // aten.add.Scalar / aten.sub.Scalar: x + c / x - c with c = scalar_times_alpha(other, alpha).
@@ -62,6 +80,15 @@ enum class UnaryOp : int32_t {
   kSubScalar = 13,  // a = c
   kMulScalar = 14,  // a = c
   kDivScalar = 15,  // a = c
+  kLeakyRelu = 16,  // a = negative slope
+  kElu = 17,        // a = alpha, b = scale, c = input_scale
+  kExp = 18,
+  kLog = 19,
+  kRsqrt = 20,
+  kNeg = 21,
+  kReciprocal = 22,
+  kSoftplus = 23,  // a = beta, b = threshold
+  kMish = 24,
 };
 
 struct UnaryParams {
@@ -69,6 +96,7 @@ struct UnaryParams {
   int64_t numel = 0;
   float a = 0.0f;
   float b = 0.0f;
+  float c = 0.0f;
 };
 
 Error unary_prepare(const UnaryParams& params);
