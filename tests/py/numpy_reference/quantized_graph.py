@@ -139,8 +139,8 @@ UNFUSED_ACTIVATION_OPS_S16 = (REQUANTIZE_S16,)
 FUSES_ACTIVATION = tuple(CM.format(k) for k in (
     "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_transpose_conv2d",
     "quantized_linear", "quantized_add", "quantized_mul", "quantized_max_pool2d",
-    "quantized_avg_pool2d", "quantized_conv2d_s16", "quantized_linear_s16", "quantized_add_s16",
-    "quantized_mul_s16"))
+    "quantized_max_pool2d_s16", "quantized_avg_pool2d", "quantized_conv2d_s16",
+    "quantized_linear_s16", "quantized_add_s16", "quantized_mul_s16"))
 # ActivationFusion walks back through these (single readers) to the producer it folds into.
 FUSION_MOVES = ("aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default",
                 "dim_order_ops._clone_dim_order.default")
@@ -675,8 +675,8 @@ class QuantizedGraphReference:
     def _plan_mm(self, node, out):
         return self._matmul(node, out, False)
 
-    def _pool_input(self, node, out):
-        x = self._source(node.inputs[0])
+    def _pool_input(self, node, out, dtype="int8"):
+        x = self._source(node.inputs[0], dtype)
         if x.q.key() != out.q.key() or len(x.shape) != 4:
             raise NotInteger("pools do not rescale")
         return x
@@ -697,15 +697,17 @@ class QuantizedGraphReference:
             after.append(extra)
         return kernel, stride, (padding[0], padding[1], after[0], after[1])
 
-    def _plan_max_pool2d(self, node, out):
-        x = self._pool_input(node, out)
+    def _plan_max_pool2d(self, node, out, dtype="int8"):
+        x = self._pool_input(node, out, dtype)
         if any(d != 1 for d in _pair(node.attrs.get("dilation", [1]), 1)):
             raise NotInteger("dilation")
         kernel, stride, pads = self._pool_geometry(node, x.shape[2:], node.outputs[0].shape[2:])
+        kind = "quantized_max_pool2d_s16" if dtype == "int16" else "quantized_max_pool2d"
         return Group(lambda env: _nchw(lambda t: pool.max_pool2d(t, kernel, stride, pads,
-                                                                 out.act_min, out.act_max),
+                                                                 out.act_min, out.act_max,
+                                                                 np.dtype(dtype)),
                                        x.get(env)),
-                     [x], [CM.format("quantized_max_pool2d")])
+                     [x], [CM.format(kind)])
 
     def _plan_avg_pool2d(self, node, out):
         x = self._pool_input(node, out)
@@ -910,6 +912,10 @@ class QuantizedGraphReference:
         return Group(lambda env: elementwise.mul_s16(a.get(env), b.get(env), m, sh, out.act_min,
                                                      out.act_max),
                      [a, b], [CM.format("quantized_mul_s16")])
+
+    def _plan16_max_pool2d(self, node, out):
+        """arm_max_pool_s16: the int8 max pool's arithmetic over int16 (qparams kept, range clamp)."""
+        return self._plan_max_pool2d(node, out, "int16")
 
     def _plan16_mean(self, node, out):
         """An int16 mean over size-1 dims of a contiguous value moves its elements: nothing when

