@@ -93,3 +93,20 @@ class ConvPool(nn.Module):
 
 def test_max_pool2d_16x8_deploys_bit_identical():
     check_deployed(ConvPool(), (2, 3, 10, 7), 3, ["cortex_m.quantized_max_pool2d_s16.default"], 35.0)
+
+
+class Softmaxes(nn.Module):
+    """softmax over the innermost dim, then over dim 1 of a conv's [N, C, T] output (moved
+    innermost by the lowering)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(9, 11)
+        self.conv = nn.Conv1d(4, 6, 3, padding=1)
+
+    def forward(self, x):
+        return torch.softmax(self.conv(torch.softmax(self.fc(x), dim=-1)), dim=1)
+
+
+def test_softmax_16x8_deploys_bit_identical():
+    check_deployed(Softmaxes(), (2, 4, 9), 5, ["cortex_m.quantized_softmax_s16.default"], 30.0)

@@ -913,6 +913,23 @@ class QuantizedGraphReference:
                                                      out.act_max),
                      [a, b], [CM.format("quantized_mul_s16")])
 
+    def _plan16__softmax(self, node, out):
+        """arm_softmax_s16 (TFLite's int16 softmax): output 1/32768, 0; its own tables."""
+        if node.attrs.get("half_to_float", False):
+            raise NotInteger("half_to_float")
+        if (out.q.scale, out.q.zp, out.q.qmin, out.q.qmax) != (1.0 / 32768.0, 0, -32768, 32767):
+            raise NotInteger("output qparams are not the kernel's")
+        x = self._source(node.inputs[0], "int16")
+        rank = len(x.shape)
+        if rank < 1:
+            raise NotInteger("rank")
+        mult, shift = softmax.softmax_s16_scaling(x.q.scale)
+        if shift > 15:
+            raise NotInteger("input scale too large")
+        dim = node.attrs["dim"] % rank
+        return Group(lambda env: out.clamp(softmax.softmax_s16(x.get(env), mult, shift, dim)), [x],
+                     [CM.format("quantized_softmax_s16")])
+
     def _plan16_max_pool2d(self, node, out):
         """arm_max_pool_s16: the int8 max pool's arithmetic over int16 (qparams kept, range clamp)."""
         return self._plan_max_pool2d(node, out, "int16")
