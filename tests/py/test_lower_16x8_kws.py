@@ -38,11 +38,12 @@ def sqnr_db(reference, quantized):
     return float(10 * np.log10((ref ** 2).sum() / max((err ** 2).sum(), 1e-30)))
 
 
-def check_deployed(module, shape, seed, want_ops, min_sqnr_db):
-    """Quantized 16x8 on random calibration data: want_ops among the lowered cortex_m ops, no float
-    compute op, lowered == integer reference == host program == QEMU M55; returns the SQNR."""
+def check_deployed(build, shape, seed, want_ops, min_sqnr_db):
+    """build() made under the seed (its weights do not depend on test order), quantized 16x8 on
+    random calibration data: want_ops among the lowered cortex_m ops, no float compute op,
+    lowered == integer reference == host program == QEMU M55; returns the SQNR."""
     torch.manual_seed(seed)
-    module = module.eval()
+    module = build().eval()
     qgraph = cortexm.quantize(cortexm.export(module, (cases(shape, 1, seed)[0],)),
                               [(x,) for x in cases(shape, 8, seed + 1)],
                               cortexm.CortexMQuantizer(precision="16x8"), progress=False)
@@ -92,7 +93,7 @@ class ConvPool(nn.Module):
 
 
 def test_max_pool2d_16x8_deploys_bit_identical():
-    check_deployed(ConvPool(), (2, 3, 10, 7), 3, ["cortex_m.quantized_max_pool2d_s16.default"], 35.0)
+    check_deployed(ConvPool, (2, 3, 10, 7), 3, ["cortex_m.quantized_max_pool2d_s16.default"], 35.0)
 
 
 class Softmaxes(nn.Module):
@@ -109,4 +110,75 @@ class Softmaxes(nn.Module):
 
 
 def test_softmax_16x8_deploys_bit_identical():
-    check_deployed(Softmaxes(), (2, 4, 9), 5, ["cortex_m.quantized_softmax_s16.default"], 30.0)
+    check_deployed(Softmaxes, (2, 4, 9), 5, ["cortex_m.quantized_softmax_s16.default"], 30.0)
+
+
+class Means(nn.Module):
+    """A spatial mean of a conv's output (read channels-last), and a keepdim mean over the last
+    dim of an [N, C, T] value (two means at other output qparams than their inputs')."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 7, 3, padding=1)
+        self.b = nn.Conv1d(7, 5, 3)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        pooled = h.mean(dim=(2, 3))
+        t = self.b(h.mean(dim=2))
+        return pooled, t.mean(dim=-1, keepdim=True)
+
+
+def test_mean_16x8_deploys_bit_identical():
+    torch.manual_seed(7)
+    module = Means().eval()
+    shape = (2, 3, 9, 13)
+    qgraph = cortexm.quantize(cortexm.export(module, (cases(shape, 1, 7)[0],)),
+                              [(x,) for x in cases(shape, 8, 8)],
+                              cortexm.CortexMQuantizer(precision="16x8"), progress=False)
+    lowered = cortexm.lower(qgraph, TARGET)
+    counts = lowered.op_counts()
+    assert counts.get("cortex_m.quantized_mean_s16.default") == 3, counts
+    assert "aten.mean.dim" not in counts, counts
+    program = cortexm.to_program(lowered, target=TARGET)
+    assert program.float_ops == 0
+    reference = QuantizedGraphReference(qgraph)
+    xs = cases(shape, 3, 9)
+    host = []
+    for x in xs:
+        got = lowered.run(x.numpy())
+        want = reference.run(x.numpy())
+        out = program.run(x.numpy())
+        for g, w, o in zip(got, want, out):
+            np.testing.assert_array_equal(g, w)
+            assert o.tobytes() == g.tobytes()
+        host.append(out)
+    if HAS_QEMU:
+        target = qemu.run_cases(program, [(x.numpy(),) for x in xs], cpu="cortex-m55")
+        for got, want in zip(target, host):
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.tobytes() == w.tobytes()
+
+
+class KwsCnn(nn.Module):
+    """A small keyword-spotting CNN over [N, 1, 49, 10] MFCC frames: conv, relu, max pool, conv,
+    relu, global mean, linear, softmax over 12 classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 16, (5, 3), padding=(2, 1))
+        self.c2 = nn.Conv2d(16, 24, 3, padding=1)
+        self.fc = nn.Linear(24, 12)
+
+    def forward(self, x):
+        x = nn.functional.max_pool2d(torch.relu(self.c1(x)), 2)
+        x = torch.relu(self.c2(x))
+        return torch.softmax(self.fc(x.mean(dim=(2, 3))), dim=-1)
+
+
+def test_kws_cnn_16x8_deploys_with_no_float_fallback():
+    sqnr = check_deployed(KwsCnn, (1, 1, 49, 10), 11,
+                          ["cortex_m.quantized_conv2d_s16.default", "cortex_m.quantized_max_pool2d_s16.default",
+                           "cortex_m.quantized_mean_s16.default", "cortex_m.quantized_linear_s16.default",
+                           "cortex_m.quantized_softmax_s16.default"], 45.0)
+    assert sqnr > 45.0

@@ -733,10 +733,10 @@ class QuantizedGraphReference:
         kernel = [i // o for i, o in zip(in_hw, out_hw)]
         return self._avg(x, kernel, kernel, (0, 0, 0, 0), out, node.outputs[0].shape)
 
-    def _plan_mean(self, node, out):
+    def _plan_mean(self, node, out, dtype="int8"):
         if node.op != "aten.mean.dim":
             raise NotInteger(node.op)
-        x = self._source(node.inputs[0])
+        x = self._source(node.inputs[0], dtype)
         rank = len(x.shape)
         dims = sorted({d % rank for d in (node.attrs.get("dim") or range(rank))})
         order = list(x.value.dim_order or range(rank))
@@ -746,9 +746,11 @@ class QuantizedGraphReference:
         _multipliers([x.q.scale / out.scale])  # its range check
         mult, shift = mean.mean_params(x.q.scale, out.scale, int(np.prod([x.shape[d] for d in dims])))
         keepdim = bool(node.attrs.get("keepdim", False))
+        kind = "quantized_mean_s16" if dtype == "int16" else "quantized_mean"
         return Group(lambda env: out.clamp(mean.mean(x.get(env), dims, keepdim, -x.q.zp, out.zp,
-                                                     mult, shift, out.q.qmin, out.q.qmax)),
-                     [x], [CM.format("quantized_mean")])
+                                                     mult, shift, out.q.qmin, out.q.qmax,
+                                                     np.dtype(dtype))),
+                     [x], [CM.format(kind)])
 
     def _softmax(self, node, out, log):
         if node.attrs.get("half_to_float", False):
@@ -936,14 +938,15 @@ class QuantizedGraphReference:
 
     def _plan16_mean(self, node, out):
         """An int16 mean over size-1 dims of a contiguous value moves its elements: nothing when
-        the qparams agree, else requantize_s16."""
+        the qparams agree, else requantize_s16; any other, quantized_mean_s16 (the int8 mean's
+        arithmetic with zero points 0)."""
         if node.op != "aten.mean.dim" or not out.q.int16:
             raise NotInteger(node.op)
         x = self._source(node.inputs[0], "int16")
         rank = len(x.shape)
         dims = sorted({d % rank for d in (node.attrs.get("dim") or range(rank))})
         if any(x.shape[d] != 1 for d in dims):
-            raise NotInteger("an int16 mean over a dim of size > 1")
+            return self._plan_mean(node, out, "int16")
         if list(x.value.dim_order or range(rank)) != list(range(rank)):
             raise NotInteger("the int16 input is not contiguous")
         shape = list(node.outputs[0].shape)
