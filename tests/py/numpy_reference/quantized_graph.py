@@ -932,6 +932,28 @@ class QuantizedGraphReference:
         return Group(lambda env: out.clamp(softmax.softmax_s16(x.get(env), mult, shift, dim)), [x],
                      [CM.format("quantized_softmax_s16")])
 
+    def _matmul16(self, node, out, batched):
+        """arm_batch_matmul_s16 (rhs transposed): int64 sums, the 64-bit requantize."""
+        a, b = self._int16_binary(node, out)
+        (mult,), (shift,) = _multipliers([a.q.scale * b.q.scale / out.scale])
+        self._shifts_s64([shift])
+
+        def run(env):
+            lhs, rhs = a.get(env), b.get(env)
+            if not batched:
+                lhs, rhs = lhs[None], rhs[None]
+            y = batch_matmul.batch_matmul_s16(lhs, np.swapaxes(rhs, 1, 2), mult, shift,
+                                              out.q.qmin, out.q.qmax)
+            return out.clamp(y if batched else y[0])
+
+        return Group(run, [a, b], [CM.format("quantized_batch_matmul_s16")])
+
+    def _plan16_bmm(self, node, out):
+        return self._matmul16(node, out, True)
+
+    def _plan16_mm(self, node, out):
+        return self._matmul16(node, out, False)
+
     def _plan16_max_pool2d(self, node, out):
         """arm_max_pool_s16: the int8 max pool's arithmetic over int16 (qparams kept, range clamp)."""
         return self._plan_max_pool2d(node, out, "int16")
