@@ -1,8 +1,8 @@
 // ConvertToCortexM: folded aten ops on int8 values become cortex_m ops (the rewrites live in
 // convert_conv.cc, convert_linear.cc, convert_binary.cc, convert_pool.cc, convert_mean.cc,
-// convert_batch_matmul.cc, convert_minmax.cc, convert_transpose_conv.cc), and so do int8 -> int8
-// rescalings left outside the folded form (convert_requantize.cc). A folded op that cannot be
-// lowered stays as it is with meta lowering = "float: <reason>".
+// convert_batch_matmul.cc, convert_minmax.cc, convert_transpose_conv.cc, convert_layer_norm.cc),
+// and so do int8 -> int8 rescalings left outside the folded form (convert_requantize.cc). A
+// folded op that cannot be lowered stays as it is with meta lowering = "float: <reason>".
 #include "passes/convert_to_cortex_m.h"
 
 #include <algorithm>
@@ -362,6 +362,7 @@ Converter converter_for(const std::string& op) {
   if (op == "aten.sqrt.default") return convert::convert_sqrt;
   if (convert::is_table_activation(op)) return convert::convert_activation;
   if (op == "aten.mean.dim") return convert::convert_mean;
+  if (op == "aten.layer_norm.default") return convert::convert_layer_norm;
   if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;
   if (op == "aten.maximum.default" || op == "aten.minimum.default") return convert::convert_minmax;
   return nullptr;

@@ -25,8 +25,8 @@ struct OpImpl;
 // The program format this runtime writes, and the oldest it still reads. 2: Conv2d and Linear
 // params gained bias_includes_input_offset, and the FloatBinary kernel came (a version-1 program
 // uses neither and runs as before; a version-1 runtime refuses version-2 programs instead of
-// ignoring what it does not know).
-constexpr uint32_t kSchemaVersion = 2;
+// ignoring what it does not know). 3: the LayerNorm and QuantizedLayerNorm kernels.
+constexpr uint32_t kSchemaVersion = 3;
 constexpr uint32_t kOldestSchemaVersion = 1;
 constexpr size_t kAlignment = 16;  // constants, arena base and bundled data
 

@@ -1147,10 +1147,10 @@ def test_schema_versions_this_runtime_reads(real_program, tmp_path):
     same; a version above this runtime's is refused rather than half understood."""
     program, _, inputs = real_program
     doc = to_json(program.data, tmp_path)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     doc["schema_version"] = 1
     old_outputs, outputs = load_bytes(from_json(doc, tmp_path)).run(*inputs), program.run(*inputs)
     assert [o.tobytes() for o in old_outputs] == [o.tobytes() for o in outputs]
-    doc["schema_version"] = 3
-    with pytest.raises(ValueError, match=r"schema_version = 3: is not a program format this runtime reads \(1 to 2\)"):
+    doc["schema_version"] = 4
+    with pytest.raises(ValueError, match=r"schema_version = 4: is not a program format this runtime reads \(1 to 3\)"):
         load_bytes(from_json(doc, tmp_path))

@@ -399,6 +399,24 @@ def softmax(cx, a):
     return cx.call(f"aten._{name}.default", [a["self"]], {"dim": dim(a["dim"], rank), "half_to_float": False})
 
 
+def layer_norm_call(cx, a):
+    """Layer norm over the trailing dims normalized_shape names; weight / bias optional."""
+    normalized = ints(a["normalized_shape"])
+    return cx.call("aten.layer_norm.default", [a["input"], a["weight"], a["bias"]],
+                   {"normalized_shape": normalized, "eps": float(a["eps"])})
+
+
+@handles("aten.native_layer_norm.default")
+def native_layer_norm(cx, a):
+    """Output 0 only: the graph does not compute the mean and rstd outputs (an error if used)."""
+    return layer_norm_call(cx, a), Unavailable("mean"), Unavailable("rstd")
+
+
+@handles("aten.layer_norm.default")
+def layer_norm(cx, a):
+    return layer_norm_call(cx, a)
+
+
 # --- constants built in the graph -------------------------------------------------------------
 
 

@@ -352,6 +352,17 @@ def check_log_softmax(ctx, node) -> Match:
     return _unary(ctx, node, "log_softmax", _fixed_or_observed(ctx, node, "log_softmax"))
 
 
+def check_layer_norm(ctx, node) -> Match:
+    """The input and the (float) layer norm output observed per tensor; weight and bias stay float
+    constants, quantized by the lowering (int16 weight, int32 bias in the kernel's units)."""
+    free(ctx, node)
+    activation(node, 0)
+    for index, what in ((1, "weight"), (2, "bias")):
+        if index < len(node.inputs) and node.inputs[index] is not None:
+            constant(node, index, what)
+    return Match("layer_norm", [node], activations=[(node, 0)], outputs={node.outputs[0].name: Observed()})
+
+
 BOUNDED_ACTIVATIONS = {"aten.sigmoid.default": "sigmoid", "aten.tanh.default": "tanh"}
 
 
@@ -443,6 +454,7 @@ PASSES = (
      Pattern("minmax", ("aten.maximum.default", "aten.minimum.default"), check_two_activations)),
     (Pattern("cat", ("aten.cat.default",), check_cat), Pattern("softmax", ("aten._softmax.default",), check_softmax),
      Pattern("log_softmax", ("aten._log_softmax.default",), check_log_softmax),
+     Pattern("layer_norm", ("aten.layer_norm.default",), check_layer_norm),
      Pattern("activation", ACTIVATION_OPS, check_activation),
      Pattern("elementwise", ELEMENTWISE_OPS, check_activation),
      Pattern("avg_pool", ("aten.avg_pool2d.default", "aten.adaptive_avg_pool2d.default", "aten.mean.dim"),

@@ -5,7 +5,7 @@ integers, written from the graph's qparams alone, apart from the C++ passes and 
 
 - `dequantize -> op [-> relu / hardtanh / clamp / hardsigmoid] -> quantize`, where op is a
   convolution (1-D / 2-D, grouped, depthwise, transposed 1-D / 2-D), linear / addmm, add, mul, max / avg pool,
-  adaptive avg pool, mean, softmax, log_softmax, bmm / mm, maximum / minimum, or an elementwise
+  adaptive avg pool, mean, softmax, log_softmax, layer norm, bmm / mm, maximum / minimum, or an elementwise
   unary op (sigmoid, tanh, silu, gelu, hardswish, sqrt, abs, pow and scalar arithmetic), each with
   its CMSIS-NN / TFLite arithmetic from this package: multipliers and shifts from the float scales
   by TFLite's quantize_multiplier rules, double-rounding requantize, int32 accumulators and
@@ -45,6 +45,7 @@ import numpy as np
 import cortexm
 
 from . import batch_matmul, conv, elementwise, linear, mean, minmax, pool, softmax
+from .layer_norm import layer_norm, layer_norm_params
 from .activation_s16 import lut_lookup_s16, lut_populate_s16
 from .common import quantize_multiplier, requantize as fixed_requantize
 from .magnitude import FRACTION_BITS, magnitude_s16
@@ -751,6 +752,28 @@ class QuantizedGraphReference:
                                                      mult, shift, out.q.qmin, out.q.qmax,
                                                      np.dtype(dtype))),
                      [x], [CM.format(kind)])
+
+    def _plan_layer_norm(self, node, out):
+        """quantized_layer_norm: int16 weight and int32 bias from the float constants."""
+        x = self._source(node.inputs[0])
+        normalized = list(node.attrs["normalized_shape"])
+        n = int(np.prod(normalized))
+        if not 1 <= n <= 65536:
+            raise NotInteger("row size")
+        consts = []
+        for v in node.inputs[1:3]:
+            if v is not None and (v.kind != "constant" or v.dtype != "float32"):
+                raise NotInteger("weight or bias is not a float constant")
+            consts.append(None if v is None else np.asarray(v.data))
+        try:
+            wq, bq, eps_term, product_shift, mult, shift = layer_norm_params(
+                n, float(node.attrs["eps"]), x.q.scale, out.scale, *consts)
+        except ValueError as e:
+            raise NotInteger(str(e)) from e
+        return Group(lambda env: out.clamp(layer_norm(x.get(env), len(normalized), wq, bq, eps_term,
+                                                      product_shift, out.zp, mult, shift,
+                                                      out.q.qmin, out.q.qmax)),
+                     [x], [CM.format("quantized_layer_norm")])
 
     def _softmax(self, node, out, log):
         if node.attrs.get("half_to_float", False):
