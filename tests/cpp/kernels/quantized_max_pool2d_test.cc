@@ -129,29 +129,33 @@ TEST(QuantizedMaxPool2d, GlobalWindow) {
       .Test();
 }
 
-TEST(QuantizedMaxPool2d, RandomizedAwkwardCases) {
-  testing::RandomData rng(41);
-  for (int i = 0; i < 300; ++i) {
+// `count` random windows, paddings, strides, activation and input ranges within [lo, hi].
+template <class T>
+void randomized_cases(uint32_t seed, int count, int32_t lo, int32_t hi) {
+  testing::RandomData rng(seed);
+  for (int i = 0; i < count; ++i) {
     const int32_t kh = rng.uniform(1, 5), kw = rng.uniform(1, 5);
     const int32_t pt = rng.uniform(0, kh - 1), pl = rng.uniform(0, kw - 1);
     const int32_t pb = rng.uniform(0, kh - 1), pr = rng.uniform(0, kw - 1);
     // The padded input must hold one window; the kernel alone may exceed the input.
     const int32_t min_h = kh - pt - pb > 1 ? kh - pt - pb : 1;
     const int32_t min_w = kw - pl - pr > 1 ? kw - pl - pr : 1;
-    const int32_t lo = rng.uniform(-128, 100);
-    const int32_t in_lo = rng.uniform(-128, 127);
-    MaxPoolTester<int8_t>()
+    const int32_t act_lo = rng.uniform(lo, hi - (hi - lo) / 10);
+    const int32_t in_lo = rng.uniform(lo, hi);
+    MaxPoolTester<T>()
         .input(rng.uniform(1, 3), rng.uniform(min_h, 12), rng.uniform(min_w, 12),
                rng.uniform(1, 40))
         .kernel(kh, kw)
         .stride(rng.uniform(1, 4), rng.uniform(1, 4))
         .padding(pt, pl, pb, pr)
-        .activation(lo, rng.uniform(lo, 127))
-        .input_range(in_lo, rng.uniform(in_lo, 127))
-        .seed(uint32_t(900 + i))
+        .activation(act_lo, rng.uniform(act_lo, hi))
+        .input_range(in_lo, rng.uniform(in_lo, hi))
+        .seed(seed * 1000 + uint32_t(i))
         .Test();
   }
 }
+
+TEST(QuantizedMaxPool2d, RandomizedAwkwardCases) { randomized_cases<int8_t>(41, 300, -128, 127); }
 
 TEST(QuantizedMaxPool2dS16, AwkwardDefaults) { MaxPoolTester<int16_t>().Test(); }
 TEST(QuantizedMaxPool2dS16, PaddingNeverWins) {
@@ -164,26 +168,7 @@ TEST(QuantizedMaxPool2dS16, FusedActivationRange) {
 }
 
 TEST(QuantizedMaxPool2dS16, RandomizedAwkwardCases) {
-  testing::RandomData rng(43);
-  for (int i = 0; i < 200; ++i) {
-    const int32_t kh = rng.uniform(1, 5), kw = rng.uniform(1, 5);
-    const int32_t pt = rng.uniform(0, kh - 1), pl = rng.uniform(0, kw - 1);
-    const int32_t pb = rng.uniform(0, kh - 1), pr = rng.uniform(0, kw - 1);
-    const int32_t min_h = kh - pt - pb > 1 ? kh - pt - pb : 1;
-    const int32_t min_w = kw - pl - pr > 1 ? kw - pl - pr : 1;
-    const int32_t lo = rng.uniform(-32768, 30000);
-    const int32_t in_lo = rng.uniform(-32768, 32767);
-    MaxPoolTester<int16_t>()
-        .input(rng.uniform(1, 3), rng.uniform(min_h, 12), rng.uniform(min_w, 12),
-               rng.uniform(1, 40))
-        .kernel(kh, kw)
-        .stride(rng.uniform(1, 4), rng.uniform(1, 4))
-        .padding(pt, pl, pb, pr)
-        .activation(lo, rng.uniform(lo, 32767))
-        .input_range(in_lo, rng.uniform(in_lo, 32767))
-        .seed(uint32_t(1900 + i))
-        .Test();
-  }
+  randomized_cases<int16_t>(43, 200, -32768, 32767);
 }
 
 // The int16 activation range is int16's, not int8's.
