@@ -61,7 +61,7 @@ std::vector<int16_t> tflite_softmax_int16(const std::vector<int16_t>& x, int32_t
       const int32_t diff = x[size_t(i) * depth + c] - max_in_row;
       const int32_t scaled_diff = requantize(diff, mult, shift);
       const int32_t sym = scaled_diff + 32767;
-      const int16_t sat = static_cast<int16_t>(std::min(std::max(sym, -32768), 32767));
+      const int16_t sat = static_cast<int16_t>(std::min<int32_t>(std::max<int32_t>(sym, -32768), 32767));
       exps[size_t(c)] = table_lookup(exp_table, sat);
       sum_of_exps += exps[size_t(c)];
     }
@@ -69,13 +69,13 @@ std::vector<int16_t> tflite_softmax_int16(const std::vector<int16_t>& x, int32_t
     const int32_t shifted_sum =
         static_cast<int32_t>(((static_cast<int64_t>(sum_of_exps) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
     const int32_t sym_sum = shifted_sum + (-((1 << 15) + (1 << 16)));
-    const int16_t sat_sum = static_cast<int16_t>(std::min(std::max(sym_sum, -32768), 32767));
+    const int16_t sat_sum = static_cast<int16_t>(std::min<int32_t>(std::max<int32_t>(sym_sum, -32768), 32767));
     const int32_t reciprocal = table_lookup(reciprocal_table, sat_sum);
     const int right_shift = 31 - headroom_plus_one;
     for (int32_t c = 0; c < depth; ++c) {
       const int64_t round = right_shift > 0 ? int64_t{1} << (right_shift - 1) : 0;
       const int32_t result = static_cast<int32_t>((int64_t{exps[size_t(c)]} * reciprocal + round) >> right_shift);
-      out[size_t(i) * depth + c] = static_cast<int16_t>(std::min(std::max(result, 0), 32767));
+      out[size_t(i) * depth + c] = static_cast<int16_t>(std::min<int32_t>(std::max<int32_t>(result, 0), 32767));
     }
   }
   return out;
