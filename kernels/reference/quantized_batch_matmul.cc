@@ -26,4 +26,23 @@ void quantized_batch_matmul_reference(const BatchMatmulParams& p, const int8_t* 
   }
 }
 
+void quantized_batch_matmul_s16_reference(const BatchMatmulParams& p, const int16_t* lhs,
+                                          const int16_t* rhs, int16_t* output) {
+  const int32_t reduced = reduce_multiplier(p.multiplier);
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t m = 0; m < p.lhs_rows; ++m) {
+      for (int32_t n = 0; n < p.rhs_rows; ++n) {
+        int64_t acc = 0;
+        for (int32_t k = 0; k < p.cols; ++k)
+          acc += int64_t{lhs[(int64_t{b} * p.lhs_rows + m) * p.cols + k]} *
+                 rhs[(int64_t{b} * p.rhs_rows + n) * p.cols + k];
+        int32_t out = requantize_s64(acc, reduced, p.shift);
+        out = out < p.activation_min ? p.activation_min : out;
+        out = out > p.activation_max ? p.activation_max : out;
+        output[(int64_t{b} * p.lhs_rows + m) * p.rhs_rows + n] = static_cast<int16_t>(out);
+      }
+    }
+  }
+}
+
 }  // namespace cortexm

@@ -4,7 +4,10 @@
 
 namespace cortexm {
 
-void quantized_mean_reference(const MeanParams& p, const int8_t* input, int8_t* output) {
+namespace {
+
+template <class T>
+void mean_reference(const MeanParams& p, const T* input, T* output) {
   for (int32_t o = 0; o < p.outer; ++o) {
     for (int32_t i = 0; i < p.inner; ++i) {
       int32_t sum = 0;
@@ -13,9 +16,19 @@ void quantized_mean_reference(const MeanParams& p, const int8_t* input, int8_t* 
       int32_t v = wrapping_add(requantize(sum, p.multiplier, p.shift), p.output_offset);
       v = v < p.activation_min ? p.activation_min : v;
       v = v > p.activation_max ? p.activation_max : v;
-      output[int64_t{o} * p.inner + i] = static_cast<int8_t>(v);
+      output[int64_t{o} * p.inner + i] = static_cast<T>(v);
     }
   }
+}
+
+}  // namespace
+
+void quantized_mean_reference(const MeanParams& p, const int8_t* input, int8_t* output) {
+  mean_reference(p, input, output);
+}
+
+void quantized_mean_s16_reference(const MeanParams& p, const int16_t* input, int16_t* output) {
+  mean_reference(p, input, output);
 }
 
 }  // namespace cortexm

@@ -16,7 +16,7 @@ Dims4 pool2d_output_dims(const Pool2dParams& p) {
   return out;
 }
 
-Error validate_pool2d(const Pool2dParams& p) {
+Error validate_pool2d(const Pool2dParams& p, bool int16) {
   if (p.input.n < 1) return invalid("input.shape[0]", p.input.n, "must be >= 1");
   if (p.input.h < 1) return invalid("input.shape[1]", p.input.h, "must be >= 1");
   if (p.input.w < 1) return invalid("input.shape[2]", p.input.w, "must be >= 1");
@@ -49,7 +49,7 @@ Error validate_pool2d(const Pool2dParams& p) {
     return invalid("output.shape[2]", p.output.w, "must equal the computed width");
   if (p.output.c != expected.c)
     return invalid("output.shape[3]", p.output.c, "must equal the input channels");
-  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max));
+  CORTEXM_RETURN_IF_ERROR(check_activation_range(p.activation_min, p.activation_max, int16));
   return kOk;
 }
 

@@ -2,18 +2,19 @@
 
 namespace cortexm {
 
-CORTEXM_PREPARE_STEP Error quantized_max_pool2d_prepare(const Pool2dParams& params) { return validate_pool2d(params); }
+namespace {
 
 // The first valid tap seeds the output row; later taps fold in with a per-channel max.
-void quantized_max_pool2d(const Pool2dParams& p, const int8_t* input, int8_t* output) {
+template <class T>
+void max_pool2d_nhwc(const Pool2dParams& p, const T* input, T* output) {
   const int32_t channels = p.input.c;
   const int64_t pixel_stride = channels;
   const int64_t row_stride = int64_t{p.input.w} * channels;
   const int64_t image_stride = int64_t{p.input.h} * row_stride;
-  const int8_t act_min = static_cast<int8_t>(p.activation_min);
-  const int8_t act_max = static_cast<int8_t>(p.activation_max);
+  const T act_min = static_cast<T>(p.activation_min);
+  const T act_max = static_cast<T>(p.activation_max);
   for (int32_t n = 0; n < p.output.n; ++n) {
-    const int8_t* image = input + n * image_stride;
+    const T* image = input + n * image_stride;
     for (int32_t oy = 0; oy < p.output.h; ++oy) {
       const PoolTaps ty = pool_window_taps(oy, p.stride_h, p.padding.top, p.kernel_h, p.input.h);
       const int64_t y0 = int64_t{oy} * p.stride_h - p.padding.top;
@@ -21,13 +22,13 @@ void quantized_max_pool2d(const Pool2dParams& p, const int8_t* input, int8_t* ou
         const PoolTaps tx =
             pool_window_taps(ox, p.stride_w, p.padding.left, p.kernel_w, p.input.w);
         const int64_t x0 = int64_t{ox} * p.stride_w - p.padding.left;
-        int8_t* __restrict out = output;
+        T* __restrict out = output;
         output += channels;
         bool first = true;
         for (int32_t ky = ty.begin; ky < ty.end; ++ky) {
-          const int8_t* row = image + (y0 + ky) * row_stride + (x0 + tx.begin) * pixel_stride;
+          const T* row = image + (y0 + ky) * row_stride + (x0 + tx.begin) * pixel_stride;
           for (int32_t kx = tx.begin; kx < tx.end; ++kx, row += pixel_stride) {
-            const int8_t* __restrict tap = row;
+            const T* __restrict tap = row;
             if (first) {
               for (int32_t c = 0; c < channels; ++c) out[c] = tap[c];
               first = false;
@@ -37,12 +38,28 @@ void quantized_max_pool2d(const Pool2dParams& p, const int8_t* input, int8_t* ou
           }
         }
         for (int32_t c = 0; c < channels; ++c) {
-          const int8_t v = out[c] < act_min ? act_min : out[c];
+          const T v = out[c] < act_min ? act_min : out[c];
           out[c] = v > act_max ? act_max : v;
         }
       }
     }
   }
+}
+
+}  // namespace
+
+CORTEXM_PREPARE_STEP Error quantized_max_pool2d_prepare(const Pool2dParams& params) { return validate_pool2d(params); }
+
+CORTEXM_PREPARE_STEP Error quantized_max_pool2d_s16_prepare(const Pool2dParams& params) {
+  return validate_pool2d(params, /*int16=*/true);
+}
+
+void quantized_max_pool2d(const Pool2dParams& p, const int8_t* input, int8_t* output) {
+  max_pool2d_nhwc(p, input, output);
+}
+
+void quantized_max_pool2d_s16(const Pool2dParams& p, const int16_t* input, int16_t* output) {
+  max_pool2d_nhwc(p, input, output);
 }
 
 }  // namespace cortexm

@@ -21,6 +21,7 @@ bool has_activation_range(const std::string& op) {
          op == "cortex_m.quantized_linear.default" ||
          op == "cortex_m.quantized_linear_s16.default" || op == "cortex_m.quantized_add.default" ||
          op == "cortex_m.quantized_mul.default" || op == "cortex_m.quantized_max_pool2d.default" ||
+         op == "cortex_m.quantized_max_pool2d_s16.default" ||
          op == "cortex_m.quantized_avg_pool2d.default" ||
          op == "cortex_m.quantized_add_s16.default" || op == "cortex_m.quantized_mul_s16.default";
 }

@@ -3,8 +3,10 @@
 // form one block in the input's memory order, any keepdim, any input and output qparams. Equal
 // qparams are no global average pool: AVERAGE_POOL_2D rounds differently from MEAN. A symmetric int16 mean
 // over dims that all have size 1 (silero's mean over one time step) moves its elements unchanged:
-// a view when the qparams agree, else cortex_m.requantize_s16 and a view. aten.sum.dim_IntList
-// lowers the same way with the multiplier of s_in / s_out itself (a sum is count times the mean).
+// a view when the qparams agree, else cortex_m.requantize_s16 and a view; any other symmetric int16
+// mean -> cortex_m.quantized_mean_s16, the int8 mean's arithmetic (TFLM's MEAN for int16).
+// aten.sum.dim_IntList lowers the same way with the multiplier of s_in / s_out itself (a sum is
+// count times the mean).
 #include <algorithm>
 #include <limits>
 
@@ -16,6 +18,22 @@ namespace cortexm::convert {
 
 namespace {
 
+// The dims the mean reduces (all when 'dim' is empty), as given.
+std::vector<int64_t> reduced_dims(const Node& node, int64_t rank) {
+  std::vector<int64_t> dims = OpArgs(node.op, node.name, node.attrs).ints("dim");
+  if (dims.empty())
+    for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
+  return dims;
+}
+
+// Whether every dim the mean reduces has size 1.
+bool reduces_size_one_dims(const Graph& graph, const Node& node) {
+  const TensorInfo& in = graph.value(node.inputs[0]).info;
+  for (int64_t d : reduced_dims(node, in.rank()))
+    if (in.shape[static_cast<size_t>(d < 0 ? d + in.rank() : d)] != 1) return false;
+  return true;
+}
+
 void convert_mean_s16(Graph& graph, NodeId id) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -25,14 +43,6 @@ void convert_mean_s16(Graph& graph, NodeId id) {
   const TensorInfo out = graph.value(node.outputs[0]).info;
   const QuantParams q_in = int16_per_tensor(graph, x, "input");
   const QuantParams q_out = int16_per_tensor(graph, node.outputs[0], "output");
-  std::vector<int64_t> dims = args.ints("dim");
-  if (dims.empty())
-    for (int64_t d = 0; d < in.rank(); ++d) dims.push_back(d);
-  for (int64_t d : dims)
-    if (in.shape[static_cast<size_t>(d < 0 ? d + in.rank() : d)] != 1)
-      not_lowered("an int16 mean over dim " + std::to_string(d) + " of size " +
-                  std::to_string(in.shape[static_cast<size_t>(d < 0 ? d + in.rank() : d)]) +
-                  " (int16 means lower over size-1 dims only)");
   std::vector<int64_t> identity(static_cast<size_t>(in.rank()));
   for (size_t k = 0; k < identity.size(); ++k) identity[k] = static_cast<int64_t>(k);
   if (in.effective_dim_order() != identity) not_lowered("the int16 input is not contiguous");
@@ -61,18 +71,17 @@ void convert_mean_s16(Graph& graph, NodeId id) {
 }  // namespace
 
 void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
-  if (graph.value(graph.node(id).inputs[0]).info.dtype == DType::kInt16)
-    return convert_mean_s16(graph, id);
+  const bool int16 = graph.value(graph.node(id).inputs[0]).info.dtype == DType::kInt16;
+  if (int16 && reduces_size_one_dims(graph, graph.node(id))) return convert_mean_s16(graph, id);
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
   const ValueId x = node.inputs[0];
   const TensorInfo in = graph.value(x).info;
-  const QuantParams q_in = int8_per_tensor(graph, x, "input");
-  const QuantParams q_out = int8_per_tensor(graph, node.outputs[0], "output");
-  std::vector<int64_t> dims = args.ints("dim");
-  if (dims.empty())
-    for (int64_t d = 0; d < in.rank(); ++d) dims.push_back(d);
+  const auto per_tensor = int16 ? int16_per_tensor : int8_per_tensor;
+  const QuantParams q_in = per_tensor(graph, x, "input");
+  const QuantParams q_out = per_tensor(graph, node.outputs[0], "output");
+  const std::vector<int64_t> dims = reduced_dims(node, in.rank());
   int64_t count = 1;
   for (int64_t d : dims)  // aten.mean.dim's inference checked them
     count *= in.shape[static_cast<size_t>(d < 0 ? d + in.rank() : d)];
@@ -101,7 +110,8 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
   }
   if (inner > std::numeric_limits<int32_t>::max())
     not_lowered("more than 2^31 elements after the reduced dims (the kernel's int32 extents)");
-  const ValueId y = rw.call("cortex_m.quantized_mean.default", {source},
+  const ValueId y = rw.call(int16 ? "cortex_m.quantized_mean_s16.default" : "cortex_m.quantized_mean.default",
+                            {source},
                             {{"dim", dims},
                              {"keepdim", args.b("keepdim")},
                              {"input_offset", -q_in.zero_points[0]},

@@ -1,7 +1,8 @@
 // ConvertToCortexM, pooling: aten.max_pool2d.default (dilation 1) and aten.avg_pool2d.default
 // (when averaging the valid taps is what torch does: no divisor_override, and no padding or
 // count_include_pad False) -> _clone_dim_order to channels-last, cortex_m.quantized_max_pool2d /
-// quantized_avg_pool2d, _clone_dim_order back. Input and output qparams must be equal. ceil_mode's
+// quantized_avg_pool2d, _clone_dim_order back; a symmetric int16 max pool ->
+// cortex_m.quantized_max_pool2d_s16 the same way. Input and output qparams must be equal. ceil_mode's
 // partial windows become bottom / right padding (padding taps are never read).
 #include <algorithm>
 
@@ -45,8 +46,11 @@ void convert_pool(Graph& graph, NodeId id, const TargetConfig&) {
   const TensorInfo in = graph.value(x).info;
   const TensorInfo out = graph.value(node.outputs[0]).info;
   if (in.rank() != 4) not_lowered("input rank " + std::to_string(in.rank()) + " (NCHW only)");
-  const QuantParams q_in = int8_per_tensor(graph, x, "input");
-  const QuantParams q_out = int8_per_tensor(graph, node.outputs[0], "output");
+  const bool int16 = in.dtype == DType::kInt16;
+  if (int16 && !is_max) not_lowered("an int16 average pool (no 16x8 average pool kernel)");
+  const auto per_tensor = int16 ? int16_per_tensor : int8_per_tensor;
+  const QuantParams q_in = per_tensor(graph, x, "input");
+  const QuantParams q_out = per_tensor(graph, node.outputs[0], "output");
   if (q_in != q_out) not_lowered("input and output qparams differ (the pools do not rescale)");
   const OpArgs args(node.op, node.name, node.attrs);
   const std::vector<int64_t> kernel = pair(args, "kernel_size");
@@ -72,8 +76,10 @@ void convert_pool(Graph& graph, NodeId id, const TargetConfig&) {
   const Attrs attrs = {{"kernel_size", kernel}, {"stride", stride}, {"padding", pads},
                        {"activation_min", q_out.quant_min}, {"activation_max", q_out.quant_max}};
   const ValueId xc = rw.clone_dim_order(x, channels_last_dim_order(4));
-  const ValueId y = rw.call(is_max ? "cortex_m.quantized_max_pool2d.default"
-                                   : "cortex_m.quantized_avg_pool2d.default",
+  const char* op = !is_max ? "cortex_m.quantized_avg_pool2d.default"
+                   : int16 ? "cortex_m.quantized_max_pool2d_s16.default"
+                           : "cortex_m.quantized_max_pool2d.default";
+  const ValueId y = rw.call(op,
                             {xc}, attrs, true);
   rw.set_qparams(y, q_out);
   rw.commit(rw.clone_dim_order(y, out.effective_dim_order()));

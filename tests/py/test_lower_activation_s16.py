@@ -127,14 +127,14 @@ def test_int16_requantize_before_cat_and_mean_over_size_one_dims():
     assert worst_lsb(qgraph, lowered, shape=(1, 6, 1)) <= 7  # tanh over +-11
 
 
-def test_int16_mean_over_more_than_one_element_stays_float():
+def test_int16_mean_over_more_than_one_element_is_quantized_mean_s16():
     class Mean(nn.Module):
         def forward(self, x):
             return torch.tanh(x).mean(dim=-1)
 
     _, lowered = lower(Mean(), shape=(1, 6, 3))
-    mean = [n for n in lowered.nodes if n.op == "aten.mean.dim"]
-    assert mean, lowered.op_counts()
+    counts = lowered.op_counts()
+    assert "aten.mean.dim" not in counts and counts.get("cortex_m.quantized_mean_s16.default") == 1, counts
 
 
 def test_silero_vad_int16_activations_lower():

@@ -2,9 +2,9 @@
 
 namespace cortexm::ops {
 
-void require_int8_nchw(const InferContext& ctx, size_t i) {
+void require_int8_nchw(const InferContext& ctx, size_t i, DType dtype) {
   require_rank(ctx, i, {4});
-  require_dtype(ctx, i, {DType::kInt8});
+  require_dtype(ctx, i, {dtype});
   for (int64_t d : ctx.input(i).shape)
     if (d < 1 || d > INT32_MAX)
       ctx.fail("input " + std::to_string(i) + " shape " + shape_to_string(ctx.input(i).shape) +

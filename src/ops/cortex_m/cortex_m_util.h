@@ -75,8 +75,8 @@ inline Dims4 dims4(const std::vector<int64_t>& s) {
           static_cast<int32_t>(s[3])};
 }
 
-// Rank-4 int8 activation input with every extent within int32.
-void require_int8_nchw(const InferContext& ctx, size_t i);
+// Rank-4 int8 (or `dtype`) activation input with every extent within int32.
+void require_int8_nchw(const InferContext& ctx, size_t i, DType dtype = DType::kInt8);
 
 std::vector<int8_t> nchw_to_nhwc(const Tensor& t);
 

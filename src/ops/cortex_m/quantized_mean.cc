@@ -1,7 +1,8 @@
 // cortex_m.quantized_mean: int8 mean over `dim` (TFLite's integer Mean). The reduced dims must
 // form one block in the input's memory order (dim_order), so the kernel sees [outer, reduce, inner]
 // bytes: an NCHW mean over H and W is [N*C, H*W, 1], a channels-last one [N, H*W, C]. The output
-// keeps the input's dim order (without the reduced dims unless keepdim).
+// keeps the input's dim order (without the reduced dims unless keepdim). cortex_m.quantized_mean_s16:
+// the same over symmetric int16 (offsets 0).
 #include "cortexm/kernels/quantized_mean.h"
 
 #include <algorithm>
@@ -23,6 +24,7 @@ struct MeanCall {
 };
 
 MeanCall decode(const OpArgs& args, const TensorInfo& input) {
+  const bool int16 = input.dtype == DType::kInt16;
   MeanCall call;
   const int64_t rank = input.rank();
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
@@ -64,24 +66,28 @@ MeanCall decode(const OpArgs& args, const TensorInfo& input) {
   p.outer = static_cast<int32_t>(outer);
   p.reduce = static_cast<int32_t>(reduce);
   p.inner = static_cast<int32_t>(inner);
-  p.input_offset = int32_attr(args, "input_offset", -127, 128);
-  p.output_offset = int32_attr(args, "output_offset", -128, 127);
+  p.input_offset = int32_attr(args, "input_offset", int16 ? 0 : -127, int16 ? 0 : 128);
+  p.output_offset = int32_attr(args, "output_offset", int16 ? 0 : -128, int16 ? 0 : 127);
   p.multiplier = int32_attr(args, "output_multiplier", 0, INT32_MAX);
   p.shift = int32_attr(args, "output_shift", -31, 30);
-  p.activation_min = int32_attr(args, "activation_min", -128, 127);
-  p.activation_max = int32_attr(args, "activation_max", -128, 127);
+  p.activation_min = int32_attr(args, "activation_min", int16 ? -32768 : -128, int16 ? 32767 : 127);
+  p.activation_max = int32_attr(args, "activation_max", int16 ? -32768 : -128, int16 ? 32767 : 127);
   return call;
 }
 
+template <class T>
+constexpr DType kDType = sizeof(T) == 1 ? DType::kInt8 : DType::kInt16;
+
+template <class T, Error (*Prepare)(const MeanParams&)>
 std::vector<TensorInfo> infer(const InferContext& ctx) {
-  require_dtype(ctx, 0, {DType::kInt8});
+  require_dtype(ctx, 0, {kDType<T>});
   check_scratch_bytes(ctx);
   if (ctx.input(0).rank() < 1) ctx.fail("input must have rank >= 1");
   for (int64_t d : ctx.input(0).shape)
     if (d < 1) ctx.fail("input " + shape_to_string(ctx.input(0).shape) + " must not be empty");
   const MeanCall call = decode(ctx, ctx.input(0));
-  check_kernel(ctx, quantized_mean_prepare(call.params));
-  TensorInfo out = make_info(DType::kInt8, call.out_shape);
+  check_kernel(ctx, Prepare(call.params));
+  TensorInfo out = make_info(kDType<T>, call.out_shape);
   out.dim_order = call.out_order;
   return {out};
 }
@@ -93,9 +99,9 @@ std::vector<int64_t> strides_of(const std::vector<int64_t>& shape) {
   return s;
 }
 
-template <bool kToMemory>
+template <bool kToMemory, class T>
 void permute(const std::vector<int64_t>& shape, const std::vector<int64_t>& order,
-             const int8_t* src, int8_t* dst) {
+             const T* src, T* dst) {
   const std::vector<int64_t> logical = strides_of(shape);
   std::vector<int64_t> ordered_shape;
   for (int64_t d : order) ordered_shape.push_back(shape[static_cast<size_t>(d)]);
@@ -114,22 +120,24 @@ void permute(const std::vector<int64_t>& shape, const std::vector<int64_t>& orde
   }
 }
 
+template <class T, void (*Run)(const MeanParams&, const T*, T*, void*)>
 void kernel(const KernelContext& ctx) {
   const TensorInfo& in = ctx.input(0).info();
   const MeanCall call = decode(ctx, in);
-  std::vector<int8_t> bytes(static_cast<size_t>(in.numel()));
-  permute<true>(in.shape, call.order, ctx.input(0).data<int8_t>(), bytes.data());
-  std::vector<int8_t> out(static_cast<size_t>(ctx.output().numel()));
+  std::vector<T> elements(static_cast<size_t>(in.numel()));
+  permute<true>(in.shape, call.order, ctx.input(0).data<T>(), elements.data());
+  std::vector<T> out(static_cast<size_t>(ctx.output().numel()));
   std::vector<int32_t> scratch(quantized_mean_scratch_size(call.params, Isa::kScalar) / 4 + 1);
-  quantized_mean(call.params, bytes.data(), out.data(), scratch.data());
-  permute<false>(call.out_shape, call.out_order, out.data(), ctx.output().data<int8_t>());
+  Run(call.params, elements.data(), out.data(), scratch.data());
+  permute<false>(call.out_shape, call.out_order, out.data(), ctx.output().data<T>());
 }
 
-}  // namespace
-
-void register_cortex_m_quantized_mean(OpRegistry& registry) {
+template <class T, Error (*Prepare)(const MeanParams&),
+          void (*Run)(const MeanParams&, const T*, T*, void*)>
+OpSchema mean_schema(const char* name, fb::KernelId kernel_id) {
+  constexpr bool kInt16 = sizeof(T) == 2;
   OpSchema s;
-  s.name = "cortex_m.quantized_mean.default";
+  s.name = name;
   s.inputs = {{"input"}};
   s.attrs = {{"dim", AttrKind::kInts},
              {"keepdim", AttrKind::kBool},
@@ -137,20 +145,31 @@ void register_cortex_m_quantized_mean(OpRegistry& registry) {
              {"output_offset", AttrKind::kInt},
              {"output_multiplier", AttrKind::kInt},
              {"output_shift", AttrKind::kInt},
-             {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})},
-             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})},
+             {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{kInt16 ? -32768 : -128})},
+             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{kInt16 ? 32767 : 127})},
              scratch_bytes_attr()};
-  s.infer = infer;
-  s.kernel = kernel;
-  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+  s.infer = infer<T, Prepare>;
+  s.kernel = kernel<T, Run>;
+  s.encode = [kernel_id](program::ParamsBuilder& b, const NodeContext& node) {
     const MeanCall call = decode(node, node.input(0));
-    return program::encoded(fb::KernelId_QuantizedMean,
-                            program::encode_mean(b.fbb(), call.reduced, call.params));
+    return program::encoded(kernel_id, program::encode_mean(b.fbb(), call.reduced, call.params));
   };
   s.scratch = [](const NodeContext& node, Isa isa) {
     return quantized_mean_scratch_size(decode(node, node.input(0)).params, isa);
   };
-  registry.add(std::move(s));
+  return s;
+}
+
+}  // namespace
+
+void register_cortex_m_quantized_mean(OpRegistry& registry) {
+  registry.add(mean_schema<int8_t, quantized_mean_prepare, quantized_mean>(
+      "cortex_m.quantized_mean.default", fb::KernelId_QuantizedMean));
+}
+
+void register_cortex_m_quantized_mean_s16(OpRegistry& registry) {
+  registry.add(mean_schema<int16_t, quantized_mean_s16_prepare, quantized_mean_s16>(
+      "cortex_m.quantized_mean_s16.default", fb::KernelId_QuantizedMeanS16));
 }
 
 }  // namespace cortexm::ops

@@ -31,25 +31,27 @@ inline Rows rows_along(const OpArgs& args, const TensorInfo& in) {
   return r;
 }
 
-inline std::vector<TensorInfo> infer_int8_rows(const InferContext& ctx) {
-  require_dtype(ctx, 0, {DType::kInt8});
+inline std::vector<TensorInfo> infer_int8_rows(const InferContext& ctx,
+                                               DType dtype = DType::kInt8) {
+  require_dtype(ctx, 0, {dtype});
   rows_along(ctx, ctx.input(0));
-  TensorInfo out = make_info(DType::kInt8, ctx.input(0).shape);
+  TensorInfo out = make_info(dtype, ctx.input(0).shape);
   out.dim_order = ctx.input(0).dim_order;
   return {out};
 }
 
-// Runs fn(rows_in, rows_out) on the logical tensor's rows laid out contiguously.
-template <typename Fn>
+// Runs fn(rows_in, rows_out) on the logical tensor's rows laid out contiguously (T: the element
+// type, int8_t or int16_t).
+template <typename T = int8_t, typename Fn>
 void run_on_rows(const Rows& r, const Tensor& input, Tensor& output, Fn&& fn) {
-  std::vector<int8_t> in(static_cast<size_t>(input.numel())), out(in.size());
-  const int8_t* x = input.data<int8_t>();
+  std::vector<T> in(static_cast<size_t>(input.numel())), out(in.size());
+  const T* x = input.data<T>();
   for (int64_t o = 0; o < r.outer; ++o)
     for (int64_t i = 0; i < r.inner; ++i)
       for (int64_t k = 0; k < r.n; ++k)
         in[static_cast<size_t>((o * r.inner + i) * r.n + k)] = x[(o * r.n + k) * r.inner + i];
   fn(in.data(), out.data());
-  int8_t* y = output.data<int8_t>();
+  T* y = output.data<T>();
   for (int64_t o = 0; o < r.outer; ++o)
     for (int64_t i = 0; i < r.inner; ++i)
       for (int64_t k = 0; k < r.n; ++k)

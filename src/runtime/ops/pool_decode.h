@@ -16,9 +16,10 @@ inline Pool2dParams decode_pool(const OpContext& ctx) {
   return p;
 }
 
-inline Status prepare_pool(const OpContext& ctx, Error (*prepare)(const Pool2dParams&)) {
-  CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "input", ctx.input(0), DType::kInt8));
-  CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "output", ctx.output(), DType::kInt8));
+inline Status prepare_pool(const OpContext& ctx, Error (*prepare)(const Pool2dParams&),
+                           DType dtype = DType::kInt8) {
+  CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "input", ctx.input(0), dtype));
+  CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "output", ctx.output(), dtype));
   const Error error = prepare(decode_pool(ctx));
   return error.ok() ? kStatusOk : ctx.fail(error);
 }

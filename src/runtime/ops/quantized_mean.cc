@@ -1,6 +1,7 @@
 // QuantizedMean: int8 mean over dims that form one block in the input's memory order, so the
 // kernel reads the bytes as [outer, reduce, inner]. The output keeps the input's memory order of
 // the kept dims (reduced dims dropped, or kept with extent 1); scratch holds one int32 per inner.
+// QuantizedMeanS16: the same over symmetric int16.
 #include "cortexm/kernels/quantized_mean.h"
 
 #include "cortexm/kernels/kernel_isa.h"
@@ -11,11 +12,11 @@ namespace cortexm::runtime {
 
 namespace {
 
-Status decode(const OpContext& ctx, MeanParams* p) {
+Status decode(const OpContext& ctx, MeanParams* p, DType dtype = DType::kInt8) {
   const TensorView in = ctx.input(0), out = ctx.output();
   const auto* q = ctx.op.params_as_QuantizedMeanParams();
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kInt8));
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, dtype));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, dtype));
   const auto* reduced = q->reduced();
   const int32_t count = reduced ? static_cast<int32_t>(reduced->size()) : 0;
   if (count < 1) return ctx.fail("params.reduced.size", count, "must be >= 1");
@@ -67,21 +68,38 @@ Status decode(const OpContext& ctx, MeanParams* p) {
   return kStatusOk;
 }
 
-}  // namespace
+template <class T>
+constexpr DType kDType = sizeof(T) == 1 ? DType::kInt8 : DType::kInt16;
 
-Status prepare_quantized_mean(const OpContext& ctx) {
+template <class T, Error (*Prepare)(const MeanParams&)>
+Status prepare_mean(const OpContext& ctx) {
   MeanParams p;
-  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
-  const Error error = quantized_mean_prepare(p);
+  CORTEXM_RETURN_IF_STATUS(decode(ctx, &p, kDType<T>));
+  const Error error = Prepare(p);
   if (!error.ok()) return ctx.fail(error);
   return require_scratch(ctx, quantized_mean_scratch_size(p, kKernelIsa));
 }
 
-void run_quantized_mean(const OpContext& ctx) {
+template <class T, void (*Run)(const MeanParams&, const T*, T*, void*)>
+void run_mean(const OpContext& ctx) {
   MeanParams p;
-  decode(ctx, &p);
-  quantized_mean(p, reinterpret_cast<const int8_t*>(ctx.input(0).data),
-                 reinterpret_cast<int8_t*>(ctx.output().data), ctx.scratch(quantized_mean_scratch_size(p, kKernelIsa)));
+  decode(ctx, &p, kDType<T>);
+  Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<T*>(ctx.output().data),
+      ctx.scratch(quantized_mean_scratch_size(p, kKernelIsa)));
 }
+
+}  // namespace
+
+Status prepare_quantized_mean(const OpContext& ctx) {
+  return prepare_mean<int8_t, quantized_mean_prepare>(ctx);
+}
+
+void run_quantized_mean(const OpContext& ctx) { run_mean<int8_t, quantized_mean>(ctx); }
+
+Status prepare_quantized_mean_s16(const OpContext& ctx) {
+  return prepare_mean<int16_t, quantized_mean_s16_prepare>(ctx);
+}
+
+void run_quantized_mean_s16(const OpContext& ctx) { run_mean<int16_t, quantized_mean_s16>(ctx); }
 
 }  // namespace cortexm::runtime

@@ -99,3 +99,104 @@ TEST(QuantizedBatchMatmul, PrepareRejectsBadParams) {
 
 }  // namespace
 }  // namespace cortexm
+
+namespace cortexm {
+namespace {
+
+// quantized_batch_matmul_s16 against the test's own arithmetic: exact int64 dots, CMSIS-NN's
+// reduced multiplier (multiplier / 2^16 rounded, capped at 2^15 - 1) and (dot * reduced) >> (14 -
+// shift) rounded half up; and within one LSB of the real product at the output scale.
+void check_s16(int32_t batch, int32_t m_rows, int32_t n_rows, int32_t k, double scale, int32_t lo,
+               int32_t hi, int32_t x_lo, int32_t x_hi, uint32_t seed) {
+  testing::RandomData rng(seed);
+  std::vector<int16_t> lhs(size_t(batch) * m_rows * k), rhs(size_t(batch) * n_rows * k);
+  for (int16_t& v : lhs) v = static_cast<int16_t>(rng.uniform(x_lo, x_hi));
+  for (int16_t& v : rhs) v = static_cast<int16_t>(rng.uniform(x_lo, x_hi));
+  const QuantizedMultiplier q = quantize_multiplier(scale);
+  BatchMatmulParams p;
+  p.batch = batch;
+  p.lhs_rows = m_rows;
+  p.rhs_rows = n_rows;
+  p.cols = k;
+  p.multiplier = q.multiplier;
+  p.shift = q.shift;
+  p.activation_min = lo;
+  p.activation_max = hi;
+  ASSERT_TRUE(quantized_batch_matmul_s16_prepare(p).ok());
+  const int64_t reduced = q.multiplier < 0x7FFF0000 ? (int64_t{q.multiplier} + 32768) / 65536 : 32767;
+  std::vector<int16_t> want(size_t(batch) * m_rows * n_rows), fast(want.size()), ref(want.size());
+  for (int32_t b = 0; b < batch; ++b)
+    for (int32_t m = 0; m < m_rows; ++m)
+      for (int32_t n = 0; n < n_rows; ++n) {
+        int64_t dot = 0;
+        for (int32_t i = 0; i < k; ++i)
+          dot += int64_t{lhs[(size_t(b) * m_rows + m) * k + i]} * rhs[(size_t(b) * n_rows + n) * k + i];
+        const int64_t scaled = (dot * reduced) >> (14 - q.shift);
+        const int64_t v = (static_cast<int32_t>(scaled) + int64_t{1}) >> 1;
+        const size_t e = (size_t(b) * m_rows + m) * n_rows + n;
+        want[e] = static_cast<int16_t>(std::min<int64_t>(std::max<int64_t>(v, lo), hi));
+        const double real = std::min(std::max(double(dot) * scale, double(lo)), double(hi));
+        // A floor, a half-up rounding and the 16-bit multiplier's relative error (<= 2^-15).
+        ASSERT_LE(std::abs(real - want[e]), 1.0 + std::abs(real) * 3.1e-5) << e;
+      }
+  quantized_batch_matmul_s16(p, lhs.data(), rhs.data(), fast.data());
+  quantized_batch_matmul_s16_reference(p, lhs.data(), rhs.data(), ref.data());
+  ASSERT_EQ(ref, want);
+  ASSERT_EQ(fast, want);
+}
+
+TEST(QuantizedBatchMatmulS16, AwkwardShapes) {
+  check_s16(1, 1, 1, 1, 0.5, -32768, 32767, -32768, 32767, 1);
+  check_s16(3, 5, 7, 13, 3e-6, -32768, 32767, -32768, 32767, 2);
+  check_s16(2, 17, 3, 64, 1e-7, -100, 20000, -32768, 32767, 3);
+}
+
+// The widest dot at the extremes: 2^17 products of 2^30 reach 2^47 exactly.
+TEST(QuantizedBatchMatmulS16, LargestDotAtTheExtremes) {
+  check_s16(1, 1, 2, 1 << 17, 1.0 / (1 << 30), -32768, 32767, -32768, -32768, 4);
+}
+
+TEST(QuantizedBatchMatmulS16, RandomizedAwkwardCases) {
+  testing::RandomData rng(9);
+  for (int i = 0; i < 150; ++i) {
+    const int32_t k = rng.uniform(1, 70);
+    const int32_t lo = rng.uniform(-32768, 30000);
+    const int32_t x_lo = rng.uniform(-32768, 32767);
+    const double scale = std::ldexp(rng.uniform(1 << 20, (1 << 21) - 1) / double(1 << 21),
+                                    rng.uniform(-30, -8));
+    check_s16(rng.uniform(1, 3), rng.uniform(1, 9), rng.uniform(1, 9), k, scale, lo,
+              rng.uniform(lo, 32767), x_lo, rng.uniform(x_lo, 32767), uint32_t(300 + i));
+  }
+}
+
+TEST(QuantizedBatchMatmulS16, PrepareRejectsBadParams) {
+  BatchMatmulParams p;
+  p.multiplier = 1 << 30;
+  p.activation_min = -32768;
+  p.activation_max = 32767;
+  EXPECT_TRUE(quantized_batch_matmul_s16_prepare(p).ok());
+  BatchMatmulParams bad = p;
+  bad.cols = (1 << 17) + 1;
+  EXPECT_STREQ(quantized_batch_matmul_s16_prepare(bad).argument, "lhs.shape[2]");
+  bad = p;
+  bad.shift = 8;
+  EXPECT_STREQ(quantized_batch_matmul_s16_prepare(bad).argument, "output_shift");
+  bad = p;
+  bad.lhs_offset = 1;
+  EXPECT_STREQ(quantized_batch_matmul_s16_prepare(bad).argument, "lhs_offset");
+  bad = p;
+  bad.rhs_offset = -1;
+  EXPECT_STREQ(quantized_batch_matmul_s16_prepare(bad).argument, "rhs_offset");
+  bad = p;
+  bad.output_offset = 3;
+  EXPECT_STREQ(quantized_batch_matmul_s16_prepare(bad).argument, "output_offset");
+  bad = p;
+  bad.activation_min = -32769;
+  EXPECT_STREQ(quantized_batch_matmul_s16_prepare(bad).argument, "activation_min");
+  bad = p;
+  bad.rhs_rows = 0;
+  EXPECT_STREQ(quantized_batch_matmul_s16_prepare(bad).argument, "rhs.shape[1]");
+}
+
+}  // namespace
+}  // namespace cortexm

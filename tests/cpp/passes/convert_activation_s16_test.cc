@@ -2,8 +2,10 @@
 // quantized_activation_s16 (TFLite's 513-entry table) within a few LSB of the folded graph;
 // unfused int16 relu / hardtanh / clamp become requantize_s16 with the clamp as its range
 // (bit-exact at equal scales); int16 -> int16 quantize(dequantize(x)) becomes requantize_s16; an
-// int16 mean over size-1 dims becomes a view (requantize_s16 first when the qparams differ).
+// int16 mean over size-1 dims becomes a view (requantize_s16 first when the qparams differ), any
+// other int16 mean quantized_mean_s16.
 #include "cortexm/kernels/quantized_activation_s16.h"
+#include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/requantize_s16.h"
 #include "int16_test_util.h"
 #include "passes/convert_to_cortex_m.h"
@@ -133,11 +135,18 @@ TEST(ConvertMeanS16, SizeOneDimsAtOtherQparamsRequantize) {
   EXPECT_EQ(count(g, kRequantize16), 1);
 }
 
-TEST(ConvertMeanS16, MoreThanOneElementStaysFloat) {
-  Graph g = mean({1, 4, 3}, {-1}, 3e-5, 3e-5);
-  convert_to_cortex_m(g, TargetConfig{});
-  EXPECT_NE(only(g, "aten.mean.dim").meta.at("lowering").find("size-1 dims only"),
-            std::string::npos);
+// A mean over more than one element: quantized_mean_s16 with TFLM's folded multiplier, offsets 0.
+TEST(ConvertMeanS16, MoreThanOneElementIsQuantizedMeanS16) {
+  Graph g = mean({1, 4, 3}, {-1}, 3e-5, 2e-5);
+  EXPECT_LE(run_and_compare_int(g, convert_to_cortex_m), 1);
+  EXPECT_EQ(count(g, "aten.mean.dim"), 0);
+  const Node& m = only(g, "cortex_m.quantized_mean_s16.default");
+  const QuantizedMultiplier want = mean_multiplier(quantize_multiplier(3e-5 / 2e-5), 3);
+  EXPECT_EQ(attr_i(m, "output_multiplier"), want.multiplier);
+  EXPECT_EQ(attr_i(m, "output_shift"), want.shift);
+  EXPECT_EQ(attr_i(m, "input_offset"), 0);
+  EXPECT_EQ(attr_i(m, "output_offset"), 0);
+  EXPECT_EQ(attr_i(m, "activation_min"), -32768);
 }
 
 }  // namespace

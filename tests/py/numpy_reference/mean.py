@@ -6,10 +6,12 @@ import numpy as np
 from .common import quantize_multiplier, requantize
 
 
-def mean(x, dims, keepdim, input_offset, output_offset, mult, shift, act_min=-128, act_max=127):
+def mean(x, dims, keepdim, input_offset, output_offset, mult, shift, act_min=-128, act_max=127,
+         dtype=np.int8):
+    """int8, or symmetric int16 (quantized_mean_s16: offsets 0, the same arithmetic)."""
     total = np.sum(x.astype(np.int64) + input_offset, axis=tuple(dims), keepdims=keepdim)
     out = requantize(total, mult, shift) + output_offset
-    return np.clip(out, act_min, act_max).astype(np.int8)
+    return np.clip(out, act_min, act_max).astype(dtype)
 
 
 def fold_count(mult, shift, count):

@@ -1,4 +1,5 @@
-"""NHWC quantized_avg_pool2d / quantized_max_pool2d references (arm_avgpool_s8, arm_max_pool_s8)."""
+"""NHWC quantized_avg_pool2d / quantized_max_pool2d references (arm_avgpool_s8, arm_max_pool_s8;
+max_pool2d with dtype int16: arm_max_pool_s16)."""
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -22,10 +23,10 @@ def avg_pool2d(x, kernel, stride, padding, act_min=-128, act_max=127):
     return np.clip(average, act_min, act_max).astype(np.int8)
 
 
-def max_pool2d(x, kernel, stride, padding, act_min=-128, act_max=127):
-    """Maximum of the valid taps (padding below any int8), clamped."""
-    maxima = _windows(x.astype(np.int64), kernel, stride, padding, -1000).max(axis=(-2, -1))
-    return np.clip(maxima, act_min, act_max).astype(np.int8)
+def max_pool2d(x, kernel, stride, padding, act_min=-128, act_max=127, dtype=np.int8):
+    """Maximum of the valid taps (padding below any int8 / int16), clamped."""
+    maxima = _windows(x.astype(np.int64), kernel, stride, padding, -(1 << 40)).max(axis=(-2, -1))
+    return np.clip(maxima, act_min, act_max).astype(dtype)
 
 
 def padding4(padding):

@@ -163,8 +163,8 @@ UNFUSED_ACTIVATION_OPS_S16 = (REQUANTIZE_S16,)
 FUSES_ACTIVATION = tuple(CM.format(k) for k in (
     "quantized_conv2d", "quantized_depthwise_conv2d", "quantized_transpose_conv2d",
     "quantized_linear", "quantized_add", "quantized_mul", "quantized_max_pool2d",
-    "quantized_avg_pool2d", "quantized_conv2d_s16", "quantized_linear_s16", "quantized_add_s16",
-    "quantized_mul_s16"))
+    "quantized_max_pool2d_s16", "quantized_avg_pool2d", "quantized_conv2d_s16",
+    "quantized_linear_s16", "quantized_add_s16", "quantized_mul_s16"))
 # ActivationFusion walks back through these (single readers) to the producer it folds into.
 FUSION_MOVES = ("aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default",
                 "dim_order_ops._clone_dim_order.default")
@@ -699,8 +699,8 @@ class QuantizedGraphReference:
     def _plan_mm(self, node, out):
         return self._matmul(node, out, False)
 
-    def _pool_input(self, node, out):
-        x = self._source(node.inputs[0])
+    def _pool_input(self, node, out, dtype="int8"):
+        x = self._source(node.inputs[0], dtype)
         if x.q.key() != out.q.key() or len(x.shape) != 4:
             raise NotInteger("pools do not rescale")
         return x
@@ -721,15 +721,17 @@ class QuantizedGraphReference:
             after.append(extra)
         return kernel, stride, (padding[0], padding[1], after[0], after[1])
 
-    def _plan_max_pool2d(self, node, out):
-        x = self._pool_input(node, out)
+    def _plan_max_pool2d(self, node, out, dtype="int8"):
+        x = self._pool_input(node, out, dtype)
         if any(d != 1 for d in _pair(node.attrs.get("dilation", [1]), 1)):
             raise NotInteger("dilation")
         kernel, stride, pads = self._pool_geometry(node, x.shape[2:], node.outputs[0].shape[2:])
+        kind = "quantized_max_pool2d_s16" if dtype == "int16" else "quantized_max_pool2d"
         return Group(lambda env: _nchw(lambda t: pool.max_pool2d(t, kernel, stride, pads,
-                                                                 out.act_min, out.act_max),
+                                                                 out.act_min, out.act_max,
+                                                                 np.dtype(dtype)),
                                        x.get(env)),
-                     [x], [CM.format("quantized_max_pool2d")])
+                     [x], [CM.format(kind)])
 
     def _plan_avg_pool2d(self, node, out):
         x = self._pool_input(node, out)
@@ -755,11 +757,11 @@ class QuantizedGraphReference:
         kernel = [i // o for i, o in zip(in_hw, out_hw)]
         return self._avg(x, kernel, kernel, (0, 0, 0, 0), out, node.outputs[0].shape)
 
-    def _plan_mean(self, node, out):
-        """quantized_mean; a sum is the same kernel with the multiplier of s_in / s_out (no 1/count)."""
+    def _plan_mean(self, node, out, dtype="int8"):
+        """quantized_mean(_s16); a sum is the same kernel with the multiplier of s_in / s_out (no 1/count)."""
         if node.op not in ("aten.mean.dim", "aten.sum.dim_IntList"):
             raise NotInteger(node.op)
-        x = self._source(node.inputs[0])
+        x = self._source(node.inputs[0], dtype)
         rank = len(x.shape)
         dims = sorted({d % rank for d in (node.attrs.get("dim") or range(rank))})
         order = list(x.value.dim_order or range(rank))
@@ -772,9 +774,11 @@ class QuantizedGraphReference:
         else:
             mult, shift = mean.mean_params(x.q.scale, out.scale, int(np.prod([x.shape[d] for d in dims])))
         keepdim = bool(node.attrs.get("keepdim", False))
+        kind = "quantized_mean_s16" if dtype == "int16" else "quantized_mean"
         return Group(lambda env: out.clamp(mean.mean(x.get(env), dims, keepdim, -x.q.zp, out.zp,
-                                                     mult, shift, out.q.qmin, out.q.qmax)),
-                     [x], [CM.format("quantized_mean")])
+                                                     mult, shift, out.q.qmin, out.q.qmax,
+                                                     np.dtype(dtype))),
+                     [x], [CM.format(kind)])
 
     def _plan_layer_norm(self, node, out):
         """quantized_layer_norm: int16 weight and int32 bias from the float constants."""
@@ -963,16 +967,60 @@ class QuantizedGraphReference:
                                                      out.act_max),
                      [a, b], [CM.format("quantized_mul_s16")])
 
+    def _plan16__softmax(self, node, out):
+        """arm_softmax_s16 (TFLite's int16 softmax): output 1/32768, 0; its own tables."""
+        if node.attrs.get("half_to_float", False):
+            raise NotInteger("half_to_float")
+        if (out.q.scale, out.q.zp, out.q.qmin, out.q.qmax) != (1.0 / 32768.0, 0, -32768, 32767):
+            raise NotInteger("output qparams are not the kernel's")
+        x = self._source(node.inputs[0], "int16")
+        rank = len(x.shape)
+        if rank < 1:
+            raise NotInteger("rank")
+        mult, shift = softmax.softmax_s16_scaling(x.q.scale)
+        if shift > 15:
+            raise NotInteger("input scale too large")
+        dim = node.attrs["dim"] % rank
+        return Group(lambda env: out.clamp(softmax.softmax_s16(x.get(env), mult, shift, dim)), [x],
+                     [CM.format("quantized_softmax_s16")])
+
+    def _matmul16(self, node, out, batched):
+        """arm_batch_matmul_s16 (rhs transposed): int64 sums, the 64-bit requantize."""
+        a, b = self._int16_binary(node, out)
+        (mult,), (shift,) = _multipliers([a.q.scale * b.q.scale / out.scale])
+        self._shifts_s64([shift])
+
+        def run(env):
+            lhs, rhs = a.get(env), b.get(env)
+            if not batched:
+                lhs, rhs = lhs[None], rhs[None]
+            y = batch_matmul.batch_matmul_s16(lhs, np.swapaxes(rhs, 1, 2), mult, shift,
+                                              out.q.qmin, out.q.qmax)
+            return out.clamp(y if batched else y[0])
+
+        return Group(run, [a, b], [CM.format("quantized_batch_matmul_s16")])
+
+    def _plan16_bmm(self, node, out):
+        return self._matmul16(node, out, True)
+
+    def _plan16_mm(self, node, out):
+        return self._matmul16(node, out, False)
+
+    def _plan16_max_pool2d(self, node, out):
+        """arm_max_pool_s16: the int8 max pool's arithmetic over int16 (qparams kept, range clamp)."""
+        return self._plan_max_pool2d(node, out, "int16")
+
     def _plan16_mean(self, node, out):
         """An int16 mean over size-1 dims of a contiguous value moves its elements: nothing when
-        the qparams agree, else requantize_s16."""
+        the qparams agree, else requantize_s16; any other, quantized_mean_s16 (the int8 mean's
+        arithmetic with zero points 0)."""
         if node.op not in ("aten.mean.dim", "aten.sum.dim_IntList") or not out.q.int16:
             raise NotInteger(node.op)
         x = self._source(node.inputs[0], "int16")
         rank = len(x.shape)
         dims = sorted({d % rank for d in (node.attrs.get("dim") or range(rank))})
         if any(x.shape[d] != 1 for d in dims):
-            raise NotInteger("an int16 mean over a dim of size > 1")
+            return self._plan_mean(node, out, "int16")
         if list(x.value.dim_order or range(rank)) != list(range(rank)):
             raise NotInteger("the int16 input is not contiguous")
         shape = list(node.outputs[0].shape)

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .common import wrap_int32
+from .common import quantize_multiplier, requantize, wrap_int32
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -139,3 +139,50 @@ def log_softmax(x, mult, shift, diff_min, rmult, rshift, dim=-1):
     out = np.clip(rounding_divide(wrap_int32(scaled - log_sum), 22) + 127, -128, 127)
     out = np.where(diff > limit, out, -128)
     return np.moveaxis(out.reshape(moved.shape), -1, dim).astype(np.int8)
+
+
+# --- int16 softmax (arm_softmax_s16, TFLite's SoftmaxInt16) ------------------------------------
+
+def gen_lut(fn, lo, hi):
+    """TFLite's gen_lut in float64: 513 Q15 entries of fn over [lo, hi] with the midpoint
+    correction, halves rounded away from zero, saturated to int16."""
+    def rnd(v):
+        return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+    step = (hi - lo) / 512
+    i = np.arange(512, dtype=np.float64)
+    val = fn(lo + i * step)
+    sample = rnd(val * 32768.0)
+    interp = rnd((fn(lo + (i + 1) * step) * 32768.0 + rnd(val * 32768.0)) / 2.0)
+    bias = rnd((interp - rnd(fn(lo + i * step + step / 2) * 32768.0)) / 2.0)
+    table = np.append(sample - bias, rnd(fn(hi) * 32768.0))
+    return np.clip(table, -32768, 32767).astype(np.int64)
+
+
+EXP_TABLE = gen_lut(np.exp, -10.0, 0.0)
+RECIPROCAL_TABLE = gen_lut(lambda v: 1.0 / (1.0 + v), 0.0, 1.0)
+
+
+def _lookup(table, x):
+    """lut_lookup: entry 256 + (x >> 7) and the next, interpolated at (x & 127) / 128, half up."""
+    base = table[256 + (x >> 7)]
+    return base + (((table[257 + (x >> 7)] - base) * (x & 127) + 64) >> 7)
+
+
+def softmax_s16_scaling(scale_in):
+    """The multiplier and shift of s_in / (10 / 65535)."""
+    return quantize_multiplier(scale_in / (10.0 / 65535.0))
+
+
+def softmax_s16(x, mult, shift, dim=-1):
+    """int16 softmax along dim (output scale 1/32768, zero point 0)."""
+    x = np.moveaxis(x.astype(np.int64), dim, -1)
+    diff = x - x.max(axis=-1, keepdims=True)
+    exps = _lookup(EXP_TABLE, np.clip(requantize(diff, mult, shift) + 32767, -32768, 32767))
+    total = exps.sum(axis=-1, keepdims=True)
+    headroom = 32 - np.array([int(v).bit_length() for v in total.ravel()], np.int64).reshape(total.shape)
+    shifted = ((total << (headroom - 1)) + (1 << 13)) >> 14
+    reciprocal = _lookup(RECIPROCAL_TABLE, np.clip(shifted - 98304, -32768, 32767))
+    right = 31 - headroom
+    out = (exps * reciprocal + np.where(right > 0, np.int64(1) << np.maximum(right - 1, 0), 0)) >> right
+    return np.moveaxis(np.clip(out, 0, 32767).astype(np.int16), -1, dim)

@@ -37,7 +37,7 @@ inline PoolTaps pool_window_taps(int32_t out, int32_t stride, int32_t pad_before
 }
 
 // Kernel, stride and padding positive and sane (padding < kernel), every window holds at least one
-// valid tap, output == pool2d_output_dims, activation range within int8.
-Error validate_pool2d(const Pool2dParams& params);
+// valid tap, output == pool2d_output_dims, activation range within int8 (int16 when int16).
+Error validate_pool2d(const Pool2dParams& params, bool int16 = false);
 
 }  // namespace cortexm

@@ -2,6 +2,9 @@
 // out[b, m, n] = clamp(requantize(sum_k (lhs[b, m, k] + lhs_offset) * (rhs[b, n, k] + rhs_offset),
 // multiplier, shift) + output_offset). lhs [B, M, K], rhs [B, N, K], out [B, M, N], per-tensor
 // requantization; sums wrap modulo 2^32 as the target's 32-bit adds do.
+// quantized_batch_matmul_s16 (arm_batch_matmul_s16): symmetric int16 lhs and rhs (offsets 0), each
+// dot summed in int64 and requantized by arm_nn_requantize_s64 with the reduced 16-bit multiplier
+// of `multiplier` (requantize_s64, shift <= 7), int16 output clamped to the activation range.
 #pragma once
 
 #include "cortexm/kernels/conv_params.h"
@@ -33,5 +36,15 @@ void quantized_batch_matmul(const BatchMatmulParams& params, const int8_t* lhs, 
 
 void quantized_batch_matmul_reference(const BatchMatmulParams& params, const int8_t* lhs,
                                       const int8_t* rhs, int8_t* output);
+
+// Offsets 0, shift in [-31, 7], cols <= 2^17 (the int64 sums stay within requantize_s64's exact
+// +-2^47), an int16 activation range.
+Error quantized_batch_matmul_s16_prepare(const BatchMatmulParams& params);
+
+void quantized_batch_matmul_s16(const BatchMatmulParams& params, const int16_t* lhs,
+                                const int16_t* rhs, int16_t* output);
+
+void quantized_batch_matmul_s16_reference(const BatchMatmulParams& params, const int16_t* lhs,
+                                          const int16_t* rhs, int16_t* output);
 
 }  // namespace cortexm

@@ -4,6 +4,8 @@
 // out[o, i] = clamp(requantize(sum_r (x[o, r, i] + input_offset), multiplier, shift) + output_offset)
 // with (multiplier, shift) = mean_multiplier(quantize_multiplier(s_in / s_out), reduce): TFLM folds
 // 1/reduce into the multiplier with integer arithmetic, for equal qparams too.
+// quantized_mean_s16: the same arithmetic over symmetric int16 (TFLM's MEAN for int16 runs the same
+// QuantizedMeanOrSum with int32 sums): offsets 0, reduce <= 65535, an int16 activation range.
 #pragma once
 
 #include "cortexm/kernels/conv_params.h"
@@ -36,5 +38,13 @@ size_t quantized_mean_scratch_size(const MeanParams& params, Isa isa);
 void quantized_mean(const MeanParams& params, const int8_t* input, int8_t* output, void* scratch);
 
 void quantized_mean_reference(const MeanParams& params, const int8_t* input, int8_t* output);
+
+Error quantized_mean_s16_prepare(const MeanParams& params);
+
+// Scratch: quantized_mean_scratch_size.
+void quantized_mean_s16(const MeanParams& params, const int16_t* input, int16_t* output,
+                        void* scratch);
+
+void quantized_mean_s16_reference(const MeanParams& params, const int16_t* input, int16_t* output);
 
 }  // namespace cortexm
