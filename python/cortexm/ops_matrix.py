@@ -42,7 +42,11 @@ LOWERING = {
         "aten.hardswish.default", "aten.abs.default", "aten.pow.Tensor_Scalar", "aten.add.Scalar",
         "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar", "aten.relu.default", "aten.hardtanh.default",
         "aten.clamp.default", "aten.hardsigmoid.default", "aten.adaptive_avg_pool2d.default",
-        "aten.layer_norm.default",
+        "aten.layer_norm.default", "aten.div.Tensor",
+        "aten.leaky_relu.default", "aten.elu.default", "aten.exp.default", "aten.log.default",
+        "aten.rsqrt.default", "aten.neg.default", "aten.reciprocal.default", "aten.softplus.default",
+        "aten.mish.default", "aten.prelu.default", "aten.sum.dim_IntList", "aten.amax.default",
+        "aten.amin.default",
     },
     "16x8": {
         "aten.convolution.default", "aten.linear.default", "aten.addmm.default", "aten.add.Tensor",
@@ -50,6 +54,12 @@ LOWERING = {
         "aten.gelu.default", "aten.hardswish.default", "aten.abs.default", "aten.pow.Tensor_Scalar",
         "aten.add.Scalar", "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar", "aten.relu.default",
         "aten.hardtanh.default", "aten.clamp.default", "aten.hardsigmoid.default", "aten.sqrt.default",
+        "aten.mm.default", "aten.bmm.default", "aten.mean.dim", "aten._softmax.default",
+        "aten.max_pool2d.default",
+        "aten.leaky_relu.default", "aten.elu.default", "aten.exp.default", "aten.log.default",
+        "aten.rsqrt.default", "aten.neg.default", "aten.reciprocal.default", "aten.softplus.default",
+        "aten.mish.default", "aten.prelu.default", "aten.sum.dim_IntList", "aten.amax.default",
+        "aten.amin.default",
     },
 }
 
@@ -169,7 +179,12 @@ SAMPLES = (
     Sample("aten.native_group_norm.default", lambda: nn.GroupNorm(1, 2), (IMG,)),
     Sample("aten._native_batch_norm_legit.no_stats", lambda: nn.InstanceNorm2d(2), (IMG,), "instance norm"),
     Sample("aten.leaky_relu.default", op(F.leaky_relu), (A,)),
-    Sample("aten.where.self", lambda: nn.PReLU(), (A,), "nn.PReLU"),
+    Sample("aten.prelu.default", lambda: nn.PReLU(), (A,), "one slope"),
+    Sample("aten.prelu.default", lambda: nn.PReLU(8), ((2, 8, 3),), "a slope per channel"),
+    Sample("aten.reciprocal.default", op(torch.reciprocal), (A,), positive=True),
+    Sample("aten.softplus.default", op(F.softplus), (A,)),
+    Sample("aten.mish.default", op(F.mish), (A,)),
+    Sample("aten.amin.default", op(lambda x: x.amin(-1)), (A,)),
     Sample("aten.elu.default", op(F.elu), (A,)),
     Sample("aten.exp.default", op(torch.exp), (A,)),
     Sample("aten.log.default", op(torch.log), (A,), positive=True),
@@ -277,13 +292,18 @@ def claims(sample: Sample) -> Row:
     """The row's claims from the descriptors (see the module docstring)."""
     if sample.aten not in export_handlers():
         return Row(sample, False, [])
+    from .quantizer.reciprocal_division import divisions_as_reciprocals
+
     graph = exported(sample)
     ops = graph_ops(sample)
     patterns = quantizer_ops()
-    quantizes = all(o in patterns for o in ops)
+    # What the quantizer annotates: the graph after its rewrites (a division by a tensor is a
+    # product with the divisor's reciprocal).
+    quantized = divisions_as_reciprocals(graph)
+    quantizes = all(n.op in patterns for n in quantized.nodes)
     # A program holds the float graph when every node's descriptor encodes a program kernel for it.
     runnable = not _core.program_problems(graph)
-    return Row(sample, True, ops, quantizes, {p: quantizes and lowers(graph, p) for p in PRECISIONS}, runnable)
+    return Row(sample, True, ops, quantizes, {p: quantizes and lowers(quantized, p) for p in PRECISIONS}, runnable)
 
 
 def cell(value) -> str:

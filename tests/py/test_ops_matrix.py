@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 
 from cortexm import ops_matrix  # noqa: E402
 from cortexm._export.converter import op_name  # noqa: E402
+from cortexm.quantizer.reciprocal_division import divisions_as_reciprocals  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ops.md"
 COMMAND = "PYTHONPATH=python python -m cortexm.ops_matrix --output docs/ops.md"
@@ -38,6 +39,8 @@ def deploys(graph, samples, precision: str) -> bool:
 
 
 def quantizes(graph, samples, ops) -> bool:
+    """Every node of the sample's ops (or of what the quantizer rewrites them into) is quantized."""
+    ops = set(ops) | {n.op for n in divisions_as_reciprocals(graph).nodes}
     try:
         qgraph = cortexm.quantize(graph, samples, progress=False, precision="int8")
     except (NotImplementedError, ValueError):
