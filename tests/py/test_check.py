@@ -11,16 +11,16 @@ torch = pytest.importorskip("torch")
 nn = torch.nn
 
 
-class Ratio(nn.Module):
-    """y / (y * y + 1): a division of two activations, which no quantizer pattern takes."""
+class UnevenPool(nn.Module):
+    """A conv, then an adaptive average pool whose windows do not divide the input (6 -> 4): the
+    int8 lowering takes adaptive pools only as average pools, so this one runs as float fallback."""
 
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(16, 16)
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
 
     def forward(self, x):
-        y = self.fc(x)
-        return y / (y * y + 1)
+        return nn.functional.adaptive_avg_pool2d(self.conv(x), 4)
 
 
 class Head(nn.Module):
@@ -46,13 +46,13 @@ def test_check_lists_every_export_problem_with_its_module_path():
 
 def test_check_reports_float_fallback_and_why():
     torch.manual_seed(0)
-    model = Ratio().eval()
-    x = torch.randn(1, 5, 16)
-    report = cortexm.check(model, (x,), [(torch.randn(1, 5, 16),) for _ in range(4)])
+    model = UnevenPool().eval()
+    x = torch.randn(1, 2, 6, 6)
+    report = cortexm.check(model, (x,), [(torch.randn(1, 2, 6, 6),) for _ in range(4)])
     assert report.ok and report.stages == ["export", "quantize", "lower", "program"]
     assert report.program.float_ops == len(report.float_fallback) >= 1
-    div = [f for f in report.float_fallback if f.op == "aten.div.Tensor"]
-    assert div and div[0].why.startswith(("not quantized", "no int8 kernel"))
+    pool = [f for f in report.float_fallback if f.op == "aten.adaptive_avg_pool2d.default"]
+    assert pool and pool[0].why.startswith(("not quantized", "no int8 kernel")), report.float_fallback
     assert "runs as float fallback" in str(report)
     clean = cortexm.check(nn.Sequential(nn.Linear(8, 4), nn.ReLU()).eval(), (torch.randn(2, 8),))
     assert clean.ok and clean.float_fallback == [] and clean.program.float_ops == 0

@@ -15,6 +15,7 @@ import pytest
 import cortexm
 from cortexm import qemu
 from numpy_reference.quantized_graph import QuantizedGraphReference
+from sqnr import sqnr_db
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -74,12 +75,6 @@ def cases(shapes, n, seed):
     g = torch.Generator().manual_seed(seed)
     # Off-center and unevenly scaled, so the zero points are not 0.
     return [tuple(torch.randn(s, generator=g) * 1.3 + 0.3 for s in shapes) for _ in range(n)]
-
-
-def sqnr_db(reference, quantized):
-    ref = np.asarray(reference, np.float64).ravel()
-    err = ref - np.asarray(quantized, np.float64).ravel()
-    return float(10 * np.log10((ref ** 2).sum() / max((err ** 2).sum(), 1e-30)))
 
 
 def check_deployed(module, shapes, seed, min_sqnr_db):

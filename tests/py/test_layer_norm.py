@@ -13,6 +13,7 @@ import pytest
 import cortexm
 from numpy_reference.layer_norm import layer_norm
 from numpy_reference.quantized_graph import QuantizedGraphReference
+from sqnr import sqnr_db
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -202,11 +203,6 @@ def test_float_fallback_program_is_bit_exact_with_the_graph(module):
 # --- int8: cortex_m.quantized_layer_norm -----------------------------------------------------------
 
 QLN = "cortex_m.quantized_layer_norm.default"
-
-
-def sqnr_db(want, got):
-    want, got = np.asarray(want, np.float64), np.asarray(got, np.float64)
-    return 10 * np.log10(np.sum(want**2) / max(np.sum((want - got) ** 2), 1e-30))
 
 
 def samples(shape, n, seed, scale=1.0, offset=0.0):

@@ -22,6 +22,7 @@ import torch
 import cortexm
 import cortexm.models
 from cortexm.aot import DATA_MOVEMENT  # ops that only move or reshape data
+from sqnr import sqnr_db
 
 # mobilenet_v3_small_96 is evaluated on 16 samples: per sample, the lowered and the fake-quantized
 # SQNR differ by +-1..3 dB either way (rounding differences amplified by random weights), so a few
@@ -47,12 +48,6 @@ MODELS = {
     "wav2letter": (2, 1, 56.72, 54),
     "yolo_style": (8, 3, 36.13, 32),
 }
-
-
-def sqnr_db(reference: list, quantized: list) -> float:
-    ref = np.concatenate([r.ravel() for r in reference]).astype(np.float64)
-    out = np.concatenate([q.ravel() for q in quantized]).astype(np.float64)
-    return float(10 * np.log10((ref ** 2).sum() / max(((ref - out) ** 2).sum(), 1e-30)))
 
 
 def test_every_zoo_model_has_an_entry():
