@@ -376,6 +376,22 @@ def test_end_to_end_with_no_float_op(module, shape):
 
 @pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
                     reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+def test_hand_written_layer_norm_on_qemu_m55_is_bit_identical_with_the_host():
+    from cortexm import qemu
+
+    torch.manual_seed(0)
+    shape = (1, 5, 16)
+    _, lowered = quantize_and_lower(Try18LayerNorm().eval(), shape)
+    assert lowered.op_counts().get(QLN) == 1
+    program = cortexm.to_program(lowered)
+    assert program.float_ops == 0
+    xs = [x.numpy() for (x,) in samples(shape, 3, 12)]
+    for got, x in zip(qemu.run_cases(program, xs, "cortex-m55"), xs):
+        assert np.asarray(got).tobytes() == np.asarray(program.run(x)).tobytes()
+
+
+@pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+                    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
 def test_layer_norm_on_qemu_is_bit_identical_with_the_host(cpu):
     from cortexm import qemu
