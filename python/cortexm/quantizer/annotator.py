@@ -163,7 +163,65 @@ def _assign_groups(annotation: Annotation, quantizer) -> None:
             for node, index in match.requantized:
                 annotation.edge_groups[(node.name, index)] = groups[out]
     _check_int16_names(annotation, quantizer)
+    _tie_repeated_steps(annotation)
     _widen_to_saturation(annotation)
+
+
+def _repeated_steps(view: GraphView) -> list:
+    """Unrolled recurrences: for each weight read by three or more nodes of one module (torch.export
+    unrolls nn.LSTM / nn.GRU into one cell per step, every step's cell reading the same weights),
+    the steps' node lists when every step runs the same ops in the same order: [step][position].
+    A step runs from its weight-reading node to the next step's; the last one as far as its ops
+    are the others'."""
+    readers = defaultdict(list)
+    for node in view.nodes:
+        for v in node.inputs:
+            if v is not None and v.kind == "constant" and v.name:
+                readers[(v.name, node.source, node.op)].append(node)
+    found, anchored = [], set()
+    for anchors in readers.values():
+        if len(anchors) < 3 or any(a.name in anchored for a in anchors):
+            continue
+        starts = [view.position[a.name] for a in anchors]
+        source = anchors[0].source
+        module_nodes = [n for n in view.nodes if n.source == source]
+        where = {n.name: i for i, n in enumerate(module_nodes)}
+        firsts = [where[a.name] for a in anchors]
+        length = firsts[1] - firsts[0]
+        if length <= 0 or any(b - a != length for a, b in zip(firsts, firsts[1:])) or starts != sorted(starts):
+            continue
+        steps = [module_nodes[f:f + length] for f in firsts]
+        ops = [n.op for n in steps[0]]
+        if any([n.op for n in step] != ops for step in steps[:-1]):
+            continue
+        # The last step ends where its ops leave the others' (a GRU's step ends with the next
+        # step's input split; after the last cell come the module's cat of outputs and the rest).
+        last = steps[-1]
+        same = next((i for i, n in enumerate(last) if n.op != ops[i]), len(last))
+        steps[-1] = last[:same]
+        anchored.update(a.name for a in anchors)
+        found.append(steps)
+    return found
+
+
+def _tie_repeated_steps(annotation: Annotation) -> None:
+    """The corresponding activations of an unrolled recurrence's steps share one observer, so every
+    step gets the same qparams, as one sequence op (TFLite's UNIDIRECTIONAL_SEQUENCE_LSTM, CMSIS-NN's
+    LSTM) has one set per gate: then the steps' tables, folded biases and requantize parameters are
+    the same constants, which the program stores once (50 LSTM steps: one table per gate, not 50)."""
+    groups = annotation.groups
+    for steps in _repeated_steps(annotation.view):
+        for position in range(len(steps[0])):
+            having = [step for step in steps if position < len(step)]
+            for k in range(len(steps[0][position].outputs)):
+                tied = [groups.get(step[position].outputs[k].name) for step in having]
+                if any(g is None or g.observer is None or g.root != step[position].outputs[k].name
+                       for g, step in zip(tied, having)):
+                    continue  # not each step's own observed value (shared, fixed or float)
+                if len({g.observer.dtype for g in tied}) != 1:
+                    continue
+                for g in tied[1:]:
+                    g.observer = tied[0].observer
 
 
 def _saturation_point(op: str, output_scale: float) -> float | None:
