@@ -176,19 +176,18 @@ def _repeated_steps(view: GraphView) -> list:
     readers = defaultdict(list)
     for node in view.nodes:
         for v in node.inputs:
-            if v is not None and v.kind == "constant" and v.name:
+            if v is not None and v.kind == "constant":
                 readers[(v.name, node.source, node.op)].append(node)
     found, anchored = [], set()
     for anchors in readers.values():
         if len(anchors) < 3 or any(a.name in anchored for a in anchors):
             continue
-        starts = [view.position[a.name] for a in anchors]
         source = anchors[0].source
         module_nodes = [n for n in view.nodes if n.source == source]
         where = {n.name: i for i, n in enumerate(module_nodes)}
         firsts = [where[a.name] for a in anchors]
         length = firsts[1] - firsts[0]
-        if length <= 0 or any(b - a != length for a, b in zip(firsts, firsts[1:])) or starts != sorted(starts):
+        if length <= 0 or any(b - a != length for a, b in zip(firsts, firsts[1:])):
             continue
         steps = [module_nodes[f:f + length] for f in firsts]
         ops = [n.op for n in steps[0]]
