@@ -27,6 +27,25 @@ void extremum(const MeanParams& p, Extremum kind, const T* in, T* out) {
       [&](int64_t o) { out[o] = best; });
 }
 
+template <typename T>
+void arg_extremum(const MeanParams& p, Extremum kind, const T* in, int64_t* out) {
+  const bool max = kind == Extremum::kMax;
+  T best = 0;
+  int64_t index = 0, best_index = 0;
+  walk_reduction(
+      p, [&](int64_t) { index = 0; },
+      [&](int64_t offset) {
+        const T v = in[offset];
+        if (index == 0 || is_nan(v) || (max ? v > best : v < best)) {
+          best = v;
+          best_index = index;
+        }
+        ++index;
+        return !is_nan(best);  // the first NaN is the result
+      },
+      [&](int64_t o) { out[o] = best_index; });
+}
+
 }  // namespace
 
 Error extremum_prepare(const MeanParams& p, Shape* output) {
@@ -50,6 +69,18 @@ void extremum_s8(const MeanParams& p, Extremum kind, const int8_t* in, int8_t* o
 
 void extremum_s16(const MeanParams& p, Extremum kind, const int16_t* in, int16_t* out) {
   extremum(p, kind, in, out);
+}
+
+void arg_extremum_f32(const MeanParams& p, Extremum kind, const float* in, int64_t* out) {
+  arg_extremum(p, kind, in, out);
+}
+
+void arg_extremum_s8(const MeanParams& p, Extremum kind, const int8_t* in, int64_t* out) {
+  arg_extremum(p, kind, in, out);
+}
+
+void arg_extremum_s16(const MeanParams& p, Extremum kind, const int16_t* in, int64_t* out) {
+  arg_extremum(p, kind, in, out);
 }
 
 }  // namespace cortexm::portable

@@ -46,7 +46,7 @@ LOWERING = {
         "aten.leaky_relu.default", "aten.elu.default", "aten.exp.default", "aten.log.default",
         "aten.rsqrt.default", "aten.neg.default", "aten.reciprocal.default", "aten.softplus.default",
         "aten.mish.default", "aten.prelu.default", "aten.sum.dim_IntList", "aten.amax.default",
-        "aten.amin.default",
+        "aten.amin.default", "aten.argmax.default", "aten.argmin.default",
     },
     "16x8": {
         "aten.convolution.default", "aten.linear.default", "aten.addmm.default", "aten.add.Tensor",
@@ -59,7 +59,7 @@ LOWERING = {
         "aten.leaky_relu.default", "aten.elu.default", "aten.exp.default", "aten.log.default",
         "aten.rsqrt.default", "aten.neg.default", "aten.reciprocal.default", "aten.softplus.default",
         "aten.mish.default", "aten.prelu.default", "aten.sum.dim_IntList", "aten.amax.default",
-        "aten.amin.default",
+        "aten.amin.default", "aten.argmax.default", "aten.argmin.default",
     },
 }
 
@@ -193,6 +193,7 @@ SAMPLES = (
     Sample("aten.sum.dim_IntList", op(lambda x: x.sum(-1)), (A,)),
     Sample("aten.amax.default", op(lambda x: x.amax(-1)), (A,)),
     Sample("aten.argmax.default", op(lambda x: x.argmax(-1)), (A,)),
+    Sample("aten.argmin.default", op(lambda x: x.argmin()), (A,), "every dim"),
     Sample("aten.topk.default", op(lambda x: torch.topk(x, 2, -1)[0]), (A,)),
     Sample("aten.adaptive_max_pool2d.default", op(lambda x: F.adaptive_max_pool2d(x, 2)), (IMG,)),
     Sample("aten.upsample_bilinear2d.vec",

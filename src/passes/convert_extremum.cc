@@ -1,7 +1,10 @@
 // ConvertToCortexM, aten.amax.default / aten.amin.default -> cortex_m.quantized_amax /
 // quantized_amin: the max / min of the integers. Both commute with a dequantize of positive scale,
 // so with the input's qparams on the output (the quantizer's passthrough pattern) the int8 / int16
-// result is exact (TFLite Micro's REDUCE_MAX). A channels-last input is made contiguous first.
+// result is exact (TFLite Micro's REDUCE_MAX). aten.argmax.default / aten.argmin.default reading
+// int8 / int16 -> cortex_m.quantized_argmax / quantized_argmin: a dequantize of positive scale keeps
+// the order and the ties of the integers, so the index is the float op's (TFLite Micro's ARG_MAX).
+// A channels-last input is made contiguous first.
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
@@ -25,6 +28,23 @@ void convert_extremum(Graph& graph, NodeId id, const TargetConfig&) {
                             {source}, node.attrs, true);
   rw.set_qparams(y, *q_out);
   rw.commit(y);
+}
+
+void convert_arg_extremum(Graph& graph, NodeId id, const TargetConfig&) {
+  Rewrite rw(graph, id);
+  const Node& node = rw.old();
+  const ValueId x = node.inputs[0];
+  const TensorInfo in = graph.value(x).info;  // a copy: the rewrite's new values may move the graph's
+  if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
+    not_lowered(std::string("its input is ") + dtype_name(in.dtype));
+  if (!in.qparams || in.qparams->per_channel() || !(in.qparams->scales[0] > 0))
+    not_lowered("its input has no per-tensor qparams with a positive scale");
+  std::vector<int64_t> identity(static_cast<size_t>(in.rank()));
+  for (size_t d = 0; d < identity.size(); ++d) identity[d] = static_cast<int64_t>(d);
+  const ValueId source = in.effective_dim_order() == identity ? x : rw.clone_dim_order(x, identity);
+  const bool max = node.op == "aten.argmax.default";
+  rw.commit(rw.call(max ? "cortex_m.quantized_argmax.default" : "cortex_m.quantized_argmin.default", {source},
+                    node.attrs, true));
 }
 
 }  // namespace cortexm::convert

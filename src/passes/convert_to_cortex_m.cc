@@ -364,6 +364,7 @@ Converter converter_for(const std::string& op) {
   if (op == "aten.mean.dim" || op == "aten.sum.dim_IntList") return convert::convert_mean;
   if (op == "aten.layer_norm.default") return convert::convert_layer_norm;
   if (op == "aten.amax.default" || op == "aten.amin.default") return convert::convert_extremum;
+  if (op == "aten.argmax.default" || op == "aten.argmin.default") return convert::convert_arg_extremum;
   if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;
   if (op == "aten.maximum.default" || op == "aten.minimum.default") return convert::convert_minmax;
   return nullptr;

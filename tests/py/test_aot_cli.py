@@ -294,7 +294,7 @@ def test_a_target_without_int8_names_the_one_meant(tmp_path, capsys):
 def test_export_failure_is_one_line(tmp_path, capsys):
     (tmp_path / "bad.py").write_text(
         "import torch\n\nclass Bad(torch.nn.Module):\n    def forward(self, x):\n"
-        "        return torch.argmax(x, dim=-1)\n\ndef bad():\n    return Bad().eval(), (torch.randn(2, 5),)\n")
+        "        return torch.cumsum(x, dim=-1)\n\ndef bad():\n    return Bad().eval(), (torch.randn(2, 5),)\n")
     code = aot("--model", f"{tmp_path / 'bad.py'}:bad", "--quantize", "--output", tmp_path / "x.cmpte")
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1, err

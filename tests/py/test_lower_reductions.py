@@ -3,7 +3,9 @@ double, bit-identical with the interpreter) and lowers to cortex_m.quantized_mea
 multiplier of s_in / s_out (TFLite's SUM: no 1/count fold), bit-exact with the numpy reference.
 aten.amax / amin export, run as FloatAmax / FloatAmin, and lower to cortex_m.quantized_amax /
 quantized_amin on the int8 / int16 values at the input's qparams (exact), run by the Amax / Amin
-kernels, on QEMU's M55 too."""
+kernels, on QEMU's M55 too. aten.argmax / argmin export, run as FloatArgmax / FloatArgmin
+(torch's first index, NaN first) and lower to cortex_m.quantized_argmax / quantized_argmin on the int8 / int16
+values (the same index: a positive scale keeps order and ties), run by the Argmax / Argmin kernels."""
 
 import shutil
 
@@ -227,3 +229,114 @@ def test_amax_amin_and_sum_on_qemu_are_bit_identical_with_the_host():
         assert len(result.outputs) == len(host)
         for got, want in zip(result.outputs, host):
             assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+# --- argmax / argmin -----------------------------------------------------------------------------
+
+
+class ConvArgmax(nn.Module):
+    """argmax over channels of a conv's (channels-last) output, argmin over every element."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y.argmax(dim=1), y.argmin()
+
+
+# On the graph input: the lowered index is np.argmax / np.argmin of the numpy-quantized input.
+INDEX_ON_INPUT = {
+    "argmax_last": (lambda x: x.argmax(-1), lambda q: q.argmax(-1), (3, 5, 7)),
+    "argmin_middle_keepdim": (lambda x: x.argmin(1, keepdim=True), lambda q: q.argmin(1)[:, None], (2, 9, 4)),
+    "argmax_every_element": (lambda x: x.argmax(), lambda q: q.argmax(), (4, 11)),
+    "argmin_first": (lambda x: torch.argmin(x, dim=0), lambda q: q.argmin(0), (6, 3)),
+}
+INDEX_OPS = ("aten.argmax.default", "aten.argmin.default")
+LOWERED_INDEX_OPS = ("cortex_m.quantized_argmax.default", "cortex_m.quantized_argmin.default")
+
+
+def quantized_input(qgraph, x):
+    """x quantized by the graph's input quantize, in numpy (tests/py/numpy_reference)."""
+    from numpy_reference.quantize import quantize_per_tensor
+
+    q = next(n for n in qgraph.nodes if n.op == "quantized_decomposed.quantize_per_tensor.default"
+             and n.inputs[0].name == qgraph.inputs[0].name)
+    a = q.attrs
+    return quantize_per_tensor(x, a["scale"], a["zero_point"], a["quant_min"], a["quant_max"], np.dtype(a["dtype"]))
+
+
+@pytest.mark.parametrize("precision", ["int8", "16x8"])
+@pytest.mark.parametrize("name", sorted(INDEX_ON_INPUT))
+def test_argmax_argmin_lower_to_integer_index_ops_equal_to_numpy(name, precision):
+    fn, numpy_fn, shape = INDEX_ON_INPUT[name]
+    graph = cortexm.export(Fn(fn).eval(), samples(1, 1, shape)[0])
+    qgraph = cortexm.quantize(graph, samples(8, 2, shape), cortexm.CortexMQuantizer(precision=precision),
+                              progress=False)
+    lowered = cortexm.lower(qgraph, "cortex-m55+int8")
+    assert not [n for n in lowered.nodes if n.op in INDEX_OPS]
+    (node,) = [n for n in lowered.nodes if n.op in LOWERED_INDEX_OPS]
+    assert node.inputs[0].dtype == ("int8" if precision == "int8" else "int16")
+    assert node.outputs[0].dtype == "int64" and node.outputs[0].qparams is None
+    program = cortexm.to_program(lowered)
+    assert program.float_ops == 0
+    for (x,) in samples(4, 3, shape, amplitude=0.05):  # small values: quantization makes ties
+        x = x.numpy()
+        want = numpy_fn(quantized_input(qgraph, x))  # numpy takes the first of equal values
+        got = np.asarray(program.run(x))
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, np.asarray(lowered.run(x)))
+        np.testing.assert_array_equal(got.reshape(np.shape(want)), want)
+
+
+def test_argmax_of_a_channels_last_conv_output_is_the_float_graphs_index():
+    shape = (1, 3, 6, 5)
+    graph, qgraph, lowered = lower(ConvArgmax(), shape)
+    assert len([n for n in lowered.nodes if n.op in LOWERED_INDEX_OPS]) == 2
+    program = cortexm.to_program(lowered)
+    assert program.float_ops == 0
+    for (x,) in samples(3, 7, shape):
+        for got, want in zip(program.run(x.numpy()), qgraph.run(x.numpy())):
+            np.testing.assert_array_equal(got, want)  # an index on the integers == on their dequantized floats
+
+
+def test_float_argmax_argmin_program_matches_torch_with_ties_and_nan():
+    shape = (3, 5, 7)
+    module = Fn(lambda x: (x.argmax(-1), x.argmin(1, keepdim=True), x.argmax()))
+    graph = cortexm.export(module.eval(), samples(1, 1, shape)[0])
+    program = cortexm.to_program(graph)
+    assert program.float_ops == 3
+    for (x,) in samples(3, 6, shape):
+        x[0, 1, :] = 1.5  # ties: the first index, as torch
+        x[2, :, 4] = -3.0
+        x[1, 2, 3] = float("nan")  # NaN wins, as torch
+        for got, want in zip(program.run(x.numpy()), module(x)):
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, want.numpy())
+
+
+def test_argmax_over_two_dims_names_node_and_attribute():
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3, 4])
+    with pytest.raises(ValueError, match=r"best.*'dim' = \[0, 2\] must name one dim or none"):
+        g.call("aten.argmax.default", [x], {"dim": [0, 2], "keepdim": False}, name="best")
+
+
+@pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+                    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+def test_argmax_argmin_on_qemu_are_bit_identical_with_the_host():
+    from cortexm import qemu
+
+    shape = (3, 5, 7)
+    module = Fn(lambda x: (x.argmax(-1), x.argmin()))
+    graph, _, lowered = lower(module, shape)
+    x = samples(1, 6, shape)[0][0].numpy()
+    programs = (cortexm.to_program(lowered, target="cortex-m55+int8"),
+                cortexm.to_program(graph, target="cortex-m55+int8"))
+    assert programs[0].float_ops == 0 and programs[1].float_ops == 2
+    for program in programs:
+        result = qemu.run(program, [x], "cortex-m55")
+        host = as_tuple(program.run(x))
+        for got, want in zip(result.outputs, host):
+            assert got.dtype == want.dtype == np.int64 and got.tobytes() == want.tobytes()

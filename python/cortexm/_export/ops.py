@@ -458,6 +458,14 @@ def amax_amin(cx, a):
     return reduction(cx, str(cx.node.target), a)
 
 
+@handles("aten.argmax.default", "aten.argmin.default")
+def argmax_argmin(cx, a):
+    """The index along dim, or (dim None) into the flattened input: dim [] is every dim."""
+    rank = len(cx.shape(a["self"]))
+    dims = [] if a.get("dim") is None else [dim(a["dim"], rank)]
+    return cx.call(str(cx.node.target), [a["self"]], {"dim": dims, "keepdim": bool(a.get("keepdim", False))})
+
+
 @handles("aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default")
 def adaptive_avg_pool2d(cx, a):
     return cx.call("aten.adaptive_avg_pool2d.default", [a["self"]], {"output_size": ints(a["output_size"], 2)})

@@ -396,6 +396,14 @@ def check_sum(ctx, node) -> Match:
     return _unary(ctx, node, "sum", Observed())
 
 
+def check_index(ctx, node) -> Match:
+    """argmax / argmin read their input quantized and give an int64 index, not quantized: a
+    dequantize of positive scale keeps the integers' order and ties, so the index is the float op's."""
+    free(ctx, node)
+    activation(node, 0)
+    return Match("index", [node], activations=[(node, 0)])
+
+
 def check_softmax(ctx, node) -> Match:
     free(ctx, node)
     if node.attrs["half_to_float"]:
@@ -521,7 +529,8 @@ PASSES = (
      Pattern("elementwise", ELEMENTWISE_OPS, check_activation),
      Pattern("avg_pool", ("aten.avg_pool2d.default", "aten.adaptive_avg_pool2d.default", "aten.mean.dim"),
              check_pool),
-     Pattern("sum", ("aten.sum.dim_IntList",), check_sum)),
+     Pattern("sum", ("aten.sum.dim_IntList",), check_sum),
+     Pattern("index", ("aten.argmax.default", "aten.argmin.default"), check_index)),
     (Pattern("passthrough", PASSTHROUGH_OPS, check_passthrough),
      Pattern("passthrough", ("aten.constant_pad_nd.default",), check_pad)),
 )

@@ -1,6 +1,7 @@
 // Amax / Amin (int8 / int16, exact: the output keeps the input's qparams) and FloatAmax /
 // FloatAmin (float fallback): max / min over the reduced dims through the portable kernel the
-// interpreter runs; contiguous input and output.
+// interpreter runs; contiguous input and output. Argmax / Argmin / FloatArgmax / FloatArgmin: the
+// int64 index of the first max / min along one dim or over every dim.
 #include "cortexm/portable/amax.h"
 #include "runtime/op_context.h"
 
@@ -21,16 +22,16 @@ portable::MeanParams decode(const OpContext& ctx) {
   return p;
 }
 
-Status prepare(const OpContext& ctx, bool integer) {
+// index: the output is the int64 index of the extremum (argmax / argmin), else the extremum.
+Status prepare(const OpContext& ctx, bool integer, bool index = false) {
   const TensorView in = ctx.input(0), out = ctx.output();
   if (integer) {
     if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
       return ctx.unsupported("input.dtype", static_cast<int64_t>(in.dtype), "must be int8 or int16");
-    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, in.dtype));
   } else {
     CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kFloat32));
-    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, DType::kFloat32));
   }
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, index ? DType::kInt64 : in.dtype));
   if (!in.is_contiguous() || !out.is_contiguous()) return ctx.unsupported("input", 0, "must be contiguous");
   const auto* reduced = ctx.op.params_as_MeanParams()->reduced();
   if (!reduced) return ctx.fail("params.reduced", 0, "must be present");
@@ -38,6 +39,8 @@ Status prepare(const OpContext& ctx, bool integer) {
   for (uint32_t k = 0; k < reduced->size(); ++k)
     if (reduced->Get(k) >= in.rank || (k > 0 && reduced->Get(k) <= reduced->Get(k - 1)))
       return ctx.fail("params.reduced", reduced->Get(k), "must be ascending dims of the input", k);
+  if (index && reduced->size() > 1 && static_cast<int32_t>(reduced->size()) != in.rank)
+    return ctx.fail("params.reduced.size", reduced->size(), "must be one dim or every dim of the input");
   portable::Shape shape;
   const Error error = portable::extremum_prepare(decode(ctx), &shape);
   if (!error.ok()) return ctx.fail(error);
@@ -59,6 +62,18 @@ void run(const OpContext& ctx, portable::Extremum kind) {
                            reinterpret_cast<int16_t*>(out.data));
 }
 
+void run_index(const OpContext& ctx, portable::Extremum kind) {
+  const portable::MeanParams p = decode(ctx);
+  const TensorView in = ctx.input(0);
+  int64_t* out = reinterpret_cast<int64_t*>(ctx.output().data);
+  if (in.dtype == DType::kFloat32)
+    portable::arg_extremum_f32(p, kind, reinterpret_cast<const float*>(in.data), out);
+  else if (in.dtype == DType::kInt8)
+    portable::arg_extremum_s8(p, kind, reinterpret_cast<const int8_t*>(in.data), out);
+  else
+    portable::arg_extremum_s16(p, kind, reinterpret_cast<const int16_t*>(in.data), out);
+}
+
 }  // namespace
 
 Status prepare_amax(const OpContext& ctx) { return prepare(ctx, true); }
@@ -69,5 +84,13 @@ Status prepare_float_amax(const OpContext& ctx) { return prepare(ctx, false); }
 void run_float_amax(const OpContext& ctx) { run(ctx, portable::Extremum::kMax); }
 Status prepare_float_amin(const OpContext& ctx) { return prepare(ctx, false); }
 void run_float_amin(const OpContext& ctx) { run(ctx, portable::Extremum::kMin); }
+Status prepare_argmax(const OpContext& ctx) { return prepare(ctx, true, true); }
+void run_argmax(const OpContext& ctx) { run_index(ctx, portable::Extremum::kMax); }
+Status prepare_argmin(const OpContext& ctx) { return prepare(ctx, true, true); }
+void run_argmin(const OpContext& ctx) { run_index(ctx, portable::Extremum::kMin); }
+Status prepare_float_argmax(const OpContext& ctx) { return prepare(ctx, false, true); }
+void run_float_argmax(const OpContext& ctx) { run_index(ctx, portable::Extremum::kMax); }
+Status prepare_float_argmin(const OpContext& ctx) { return prepare(ctx, false, true); }
+void run_float_argmin(const OpContext& ctx) { run_index(ctx, portable::Extremum::kMin); }
 
 }  // namespace cortexm::runtime
