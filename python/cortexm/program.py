@@ -349,7 +349,7 @@ def _quantized_inputs(graph: Graph, int8_graph: Graph, arrays: list) -> list:
 
 def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None = None,
                bundle_inputs=None, layout: dict | str | None = None, io: str = "float",
-               arena_limit: int | None = None) -> Program:
+               arena_limit: int | None = None, preserve_inputs: bool = False) -> Program:
     """Writes a lowered graph as a program for target: by default the one cortexm.lower lowered it
     for (recorded in the graph; "cortex-m55+int8" for a graph no lowering touched); a different
     target is a ValueError. bundle_inputs: one tuple of inputs or a list of tuples;
@@ -365,9 +365,15 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
     split tensor runs patch by patch (cortexm.patches.fit: split and grid with the fewest extra
     MACs that fit); Program.patch_plan reports the arena, MAC overhead and plan. ValueError names
     the limit and the smallest arena found when no plan fits (it needs layout=None).
+    preserve_inputs: with the planner's layout, ops may write over a graph input once it is dead (a
+    run consumes its inputs, as TFLite Micro's arena does: set every input before every run, as
+    Program.run and the runners do); True keeps the inputs intact through a run, at the arena that
+    costs. Graph outputs are never written over.
     Raises NotImplementedError naming the first node the runtime cannot run."""
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
+    if not isinstance(preserve_inputs, bool):
+        raise ValueError(f"to_program: preserve_inputs = {preserve_inputs!r} must be a bool")
     if not isinstance(io, str) or io not in IO_KINDS:
         raise ValueError(f"to_program: io = {io!r} must be one of {', '.join(map(repr, IO_KINDS))}")
     recorded = lowered_target(lowered)
@@ -389,15 +395,15 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
                              f"got layout = {layout!r}")
         from .patches import fit
 
-        patch_plan = fit(lowered, arena_limit, target)
+        patch_plan = fit(lowered, arena_limit, target, preserve_inputs)
         lowered = patch_plan.graph
     how, plan = "caller", None
     if layout is None:
-        info = _core.planned_layout(lowered, target)
+        info = _core.planned_layout(lowered, target, preserve_inputs)
         if info["extra_scratch"] == 0:  # the arena is exactly the planner's plan
             from .memory_plan import plan_memory
 
-            plan = plan_memory(lowered)
+            plan = plan_memory(lowered, preserve_inputs=preserve_inputs)
         how = (f"planner ({info['policy']}): plan {info['plan_arena_size']} B, planner lower bound "
                f"{info['lower_bound']} B, + {info['extra_scratch']} B scratch the graph does not declare")
     elif layout == "sequential":
@@ -410,7 +416,7 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
         outs = lowered.run(*arrays)
         outs = list(outs) if isinstance(outs, tuple) else [outs]
         bundled.append((arrays, outs))
-    data = _core.write_program(lowered, target, layout, bundled)
+    data = _core.write_program(lowered, target, layout, bundled, preserve_inputs)
     program = Program(data, "program", plan, how)
     if patch_plan is not None:
         if program.arena_size > arena_limit:
