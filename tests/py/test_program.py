@@ -417,6 +417,9 @@ def test_quantize_narrows_over_its_input_and_the_loader_accepts_only_that_overla
         planned = cortexm.to_program(g)
         rows = {b.name: b for b in planned.memory_plan().buffers}
         assert rows[q.name].offset == rows[x.name].offset and planned.arena_size == 128
+        loaded = cortexm.Program(planned.data).memory_plan()
+        assert "(over a graph input: set inputs before every run)" in loaded.table()
+        assert loaded.lower_bound == 128  # x, then q alone
         assert planned.run(x_val).tobytes() == want
         assert cortexm.to_program(g, preserve_inputs=True).arena_size == 128 + 32 * (1 if dtype == "int8" else 2)
         layout = {"values": {x.id: 0, q.id: 0}, "scratch": {}, "arena_size": 128}
