@@ -9,6 +9,11 @@ float model's own movement when its input is dithered by one int16 LSB.
 
     PYTHONPATH=python .venv/bin/python scripts/silero_vad_error.py [--calibration 16] [--eval 64] [--tail 512]
 
+--streams adds 12 held-out streams (three sentences, espeak-ng's default voice, noise seeds 0-3; the
+first is the real-speech clip above): the mean over streams of each stream's max, the worst, and how
+many exceed 0.02. One clip's max is set by a chunk or two at a speech onset, so it moves with
+details (a noise seed, GPTQ's damping) that the streams' spread shows.
+
 --regions adds the attribution of the int8 error: the default-quantized graph with the quantize /
 dequantize pairs of every activation removed except those of one region. --weights adds the error
 of each weight alone rounded to int8 (per channel, to nearest) in the float model.
@@ -37,6 +42,11 @@ SETTINGS = {
     "16x8, GPTQ weights": dict(activation_dtype="int16", fuse_magnitude=True, weight_rounding="gptq"),
     "auto (precision='auto')": dict(precision="auto"),
 }
+
+HELD_OUT_TEXTS = (silero_vad.SPEECH_TEXT,
+                  "A gentle breeze carried the smell of fresh bread down the street.",
+                  "Turn the volume down before the meeting starts.")
+NOISE_SEEDS = (0, 1, 2, 3)
 
 REGIONS = {
     "input x": ["x"],
@@ -90,6 +100,13 @@ class Bench:
         if audio is not None:
             probs, _, _ = silero_vad.stream(self.model, torch.from_numpy(audio))
             self.stream_reference = probs[0].numpy()
+        self.streams = []  # (audio, float probabilities) of the held-out streams
+        if args.streams and audio is not None:
+            for text in HELD_OUT_TEXTS:
+                speech = silero_vad.espeak_speech(text)
+                for seed in NOISE_SEEDS:
+                    clip = silero_vad.speech_in_noise(speech, seed=seed)[0]
+                    self.streams.append((clip, silero_vad.stream(self.model, torch.from_numpy(clip))[0][0].numpy()))
 
     def step_stats(self, e: np.ndarray) -> str:
         """|p - p_float| per step: max / mean over the first `eval`, p99 / share > 0.02 / max over `tail`."""
@@ -107,7 +124,11 @@ class Bench:
 
     def measure(self, graph) -> str:
         stream = None if self.audio is None else silero_vad.stream_graph(graph, self.audio)
-        return self.row(step_probs(graph, self.samples), stream)
+        text = self.row(step_probs(graph, self.samples), stream)
+        if self.streams:
+            worst = np.array([np.abs(silero_vad.stream_graph(graph, clip) - ref).max() for clip, ref in self.streams])
+            text += f" | {worst.mean():.4f} / {worst.max():.4f} / {int((worst > 0.02).sum())}"
+        return text
 
 
 def dithered_float(bench: Bench, draws: int = 8) -> str:
@@ -145,13 +166,17 @@ def main():
     parser.add_argument("--tail", type=int, default=512, help="samples (seed 1) for the tail statistics")
     parser.add_argument("--only", nargs="+", metavar="PREFIX",
                         help="measure only the settings whose label starts with one of these (int8, 16x8, auto, ...)")
+    parser.add_argument("--streams", action="store_true",
+                        help=f"also stream {len(HELD_OUT_TEXTS) * len(NOISE_SEEDS)} held-out clips (sentences x noise seeds)")
     parser.add_argument("--regions", action="store_true", help="attribute the int8 error to regions")
     parser.add_argument("--weights", action="store_true", help="the error of each weight alone in int8")
     args = parser.parse_args()
     bench = Bench(args)
     print(f"|p - p_float|: {args.eval} steps max / mean | {args.tail} steps p99 / share > 0.02 / max"
           f" | real speech stream ({'skipped' if bench.audio is None else f'{len(bench.stream_reference)} chunks'})"
-          f" max / mean / decisions at 0.5 that differ; calibrated on {args.calibration} samples")
+          f" max / mean / decisions at 0.5 that differ"
+          + (f" | {len(bench.streams)} held-out streams: mean of max / max / > 0.02" if bench.streams else "")
+          + f"; calibrated on {args.calibration} samples")
     qgraphs = {}
     for label, options in SETTINGS.items():
         if args.only and not label.startswith(tuple(args.only)) and label not in ("int8 (default)", "16x8, GPTQ weights"):

@@ -72,7 +72,10 @@ Status require_same_shape(const OpContext& ctx, const char* field, const TensorV
 // A dim attribute in [-rank, rank) normalized to [0, rank).
 Status normalize_dim(const OpContext& ctx, const char* field, int64_t dim, int32_t rank,
                      int32_t* out);
-// Tensors of this op with per-tensor qparams must agree (data movement does not rescale).
 Status require_rank_le(const OpContext& ctx, const char* field, const TensorView& t, int32_t rank);
+// Input 0 and the output: `dtype`, one shape, both contiguous (a row-wise kernel such as `op`).
+Status require_contiguous_same_shape(const OpContext& ctx, DType dtype, const char* op);
+// Optional input `input` (a per-row weight or bias): absent, or `dtype`, contiguous, `row_size` values.
+Status require_row_operand(const OpContext& ctx, int32_t input, const char* field, DType dtype, int64_t row_size);
 
 }  // namespace cortexm::runtime

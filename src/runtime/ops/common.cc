@@ -29,6 +29,24 @@ Status require_same_shape(const OpContext& ctx, const char* field, const TensorV
   return kStatusOk;
 }
 
+Status require_contiguous_same_shape(const OpContext& ctx, DType dtype, const char* op) {
+  const TensorView in = ctx.input(0), out = ctx.output();
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, dtype));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, dtype));
+  CORTEXM_RETURN_IF_STATUS(require_same_shape(ctx, "output", out, in));
+  if (!in.is_contiguous() || !out.is_contiguous()) return ctx.unsupported("input", 0, op);
+  return kStatusOk;
+}
+
+Status require_row_operand(const OpContext& ctx, int32_t input, const char* field, DType dtype, int64_t row_size) {
+  if (!ctx.has_input(input)) return kStatusOk;
+  const TensorView t = ctx.input(input);
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, field, t, dtype));
+  if (t.numel() != row_size) return ctx.fail(field, t.numel(), "must have one value per element of a row");
+  if (!t.is_contiguous()) return ctx.unsupported(field, 0, "must be contiguous");
+  return kStatusOk;
+}
+
 Status normalize_dim(const OpContext& ctx, const char* field, int64_t dim, int32_t rank,
                      int32_t* out) {
   if (dim < -rank || dim >= rank || rank == 0)

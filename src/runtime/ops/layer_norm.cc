@@ -27,26 +27,14 @@ const float* optional_data(const OpContext& ctx, int32_t i) {
 }  // namespace
 
 Status prepare_layer_norm(const OpContext& ctx) {
-  const TensorView in = ctx.input(0), out = ctx.output();
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kFloat32));
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, DType::kFloat32));
-  CORTEXM_RETURN_IF_STATUS(require_rank_le(ctx, "input", in, portable::kMaxDims));
-  CORTEXM_RETURN_IF_STATUS(require_same_shape(ctx, "output", out, in));
-  if (!in.is_contiguous() || !out.is_contiguous())
-    return ctx.unsupported("input", 0, "layer norm runs on contiguous tensors");
+  CORTEXM_RETURN_IF_STATUS(require_contiguous_same_shape(ctx, DType::kFloat32, "layer norm runs on contiguous tensors"));
+  CORTEXM_RETURN_IF_STATUS(require_rank_le(ctx, "input", ctx.input(0), portable::kMaxDims));
   const portable::LayerNormParams p = decode(ctx);
   const Error error = portable::layer_norm_prepare(p);
   if (!error.ok()) return ctx.fail(error);
   const int64_t row_size = portable::dims_product(p.input, p.input.rank - p.normalized_rank, p.input.rank);
-  const char* names[] = {"", "weight", "bias"};
-  for (int32_t i = 1; i <= 2; ++i) {
-    if (!ctx.has_input(i)) continue;
-    const TensorView t = ctx.input(i);
-    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, names[i], t, DType::kFloat32));
-    if (t.numel() != row_size) return ctx.fail(names[i], t.numel(), "must have one value per element of a row");
-    if (!t.is_contiguous()) return ctx.unsupported(names[i], 0, "must be contiguous");
-  }
-  return kStatusOk;
+  CORTEXM_RETURN_IF_STATUS(require_row_operand(ctx, 1, "weight", DType::kFloat32, row_size));
+  return require_row_operand(ctx, 2, "bias", DType::kFloat32, row_size);
 }
 
 void run_layer_norm(const OpContext& ctx) {

@@ -10,13 +10,9 @@ namespace cortexm::runtime {
 namespace {
 
 Status decode(const OpContext& ctx, LayerNormParams* p) {
-  const TensorView in = ctx.input(0), out = ctx.output();
+  const TensorView in = ctx.input(0);
   const auto* t = ctx.op.params_as_QuantizedLayerNormParams();
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kInt8));
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, DType::kInt8));
-  CORTEXM_RETURN_IF_STATUS(require_same_shape(ctx, "output", out, in));
-  if (!in.is_contiguous() || !out.is_contiguous())
-    return ctx.unsupported("input", 0, "layer norm runs on contiguous tensors");
+  CORTEXM_RETURN_IF_STATUS(require_contiguous_same_shape(ctx, DType::kInt8, "layer norm runs on contiguous tensors"));
   const int32_t normalized = t->normalized_rank();
   if (normalized < 1 || normalized > in.rank)
     return ctx.fail("params.normalized_rank", normalized, "must be in [1, input rank]");
@@ -39,16 +35,8 @@ Status prepare_quantized_layer_norm(const OpContext& ctx) {
   CORTEXM_RETURN_IF_STATUS(decode(ctx, &p));
   const Error error = quantized_layer_norm_prepare(p);
   if (!error.ok()) return ctx.fail(error);
-  const char* names[] = {"", "weight", "bias"};
-  const DType dtypes[] = {DType::kInt8, DType::kInt16, DType::kInt32};
-  for (int32_t i = 1; i <= 2; ++i) {
-    if (!ctx.has_input(i)) continue;
-    const TensorView t = ctx.input(i);
-    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, names[i], t, dtypes[i]));
-    if (t.numel() != p.row_size) return ctx.fail(names[i], t.numel(), "must have one value per row element");
-    if (!t.is_contiguous()) return ctx.unsupported(names[i], 0, "must be contiguous");
-  }
-  return kStatusOk;
+  CORTEXM_RETURN_IF_STATUS(require_row_operand(ctx, 1, "weight", DType::kInt16, p.row_size));
+  return require_row_operand(ctx, 2, "bias", DType::kInt32, p.row_size);
 }
 
 void run_quantized_layer_norm(const OpContext& ctx) {

@@ -18,13 +18,8 @@ portable::SoftmaxParams decode(const OpContext& ctx) {
 }
 
 Status prepare(const OpContext& ctx) {
-  const TensorView in = ctx.input(0), out = ctx.output();
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kFloat32));
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, DType::kFloat32));
-  CORTEXM_RETURN_IF_STATUS(require_rank_le(ctx, "input", in, portable::kMaxDims));
-  CORTEXM_RETURN_IF_STATUS(require_same_shape(ctx, "output", out, in));
-  if (!in.is_contiguous() || !out.is_contiguous())
-    return ctx.unsupported("input", 0, "softmax runs on contiguous tensors");
+  CORTEXM_RETURN_IF_STATUS(require_contiguous_same_shape(ctx, DType::kFloat32, "softmax runs on contiguous tensors"));
+  CORTEXM_RETURN_IF_STATUS(require_rank_le(ctx, "input", ctx.input(0), portable::kMaxDims));
   const Error error = portable::softmax_prepare(decode(ctx));
   return error.ok() ? kStatusOk : ctx.fail(error);
 }
