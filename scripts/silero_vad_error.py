@@ -79,6 +79,21 @@ def only_activations(qgraph, keep: set):
     return g
 
 
+def float_weights(qgraph, model, prefixes: tuple):
+    """qgraph with the int8 weights of the model's parameters named with one of prefixes replaced by
+    their float values (activations stay quantized): what higher-precision weights there would give."""
+    params = {k: v.detach().numpy() for k, v in model.named_parameters()}
+    g = qgraph.copy()
+    for n in list(g.nodes):
+        name = n.name[:-len("_int8_dq")]
+        if n.op == "quantized_decomposed.dequantize_per_channel.default" and n.name.endswith("_int8_dq") \
+                and name in params and name.startswith(prefixes):
+            const = g.add_constant(f"{name}_float", params[name].reshape(n.outputs[0].shape).astype(np.float32))
+            g.replace_all_uses(n.outputs[0], const)
+    g.dead_code_elimination()
+    return g
+
+
 def step_probs(graph, samples) -> np.ndarray:
     return np.array([float(np.asarray(graph.run(*[t.numpy() for t in s])[0]).reshape(-1)[0]) for s in samples])
 
@@ -168,6 +183,8 @@ def main():
                         help="measure only the settings whose label starts with one of these (int8, 16x8, auto, ...)")
     parser.add_argument("--streams", action="store_true",
                         help=f"also stream {len(HELD_OUT_TEXTS) * len(NOISE_SEEDS)} held-out clips (sentences x noise seeds)")
+    parser.add_argument("--float-weights", nargs="+", metavar="PREFIX",
+                        help="also 16x8 + GPTQ with the weights whose names start with these in float (e.g. encoder)")
     parser.add_argument("--regions", action="store_true", help="attribute the int8 error to regions")
     parser.add_argument("--weights", action="store_true", help="the error of each weight alone in int8")
     args = parser.parse_args()
@@ -195,6 +212,10 @@ def main():
         weights_only = only_activations(qgraphs[setting], set())
         print(f"  int8 weights{label}, float activations  {bench.measure(weights_only)}")
     print(f"  float, input dithered by 1 int16 LSB (no stream)  {dithered_float(bench)}", flush=True)
+    if args.float_weights:
+        graph = float_weights(qgraphs["16x8, GPTQ weights"], bench.model, tuple(args.float_weights))
+        print(f"  16x8 + GPTQ, weights {' '.join(args.float_weights)}* float (fake-quantized)  {bench.measure(graph)}",
+              flush=True)
     if args.weights:
         print("one weight rounded to int8 (per channel, nearest), everything else float:")
         weights_alone(bench)
