@@ -141,6 +141,7 @@ int run(int argc, char** argv) {
   for (long c = 0; c < cases; ++c) {
     if (sh_read(input_file, bulk + inputs_offset, input_bytes) != 0) return fail(kHostFile, "cannot read the inputs file");
     uint8_t* in = bulk + inputs_offset;
+    // Every case's inputs into the arena before its run: a run may write over its inputs.
     for (int32_t i = 0; i < program.num_inputs(); ++i) {
       const TensorView dst = program.tensor(program.input_tensor(i), arena);
       cortexm::runtime::copy_logical(contiguous_view(dst, in), dst);

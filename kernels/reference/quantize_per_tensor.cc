@@ -15,8 +15,14 @@ inline float round_half_even(float v) {
   return __builtin_copysignf(rounded, v);
 }
 
+// In place (the planner's in_place_narrowing), `output` starts at `input`'s first byte: element i
+// (1 or 2 bytes) lands on bytes of floats 0..i, all read by then. Stores through a may_alias type so
+// the compiler keeps every load of a float before the stores after it (an int16 store and a float
+// load are otherwise assumed not to overlap and could be reordered).
 template <typename T>
-void quantize(const QuantizeParams& p, const float* input, T* output, size_t count) {
+void quantize(const QuantizeParams& p, const float* input, T* output_, size_t count) {
+  typedef T __attribute__((may_alias)) Stored;
+  Stored* output = output_;
   const float inv_scale = 1.0f / p.scale;
   // clamp(zero_point + round(v), quant_min, quant_max) == zero_point + round(clamp(v, lo, hi)) for
   // integral lo, hi; clamping first keeps the cast defined for huge values and infinities.

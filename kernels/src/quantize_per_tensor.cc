@@ -14,7 +14,9 @@ namespace {
 
 // MVE with floating point (Cortex-M55, M85): 4 floats per vector, the same float32 multiply,
 // NaN -> 0, clamp, then VRINTN (nearest, halves to even: exactly round_half_even) and VCVT of an
-// integral value; predicated tail. Bit-identical with quantize_per_tensor_reference.
+// integral value; predicated tail. Bit-identical with quantize_per_tensor_reference. In place
+// (output at input's first byte) each 4-float block is loaded before its 4 or 8 bytes are stored
+// over floats already read (block i's bytes lie over floats 0..i+3), in block order.
 #if CORTEXM_BUILT_ISA == 2 && (__ARM_FEATURE_MVE & 2)
 template <typename T>
 void quantize_mve(const QuantizeParams& p, const float* input, T* output, size_t count) {

@@ -173,6 +173,9 @@ def parse_args(argv):
     p.add_argument("--arena-limit", type=int, metavar="BYTES",
                    help="largest arena allowed: above it, the first stages run patch by patch (the split and "
                         "patch grid with the fewest extra MACs that fit); an error when no plan fits")
+    p.add_argument("--preserve-inputs", action="store_true",
+                   help="keep the graph inputs intact through a run (by default the arena reuses an input's bytes "
+                        "once it is dead: the firmware sets the inputs before every run)")
     p.add_argument("--output", "-o", help="program file to write (.cmpte); not with --check")
     p.add_argument("--check", action="store_true",
                    help="write nothing: list every problem that prevents deployment and every float fallback op")
@@ -189,6 +192,7 @@ def parse_args(argv):
         others = [flag for flag, used in (("--output", args.output), ("--export-c", args.export_c),
                                           ("--bundleio", args.bundleio), ("--compare", args.compare is not None),
                                           ("--intermediates", args.intermediates), ("--arena-limit", args.arena_limit),
+                                          ("--preserve-inputs", args.preserve_inputs),
                                           ("--io", args.io != "float"), ("--fuse-magnitude", args.fuse_magnitude),
                                           ("--weight-rounding", args.weight_rounding != "nearest"))
                   if used]
@@ -334,7 +338,7 @@ def compile_model(args) -> int:
     try:
         program = cortexm.to_program(lowered, target=args.target_config, io=args.io,
                                      bundle_inputs=tuple(inputs) if args.bundleio else None,
-                                     arena_limit=args.arena_limit)
+                                     arena_limit=args.arena_limit, preserve_inputs=args.preserve_inputs)
     except NotImplementedError as e:
         print(f"error: cannot write a program: {e}", file=sys.stderr)
         return 1

@@ -346,7 +346,8 @@ int main() {{
     std::memset(arena, 0, sizeof arena);  // zero inputs when no case is bundled
     for (int32_t i = 0; i < program.num_inputs(); ++i) {{
       const TensorView input = program.tensor(program.input_tensor(i), arena);
-      // Firmware writes its own input here: copy_logical(contiguous(input, bytes), input).
+      // Firmware writes its own input here, before every run (a run may write over its inputs):
+      // copy_logical(contiguous(input, bytes), input).
       if (bundled) cortexm::runtime::copy_logical(contiguous(input, bundled->inputs()->Get(i)->data()->data()), input);
     }}
 

@@ -84,6 +84,13 @@ class MemoryPlan:
         self.patch_of: dict = {}
 
     @property
+    def consumed_inputs(self) -> list:
+        """Names of the graph inputs an op wrote over once they were dead (a run consumes them:
+        set inputs before every run, or plan with preserve_inputs=True)."""
+        inputs = {b.name for b in self.tensors if b.kind == "input"}
+        return sorted({b.alias_of for b in self.tensors if b.in_place and b.alias_of in inputs})
+
+    @property
     def lower_bound_model(self) -> str:
         """The model of execution lower_bound bounds: "in-place" (ops proved safe write over their
         dying input) or "tensor-level" (every op holds its whole inputs and output)."""
@@ -151,17 +158,22 @@ class MemoryPlan:
             f"{sum(b.in_place for b in self.tensors)} in place), "
             f"{len(self.scratch)} scratch"
         )
+        if self.consumed_inputs:
+            head += (f"\ngraph inputs written over by the run (set them before every run): "
+                     f"{', '.join(self.consumed_inputs)}")
         header = ("offset", "size", "steps", "kind", "name", "op", "shape", "dtype", "alias of")
         if self.patch_of:
             head += "\n" + self.patches
             header += ("patch",)
         rows = [header]
+        inputs = {b.name for b in self.tensors if b.kind == "input"}
         for b in sorted(self.buffers, key=lambda b: (b.offset, b.first, b.last, b.name)):
             rows.append(
                 (
                     str(b.offset), str(b.size), f"{b.first}-{b.last}", b.kind, b.name, b.op,
                     "[" + ", ".join(str(d) for d in b.shape) + "]", b.dtype,
-                    f"{b.alias_of} (in place)" if b.in_place else b.alias_of or "",
+                    (f"{b.alias_of} (in place{', an input' if b.alias_of in inputs else ''})"
+                     if b.in_place else b.alias_of or ""),
                 ) + ((self.patch_of.get(b.name, ""),) if self.patch_of else ())
             )
         widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
@@ -415,17 +427,23 @@ def html_page(boxes, arena_size: int, step_names: dict, title: str, bounds=(), t
             + (f"<pre>{escape(table)}</pre>\n" if table else "") + "</body></html>\n")
 
 
-def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None, in_place: bool = True) -> MemoryPlan:
+def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None, in_place: bool = True,
+                preserve_inputs: bool = False) -> MemoryPlan:
     """Plans the memory of a lowered graph in its execution order (see docs/memory_planning.md).
 
     ``policy`` None tries every placement policy and keeps the smallest arena; a name from
     :func:`placement_policies` forces one. ``in_place`` lets element-wise ops whose input dies at
     them write their output over it, and depthwise and pointwise convs from their kernel's lag below it where
     that shrinks the arena, when the planner proves it legal (programs run that way); False plans
-    at tensor level. Raises ValueError for a bad alignment, policy or order.
+    at tensor level. A graph input's buffer is written over once it is dead (a run consumes its
+    inputs, as in TFLite Micro's arena: set them before every run; MemoryPlan.consumed_inputs names
+    them); ``preserve_inputs`` keeps every graph input intact through the run. Graph outputs are
+    never written over. Raises ValueError for a bad alignment, policy or order.
     """
     if not isinstance(in_place, bool):
         raise ValueError(f"plan_memory: in_place = {in_place!r} must be a bool")
+    if not isinstance(preserve_inputs, bool):
+        raise ValueError(f"plan_memory: preserve_inputs = {preserve_inputs!r} must be a bool")
     try:
         if isinstance(alignment, bool):
             raise TypeError
@@ -434,7 +452,7 @@ def plan_memory(graph, alignment: int = 16, policy: Optional[str] = None, in_pla
         raise ValueError(f"plan_memory: alignment = {alignment!r} must be an int") from None
     if not -(2**63) <= alignment < 2**63:
         raise ValueError(f"plan_memory: alignment = {alignment} does not fit in int64")
-    return MemoryPlan._from_core(_core.plan_memory(graph, alignment, policy, in_place))
+    return MemoryPlan._from_core(_core.plan_memory(graph, alignment, policy, in_place, preserve_inputs))
 
 
 def placement_policies() -> list:

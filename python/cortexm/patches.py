@@ -354,11 +354,11 @@ MAX_GRID = 8       # rows and cols per patch grid the search tries
 MAX_PLANS = 100    # planner runs before the search gives up
 
 
-def _program_arena(graph: Graph, target: str, arena_limit: int) -> int:
+def _program_arena(graph: Graph, target: str, arena_limit: int, preserve_inputs: bool = False) -> int:
     """The arena of the graph's program: the plan, plus the scratch its kernels need that the graph
     does not declare (planned only when the plan alone fits)."""
-    arena = _core.plan_memory(graph, 16, None, True)["arena_size"]
-    return _core.planned_layout(graph, target)["arena_size"] if arena <= arena_limit else arena
+    arena = _core.plan_memory(graph, 16, None, True, preserve_inputs)["arena_size"]
+    return _core.planned_layout(graph, target, preserve_inputs)["arena_size"] if arena <= arena_limit else arena
 
 
 # Ops whose output may share its input's bytes (a view the planner aliases): left out of bounds.
@@ -433,17 +433,17 @@ def candidates(lowered: Graph, arena_limit: int | None = None):
     return found
 
 
-def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8") -> PatchPlan:
+def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8", preserve_inputs: bool = False) -> PatchPlan:
     """The plan with the fewest extra MACs whose arena is at most arena_limit: the whole-tensor plan
     when it fits, else the first fitting (split, grid) among candidates() (the planner run on each
     rewritten graph, at most MAX_PLANS of them; a split is dropped once two of its grids planned no
     smaller than the whole-tensor plan). ValueError naming the limit and the smallest arena
-    found when none fits."""
+    found when none fits. preserve_inputs: plans that keep the graph inputs (to_program's)."""
     if isinstance(arena_limit, bool) or not isinstance(arena_limit, (int, np.integer)) or arena_limit <= 0:
         raise ValueError(f"arena_limit = {arena_limit!r} must be a positive int (bytes)")
     arena_limit = int(arena_limit)
     whole_macs = macs(lowered)
-    whole_arena = _program_arena(lowered, target, arena_limit)
+    whole_arena = _program_arena(lowered, target, arena_limit, preserve_inputs)
     if whole_arena <= arena_limit:
         return PatchPlan(whole_arena, whole_arena, whole_macs, whole_macs, plans_tried=1, graph=lowered)
     best = (whole_arena, "the whole-tensor plan")
@@ -458,7 +458,7 @@ def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8") -> Pa
         if sum(a >= whole_arena for _, a in earlier) >= 2:
             continue
         graph = patch_graph(lowered, split, grid)
-        arena = _program_arena(graph, target, arena_limit)
+        arena = _program_arena(graph, target, arena_limit, preserve_inputs)
         tried += 1
         earlier.append((grid, arena))
         if arena < best[0]:

@@ -39,6 +39,10 @@ class Buffer:
     # A depthwise or pointwise conv output written over its dying input from below it: (that input, the lag in bytes,
     # the bytes the two share at the op's step).
     in_place_over: tuple[str, int, int] | None = None
+    # A root whose aliases outlive it: the last step its own bytes are read (a quantize's int8 output
+    # written over its dying float input keeps only its own bytes live after), else None: all of last.
+    own_last: int | None = None
+    written_over: bool = False  # an op (not a view) wrote this alias over its root's bytes
 
 
 class ProgramMemoryPlan:
@@ -51,20 +55,30 @@ class ProgramMemoryPlan:
         self.num_ops = num_ops
         self.op_names = list(op_names)  # per op step
         live = [0] * max(num_ops, 1)
+        aliases: dict[str, list[Buffer]] = {}
+        for b in buffers:
+            if b.alias_of is not None:
+                aliases.setdefault(b.alias_of, []).append(b)
         for b in buffers:
             if b.alias_of is not None:
                 continue
+            own_last = b.last if b.own_last is None else b.own_last
             for step in range(max(b.first, 0), b.last + 1):
-                live[step] += b.size
+                # Aliases start at the root's first byte: the group holds its largest live member.
+                live[step] += max([b.size] * (step <= own_last) +
+                                  [a.size for a in aliases.get(b.name, ()) if a.first <= step <= a.last] + [0])
             if b.in_place_over is not None:  # its bytes over its input's count once at its step
                 live[b.first] -= b.in_place_over[2]
         self.lower_bound = max(live) if buffers else 0
 
     def table(self) -> str:
         rows = [f"{'buffer':<40} {'kind':<8} {'offset':>10} {'size':>10} {'live':>12}  alias"]
+        inputs = {b.name for b in self.buffers if b.kind == "input"}
         for b in sorted(self.buffers, key=lambda b: (b.offset, b.first)):
+            over_input = b.alias_of in inputs and b.written_over
             rows.append(f"{b.name[:40]:<40} {b.kind:<8} {b.offset:>10} {b.size:>10} "
                         f"{f'{b.first}..{b.last}':>12}  {b.alias_of or ''}"
+                        + (" (over a graph input: set inputs before every run)" if over_input else "")
                         + (f"{b.in_place_over[0]} (in place, {b.in_place_over[1]} B below)" if b.in_place_over else ""))
         rows.append(f"arena {self.arena_size} bytes, lower bound {self.lower_bound} bytes "
                     f"({self.arena_size - self.lower_bound} above it)")
@@ -126,12 +140,15 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
     # An output at an input's offset shares its bytes: a view, or an op run in place over an input
     # that dies there (the loader accepts no other overlap of an op's output with its inputs).
     alias: dict[int, int] = {}
+    written_over = set()  # aliases an op in place wrote (not a view)
     for op in ops:
         dst = op["outputs"][0] if op["outputs"] else -1
         for src in op["inputs"]:
             if src >= 0 and dst >= 0 and tensors[src]["location"] == "arena" and \
                     tensors[src]["offset"] == tensors[dst]["offset"] and tensors[dst]["nbytes"] > 0:
                 alias[dst] = alias.get(src, src)
+                if op["kernel"] != "View":
+                    written_over.add(dst)
                 break
     # An output starting below an input it overlaps: a depthwise or pointwise conv written over its input from the
     # kernel's lag below it (the loader checked the lag).
@@ -163,10 +180,11 @@ def _plan_from_program(loaded) -> ProgramMemoryPlan:
             start = -1 if i in inputs else first.get(i, 0)
             stop = end if i in outputs else last.get(i, start)
             buffers.append(Buffer(t["name"], t["offset"], t["nbytes"], start, stop, kind,
-                                  tensors[alias[i]]["name"]))
+                                  tensors[alias[i]]["name"], written_over=i in written_over))
         else:
+            own_last = end if i in outputs else last.get(i, -1 if i in inputs else first.get(i, 0))
             buffers.append(Buffer(t["name"], t["offset"], t["nbytes"], span[i][0], span[i][1], kind,
-                                  in_place_over=below.get(i)))
+                                  in_place_over=below.get(i), own_last=own_last if own_last < span[i][1] else None))
     for step, op in enumerate(ops):
         if op["scratch_size"]:
             buffers.append(Buffer(f"{op['name']} scratch", op["scratch_offset"], op["scratch_size"],
@@ -349,7 +367,7 @@ def _quantized_inputs(graph: Graph, int8_graph: Graph, arrays: list) -> list:
 
 def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None = None,
                bundle_inputs=None, layout: dict | str | None = None, io: str = "float",
-               arena_limit: int | None = None) -> Program:
+               arena_limit: int | None = None, preserve_inputs: bool = False) -> Program:
     """Writes a lowered graph as a program for target: by default the one cortexm.lower lowered it
     for (recorded in the graph; "cortex-m55+int8" for a graph no lowering touched); a different
     target is a ValueError. bundle_inputs: one tuple of inputs or a list of tuples;
@@ -365,9 +383,15 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
     split tensor runs patch by patch (cortexm.patches.fit: split and grid with the fewest extra
     MACs that fit); Program.patch_plan reports the arena, MAC overhead and plan. ValueError names
     the limit and the smallest arena found when no plan fits (it needs layout=None).
+    preserve_inputs: with the planner's layout, ops may write over a graph input once it is dead (a
+    run consumes its inputs, as TFLite Micro's arena does: set every input before every run, as
+    Program.run and the runners do); True keeps the inputs intact through a run, at the arena that
+    costs. Graph outputs are never written over.
     Raises NotImplementedError naming the first node the runtime cannot run."""
     if not isinstance(lowered, Graph):
         raise ValueError(f"to_program takes a cortexm.Graph, got {type(lowered).__name__}")
+    if not isinstance(preserve_inputs, bool):
+        raise ValueError(f"to_program: preserve_inputs = {preserve_inputs!r} must be a bool")
     if not isinstance(io, str) or io not in IO_KINDS:
         raise ValueError(f"to_program: io = {io!r} must be one of {', '.join(map(repr, IO_KINDS))}")
     recorded = lowered_target(lowered)
@@ -389,15 +413,15 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
                              f"got layout = {layout!r}")
         from .patches import fit
 
-        patch_plan = fit(lowered, arena_limit, target)
+        patch_plan = fit(lowered, arena_limit, target, preserve_inputs)
         lowered = patch_plan.graph
     how, plan = "caller", None
     if layout is None:
-        info = _core.planned_layout(lowered, target)
+        info = _core.planned_layout(lowered, target, preserve_inputs)
         if info["extra_scratch"] == 0:  # the arena is exactly the planner's plan
             from .memory_plan import plan_memory
 
-            plan = plan_memory(lowered)
+            plan = plan_memory(lowered, preserve_inputs=preserve_inputs)
         how = (f"planner ({info['policy']}): plan {info['plan_arena_size']} B, planner lower bound "
                f"{info['lower_bound']} B, + {info['extra_scratch']} B scratch the graph does not declare")
     elif layout == "sequential":
@@ -410,7 +434,7 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
         outs = lowered.run(*arrays)
         outs = list(outs) if isinstance(outs, tuple) else [outs]
         bundled.append((arrays, outs))
-    data = _core.write_program(lowered, target, layout, bundled)
+    data = _core.write_program(lowered, target, layout, bundled, preserve_inputs)
     program = Program(data, "program", plan, how)
     if patch_plan is not None:
         if program.arena_size > arena_limit:

@@ -458,6 +458,9 @@ void bind_graph(py::module_& m) {
       .def_readonly("keeps_qparams", &OpSchema::keeps_qparams)
       .def_readonly("in_place_input", &OpSchema::in_place_input,
                     "The input the output may overwrite when it dies at the op, or -1.")
+      .def_readonly("in_place_narrowing", &OpSchema::in_place_narrowing,
+                    "The kernel streams forward: its output (an element no larger) may start at "
+                    "in_place_input's first byte.")
       .def_property_readonly("has_activation_range", &OpSchema::has_activation_range)
       .def_property_readonly("runnable", [](const OpSchema& s) { return s.encode != nullptr; },
                              "A program can hold the op (its descriptor encodes a kernel).")

@@ -88,14 +88,16 @@ void bind_planner(py::module_& m) {
   m.def(
       "plan_memory",
       [](const std::shared_ptr<Graph>& graph, int64_t alignment, const std::optional<std::string>& policy,
-         bool in_place) {
+         bool in_place, bool preserve_inputs) {
         PlanOptions options;
         options.alignment = alignment;
         options.policy = policy;
         options.in_place = in_place;
+        options.preserve_inputs = preserve_inputs;
         return plan_to_python(*graph, plan_memory(*graph, options));
       },
       py::arg("graph"), py::arg("alignment") = 16, py::arg("policy") = py::none(), py::arg("in_place") = true,
+      py::arg("preserve_inputs") = false,
       "The memory plan of a lowered graph as a dict (see cortexm.plan_memory).");
   m.def(
       "check_memory_plan",

@@ -363,7 +363,8 @@ class LoadedProgram {
 void bind_program(py::module_& m) {
   m.def(
       "write_program",
-      [](const GraphPtr& g, const std::string& target, const py::object& layout, const py::list& bundled) {
+      [](const GraphPtr& g, const std::string& target, const py::object& layout, const py::list& bundled,
+         bool preserve_inputs) {
         program::WriteOptions options;
         options.target = target;
         for (auto item : bundled) {
@@ -375,7 +376,9 @@ void bind_program(py::module_& m) {
         }
         const Isa isa = parse_target(target).isa;
         program::ArenaLayout arena;
-        if (layout.is_none()) arena = program::planned_layout(*g, isa);
+        PlanOptions plan_options;
+        plan_options.preserve_inputs = preserve_inputs;
+        if (layout.is_none()) arena = program::planned_layout(*g, isa, nullptr, plan_options);
         else if (py::isinstance<py::str>(layout) && layout.cast<std::string>() == "sequential")
           arena = program::sequential_layout(*g, isa);
         else arena = layout_from_python(g, layout);
@@ -383,13 +386,16 @@ void bind_program(py::module_& m) {
         return py::bytes(bytes);
       },
       py::arg("graph"), py::arg("target"), py::arg("layout") = py::none(), py::arg("bundled") = py::list(),
-      "Lowered graph -> program bytes. layout: None (the memory planner's plan), 'sequential' (no "
-      "reuse), or {'values': {value id: offset}, 'scratch': {node index: (offset, size)}, 'arena_size': n}.");
+      py::arg("preserve_inputs") = false,
+      "Lowered graph -> program bytes. layout: None (the memory planner's plan; preserve_inputs: no op "
+      "writes over a graph input), 'sequential' (no reuse), or {'values': {value id: offset}, 'scratch': {node index: (offset, size)}, 'arena_size': n}.");
   m.def("planned_layout",
-        [](const GraphPtr& g, const std::string& target) {
+        [](const GraphPtr& g, const std::string& target, bool preserve_inputs) {
           int64_t extra = 0;
-          const program::ArenaLayout layout = program::planned_layout(*g, parse_target(target).isa, &extra);
-          const MemoryPlan plan = plan_memory(*g);
+          PlanOptions options;
+          options.preserve_inputs = preserve_inputs;
+          const program::ArenaLayout layout = program::planned_layout(*g, parse_target(target).isa, &extra, options);
+          const MemoryPlan plan = plan_memory(*g, options);
           py::dict d;
           d["arena_size"] = layout.arena_size;
           d["plan_arena_size"] = plan.arena_size;
@@ -398,6 +404,7 @@ void bind_program(py::module_& m) {
           d["extra_scratch"] = extra;
           return d;
         },
+        py::arg("graph"), py::arg("target"), py::arg("preserve_inputs") = false,
         "The planner's arena for a graph: plan size, lower bound, policy, and the extra scratch region "
         "for kernels whose scratch the graph does not declare.");
   m.def("make_io_int8", [](const GraphPtr& g) { program::make_io_int8(*g); },

@@ -123,6 +123,12 @@ struct OpSchema {
   // writes by that lag (a depthwise window still to read); input and output then need only be
   // channels-last contiguous of one dtype. Unset: element i over element i, same shape and layout.
   InPlaceLagFn in_place_lag = nullptr;
+  // With in_place_input and no lag: the kernel streams forward, storing each block of its output
+  // only after reading the input elements that block's bytes lie over (element i of at most the
+  // input's element size lands within input elements 0..i), so its output may start at that
+  // input's first byte with the same shape and dim order and an element no larger (a narrowing
+  // quantize writes its int8 over the float input it reads).
+  bool in_place_narrowing = false;
   // Pure data movement (no arithmetic): copies, views, permutes, pads, concatenations.
   bool is_data_movement = false;
   // An int8 output at input 0's qparams: the quantizer passes quantization through the op

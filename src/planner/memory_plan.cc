@@ -92,11 +92,14 @@ struct Groups {
 
 // The bytes node (at `step`) must write its output below its input in_place_input(node.op) to
 // run in place, or -1 when it may not: that input's buffer holds nothing read after this step, no
-// graph input or output, and no other input of the node; with an in_place_lag, input and output
-// are channels-last 4-D tensors of one dtype (the lag rounded up to the alignment, so every value
-// stays aligned); without, they have the same shape, dim order and bytes, as the whole buffer.
+// value the caller keeps (group_is_kept: a graph output, or a graph input under preserve_inputs),
+// and no other input of the node; with an in_place_lag, input and output are channels-last 4-D
+// tensors of one dtype (the lag rounded up to the alignment, so every value stays aligned); with
+// in_place_narrowing, they have the same shape and dim order, the output's element is no larger
+// and the input is its whole buffer (the output at its first byte); else they have the same shape,
+// dim order and bytes (the output on the input's bytes, wherever they lie in the buffer).
 int64_t in_place_lag(const Graph& graph, NodeId id, int32_t step, const Groups& groups,
-                     const std::map<ValueId, Span>& group_span, const std::map<ValueId, bool>& group_is_io,
+                     const std::map<ValueId, Span>& group_span, const std::map<ValueId, bool>& group_is_kept,
                      int64_t alignment) {
   const Node& node = graph.node(id);
   const OpSchema* schema = OpRegistry::global().find(node.op);
@@ -105,7 +108,7 @@ int64_t in_place_lag(const Graph& graph, NodeId id, int32_t step, const Groups& 
   const ValueId in = node.inputs[k];
   if (in == kNoValue || graph.value(in).kind == ValueKind::kConstant) return -1;
   const ValueId r = groups.root_of(in);
-  if (group_is_io.at(r) || group_span.at(r).last != step) return -1;
+  if (group_is_kept.at(r) || group_span.at(r).last != step) return -1;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const ValueId other = node.inputs[i];
     if (static_cast<int>(i) != k && other != kNoValue && graph.value(other).kind != ValueKind::kConstant &&
@@ -122,8 +125,14 @@ int64_t in_place_lag(const Graph& graph, NodeId id, int32_t step, const Groups& 
     const int64_t lag = schema->in_place_lag(node_context(graph, id));
     return lag < 0 ? -1 : align_up(lag, alignment);  // -1: the kernel cannot run these params in place
   }
+  if (schema->in_place_narrowing) {
+    const bool narrows = a.shape == b.shape && a.effective_dim_order() == b.effective_dim_order() &&
+                         dtype_size(b.dtype) <= dtype_size(a.dtype) && groups.delta.at(in) == 0 &&
+                         groups.extent.at(r) == static_cast<int64_t>(a.nbytes());
+    return narrows ? 0 : -1;
+  }
   const bool same = a.shape == b.shape && a.effective_dim_order() == b.effective_dim_order() &&
-                    a.nbytes() == b.nbytes() && groups.extent.at(r) == b.nbytes();
+                    a.nbytes() == b.nbytes();
   return same ? 0 : -1;
 }
 
@@ -134,22 +143,24 @@ struct LaggedOps {
   bool allows(NodeId id) const { return all || nodes.count(id) > 0; }
 };
 
-// Groups values in execution order. A group's span covers its members' spans; it is "io" when a
-// member is a graph input or output (its bytes belong to the caller then). `ran_lagged` gets the
-// ops with an in_place_lag that ran in place.
-Groups group_values(const Graph& graph, const std::map<ValueId, Span>& span, bool in_place, int64_t alignment,
-                    const LaggedOps& lagged, std::vector<NodeId>* ran_lagged = nullptr) {
+// Groups values in execution order. A group's span covers its members' spans; it is "kept" when a
+// member is a graph output, or a graph input with preserve_inputs (its bytes belong to the caller
+// then; a run otherwise consumes its inputs). `ran_lagged` gets the ops with an in_place_lag that
+// ran in place.
+Groups group_values(const Graph& graph, const std::map<ValueId, Span>& span, const PlanOptions& options,
+                    bool in_place, const LaggedOps& lagged, std::vector<NodeId>* ran_lagged = nullptr) {
+  const int64_t alignment = options.alignment;
   Groups groups;
   std::map<ValueId, Span> group_span;
-  std::map<ValueId, bool> group_is_io;
+  std::map<ValueId, bool> group_is_kept;
   // v joins r's buffer `delta` bytes in (new roots at 0); a negative delta moves the group up.
   auto join = [&](ValueId v, ValueId r, int64_t delta) {
     const Span& s = span.at(v);
     Span& g = group_span.try_emplace(r, s).first->second;
     g.first = std::min(g.first, s.first);
     g.last = std::max(g.last, s.last);
-    const bool io = graph.value(v).kind == ValueKind::kInput || graph.is_graph_output(v);
-    group_is_io[r] = group_is_io[r] || io;
+    const bool kept = graph.is_graph_output(v) || (options.preserve_inputs && graph.value(v).kind == ValueKind::kInput);
+    group_is_kept[r] = group_is_kept[r] || kept;
     if (r != v) groups.root[v] = r;
     if (delta < 0) {
       for (auto& [u, d] : groups.delta)
@@ -171,7 +182,7 @@ Groups group_values(const Graph& graph, const std::map<ValueId, Span>& span, boo
       shared = groups.root_of(node.inputs[0]);
       delta = groups.delta.at(node.inputs[0]);
     } else if (in_place) {
-      const int64_t lag = in_place_lag(graph, order[step], step, groups, group_span, group_is_io, alignment);
+      const int64_t lag = in_place_lag(graph, order[step], step, groups, group_span, group_is_kept, alignment);
       const bool lagged_op = OpRegistry::global().get(node.op).in_place_lag != nullptr;
       if (lag >= 0 && (!lagged_op || lagged.allows(order[step]))) {
         if (lagged_op && ran_lagged) ran_lagged->push_back(order[step]);
@@ -217,6 +228,8 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
   }
   for (ValueId v : graph.outputs())
     if (graph.value(v).kind != ValueKind::kConstant) span.at(v).last = last_step;
+  if (options.preserve_inputs)  // nothing else takes their bytes either
+    for (ValueId v : graph.inputs()) span.at(v).last = last_step;
 
   // One buffer per group root, covering its members' lifetimes; one per scratch.
   auto root_buffers = [&](const Groups& groups) {
@@ -260,7 +273,7 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
   if (options.in_place) {
     LaggedOps every;
     every.all = true;
-    group_values(graph, span, true, alignment, every, &candidates);
+    group_values(graph, span, options, true, every, &candidates);
   }
   LaggedOps lagged;
   std::optional<Groups> best_groups;
@@ -280,11 +293,11 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
       return std::make_pair(place_buffers_with(buffers, alignment, policy), byte_steps);
     };
     LaggedOps chosen;
-    Groups groups = group_values(graph, span, options.in_place, alignment, chosen);
+    Groups groups = group_values(graph, span, options, options.in_place, chosen);
     auto [placed, byte_steps] = place(groups);
     for (NodeId id : candidates) {
       chosen.nodes.insert(id);
-      Groups trial = group_values(graph, span, true, alignment, chosen);
+      Groups trial = group_values(graph, span, options, true, chosen);
       auto [trial_placement, trial_byte_steps] = place(trial);
       if (trial_placement.arena_size < placed.arena_size ||
           (trial_placement.arena_size == placed.arena_size && trial_byte_steps < byte_steps)) {
@@ -310,7 +323,7 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
   result.arena_size = placement.arena_size;
   result.lower_bound = placement.lower_bound;
   if (options.in_place) {
-    const Groups whole = group_values(graph, span, false, alignment, lagged);
+    const Groups whole = group_values(graph, span, options, false, lagged);
     result.tensor_level_bound = peak_live_bytes(lifetimes(whole, root_buffers(whole)), alignment);
   } else {
     result.tensor_level_bound = placement.lower_bound;

@@ -10,8 +10,11 @@
 // lifetime covers the alias's readers. Constants take no arena memory and have no slot.
 // In place (PlanOptions::in_place): an op whose schema names an in_place_input (in_place_input())
 // writes its output over that input's buffer when the planner proves it legal: the input and
-// every value sharing its bytes die at the op, none is a graph input or output, no other input of
-// the op shares them, and input and output have the same shape, dim order and bytes; or, for an
+// every value sharing its bytes die at the op, none is a graph output (nor a graph input with
+// PlanOptions::preserve_inputs: else a run consumes its inputs), no other input of the op shares
+// them, and input and output have the same shape, dim order and bytes; or, for an op with
+// in_place_narrowing (quantize: its kernel streams forward), the same shape and dim order, an
+// output element no larger, the output at the first byte of the input's whole buffer; or, for an
 // op with an in_place_lag (depthwise, pointwise conv) that gives these params a lag (>= 0), both are channels-last 4-D of one dtype and the output
 // starts the lag (rounded up to the alignment) below the input, taken only where it makes the
 // arena smaller (or keeps it and holds fewer byte-steps). A value then lies at an offset inside
@@ -62,6 +65,10 @@ struct PlanOptions {
   int64_t alignment = 16;
   std::optional<std::string> policy;  // unset: every placement policy, keeping the smallest arena
   bool in_place = true;  // let proved ops write over their dying input
+  // Keep graph inputs intact through a run (they live to the last step). Unset, an input's buffer
+  // is reused once it is dead, by later values or an op in place over it (a run consumes its
+  // inputs, as in TFLite Micro's arena): set them before every run.
+  bool preserve_inputs = false;
 };
 
 // Plans the lowered graph's memory with the best placement policy (or the one named).

@@ -128,8 +128,8 @@ ArenaLayout sequential_layout(const Graph& graph, Isa isa) {
   return layout;
 }
 
-ArenaLayout planned_layout(const Graph& graph, Isa isa, int64_t* extra_scratch) {
-  const MemoryPlan plan = plan_memory(graph);
+ArenaLayout planned_layout(const Graph& graph, Isa isa, int64_t* extra_scratch, const PlanOptions& options) {
+  const MemoryPlan plan = plan_memory(graph, options);
   ArenaLayout layout;
   for (const ValueSlot& slot : plan.values) layout.value_offsets[slot.value_id] = slot.offset;
   for (const ScratchSlot& slot : plan.scratch) layout.scratch[slot.node_index] = {slot.offset, slot.size};

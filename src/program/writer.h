@@ -9,6 +9,7 @@
 
 #include "cortexm/kernels/conv_params.h"
 #include "graph/graph.h"
+#include "planner/memory_plan.h"
 
 namespace cortexm::program {
 
@@ -55,7 +56,8 @@ ArenaLayout sequential_layout(const Graph& graph, Isa isa);
 // The memory planner's plan (plan_memory) as a layout. Nodes whose kernel needs more scratch than
 // the plan gives them (graphs without "scratch_bytes" attributes) share one extra scratch region
 // after the plan's arena; `extra_scratch` (optional) receives its size.
-ArenaLayout planned_layout(const Graph& graph, Isa isa, int64_t* extra_scratch = nullptr);
+ArenaLayout planned_layout(const Graph& graph, Isa isa, int64_t* extra_scratch = nullptr,
+                           const PlanOptions& options = PlanOptions());
 
 // Serializes; throws GraphError when the layout misses a value or gives too little scratch, and
 // UnsupportedError (check_runnable) for ops the runtime lacks.

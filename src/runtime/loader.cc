@@ -129,11 +129,17 @@ int32_t in_place_input(uint8_t kernel) {
     case fb::KernelId_Requantize:
     case fb::KernelId_QuantizedActivation:
     case fb::KernelId_QuantizedActivationS16:
+    case fb::KernelId_QuantizePerTensor:
       return 0;
     default:
       return -1;
   }
 }
+
+// In-place kernels that stream forward (OpSchema's in_place_narrowing): each block of output is
+// stored after the input elements its bytes lie over are read, so an output with the same shape
+// and strides and an element no larger may start at the input's first byte (float -> int8 / int16).
+bool narrows_in_place(uint8_t kernel) { return kernel == fb::KernelId_QuantizePerTensor; }
 
 // Kernels that write their output over input 0 from some bytes below it (OpSchema's
 // in_place_lag): the output must start at least the kernel's lag below that input.
@@ -207,11 +213,20 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
       // kernel writing exactly over its in-place input's bytes in the same layout, may overlap.
       const TensorView src_view = program.tensor(in, nullptr), out_view = program.tensor(t, nullptr);
       const bool alias = op->kernel() == fb::KernelId_View && src.begin == out.begin && same_bytes(src_view, out_view);
-      const bool in_place = o == 0 && i == in_place_input(op->kernel()) && src.begin == out.begin &&
-                            src.end == out.end && src_view.dtype == out_view.dtype && src_view.same_layout(out_view);
+      const bool in_place_input_here = o == 0 && i == in_place_input(op->kernel()) && src.begin == out.begin &&
+                                       src_view.same_layout(out_view);
+      const bool same_bytes_in_place = src.end == out.end && src_view.dtype == out_view.dtype;
+      const bool narrowing = narrows_in_place(op->kernel()) && out_view.element_size() <= src_view.element_size();
+      const bool in_place = in_place_input_here && (same_bytes_in_place || narrowing);
       const bool below = o == 0 && i == 0 && writes_below_input(op->kernel()) && out.begin < src.begin &&
                          src_view.dtype == out_view.dtype;
-      if (!alias && !in_place && !below) return fail("outputs", t, "output overlaps an input in the arena", o);
+      if (!alias && !in_place && !below) {
+        if (narrows_in_place(op->kernel()) && o == 0 && i == 0)
+          return fail("outputs", t,
+                      "output overlaps input 0 other than in place (it must start at the input's first byte with "
+                      "the same shape and strides and an element no larger)", o);
+        return fail("outputs", t, "output overlaps an input in the arena", o);
+      }
       if (below) below_input = static_cast<int64_t>(src.begin - out.begin);
     }
   }

@@ -96,7 +96,9 @@ struct RunStats {
 };
 
 // Runs every op in order. Inputs must already be in the arena (Program::tensor of input_tensor(i));
-// outputs are read from it afterwards. Fails only on a wrong arena (null, misaligned, smaller than
+// outputs are read from it afterwards. A run consumes its inputs: the planner lets ops write over an
+// input's bytes once it is dead (unless the program was written with preserve_inputs), so set every
+// input before every run. Outputs are never written over. Fails only on a wrong arena (null, misaligned, smaller than
 // program.required_arena_size()).
 // host_packed: per op, its weights as host_pack packed them, or null (every op when null).
 Status execute(const Program& program, uint8_t* arena, size_t arena_bytes,

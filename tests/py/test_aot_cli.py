@@ -346,3 +346,20 @@ def test_arena_limit_runs_the_stem_in_patches_or_names_the_best_arena(model_file
     with pytest.raises(SystemExit):
         aot(*common, "--arena-limit", 0, "--output", out)
     assert "--arena-limit 0 must be >= 1" in capsys.readouterr().err
+
+
+def test_preserve_inputs_keeps_the_float_input_through_the_run(model_file, tmp_path, capsys):
+    """By default the quantize of the float input writes its int8 copy over it (a run consumes its
+    inputs); --preserve-inputs keeps the input, at a larger arena; both run the bundled case bit-exact."""
+    common = ["--model", f"{model_file}:stem", "--quantize", "--calibration-samples", 2, "--bundleio"]
+    consumed, kept = tmp_path / "consumed.cmpte", tmp_path / "kept.cmpte"
+    assert aot(*common, "--output", consumed) == 0
+    assert aot(*common, "--preserve-inputs", "--output", kept) == 0
+    a, b = cortexm.load_program(consumed), cortexm.load_program(kept)
+    assert a.verify() == b.verify() == 1
+    assert a.arena_size < b.arena_size
+    assert "(over a graph input: set inputs before every run)" in a.memory_plan().table()
+    assert "over a graph input" not in b.memory_plan().table()
+    with pytest.raises(SystemExit):
+        aot("--model", f"{model_file}:stem", "--check", "--preserve-inputs")
+    assert "--check writes nothing: drop --preserve-inputs" in capsys.readouterr().err

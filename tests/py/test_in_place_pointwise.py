@@ -127,15 +127,30 @@ def test_ds_cnn_plans_below_its_tensor_level_bound(zoo_plans, io):
 
 
 @pytest.mark.parametrize("io", ["float", "int8"])
-def test_mobilenet_v1_025_pointwise_runs_in_place_but_its_peak_is_the_input(zoo_plans, io):
-    """Its 13 pointwise convs run in place, but the peak is its first step, which nothing runs
-    in place: the float input and its int8 copy (138,240 B), with int8 io the int8 input and its
-    channels-last copy (55,296 B)."""
+def test_mobilenet_v1_025_plans_below_its_bound_by_quantizing_over_its_input(zoo_plans, io):
+    """Its 13 pointwise convs run in place; its peak was step 0, the float input beside its int8
+    copy (138,240 B): the quantize now narrows over the dying float input, so the float io arena is
+    the float input alone. With int8 io step 0 is the int8 input and its channels-last copy
+    (55,296 B), a reordering no kernel writes in place. preserve_inputs keeps the input to the end."""
     lowered, plan = zoo_plans["mobilenet_v1_025", io]
     assert len(pointwise_in_place(lowered, plan)) == 13
     first = lowered.nodes[0]
-    floor = sum(int(np.prod(v.shape)) * np.dtype(v.dtype).itemsize for v in (first.inputs[0], first.outputs[0]))
-    assert plan.lower_bound == plan.tensor_level_bound == floor == {"float": 138240, "int8": 55296}[io]
+    nbytes = [int(np.prod(v.shape)) * np.dtype(v.dtype).itemsize for v in (first.inputs[0], first.outputs[0])]
+    assert plan.tensor_level_bound == sum(nbytes) == {"float": 138240, "int8": 55296}[io]
+    rows = {r.name: r for r in plan.buffers}
+    if io == "float":
+        assert first.op == "cortex_m.quantize_per_tensor.default"
+        q = rows[first.outputs[0].name]
+        assert q.in_place and q.alias_of == first.inputs[0].name and q.offset == rows[q.alias_of].offset
+        assert plan.consumed_inputs == [first.inputs[0].name]
+        assert "graph inputs written over by the run" in plan.table()
+        assert plan.arena_size == plan.lower_bound == nbytes[0] == 110592 < plan.tensor_level_bound
+    else:
+        assert plan.arena_size == plan.lower_bound == plan.tensor_level_bound
+    kept = cortexm.plan_memory(lowered, preserve_inputs=True)
+    kept.verify()
+    assert not kept.consumed_inputs and kept.arena_size > plan.arena_size
+    assert all(r.last == kept.num_steps - 1 for r in kept.buffers if r.kind == "input")
 
 
 def whole_tensor_outputs(name, inputs, target):
@@ -159,7 +174,9 @@ def test_in_place_zoo_model_on_the_m55_is_bit_identical_with_the_whole_tensor_pl
     target = "cortex-m55+int8"
     lowered = zoo.lowered(name, target)
     program = cortexm.to_program(lowered, target=target)
-    assert pointwise_in_place(lowered, cortexm.plan_memory(lowered))
+    plan = cortexm.plan_memory(lowered)
+    assert pointwise_in_place(lowered, plan)
+    assert plan.arena_size < plan.tensor_level_bound  # float io: the quantize narrows over x
     want = whole_tensor_outputs(name, inputs, target)
     host = program.run(*inputs)
     host = [host] if not isinstance(host, tuple) else list(host)

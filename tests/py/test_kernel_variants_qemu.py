@@ -1,6 +1,7 @@
 """The conv and depthwise (also in place; both, and the average pool, also built with only the code
 paths each case takes), linear, add and mul kernel variants (int8 and int16), the
-int16 activation kernel, quantize_per_tensor and the int8 mean on emulated cores, bit-identical with
+int16 activation kernel, quantize_per_tensor (also in place over its float input) and the int8 mean on
+emulated cores, bit-identical with
 their references:
 tests/target/kernel_variants.cc built for each core (MVE on the M55, DSP on the M4 and the M33) by
 scripts/run_kernel_variants.sh and run under qemu-system-arm. The first run of a core builds it.
@@ -29,7 +30,8 @@ def test_kernel_variants_match_the_references_on_the_target(cpu, variant):
                    "quantized_depthwise_conv2d in place",
                    "quantized_linear", "quantized_add",
                    "quantized_mul", "quantized_conv2d_s16", "quantized_linear_s16", "quantized_add_s16",
-                   "quantized_mul_s16", "quantized_activation_s16", "quantize_per_tensor", "quantized_mean",
+                   "quantized_mul_s16", "quantized_activation_s16", "quantize_per_tensor",
+                   "quantize_per_tensor in place", "quantized_mean",
                    "quantized_conv2d on its own paths", "quantized_depthwise_conv2d on its own paths",
                    "quantized_avg_pool2d on its own paths"):
         assert f"ok     {kernel}: 60 cases, 0 failures" in proc.stdout, proc.stdout

@@ -21,6 +21,8 @@ IN_PLACE_OPS = {"cortex_m.quantized_add.default", "cortex_m.quantized_sub.defaul
                 "cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"}
 # Ops whose output may overwrite input 0 from some bytes below it (OpSchema::in_place_lag).
 LAGGED_IN_PLACE_OPS = {"cortex_m.quantized_depthwise_conv2d.default", "cortex_m.quantized_conv2d.default"}
+# Ops whose narrower output may overwrite input 0 from its first byte (OpSchema::in_place_narrowing).
+NARROWING_IN_PLACE_OPS = {"cortex_m.quantize_per_tensor.default", "quantized_decomposed.quantize_per_tensor.default"}
 
 
 def element_offsets(value):
@@ -140,8 +142,17 @@ def test_in_place_rows_table_and_bounds(tmp_path):
     assert plan.in_place and plan.lower_bound_model == "in-place"
     text = plan.table()
     assert "lower bound 32 B (in-place, x1.000), tensor-level bound 48 B" in text
-    assert "(0 aliases, 2 in place)" in text
-    assert f"{b.name} (in place)" in text
+    # a overwrites the graph input x, which dies at it (a run consumes its inputs).
+    assert rows[a.name].in_place and rows[a.name].alias_of == "x" and plan.consumed_inputs == ["x"]
+    assert "(0 aliases, 3 in place)" in text
+    assert f"{b.name} (in place)" in text and "x (in place, an input)" in text
+    assert "graph inputs written over by the run (set them before every run): x" in text
+    kept = cortexm.plan_memory(g, preserve_inputs=True)
+    kept.verify()
+    assert not {r.name: r for r in kept.buffers}[a.name].in_place and not kept.consumed_inputs
+    assert "graph inputs written over" not in kept.table()
+    with pytest.raises(ValueError, match="preserve_inputs = 1 must be a bool"):
+        cortexm.plan_memory(g, preserve_inputs=1)
     plan.plot(tmp_path / "plan.png")
 
     whole = cortexm.plan_memory(g, in_place=False)
@@ -216,8 +227,9 @@ def in_place_chain(op):
 
 def test_in_place_ops_are_the_descriptors():
     schemas = {op: _core.op_info(op).in_place_input for op in _core.registered_ops()}
-    assert {op for op, k in schemas.items() if k >= 0} == IN_PLACE_OPS | LAGGED_IN_PLACE_OPS
-    assert all(schemas[op] == 0 for op in IN_PLACE_OPS)
+    assert {op for op, k in schemas.items() if k >= 0} == IN_PLACE_OPS | LAGGED_IN_PLACE_OPS | NARROWING_IN_PLACE_OPS
+    assert all(schemas[op] == 0 for op in IN_PLACE_OPS | NARROWING_IN_PLACE_OPS)
+    assert {op for op in schemas if _core.op_info(op).in_place_narrowing} == NARROWING_IN_PLACE_OPS
 
 
 @pytest.mark.parametrize("op", sorted(IN_PLACE_OPS))
@@ -225,7 +237,8 @@ def test_every_in_place_op_runs_in_place_bit_exact(op):
     # The planner's rule (OpSchema::in_place_input) and the loader's list per kernel id agree.
     g, out, first = in_place_chain(op)
     rows = {r.name: r for r in cortexm.plan_memory(g).buffers}
-    assert rows[out.name].in_place and rows[out.name].alias_of == first.name
+    # first overwrites x unless the op reads x too
+    assert rows[out.name].in_place and rows[out.name].alias_of == (rows[first.name].alias_of or first.name)
     program = cortexm.to_program(g)
     rng = np.random.default_rng(4)
     for _ in range(3):
@@ -327,8 +340,9 @@ def test_zoo_model_plan(zoo_lowered):
             root = rows[out.name].alias_of
             assert rows[root].alias_of is None
             assert rows[out.name].offset == rows[src.name].offset
-    # In place: only ops whose output may overwrite input 0, at their input's root, never over a
-    # graph input; the tensor-level plan has none and its bound is the one the plan reports.
+    # In place: only ops whose output may overwrite input 0, at their input's root (a graph input
+    # once it is dead: a run consumes its inputs); the tensor-level plan has none and its bound is
+    # the one the plan reports.
     by_output = {n.outputs[0].name: n for n in nodes if n.outputs}
     last_read = {}  # each value's own last reader (a root's row spans its whole group)
     for step, node in enumerate(nodes):
@@ -340,12 +354,14 @@ def test_zoo_model_plan(zoo_lowered):
     for row in plan.tensors:
         if row.in_place:
             node = by_output[row.name]
-            assert node.op in IN_PLACE_OPS | LAGGED_IN_PLACE_OPS, node.name
+            assert node.op in IN_PLACE_OPS | LAGGED_IN_PLACE_OPS | NARROWING_IN_PLACE_OPS, node.name
             src = rows[node.inputs[0].name]
             assert row.alias_of == (src.alias_of or src.name)
-            # Element-wise over the same bytes; depthwise from its lag below (loader-checked).
-            assert row.offset == src.offset if node.op in IN_PLACE_OPS else row.offset < src.offset
-            assert rows[row.alias_of].kind != "input"
+            # Element-wise over the same bytes (a quantize from the float's first byte); depthwise
+            # and pointwise convs from their lag below (loader-checked).
+            assert row.offset == src.offset if node.op not in LAGGED_IN_PLACE_OPS else row.offset < src.offset
+            if node.op in NARROWING_IN_PLACE_OPS:
+                assert row.size < src.size
             # Everything in those bytes before the op is read for the last time at the op.
             for other in plan.tensors:
                 if (other.alias_of == row.alias_of or other.name == row.alias_of) and other.first < row.first:

@@ -402,6 +402,40 @@ def test_writer_refuses_every_node_the_runtime_cannot_run_at_once():
     ]
 
 
+def test_quantize_narrows_over_its_input_and_the_loader_accepts_only_that_overlap():
+    """float32 -> int8 / int16 from the input's first byte (the planner's in_place_narrowing); the
+    loader refuses the output anywhere else over the input, and a dequantize (widening) over its input."""
+    rng = np.random.default_rng(3)
+    x_val = (rng.standard_normal((4, 8)) * 3).astype(np.float32)
+    for dtype, lo in (("int8", -128), ("int16", -32768)):
+        g = cortexm.Graph()
+        x = g.add_input("x", [4, 8])
+        attrs = {"scale": 0.05, "zero_point": 3, "quant_min": lo, "quant_max": -lo - 1, "dtype": dtype}
+        g.outputs = [g.call("cortex_m.quantize_per_tensor.default", [x], attrs)]
+        q = g.outputs[0]
+        want = g.run(x_val).tobytes()
+        planned = cortexm.to_program(g)
+        rows = {b.name: b for b in planned.memory_plan().buffers}
+        assert rows[q.name].offset == rows[x.name].offset and planned.arena_size == 128
+        loaded = cortexm.Program(planned.data).memory_plan()
+        assert "(over a graph input: set inputs before every run)" in loaded.table()
+        assert loaded.lower_bound == 128  # x, then q alone
+        assert planned.run(x_val).tobytes() == want
+        assert cortexm.to_program(g, preserve_inputs=True).arena_size == 128 + 32 * (1 if dtype == "int8" else 2)
+        layout = {"values": {x.id: 0, q.id: 0}, "scratch": {}, "arena_size": 128}
+        assert cortexm.to_program(g, layout=layout).run(x_val).tobytes() == want
+        for offset in (16, 64, 112):
+            bad = {"values": {x.id: 0, q.id: offset}, "scratch": {}, "arena_size": 192}
+            with pytest.raises(ValueError, match="other than in place .*start at the input's first byte"):
+                cortexm.to_program(g, layout=bad)
+    g = cortexm.Graph()
+    x = g.add_input("x", [4, 8], dtype="int8")
+    g.outputs = [g.call("cortex_m.dequantize_per_tensor.default", [x],
+                        {"scale": 0.05, "zero_point": 3, "quant_min": -128, "quant_max": 127, "dtype": "int8"})]
+    with pytest.raises(ValueError, match="overlaps an input"):
+        cortexm.to_program(g, layout={"values": {x.id: 0, g.outputs[0].id: 0}, "scratch": {}, "arena_size": 128})
+
+
 def test_writer_refuses_a_layout_with_too_little_scratch_or_arena():
     g = cortexm.Graph()
     x = g.add_input("x", [2, 3])

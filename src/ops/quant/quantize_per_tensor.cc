@@ -31,6 +31,10 @@ void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode 
     quantize_per_tensor(p, ctx.input(0).data<float>(), ctx.output().raw(),
                         static_cast<size_t>(ctx.input(0).numel()));
   };
+  // Every variant stores a block of 1 or 2-byte elements after loading the floats it is made of,
+  // in element order (kernels/src/quantize_per_tensor.cc), so int8 / int16 may narrow over the float.
+  s.in_place_input = 0;
+  s.in_place_narrowing = true;
   s.encode = std::move(encode);
   registry.add(std::move(s));
 }

@@ -87,6 +87,18 @@ class QuantizeTester {
       ASSERT_EQ(int32_t{got[i]}, int32_t{expected[i]}) << "x = " << x[i] << " at " << i;
     for (size_t i = count_; i < got.size(); ++i) ASSERT_EQ(got[i], T{77}) << "overrun at " << i;
 
+    // In place, as the planner narrows it: the output from the float input's first byte, the
+    // selected variant and the reference each equal to the run on separate buffers.
+    for (auto* kernel : {&quantize_per_tensor, &quantize_per_tensor_reference}) {
+      std::vector<float> shared(x);
+      kernel(p, shared.data(), shared.data(), count_);
+      std::vector<T> in_place(count_);
+      if (count_ > 0) std::memcpy(in_place.data(), shared.data(), count_ * sizeof(T));
+      for (size_t i = 0; i < count_; ++i)
+        ASSERT_EQ(int32_t{in_place[i]}, int32_t{got[i]})
+            << (kernel == &quantize_per_tensor ? "variant" : "reference") << " in place, x = " << x[i] << " at " << i;
+    }
+
     // Within half an LSB of exact math for every finite input, give or take the float32 error of
     // 1 / scale and of the product (a few ulp of x / scale).
     for (size_t i = 0; i < count_; ++i) {

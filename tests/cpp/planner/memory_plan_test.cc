@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -43,6 +44,13 @@ ValueId qadd(Graph& g, ValueId a, ValueId b) {
     attrs.emplace_back(name, int64_t{1} << 30);
   for (const char* name : {"self_shift", "other_shift", "output_shift"}) attrs.emplace_back(name, int64_t{-1});
   return g.call("cortex_m.quantized_add.default", {a, b}, attrs)[0];
+}
+
+// cortex_m.quantize_per_tensor float32 -> int8 / int16 (may narrow in place over input 0).
+ValueId quantize(Graph& g, ValueId x, DType dtype = DType::kInt8) {
+  const int64_t lo = dtype == DType::kInt8 ? -128 : -32768;
+  return g.call("cortex_m.quantize_per_tensor.default", {x},
+                {{"scale", 0.5}, {"zero_point", int64_t{0}}, {"quant_min", lo}, {"quant_max", -lo - 1}, {"dtype", dtype}})[0];
 }
 
 ValueId view(Graph& g, ValueId x, std::vector<int64_t> size) {
@@ -366,10 +374,12 @@ TEST(MemoryPlan, ElementwiseOpRunsInPlaceOverItsDyingInput) {
   const ValueId b = activation(g, a);
   const ValueId c = activation(g, b);
   g.set_outputs({c});
-  const MemoryPlan plan = plan_memory(g);
+  PlanOptions keep_inputs;
+  keep_inputs.preserve_inputs = true;
+  const MemoryPlan plan = plan_memory(g, keep_inputs);
   verify_plan(plan);
   EXPECT_TRUE(plan.in_place);
-  EXPECT_FALSE(slot(plan, a).in_place);  // over a graph input: never
+  EXPECT_FALSE(slot(plan, a).in_place);  // over a graph input kept for the caller: never
   EXPECT_EQ(slot(plan, a).alias_of, -1);
   EXPECT_TRUE(slot(plan, b).in_place);
   EXPECT_EQ(slot(plan, b).alias_of, a);
@@ -380,7 +390,7 @@ TEST(MemoryPlan, ElementwiseOpRunsInPlaceOverItsDyingInput) {
   EXPECT_EQ(slot(plan, a).last, 2);      // the root's buffer spans its in-place successors
   EXPECT_EQ(plan.arena_size, 128);
   EXPECT_EQ(plan.lower_bound, 128);
-  EXPECT_EQ(plan.tensor_level_bound, 128);  // x with a at step 0 either way
+  EXPECT_EQ(plan.tensor_level_bound, 192);  // x (kept to the end), a and b at step 1
 
   PlanOptions tensor_level;
   tensor_level.in_place = false;
@@ -389,6 +399,97 @@ TEST(MemoryPlan, ElementwiseOpRunsInPlaceOverItsDyingInput) {
   EXPECT_FALSE(whole.in_place);
   for (const ValueSlot& v : whole.values) EXPECT_FALSE(v.in_place);
   EXPECT_EQ(whole.tensor_level_bound, whole.lower_bound);
+}
+
+TEST(MemoryPlan, ARunConsumesItsInputsUnlessToldToPreserveThem) {
+  // x -> a = act(x) -> b = act(a): by default a overwrites x once x is dead, so one 64-byte buffer.
+  Graph g;
+  const ValueId x = g.add_input("x", s8({64}));
+  const ValueId a = activation(g, x);
+  const ValueId b = activation(g, a);
+  g.set_outputs({b});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_TRUE(slot(plan, a).in_place);
+  EXPECT_EQ(slot(plan, a).alias_of, x);
+  EXPECT_EQ(slot(plan, b).alias_of, x);
+  EXPECT_EQ(plan.arena_size, 64);
+  EXPECT_EQ(plan.tensor_level_bound, 128);
+  PlanOptions keep_inputs;
+  keep_inputs.preserve_inputs = true;
+  const MemoryPlan kept = plan_memory(g, keep_inputs);
+  verify_plan(kept);
+  EXPECT_EQ(slot(kept, a).alias_of, -1);
+  EXPECT_EQ(kept.arena_size, 128);
+  for (const ValueSlot& v : kept.values) EXPECT_NE(v.alias_of, x);
+}
+
+TEST(MemoryPlan, AnInputReadLaterOrAlsoAnOutputIsNotWrittenOver) {
+  Graph g;
+  const ValueId x = g.add_input("x", s8({32}));
+  const ValueId y = g.add_input("y", s8({32}));
+  const ValueId a = activation(g, x);
+  const ValueId b = qadd(g, a, x);  // x read again: act(x) may not write over it
+  const ValueId c = activation(g, y);  // y is also a graph output
+  g.set_outputs({b, c, y});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_FALSE(slot(plan, a).in_place);
+  EXPECT_TRUE(slot(plan, b).in_place);  // over a, which dies there
+  EXPECT_FALSE(slot(plan, c).in_place);
+  EXPECT_NE(slot(plan, c).offset, slot(plan, y).offset);
+}
+
+TEST(MemoryPlan, QuantizeNarrowsInPlaceOverItsFloatInput) {
+  // x (float, 4 B an element) -> q = quantize(x) (1 B) -> a = act(q): q at x's first byte; past
+  // q's step only q's bytes of that buffer live on.
+  Graph g;
+  const ValueId x = g.add_input("x", f32({2, 3, 16}));
+  const ValueId q = quantize(g, x);
+  const ValueId a = activation(g, q);
+  g.set_outputs({a});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_TRUE(slot(plan, q).in_place);
+  EXPECT_EQ(slot(plan, q).alias_of, x);
+  EXPECT_EQ(slot(plan, q).offset, slot(plan, x).offset);
+  EXPECT_TRUE(slot(plan, a).in_place);
+  EXPECT_EQ(plan.tensor_level_bound, 96 * 4 + 96);
+  EXPECT_EQ(plan.lower_bound, 96 * 4);
+  EXPECT_EQ(plan.arena_size, 96 * 4);
+
+  // int16 narrows too; preserve_inputs keeps x; a wider output or another shape never narrows.
+  Graph h;
+  const ValueId hx = h.add_input("x", f32({40}));
+  const ValueId hq = quantize(h, hx, DType::kInt16);
+  h.set_outputs({activation(h, quantize(h, h.call("cortex_m.dequantize_per_tensor.default", {hq},
+                                                  {{"scale", 0.5}, {"zero_point", int64_t{0}},
+                                                   {"quant_min", int64_t{-32768}}, {"quant_max", int64_t{32767}},
+                                                   {"dtype", DType::kInt16}})[0]))});
+  const MemoryPlan hp = plan_memory(h);
+  verify_plan(hp);
+  EXPECT_TRUE(slot(hp, hq).in_place);
+  const ValueId dq = h.node(h.order()[1]).outputs[0];
+  EXPECT_FALSE(slot(hp, dq).in_place);  // dequantize widens: it has no in-place input
+  PlanOptions keep_inputs;
+  keep_inputs.preserve_inputs = true;
+  EXPECT_FALSE(slot(plan_memory(h, keep_inputs), hq).in_place);
+}
+
+TEST(MemoryPlan, QuantizeNarrowsOverAViewButNotOverAnInputReadLater) {
+  // q over v (a view of x: the whole buffer) at x's first byte; q2's input x2 is read again by r.
+  Graph g;
+  const ValueId x = g.add_input("x", f32({4, 8}));
+  const ValueId q = quantize(g, view(g, x, {32}));
+  const ValueId x2 = g.add_input("x2", f32({32}));
+  const ValueId q2 = quantize(g, x2);
+  const ValueId r = relu(g, x2);
+  g.set_outputs({q, q2, r});
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_TRUE(slot(plan, q).in_place);
+  EXPECT_EQ(slot(plan, q).offset, slot(plan, x).offset);
+  EXPECT_FALSE(slot(plan, q2).in_place);
 }
 
 TEST(MemoryPlan, InPlaceLowersThePeakBelowTheTensorLevelBound) {
@@ -436,7 +537,9 @@ TEST(MemoryPlan, NotInPlaceOverAViewThatIsStillRead) {
   const ValueId b = activation(g, a);
   const ValueId c = activation(g, v);
   g.set_outputs({b, c});
-  const MemoryPlan plan = plan_memory(g);
+  PlanOptions keep_inputs;  // a apart from x
+  keep_inputs.preserve_inputs = true;
+  const MemoryPlan plan = plan_memory(g, keep_inputs);
   verify_plan(plan);
   EXPECT_FALSE(slot(plan, b).in_place);
   EXPECT_TRUE(slot(plan, c).in_place);  // over v (root a), the last reader of a's bytes
@@ -481,7 +584,9 @@ TEST(MemoryPlan, CheckPlanRejectsInPlaceOverAStillReadAlias) {
   const ValueId v = view(g, a, {4, 8});
   const ValueId b = activation(g, v);
   g.set_outputs({b});
-  const MemoryPlan plan = plan_memory(g);
+  PlanOptions keep_inputs;  // a apart from x
+  keep_inputs.preserve_inputs = true;
+  const MemoryPlan plan = plan_memory(g, keep_inputs);
   ASSERT_EQ(check_plan(plan), "");
   ASSERT_TRUE(slot(plan, b).in_place);
   MemoryPlan early = plan;
@@ -501,14 +606,19 @@ TEST(MemoryPlan, CheckPlanRejectsInPlaceOverAStillReadAlias) {
 
 // Random DAGs of relu / add (some with a constant) / view_copy / unsqueeze_copy over float32 values,
 // random scratch and random extra outputs. int8: the table activation and quantized_add instead of
-// relu and add, which may run in place.
+// relu and add, which may run in place, and some inputs float32 quantized first (narrowing in place).
 Graph random_graph(std::mt19937& rng, bool int8 = false) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Graph g;
   std::vector<ValueId> values;
   const int inputs = pick(1, 3);
-  for (int i = 0; i < inputs; ++i)
-    values.push_back(g.add_input("in" + std::to_string(i), (int8 ? s8 : f32)({2 * pick(1, 40)})));
+  for (int i = 0; i < inputs; ++i) {
+    const std::vector<int64_t> shape = {2 * pick(1, 40)};
+    if (int8 && pick(0, 1) == 0)
+      values.push_back(quantize(g, g.add_input("in" + std::to_string(i), f32(shape))));
+    else
+      values.push_back(g.add_input("in" + std::to_string(i), (int8 ? s8 : f32)(shape)));
+  }
   const int nodes = pick(1, 25);
   for (int n = 0; n < nodes; ++n) {
     const ValueId x = values[pick(0, static_cast<int>(values.size()) - 1)];
@@ -549,8 +659,9 @@ Graph random_graph(std::mt19937& rng, bool int8 = false) {
 // Runs the plan: every write of a value stamps its bytes with a fresh tag (a view takes its input's
 // tag; scratch a step tag); every read checks the value's tag is still there. An op in place reads
 // its in-place input element by element before writing over it, so only that input may be
-// overwritten by the op's own output. Returns "" or the first clobbered read.
-std::string simulate(const Graph& g, const MemoryPlan& plan) {
+// overwritten by the op's own output. Returns "" or the first clobbered read (or, with
+// inputs_kept, a graph input not intact at the end).
+std::string simulate(const Graph& g, const MemoryPlan& plan, bool inputs_kept = false) {
   std::map<ValueId, const ValueSlot*> slots;
   for (const ValueSlot& s : plan.values) slots[s.value_id] = &s;
   std::vector<int64_t> arena(static_cast<size_t>(plan.arena_size), -1);
@@ -610,6 +721,9 @@ std::string simulate(const Graph& g, const MemoryPlan& plan) {
   for (ValueId out : g.outputs())
     if (g.value(out).kind != ValueKind::kConstant && !intact(out))
       return "output " + g.value(out).name + " clobbered before the end";
+  if (inputs_kept)
+    for (ValueId in : g.inputs())
+      if (!intact(in)) return "input " + g.value(in).name + " overwritten though kept";
   return "";
 }
 
@@ -618,6 +732,7 @@ TEST(MemoryPlan, RandomGraphsRunWithoutClobberingAnyLiveBuffer) {
   int aliases = 0;
   int scratch = 0;
   int in_place = 0;
+  int over_inputs = 0;  // graph inputs an op wrote over
   for (int trial = 0; trial < 600; ++trial) {
     const Graph g = random_graph(rng, trial % 2 == 1);
     const MemoryPlan best = plan_memory(g);
@@ -637,6 +752,14 @@ TEST(MemoryPlan, RandomGraphsRunWithoutClobberingAnyLiveBuffer) {
     ASSERT_EQ(simulate(g, whole), "") << "trial " << trial << "\n" << g.to_string();
     ASSERT_EQ(best.tensor_level_bound, whole.lower_bound);
     ASSERT_LE(best.lower_bound, whole.lower_bound);
+    PlanOptions keep_inputs;
+    keep_inputs.preserve_inputs = true;
+    const MemoryPlan kept = plan_memory(g, keep_inputs);
+    ASSERT_EQ(check_plan(kept), "") << "trial " << trial;
+    ASSERT_EQ(simulate(g, kept, true), "") << "trial " << trial << "\n" << g.to_string();
+    for (ValueId in : g.inputs())
+      over_inputs += std::count_if(best.values.begin(), best.values.end(),
+                                   [&](const ValueSlot& s) { return s.alias_of == in && s.in_place; }) > 0;
     for (const ValueSlot& s : best.values) {
       aliases += s.alias_of >= 0 && !s.in_place;
       in_place += s.in_place;
@@ -646,6 +769,7 @@ TEST(MemoryPlan, RandomGraphsRunWithoutClobberingAnyLiveBuffer) {
   // The generator exercises aliases, in-place ops and scratch.
   EXPECT_GT(aliases, 100);
   EXPECT_GT(in_place, 100);
+  EXPECT_GT(over_inputs, 100);
   EXPECT_GT(scratch, 100);
 }
 
