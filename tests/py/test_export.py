@@ -339,6 +339,19 @@ def test_adaptive_max_pool_not_dividing_the_input_is_refused_with_the_sizes():
         cortexm.export(nn.AdaptiveMaxPool2d(4).eval(), (rand(1, 2, 6, 6),))
 
 
+def test_repeat_is_unsqueezes_and_cats_of_copies():
+    def fn(s, x):
+        return x.repeat(1, 2, 3), x.repeat(2, 1, 1, 1), x.repeat(1, 1, 1)
+
+    graph = check(Lambda(fn), rand(2, 3, 4))
+    assert graph.op_counts() == {"aten.cat.default": 3, "aten.unsqueeze_copy.default": 1}
+
+
+def test_repeat_of_zero_is_refused_naming_the_repeats():
+    with pytest.raises(NotImplementedError, match=r"aten\.repeat\.default with repeats \[0, 1, 1\]"):
+        cortexm.export(Lambda(lambda s, x: x.repeat(0, 1, 1)), (rand(2, 3, 4),))
+
+
 def test_max_pool_indices_used_is_an_error():
     module = Lambda(lambda s, x: s.pool(x)[1].float(), pool=nn.MaxPool2d(2, return_indices=True))
     with pytest.raises(NotImplementedError, match=r"aten\.max_pool2d_with_indices\.default in module 'pool'"):

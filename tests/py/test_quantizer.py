@@ -425,6 +425,19 @@ def test_cat_requantizes_its_inputs_to_the_output_qparams():
     assert (out_q["scale"], out_q["zero_point"]) == (want.scale, want.zero_point)
 
 
+def test_cat_of_copies_of_one_value_keeps_its_qparams():
+    """A repeat / expand (a cat of one value's copies) is data movement: no requantize."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 2, 4])
+    g.outputs = [g.call("aten.cat.default", [x, x, x], {"dim": 1}, name="cat")]
+    m = patterns.check_cat(view_of(g), node(g, "cat"))
+    assert m.pattern == "passthrough" and not m.requantized
+    qg = cortexm.quantize(g, [(rand(1, 2, 4, seed=i),) for i in range(4)], progress=False)
+    cat = node(qg, "cat")
+    assert quantize_of(cat.outputs[0]).attrs == quantize_of(qg.value("x")).attrs
+    assert all(src(v) == DQ and v.producer.inputs[0].producer == quantize_of(qg.value("x")) for v in cat.inputs)
+
+
 def test_unsupported_op_stays_float_between_dequantize_and_quantize():
     g = conv2d_graph()
     a = g.call("aten.div.Tensor", [g.outputs[0], g.add_constant("d", rand(4, 1, 1, seed=6))], name="abs")

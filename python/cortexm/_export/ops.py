@@ -142,6 +142,24 @@ def expand(cx, a):
     return x
 
 
+@handles("aten.repeat.default")
+def repeat(cx, a):
+    """torch's tile: new leading dims by unsqueeze, then each dim repeated r > 1 times by a cat of r
+    copies along it (data movement: quantized values pass through)."""
+    x, repeats = a["self"], ints(a["repeats"])
+    rank = len(cx.shape(x))
+    if len(repeats) < rank:
+        raise cx.unsupported(f"{cx.node.target} with {len(repeats)} repeats for a rank-{rank} input")
+    if any(r < 1 for r in repeats):
+        raise cx.unsupported(f"{cx.node.target} with repeats {repeats} (each must be >= 1)")
+    for _ in range(len(repeats) - rank):
+        x = unsqueeze_at(cx, x, 0)
+    for d, r in enumerate(repeats):
+        if r > 1:
+            x = cx.call("aten.cat.default", [x] * r, {"dim": d})
+    return x
+
+
 @handles("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
          "aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims")
 def squeeze(cx, a):

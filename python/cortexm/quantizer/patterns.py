@@ -446,11 +446,15 @@ def _fixed_or_observed(ctx, node, kind: str):
 
 
 def check_cat(ctx, node) -> Match:
-    """Inputs observed separately, requantized to the output's (observed) qparams."""
+    """Inputs observed separately, requantized to the output's (observed) qparams; copies of one
+    value (a repeat, an expand) keep its qparams, as data movement does."""
     free(ctx, node)
     edges = [(node, i) for i in range(len(node.inputs))]
     for _, i in edges:
         activation(node, i)
+    if len({v.name for v in node.inputs}) == 1:
+        return Match("passthrough", [node], activations=edges,
+                     outputs={node.outputs[0].name: SharedWith(node.inputs[0].name)})
     return Match("cat", [node], activations=edges, requantized=edges,
                  outputs={node.outputs[0].name: Observed()})
 
