@@ -367,6 +367,7 @@ Converter converter_for(const std::string& op) {
   if (op == "aten.argmax.default" || op == "aten.argmin.default") return convert::convert_arg_extremum;
   if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;
   if (op == "aten.maximum.default" || op == "aten.minimum.default") return convert::convert_minmax;
+  if (op == "aten.upsample_bilinear2d.default") return convert::convert_upsample_bilinear;
   return nullptr;
 }
 

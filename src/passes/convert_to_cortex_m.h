@@ -139,6 +139,7 @@ void convert_mean(Graph& graph, NodeId node, const TargetConfig& target);    // 
 void convert_layer_norm(Graph& graph, NodeId node, const TargetConfig& target);  // convert_layer_norm.cc
 void convert_extremum(Graph& graph, NodeId node, const TargetConfig& target);  // amax, amin
 void convert_arg_extremum(Graph& graph, NodeId node, const TargetConfig& target);  // argmax, argmin
+void convert_upsample_bilinear(Graph& graph, NodeId node, const TargetConfig& target);
 void convert_transpose_conv(Graph& graph, NodeId node, const TargetConfig& target);
 void convert_convolution(Graph& graph, NodeId node, const TargetConfig& target);  // transposed or not
 void convert_conv_s16(Graph& graph, NodeId node, const TargetConfig& target);  // int16 input
