@@ -12,6 +12,7 @@
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "cortexm/kernels/requantize.h"
 #include "graph/errors.h"
+#include "graph/layout.h"
 #include "graph/quantized_form.h"
 
 namespace cortexm {
@@ -273,6 +274,20 @@ std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one
   if (v.size() == 1) return {v[0], v[0]};
   if (v.size() == 2) return v;
   not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
+}
+
+ValueId contiguous_passthrough_input(Rewrite& rw, QuantParams* qparams) {
+  const Node& node = rw.old();
+  const ValueId x = node.inputs[0];
+  const TensorInfo in = rw.graph().value(x).info;  // a copy: the rewrite's new values may move the graph's
+  if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
+    not_lowered(std::string("its input is ") + dtype_name(in.dtype));
+  const std::optional<QuantParams> q_out = rw.graph().value(node.outputs[0]).info.qparams;
+  if (!in.qparams || in.qparams->per_channel() || !q_out || *in.qparams != *q_out)
+    not_lowered("its output's qparams are not its input's");
+  *qparams = *q_out;
+  const std::vector<int64_t> contiguous = contiguous_dim_order(static_cast<size_t>(in.rank()));
+  return in.effective_dim_order() == contiguous ? x : rw.clone_dim_order(x, contiguous);
 }
 
 int64_t scratch_bytes(size_t bytes) {

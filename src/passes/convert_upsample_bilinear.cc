@@ -12,13 +12,9 @@ namespace cortexm::convert {
 void convert_upsample_bilinear(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
-  const ValueId x = node.inputs[0];
-  const TensorInfo in = graph.value(x).info;  // a copy: the rewrite's new values may move the graph's
-  if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
-    not_lowered(std::string("its input is ") + dtype_name(in.dtype));
-  const std::optional<QuantParams> q_out = graph.value(node.outputs[0]).info.qparams;
-  if (!in.qparams || in.qparams->per_channel() || !q_out || *in.qparams != *q_out)
-    not_lowered("its output's qparams are not its input's");
+  QuantParams q_out;
+  const ValueId source = contiguous_passthrough_input(rw, &q_out);
+  const TensorInfo in = graph.value(node.inputs[0]).info;  // a copy: the rewrite's new values may move the graph's
   const OpArgs args(node.op, node.name, node.attrs);
   const std::vector<int64_t> output_size = args.ints("output_size");
   const bool align_corners = args.b("align_corners");
@@ -40,12 +36,9 @@ void convert_upsample_bilinear(Graph& graph, NodeId id, const TargetConfig&) {
       not_lowered("torch steps by 1 / scale_factor = " + std::to_string(by_scale) + " along dim " +
                   std::to_string(d + 2) + ", TFLite's RESIZE_BILINEAR by in / out = " + std::to_string(by_size));
   }
-  std::vector<int64_t> identity(4);
-  for (size_t d = 0; d < identity.size(); ++d) identity[d] = static_cast<int64_t>(d);
-  const ValueId source = in.effective_dim_order() == identity ? x : rw.clone_dim_order(x, identity);
   const Attrs attrs = {{"output_size", output_size}, {"align_corners", align_corners}};
   const ValueId y = rw.call("cortex_m.quantized_upsample_bilinear2d.default", {source}, attrs, true);
-  rw.set_qparams(y, *q_out);
+  rw.set_qparams(y, q_out);
   rw.commit(y);
 }
 

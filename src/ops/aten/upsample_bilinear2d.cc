@@ -15,12 +15,6 @@ namespace cortexm::ops {
 
 namespace {
 
-bool is_contiguous(const TensorInfo& info) {
-  std::vector<int64_t> identity(static_cast<size_t>(info.rank()));
-  for (size_t d = 0; d < identity.size(); ++d) identity[d] = static_cast<int64_t>(d);
-  return info.effective_dim_order() == identity;
-}
-
 // The (scale_h, scale_w) torch's half-pixel coordinate divides by; 0 where absent.
 std::pair<double, double> scales_of(const OpArgs& args) {
   const std::vector<double>& scales = args.floats("scales");
@@ -52,7 +46,7 @@ std::vector<TensorInfo> infer(const InferContext& ctx, bool quantized) {
   const TensorInfo& in = ctx.input(0);
   if (quantized && (!in.qparams || in.qparams->per_channel()))
     ctx.fail("self of " + std::string(dtype_name(in.dtype)) + " needs per-tensor qparams");
-  if (!is_contiguous(in)) ctx.fail("self must be contiguous");
+  if (in.effective_dim_order() != contiguous_dim_order(4)) ctx.fail("self must be contiguous");
   const std::vector<int64_t>& size = ctx.ints("output_size");
   if (size.size() != 2) ctx.fail("attribute 'output_size' = " + shape_to_string(size) + " must be (OH, OW)");
   if (size[0] < 1 || size[1] < 1)
