@@ -95,14 +95,14 @@ def symbol_size(elf: Path, name: str) -> int:
     return int(m.group(1), 16)
 
 
-EXECUTE = "_ZN7cortexm7runtime7executeERKNS0_7ProgramEPhjPKNS0_8ProfilerEPNS0_8RunStatsE"
+EXECUTE = "cortexm::runtime::execute(cortexm::runtime::Program const&,"  # demangled, any trailing parameters
 
 
 def run_counted(elf: Path, cpu: str, workdir: Path):
     """Runs elf on QEMU with the instruction-count plugin marking runtime::execute's entry: (exit
     code, log, instructions from the first execute to the end)."""
-    address = next(int(line.split()[0], 16) & ~1 for line in check(["arm-none-eabi-nm", str(elf)]).splitlines()
-                   if line.endswith(" " + EXECUTE))
+    address = next(int(line.split()[0], 16) & ~1 for line in check(["arm-none-eabi-nm", "-C", str(elf)]).splitlines()
+                   if line.split(" ", 2)[-1].startswith(EXECUTE))
     counts = workdir / "counts.txt"
     cmd = qemu._qemu_command(qemu.MACHINES[cpu], elf, []) + [
         "-plugin", f"{qemu._build_plugin()},marker={address:#x},out={counts}"]
