@@ -286,6 +286,15 @@ uint32_t fnv1a(const uint8_t* data, size_t size) {{
   return hash;
 }}
 
+// Whether a and b hold the same string (the C library's strcmp would link 442 bytes on the M55).
+bool same(const char* a, const char* b) {{
+  while (*a != '\\0' && *a == *b) {{
+    ++a;
+    ++b;
+  }}
+  return *a == *b;
+}}
+
 // "FAIL: <what>: <section> <index>: <field> = <value> [(<kernel>)] <requirement>"
 int fail(const char* what, const Status& status) {{
   const char* field = status.detail.argument ? status.detail.argument : "?";
@@ -299,7 +308,7 @@ int fail(const char* what, const Status& status) {{
   put(field);
   put(" = ");
   put_dec(static_cast<long>(status.detail.value));
-  if (std::strcmp(field, "kernel") == 0) {{
+  if (same(field, "kernel")) {{
     put(" (");
     put(cortexm::runtime::kernel_name(static_cast<uint8_t>(status.detail.value)));
     put(")");

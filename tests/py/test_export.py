@@ -325,6 +325,20 @@ def test_pooling_reductions_softmax():
     assert raw.op_counts() == {**common, "aten.adaptive_avg_pool2d.default": 2, "aten.mean.dim": 3}
 
 
+def test_adaptive_max_pool_dividing_the_input_is_a_max_pool():
+    def fn(s, x):
+        return F.adaptive_max_pool2d(x, (2, 3)), s.pool(x), F.adaptive_max_pool2d(x, (None, 1))
+
+    graph = check(Lambda(fn, pool=nn.AdaptiveMaxPool2d(1)), rand(2, 3, 6, 9))
+    assert graph.op_counts() == {"aten.max_pool2d.default": 3}
+    assert [n.attrs["kernel_size"] for n in graph.nodes] == [[3, 3], [6, 9], [1, 9]]
+
+
+def test_adaptive_max_pool_not_dividing_the_input_is_refused_with_the_sizes():
+    with pytest.raises(NotImplementedError, match=r"adaptive_max_pool2d\.default from \[6, 6\] to \[4, 4\]"):
+        cortexm.export(nn.AdaptiveMaxPool2d(4).eval(), (rand(1, 2, 6, 6),))
+
+
 def test_max_pool_indices_used_is_an_error():
     module = Lambda(lambda s, x: s.pool(x)[1].float(), pool=nn.MaxPool2d(2, return_indices=True))
     with pytest.raises(NotImplementedError, match=r"aten\.max_pool2d_with_indices\.default in module 'pool'"):

@@ -501,6 +501,20 @@ def max_pool2d(cx, a):
     return out
 
 
+@handles("aten.adaptive_max_pool2d.default")
+def adaptive_max_pool2d(cx, a):
+    """A max pool whose kernel and stride are the input over the output size, when it divides it: then
+    torch's adaptive windows [floor(i*H/OH), ceil((i+1)*H/OH)) are exactly the pool's."""
+    size = cx.shape(a["self"])[-2:]
+    out = [s if o is None else o for s, o in zip(size, list(a["output_size"]))]
+    if any(o <= 0 or s % o for s, o in zip(size, out)):
+        raise cx.unsupported(f"{cx.node.target} from {list(size)} to {out} (only output sizes that divide the input)")
+    kernel = [s // o for s, o in zip(size, out)]
+    pooled = cx.call("aten.max_pool2d.default", [a["self"]], {
+        "kernel_size": kernel, "stride": kernel, "padding": [0, 0], "dilation": [1, 1], "ceil_mode": False})
+    return pooled, Unavailable("indices")
+
+
 @handles("aten._softmax.default", "aten._log_softmax.default", "aten.softmax.int", "aten.log_softmax.int")
 def softmax(cx, a):
     require_float_dtype(cx, a.get("dtype"))
