@@ -46,7 +46,7 @@ LOWERING = {
         "aten.leaky_relu.default", "aten.elu.default", "aten.exp.default", "aten.log.default",
         "aten.rsqrt.default", "aten.neg.default", "aten.reciprocal.default", "aten.softplus.default",
         "aten.mish.default", "aten.prelu.default", "aten.sum.dim_IntList", "aten.amax.default",
-        "aten.amin.default", "aten.argmax.default", "aten.argmin.default",
+        "aten.amin.default", "aten.argmax.default", "aten.argmin.default", "aten.upsample_bilinear2d.default",
     },
     "16x8": {
         "aten.convolution.default", "aten.linear.default", "aten.addmm.default", "aten.add.Tensor",
@@ -59,7 +59,7 @@ LOWERING = {
         "aten.leaky_relu.default", "aten.elu.default", "aten.exp.default", "aten.log.default",
         "aten.rsqrt.default", "aten.neg.default", "aten.reciprocal.default", "aten.softplus.default",
         "aten.mish.default", "aten.prelu.default", "aten.sum.dim_IntList", "aten.amax.default",
-        "aten.amin.default", "aten.argmax.default", "aten.argmin.default",
+        "aten.amin.default", "aten.argmax.default", "aten.argmin.default", "aten.upsample_bilinear2d.default",
     },
 }
 

@@ -12,21 +12,12 @@ namespace cortexm::convert {
 void convert_extremum(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
-  const ValueId x = node.inputs[0];
-  // Copies: the rewrite's new values may move the graph's.
-  const TensorInfo in = graph.value(x).info;
-  if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
-    not_lowered(std::string("its input is ") + dtype_name(in.dtype));
-  const std::optional<QuantParams> q_out = graph.value(node.outputs[0]).info.qparams;
-  if (!in.qparams || in.qparams->per_channel() || !q_out || *in.qparams != *q_out)
-    not_lowered("its output's qparams are not its input's");
-  std::vector<int64_t> identity(static_cast<size_t>(in.rank()));
-  for (size_t d = 0; d < identity.size(); ++d) identity[d] = static_cast<int64_t>(d);
-  const ValueId source = in.effective_dim_order() == identity ? x : rw.clone_dim_order(x, identity);
+  QuantParams q_out;
+  const ValueId source = contiguous_passthrough_input(rw, &q_out);
   const bool max = node.op == "aten.amax.default";
   const ValueId y = rw.call(max ? "cortex_m.quantized_amax.default" : "cortex_m.quantized_amin.default",
                             {source}, node.attrs, true);
-  rw.set_qparams(y, *q_out);
+  rw.set_qparams(y, q_out);
   rw.commit(y);
 }
 

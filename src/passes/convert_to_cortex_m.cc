@@ -12,6 +12,7 @@
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "cortexm/kernels/requantize.h"
 #include "graph/errors.h"
+#include "graph/layout.h"
 #include "graph/quantized_form.h"
 
 namespace cortexm {
@@ -275,6 +276,20 @@ std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one
   not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
 }
 
+ValueId contiguous_passthrough_input(Rewrite& rw, QuantParams* qparams) {
+  const Node& node = rw.old();
+  const ValueId x = node.inputs[0];
+  const TensorInfo in = rw.graph().value(x).info;  // a copy: the rewrite's new values may move the graph's
+  if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
+    not_lowered(std::string("its input is ") + dtype_name(in.dtype));
+  const std::optional<QuantParams> q_out = rw.graph().value(node.outputs[0]).info.qparams;
+  if (!in.qparams || in.qparams->per_channel() || !q_out || *in.qparams != *q_out)
+    not_lowered("its output's qparams are not its input's");
+  *qparams = *q_out;
+  const std::vector<int64_t> contiguous = contiguous_dim_order(static_cast<size_t>(in.rank()));
+  return in.effective_dim_order() == contiguous ? x : rw.clone_dim_order(x, contiguous);
+}
+
 int64_t scratch_bytes(size_t bytes) {
   if (bytes > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
     not_lowered("its kernel needs " + std::to_string(bytes) + " bytes of scratch (over 2^31)");
@@ -367,6 +382,7 @@ Converter converter_for(const std::string& op) {
   if (op == "aten.argmax.default" || op == "aten.argmin.default") return convert::convert_arg_extremum;
   if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;
   if (op == "aten.maximum.default" || op == "aten.minimum.default") return convert::convert_minmax;
+  if (op == "aten.upsample_bilinear2d.default") return convert::convert_upsample_bilinear;
   return nullptr;
 }
 

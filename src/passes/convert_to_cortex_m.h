@@ -122,6 +122,11 @@ std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one
 // A size_t scratch size as the int attribute scratch_bytes; NotLowered beyond int32.
 int64_t scratch_bytes(size_t bytes);
 
+// The old node's input 0 when it is int8 / int16 with per-tensor qparams its output keeps (the
+// quantizer's passthrough pattern), contiguous (a clone of any other dim order); its qparams in
+// *qparams. NotLowered otherwise.
+ValueId contiguous_passthrough_input(Rewrite& rw, QuantParams* qparams);
+
 // The rewrites, one per file. Each lowers the node or throws NotLowered (or GraphError when the
 // cortex_m op rejects what it was given). Ops whose kernel needs scratch record scratch_bytes, the
 // kernel's *_scratch_size for the target's isa.
@@ -139,6 +144,7 @@ void convert_mean(Graph& graph, NodeId node, const TargetConfig& target);    // 
 void convert_layer_norm(Graph& graph, NodeId node, const TargetConfig& target);  // convert_layer_norm.cc
 void convert_extremum(Graph& graph, NodeId node, const TargetConfig& target);  // amax, amin
 void convert_arg_extremum(Graph& graph, NodeId node, const TargetConfig& target);  // argmax, argmin
+void convert_upsample_bilinear(Graph& graph, NodeId node, const TargetConfig& target);
 void convert_transpose_conv(Graph& graph, NodeId node, const TargetConfig& target);
 void convert_convolution(Graph& graph, NodeId node, const TargetConfig& target);  // transposed or not
 void convert_conv_s16(Graph& graph, NodeId node, const TargetConfig& target);  // int16 input

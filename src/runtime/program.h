@@ -28,7 +28,7 @@ struct OpImpl;
 // ignoring what it does not know). 3: the LayerNorm and QuantizedLayerNorm kernels; the
 // FloatConvolution, FloatPool2d, FloatMatmul, Sum, Amax, Amin, FloatAmax and FloatAmin kernels;
 // UnaryParams gained the constants a, b, c and the UnaryFns from Clamp on. 4: the Argmax, Argmin,
-// FloatArgmax and FloatArgmin kernels.
+// FloatArgmax, FloatArgmin, FloatUpsampleBilinear2d and QuantizedUpsampleBilinear2d kernels.
 constexpr uint32_t kSchemaVersion = 4;
 constexpr uint32_t kOldestSchemaVersion = 1;
 constexpr size_t kAlignment = 16;  // constants, arena base and bundled data

@@ -14,7 +14,7 @@ MOVES = {"aten.view_copy.default", "aten.permute_copy.default", "aten.squeeze_co
 # output keeps the input's qparams.
 KEEPS_QPARAMS = (MOVES - {"aten.cat.default", "aten.constant_pad_nd.default"}) | {
     "aten.max_pool2d.default", "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default",
-    "aten.amax.default", "aten.amin.default"}
+    "aten.amax.default", "aten.amin.default", "aten.upsample_bilinear2d.default"}
 VIEWS = {"aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}
 # The float unary functions a program runs as FloatUnary (fb::UnaryFn).
 FLOAT_UNARY = {"aten.relu.default", "aten.hardswish.default", "aten.silu.default", "aten.sigmoid.default",

@@ -293,6 +293,18 @@ def upsample_nearest2d(cx, a):
     return cx.call("aten.upsample_nearest2d.default", [x], {"output_size": out_hw})
 
 
+@handles("aten.upsample_bilinear2d.vec", "aten.upsample_bilinear2d.default")
+def upsample_bilinear2d(cx, a):
+    x = a["input"] if "input" in a else a["self"]
+    align_corners = bool(a["align_corners"])
+    scales = a.get("scale_factors") or [a.get("scales_h"), a.get("scales_w")]
+    # torch's half-pixel step is 1 / scale for a given positive scale, else in / out; align_corners
+    # steps by (in - 1) / (out - 1) whatever the scales.
+    scales = [] if align_corners or all(s is None for s in scales) else [0.0 if s is None else float(s) for s in scales]
+    return cx.call("aten.upsample_bilinear2d.default", [x],
+                   {"output_size": cx.out_shape()[2:], "align_corners": align_corners, "scales": scales})
+
+
 # --- elementwise -----------------------------------------------------------------------------
 
 UNARY = ("relu", "sigmoid", "tanh", "hardsigmoid", "hardswish", "silu", "sqrt", "abs",
