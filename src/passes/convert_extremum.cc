@@ -24,15 +24,7 @@ void convert_extremum(Graph& graph, NodeId id, const TargetConfig&) {
 void convert_arg_extremum(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
-  const ValueId x = node.inputs[0];
-  const TensorInfo in = graph.value(x).info;  // a copy: the rewrite's new values may move the graph's
-  if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
-    not_lowered(std::string("its input is ") + dtype_name(in.dtype));
-  if (!in.qparams || in.qparams->per_channel() || !(in.qparams->scales[0] > 0))
-    not_lowered("its input has no per-tensor qparams with a positive scale");
-  std::vector<int64_t> identity(static_cast<size_t>(in.rank()));
-  for (size_t d = 0; d < identity.size(); ++d) identity[d] = static_cast<int64_t>(d);
-  const ValueId source = in.effective_dim_order() == identity ? x : rw.clone_dim_order(x, identity);
+  const ValueId source = contiguous_quantized_input(rw);
   const bool max = node.op == "aten.argmax.default";
   rw.commit(rw.call(max ? "cortex_m.quantized_argmax.default" : "cortex_m.quantized_argmin.default", {source},
                     node.attrs, true));

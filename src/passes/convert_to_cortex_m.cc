@@ -276,18 +276,27 @@ std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one
   not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
 }
 
-ValueId contiguous_passthrough_input(Rewrite& rw, QuantParams* qparams) {
-  const Node& node = rw.old();
-  const ValueId x = node.inputs[0];
+ValueId contiguous_quantized_input(Rewrite& rw) {
+  const ValueId x = rw.old().inputs[0];
   const TensorInfo in = rw.graph().value(x).info;  // a copy: the rewrite's new values may move the graph's
   if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
     not_lowered(std::string("its input is ") + dtype_name(in.dtype));
-  const std::optional<QuantParams> q_out = rw.graph().value(node.outputs[0]).info.qparams;
-  if (!in.qparams || in.qparams->per_channel() || !q_out || *in.qparams != *q_out)
-    not_lowered("its output's qparams are not its input's");
-  *qparams = *q_out;
+  if (!in.qparams || in.qparams->per_channel() || !(in.qparams->scales[0] > 0))
+    not_lowered("its input has no per-tensor qparams with a positive scale");
   const std::vector<int64_t> contiguous = contiguous_dim_order(static_cast<size_t>(in.rank()));
   return in.effective_dim_order() == contiguous ? x : rw.clone_dim_order(x, contiguous);
+}
+
+ValueId contiguous_passthrough_input(Rewrite& rw, QuantParams* qparams) {
+  const Node& node = rw.old();
+  const TensorInfo& in = rw.graph().value(node.inputs[0]).info;
+  const std::optional<QuantParams> q_out = rw.graph().value(node.outputs[0]).info.qparams;
+  const bool integer = in.dtype == DType::kInt8 || in.dtype == DType::kInt16;
+  if (integer && (!in.qparams || in.qparams->per_channel() || !q_out || *in.qparams != *q_out))
+    not_lowered("its output's qparams are not its input's");
+  const ValueId source = contiguous_quantized_input(rw);  // NotLowered unless int8 / int16
+  *qparams = *q_out;
+  return source;
 }
 
 int64_t scratch_bytes(size_t bytes) {

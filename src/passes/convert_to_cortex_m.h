@@ -122,9 +122,11 @@ std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one
 // A size_t scratch size as the int attribute scratch_bytes; NotLowered beyond int32.
 int64_t scratch_bytes(size_t bytes);
 
-// The old node's input 0 when it is int8 / int16 with per-tensor qparams its output keeps (the
-// quantizer's passthrough pattern), contiguous (a clone of any other dim order); its qparams in
-// *qparams. NotLowered otherwise.
+// The old node's input 0 when it is int8 / int16 with per-tensor qparams of a positive scale,
+// contiguous (a clone of any other dim order). NotLowered otherwise.
+ValueId contiguous_quantized_input(Rewrite& rw);
+// contiguous_quantized_input, when its qparams are also the output's (the quantizer's passthrough
+// pattern); those qparams in *qparams.
 ValueId contiguous_passthrough_input(Rewrite& rw, QuantParams* qparams);
 
 // The rewrites, one per file. Each lowers the node or throws NotLowered (or GraphError when the
