@@ -73,6 +73,8 @@ Status require_same_shape(const OpContext& ctx, const char* field, const TensorV
 Status normalize_dim(const OpContext& ctx, const char* field, int64_t dim, int32_t rank,
                      int32_t* out);
 Status require_rank_le(const OpContext& ctx, const char* field, const TensorView& t, int32_t rank);
+// Input 0 of a kernel with an integer (int8 / int16) and a float32 form: the dtype of its form.
+Status require_input_dtype(const OpContext& ctx, bool integer);
 // Input 0 and the output: `dtype`, one shape, both contiguous (a row-wise kernel such as `op`).
 Status require_contiguous_same_shape(const OpContext& ctx, DType dtype, const char* op);
 // Optional input `input` (a per-row weight or bias): absent, or `dtype`, contiguous, `row_size` values.

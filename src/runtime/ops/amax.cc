@@ -25,12 +25,7 @@ portable::MeanParams decode(const OpContext& ctx) {
 // index: the output is the int64 index of the extremum (argmax / argmin), else the extremum.
 Status prepare(const OpContext& ctx, bool integer, bool index = false) {
   const TensorView in = ctx.input(0), out = ctx.output();
-  if (integer) {
-    if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
-      return ctx.unsupported("input.dtype", static_cast<int64_t>(in.dtype), "must be int8 or int16");
-  } else {
-    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kFloat32));
-  }
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx, integer));
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, index ? DType::kInt64 : in.dtype));
   if (!in.is_contiguous() || !out.is_contiguous()) return ctx.unsupported("input", 0, "must be contiguous");
   const auto* reduced = ctx.op.params_as_MeanParams()->reduced();

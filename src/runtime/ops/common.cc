@@ -29,6 +29,14 @@ Status require_same_shape(const OpContext& ctx, const char* field, const TensorV
   return kStatusOk;
 }
 
+Status require_input_dtype(const OpContext& ctx, bool integer) {
+  const TensorView in = ctx.input(0);
+  if (!integer) return require_dtype(ctx, "input", in, DType::kFloat32);
+  if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
+    return ctx.unsupported("input.dtype", static_cast<int64_t>(in.dtype), "must be int8 or int16");
+  return kStatusOk;
+}
+
 Status require_contiguous_same_shape(const OpContext& ctx, DType dtype, const char* op) {
   const TensorView in = ctx.input(0), out = ctx.output();
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, dtype));

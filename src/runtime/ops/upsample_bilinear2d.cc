@@ -27,12 +27,7 @@ portable::UpsampleBilinear2dParams decode(const OpContext& ctx, bool integer) {
 
 Status prepare(const OpContext& ctx, bool integer) {
   const TensorView in = ctx.input(0), out = ctx.output();
-  if (integer) {
-    if (in.dtype != DType::kInt8 && in.dtype != DType::kInt16)
-      return ctx.unsupported("input.dtype", static_cast<int64_t>(in.dtype), "must be int8 or int16");
-  } else {
-    CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", in, DType::kFloat32));
-  }
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx, integer));
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", out, in.dtype));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, "input", in, 4));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, "output", out, 4));
