@@ -130,15 +130,20 @@ def expand(cx, a):
     of attention heads, a mask over the batch); the identity expand of torch.matmul's
     decomposition is its input."""
     x, out = a["self"], list(cx.out_shape())
-    shape = list(cx.shape(x))
-    for _ in range(len(out) - len(shape)):
+    shape = [1] * (len(out) - len(cx.shape(x))) + list(cx.shape(x))
+    if any(n_in != n_out and n_in != 1 for n_in, n_out in zip(shape, out)):
+        raise cx.unsupported(f"{cx.node.target} from {shape} to {out}")
+    return tile(cx, x, [n_out if n_in != n_out else 1 for n_in, n_out in zip(shape, out)])
+
+
+def tile(cx, x, copies: list):
+    """x with new leading dims (size 1) up to len(copies), then copies[d] > 1 of it along each dim d
+    by a cat of copies."""
+    for _ in range(len(copies) - len(cx.shape(x))):
         x = unsqueeze_at(cx, x, 0)
-    shape = [1] * (len(out) - len(shape)) + shape
-    for d, (n_in, n_out) in enumerate(zip(shape, out)):
-        if n_in != n_out:
-            if n_in != 1:
-                raise cx.unsupported(f"{cx.node.target} from {shape} to {out}")
-            x = cx.call("aten.cat.default", [x] * n_out, {"dim": d})
+    for d, n in enumerate(copies):
+        if n > 1:
+            x = cx.call("aten.cat.default", [x] * n, {"dim": d})
     return x
 
 
@@ -152,12 +157,7 @@ def repeat(cx, a):
         raise cx.unsupported(f"{cx.node.target} with {len(repeats)} repeats for a rank-{rank} input")
     if any(r < 1 for r in repeats):
         raise cx.unsupported(f"{cx.node.target} with repeats {repeats} (each must be >= 1)")
-    for _ in range(len(repeats) - rank):
-        x = unsqueeze_at(cx, x, 0)
-    for d, r in enumerate(repeats):
-        if r > 1:
-            x = cx.call("aten.cat.default", [x] * r, {"dim": d})
-    return x
+    return tile(cx, x, repeats)
 
 
 @handles("aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
