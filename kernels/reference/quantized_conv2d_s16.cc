@@ -1,11 +1,16 @@
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 
 #include "conv_reference.h"
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 
 namespace cortexm {
 
-void quantized_conv2d_s16_reference(const Conv2dS16Params& p, const int16_t* input,
-                                    const int8_t* filter, const int64_t* bias, int16_t* output) {
+namespace {
+
+// Both filter types: int8 (16x8) and int16 (16x16).
+template <class W>
+void reference_conv_s16(const Conv2dS16Params& p, const int16_t* input, const W* filter,
+                        const int64_t* bias, int16_t* output) {
   const int32_t out_per_group = p.filter.n / p.groups();
   reference::for_each_output_pixel(p.output, [&](int32_t n, int32_t oy, int32_t ox, int64_t out_pixel) {
     for (int32_t oc = 0; oc < p.output.c; ++oc) {
@@ -27,6 +32,18 @@ void quantized_conv2d_s16_reference(const Conv2dS16Params& p, const int16_t* inp
           static_cast<int16_t>(clamp(out, p.activation_min, p.activation_max));
     }
   });
+}
+
+}  // namespace
+
+void quantized_conv2d_s16_reference(const Conv2dS16Params& p, const int16_t* input,
+                                    const int8_t* filter, const int64_t* bias, int16_t* output) {
+  reference_conv_s16(p, input, filter, bias, output);
+}
+
+void quantized_conv2d_s16w16_reference(const Conv2dS16W16Params& p, const int16_t* input,
+                                       const int16_t* filter, const int64_t* bias, int16_t* output) {
+  reference_conv_s16(p, input, filter, bias, output);
 }
 
 }  // namespace cortexm

@@ -1,11 +1,16 @@
 #include "cortexm/kernels/quantized_linear_s16.h"
 
+#include "cortexm/kernels/quantized_linear_s16w16.h"
 #include "cortexm/kernels/requantize.h"
 
 namespace cortexm {
 
-void quantized_linear_s16_reference(const LinearS16Params& p, const int16_t* input,
-                                    const int8_t* weights, const int64_t* bias, int16_t* output) {
+namespace {
+
+// Both weight types: int8 (16x8) and int16 (16x16).
+template <class W>
+void reference_linear_s16(const LinearS16Params& p, const int16_t* input, const W* weights,
+                          const int64_t* bias, int16_t* output) {
   for (int32_t b = 0; b < p.batches; ++b) {
     for (int32_t oc = 0; oc < p.output_features; ++oc) {
       int64_t sum = 0;
@@ -22,6 +27,19 @@ void quantized_linear_s16_reference(const LinearS16Params& p, const int16_t* inp
       output[int64_t{b} * p.output_features + oc] = static_cast<int16_t>(out);
     }
   }
+}
+
+}  // namespace
+
+void quantized_linear_s16_reference(const LinearS16Params& p, const int16_t* input,
+                                    const int8_t* weights, const int64_t* bias, int16_t* output) {
+  reference_linear_s16(p, input, weights, bias, output);
+}
+
+void quantized_linear_s16w16_reference(const LinearS16W16Params& p, const int16_t* input,
+                                       const int16_t* weights, const int64_t* bias,
+                                       int16_t* output) {
+  reference_linear_s16(p, input, weights, bias, output);
 }
 
 }  // namespace cortexm

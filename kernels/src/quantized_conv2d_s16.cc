@@ -1,6 +1,10 @@
+// quantized_conv2d_s16 (int8 filter) and quantized_conv2d_s16w16 (int16 filter): one im2col
+// walk over the filter's element type W; only the dot products (s16_dots.h) and DSP's column
+// order differ.
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 
 #include "conv_window.h"
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 #include "cortexm/kernels/kernel_isa.h"
 #include "cortexm/kernels/requantize.h"
 #include "s16_dots.h"
@@ -9,18 +13,24 @@ namespace cortexm {
 
 namespace {
 
-// The column stays in order except on DSP, which reorders its quads for SMLAD (s16_dots.h).
-#if CORTEXM_BUILT_ISA == 1
+// The dot products read the column in order except DSP's with int8 weights, which reorder its
+// quads for SMLAD (s16_dots.h); in order, a window that is one run of the input is read in place.
+template <class W>
+constexpr bool kColumnInOrder = CORTEXM_BUILT_ISA != 1 || sizeof(W) == 2;
+
+template <class W>
 void prepare_column(int16_t* column, int32_t length) {
-  for (int32_t i = 0; i + 4 <= length; i += 4) {
-    const int16_t x1 = column[i + 1];
-    column[i + 1] = column[i + 2];
-    column[i + 2] = x1;
+  if constexpr (!kColumnInOrder<W>) {
+    for (int32_t i = 0; i + 4 <= length; i += 4) {
+      const int16_t x1 = column[i + 1];
+      column[i + 1] = column[i + 2];
+      column[i + 2] = x1;
+    }
+  } else {
+    (void)column;
+    (void)length;
   }
 }
-#else
-void prepare_column(int16_t*, int32_t) {}
-#endif
 
 #if CORTEXM_BUILT_ISA == 2
 
@@ -81,16 +91,13 @@ void dot2x3(const int8_t* __restrict weights, const int16_t* __restrict c0,
 
 #endif
 
-// The scalar and MVE dot products read the column in order (only DSP reorders it), so there a
-// window that is one run of the input is read in place.
-constexpr bool kColumnInOrder = CORTEXM_BUILT_ISA != 1;
-
 // In the column-in-order variants, the input itself as the column of output pixel (oy, ox) for
 // `group` when its window is one row of consecutive taps (1-D convolutions, 1x1 filters) without
 // padding; else null. Whether it is does not depend on the group.
+template <class W>
 const int16_t* window_run(const Conv2dS16Params& p, const int16_t* image, int32_t group,
                           int32_t oy, int32_t ox) {
-  if (!kColumnInOrder || p.filter.h != 1) return nullptr;
+  if (!kColumnInOrder<W> || p.filter.h != 1) return nullptr;
   const ConvGeometry& g = p.geometry;
   const int32_t in_w = p.input.w, in_c = p.input.c;
   const int32_t kernel_w = p.filter.w, group_c = p.filter.c;
@@ -105,9 +112,10 @@ const int16_t* window_run(const Conv2dS16Params& p, const int16_t* image, int32_
 // The receptive field of output pixel (oy, ox) for `group` in the filter row's (kh, kw, c) order;
 // padded taps are 0 (the input zero point). Returns the column: window_run's when there is one,
 // else `scratch` filled.
+template <class W>
 const int16_t* gather_column(const Conv2dS16Params& p, const int16_t* image, int32_t group,
                              int32_t oy, int32_t ox, int16_t* scratch) {
-  if (const int16_t* run = window_run(p, image, group, oy, ox)) return run;
+  if (const int16_t* run = window_run<W>(p, image, group, oy, ox)) return run;
   const ConvGeometry& g = p.geometry;
   const int32_t in_w = p.input.w, in_c = p.input.c;
   const int32_t kernel_w = p.filter.w, group_c = p.filter.c;
@@ -143,25 +151,8 @@ const int16_t* gather_column(const Conv2dS16Params& p, const int16_t* image, int
   return scratch;
 }
 
-}  // namespace
-
-Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& p) {
-  return conv_output_dims(p.input, p.filter.h, p.filter.w, p.geometry, p.filter.n);
-}
-
-CORTEXM_PREPARE_STEP Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
-  CORTEXM_RETURN_IF_ERROR(check_multipliers(p.multipliers, p.shifts, p.filter.n,
-                                            "must be given per output channel", kMaxShiftS64));
-  // The shared checks with int8-neutral offsets and range; the int16 range is checked below.
-  ConvQuantParams common;
-  common.multipliers = p.multipliers;
-  common.shifts = p.shifts;
-  CORTEXM_RETURN_IF_ERROR(validate_grouped_conv(common, p.geometry, p.input, p.filter, p.output));
-  return check_activation_range(p.activation_min, p.activation_max, true);
-}
-
 // Whether every output pixel's window is one run of the input (window_run), so that the
-// column-in-order variants (scalar, MVE) never gather into scratch.
+// column-in-order variants never gather into scratch.
 bool every_window_is_a_run(const Conv2dS16Params& p) {
   const ConvGeometry& g = p.geometry;
   const int32_t kernel_w = p.filter.w;
@@ -172,18 +163,31 @@ bool every_window_is_a_run(const Conv2dS16Params& p) {
          int64_t{p.output.w - 1} * g.stride_w + int64_t{kernel_w - 1} * g.dilation_w < p.input.w;
 }
 
-// One column for DSP, which always gathers; none for scalar and MVE when every window is a run.
-size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p, Isa isa) {
+// One column, or none when the variant on `isa` reads the column in order and every window is a
+// run.
+size_t scratch_size(const Conv2dS16Params& p, bool column_in_order) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
-  if (isa != Isa::kDsp && every_window_is_a_run(p)) return 0;
+  if (column_in_order && every_window_is_a_run(p)) return 0;
   const size_t bytes = sizeof(int16_t) * static_cast<size_t>(p.filter.h) * p.filter.w * p.filter.c;
   return (bytes + 3) & ~size_t{3};
 }
 
-// One im2col column per output pixel and group (MVE: two pixels, see dot2x3), then the dot
-// products of its filter rows.
-void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const int8_t* filter,
-                          const int64_t* bias, int16_t* output, void* scratch) {
+Error prepare_s16(const Conv2dS16Params& p) {
+  CORTEXM_RETURN_IF_ERROR(check_multipliers(p.multipliers, p.shifts, p.filter.n,
+                                            "must be given per output channel", kMaxShiftS64));
+  // The shared checks with int8-neutral offsets and range; the int16 range is checked below.
+  ConvQuantParams common;
+  common.multipliers = p.multipliers;
+  common.shifts = p.shifts;
+  CORTEXM_RETURN_IF_ERROR(validate_grouped_conv(common, p.geometry, p.input, p.filter, p.output));
+  return check_activation_range(p.activation_min, p.activation_max, true);
+}
+
+// One im2col column per output pixel and group (MVE with int8 weights: two pixels, see dot2x3),
+// then the dot products of its filter rows.
+template <class W>
+void conv_s16(const Conv2dS16Params& p, const int16_t* input, const W* filter, const int64_t* bias,
+              int16_t* output, void* scratch) {
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
@@ -211,35 +215,39 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
     for (; oc < last_oc; ++oc)
       out[oc] = finish(s16::dot(column, filter + int64_t{oc} * length, length), oc);
   };
+  // MVE with int8 weights takes two pixels at once (dot2x3).
+  constexpr bool kPairs = CORTEXM_BUILT_ISA == 2 && sizeof(W) == 1;
   for (int32_t n = 0; n < p.input.n; ++n) {
     const int16_t* image = input + int64_t{n} * p.input.h * p.input.w * p.input.c;
     int16_t* out_image = output + int64_t{n} * pixels * out_c;
     for (int32_t pixel = 0; pixel < pixels;) {
-      // MVE takes two pixels at once when at most one of them needs the scratch column.
+      // Two pixels when at most one of them needs the scratch column.
       int32_t count = 1;
-      if (CORTEXM_BUILT_ISA == 2 && pixel + 1 < pixels &&
-          (window_run(p, image, 0, pixel / p.output.w, pixel % p.output.w) ||
-           window_run(p, image, 0, (pixel + 1) / p.output.w, (pixel + 1) % p.output.w)))
+      if (kPairs && pixel + 1 < pixels &&
+          (window_run<W>(p, image, 0, pixel / p.output.w, pixel % p.output.w) ||
+           window_run<W>(p, image, 0, (pixel + 1) / p.output.w, (pixel + 1) % p.output.w)))
         count = 2;
       for (int32_t group = 0; group < groups; ++group) {
         const int16_t* columns[2];
         int16_t* outs[2];
         for (int32_t j = 0; j < count; ++j) {
           const int32_t oy = (pixel + j) / p.output.w, ox = (pixel + j) % p.output.w;
-          columns[j] = gather_column(p, image, group, oy, ox, scratch_column);
+          columns[j] = gather_column<W>(p, image, group, oy, ox, scratch_column);
           outs[j] = out_image + int64_t{pixel + j} * out_c;
         }
-        prepare_column(scratch_column, length);  // DSP's columns are always gathered
+        prepare_column<W>(scratch_column, length);  // a reordering variant always gathers
         const int32_t last_oc = (group + 1) * out_per_group;
         int32_t oc = group * out_per_group;
 #if CORTEXM_BUILT_ISA == 2
-        if (count == 2) {
-          for (; oc + kMvePairRows <= last_oc; oc += kMvePairRows) {
-            int64_t sums[2 * kMvePairRows];
-            dot2x3(filter + int64_t{oc} * length, columns[0], columns[1], length, sums);
-            for (int32_t j = 0; j < 2; ++j)
-              for (int32_t r = 0; r < kMvePairRows; ++r)
-                outs[j][oc + r] = finish(sums[j * kMvePairRows + r], oc + r);
+        if constexpr (kPairs) {
+          if (count == 2) {
+            for (; oc + kMvePairRows <= last_oc; oc += kMvePairRows) {
+              int64_t sums[2 * kMvePairRows];
+              dot2x3(filter + int64_t{oc} * length, columns[0], columns[1], length, sums);
+              for (int32_t j = 0; j < 2; ++j)
+                for (int32_t r = 0; r < kMvePairRows; ++r)
+                  outs[j][oc + r] = finish(sums[j * kMvePairRows + r], oc + r);
+            }
           }
         }
 #endif
@@ -248,6 +256,48 @@ void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const 
       pixel += count;
     }
   }
+}
+
+}  // namespace
+
+Dims4 quantized_conv2d_s16_output_dims(const Conv2dS16Params& p) {
+  return conv_output_dims(p.input, p.filter.h, p.filter.w, p.geometry, p.filter.n);
+}
+
+Dims4 quantized_conv2d_s16w16_output_dims(const Conv2dS16W16Params& p) {
+  return quantized_conv2d_s16_output_dims(p);
+}
+
+CORTEXM_PREPARE_STEP Error quantized_conv2d_s16_prepare(const Conv2dS16Params& p) {
+  return prepare_s16(p);
+}
+
+CORTEXM_PREPARE_STEP Error quantized_conv2d_s16w16_prepare(const Conv2dS16W16Params& p) {
+  CORTEXM_RETURN_IF_ERROR(prepare_s16(p));
+  const int64_t taps = int64_t{p.filter.h} * p.filter.w * p.filter.c;
+  if (taps > kMaxTapsS16W16)
+    return invalid("filter_taps", taps, "must be <= 2^16 (KH * KW * C_in / groups: exact 64-bit sums)");
+  return kOk;
+}
+
+// DSP with int8 weights always gathers (it reorders the column).
+size_t quantized_conv2d_s16_scratch_size(const Conv2dS16Params& p, Isa isa) {
+  return scratch_size(p, isa != Isa::kDsp);
+}
+
+size_t quantized_conv2d_s16w16_scratch_size(const Conv2dS16W16Params& p, Isa) {
+  return scratch_size(p, true);
+}
+
+void quantized_conv2d_s16(const Conv2dS16Params& p, const int16_t* input, const int8_t* filter,
+                          const int64_t* bias, int16_t* output, void* scratch) {
+  conv_s16(p, input, filter, bias, output, scratch);
+}
+
+void quantized_conv2d_s16w16(const Conv2dS16W16Params& p, const int16_t* input,
+                             const int16_t* filter, const int64_t* bias, int16_t* output,
+                             void* scratch) {
+  conv_s16(p, input, filter, bias, output, scratch);
 }
 
 }  // namespace cortexm

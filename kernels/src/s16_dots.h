@@ -1,10 +1,17 @@
-// The int16 x int8 dot products of quantized_conv2d_s16 and quantized_linear_s16 for the isa this
-// build selects (kernels/src only): x int16 (a column or an input row), w int8 weight rows. Sums
-// are exact: |int16 * int8| <= 2^22, so blocks of kInt32Taps products sum in int32
-// (|sum| <= 2^30) and the blocks add into 64 bits; any order of the blocks gives the same result.
-// On DSP, x holds every full quad of taps x0 x1 x2 x3 as x0 x2 x1 x3 (the caller reorders it),
-// so one SMLAD pairs SXTB16 of 4 weight bytes (w0, w2) with (x0, x2) and another the ROR #8 form
-// (w1, w3) with (x1, x3), as CMSIS-NN's read_and_pad_reordered; the tail stays in order.
+// The dot products of quantized_conv2d_s16 / quantized_linear_s16 (int16 x int8, the 16x8 kernels)
+// and of quantized_conv2d_s16w16 / quantized_linear_s16w16 (int16 x int16, the 16x16 kernels) for
+// the isa this build selects (kernels/src only): x int16 (a column or an input row), w the weight
+// rows, one overload per weight type.
+//
+// int8 weights: sums are exact: |int16 * int8| <= 2^22, so blocks of kInt32Taps products sum in
+// int32 (|sum| <= 2^30) and the blocks add into 64 bits; any order of the blocks gives the same
+// result. On DSP, x holds every full quad of taps x0 x1 x2 x3 as x0 x2 x1 x3 (the caller reorders
+// it), so one SMLAD pairs SXTB16 of 4 weight bytes (w0, w2) with (x0, x2) and another the ROR #8
+// form (w1, w3) with (x1, x3), as CMSIS-NN's read_and_pad_reordered; the tail stays in order.
+//
+// int16 weights: |int16 * int16| <= 2^30, so every product goes straight into a 64-bit sum (MVE
+// VMLALDAVA.S16, DSP SMLALD on pairs of taps in order); the sums are exact for any length the
+// kernels' prepare accepts (kMaxTapsS16W16), so every order gives the same result. x is in order.
 #pragma once
 
 #include <cstdint>
@@ -182,6 +189,95 @@ inline void dot2(const int16_t* __restrict x, const int8_t* __restrict weights, 
 }
 
 inline void dot4(const int16_t* __restrict x, const int8_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  dots<4>(x, weights, length, sums);
+}
+
+#endif
+
+// --- int16 weights ----------------------------------------------------------------------------
+
+#if CORTEXM_BUILT_ISA == 0
+
+inline int64_t dot(const int16_t* __restrict x, const int16_t* __restrict w, int32_t length) {
+  int64_t total = 0;
+  for (int32_t k = 0; k < length; ++k) total += int32_t{x[k]} * w[k];
+  return total;
+}
+
+inline void dot2(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  const int16_t* w0 = weights;
+  const int16_t* w1 = w0 + length;
+  int64_t total0 = 0, total1 = 0;
+  for (int32_t k = 0; k < length; ++k) {
+    const int32_t xk = x[k];
+    total0 += xk * w0[k];
+    total1 += xk * w1[k];
+  }
+  sums[0] = total0;
+  sums[1] = total1;
+}
+
+#elif CORTEXM_BUILT_ISA == 2
+
+// The dot products of x with kRows int16 weight rows `length` apart, 8 taps per step: one VLDRH
+// of x and per row a VLDRH and a VMLALDAVA.S16 into its 64-bit sum; the last partial step
+// predicated (its off lanes load 0).
+template <int kRows>
+inline void dots(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  int64_t s[kRows] = {};
+  int32_t k = 0;
+  for (; k + 8 <= length; k += 8) {
+    const int16x8_t xv = vldrhq_s16(x + k);
+    for (int r = 0; r < kRows; ++r)
+      s[r] = vmlaldavaq_s16(s[r], xv, vldrhq_s16(weights + int64_t{r} * length + k));
+  }
+  if (k < length) {
+    const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(length - k));
+    const int16x8_t xv = vldrhq_z_s16(x + k, lanes);
+    for (int r = 0; r < kRows; ++r)
+      s[r] = vmlaldavaq_s16(s[r], xv, vldrhq_z_s16(weights + int64_t{r} * length + k, lanes));
+  }
+  for (int r = 0; r < kRows; ++r) sums[r] = s[r];
+}
+
+#else
+
+// The dot products of x with kRows int16 weight rows `length` apart: per pair of taps one word of
+// x and per row a word of weights and an SMLALD into its 64-bit sum; an odd last tap in C.
+template <int kRows>
+inline void dots(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  int64_t s[kRows] = {};
+  int32_t k = 0;
+  for (; k + 2 <= length; k += 2) {
+    const uint32_t xv = dsp::load_u32(x + k);
+    for (int r = 0; r < kRows; ++r)
+      s[r] = dsp::smlald(dsp::load_u32(weights + int64_t{r} * length + k), xv, s[r]);
+  }
+  if (k < length)
+    for (int r = 0; r < kRows; ++r) s[r] += int32_t{x[k]} * weights[int64_t{r} * length + k];
+  for (int r = 0; r < kRows; ++r) sums[r] = s[r];
+}
+
+#endif
+
+#if CORTEXM_BUILT_ISA != 0
+
+inline int64_t dot(const int16_t* __restrict x, const int16_t* __restrict w, int32_t length) {
+  int64_t sum;
+  dots<1>(x, w, length, &sum);
+  return sum;
+}
+
+inline void dot2(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  dots<2>(x, weights, length, sums);
+}
+
+inline void dot4(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
                  int64_t* sums) {
   dots<4>(x, weights, length, sums);
 }

@@ -10,7 +10,7 @@
 
 namespace cortexm::bindings {
 
-// A rank-4 array of T (int8, or int16 for the 16x8 kernels) whose extents fit int32, as Dims4.
+// A rank-4 array of T (int8, or int16 for the 16x8 kernels' input and the 16x16 weight) whose extents fit int32, as Dims4.
 template <typename T>
 Dims4 require_nhwc(const char* op, const char* name, const py::handle& obj,
                    py::array_t<T, py::array::c_style>* array) {
@@ -91,23 +91,23 @@ const TBias* require_bias(const char* op, const py::handle& obj, int64_t channel
 enum class ChannelDim { kN, kC };
 
 // The arrays of a convolution and its per-channel requantize parameters, checked against the
-// weight's output channels.
-template <typename TIn, typename TBias>
+// weight's output channels. TWeight: int8, or int16 for the 16x16 kernel.
+template <typename TIn, typename TBias, typename TWeight = int8_t>
 struct ConvOperands {
   py::array_t<TIn, py::array::c_style> input;
-  py::array_t<int8_t, py::array::c_style> weight;
+  py::array_t<TWeight, py::array::c_style> weight;
   py::array_t<TBias, py::array::c_style> bias;
   Dims4 input_dims, filter_dims;
   const TBias* bias_data = nullptr;
   std::vector<int32_t> multipliers, shifts;
 };
 
-template <typename TIn, typename TBias>
-ConvOperands<TIn, TBias> require_conv_operands(const char* op, py::handle input, py::handle weight,
+template <typename TIn, typename TBias, typename TWeight = int8_t>
+ConvOperands<TIn, TBias, TWeight> require_conv_operands(const char* op, py::handle input, py::handle weight,
                                                py::handle bias, ChannelDim channel_dim,
                                                py::handle requantize_multipliers,
                                                py::handle requantize_shifts) {
-  ConvOperands<TIn, TBias> a;
+  ConvOperands<TIn, TBias, TWeight> a;
   a.input_dims = require_nhwc(op, "input", input, &a.input);
   a.filter_dims = require_nhwc(op, "weight", weight, &a.weight);
   const int32_t channels = channel_dim == ChannelDim::kN ? a.filter_dims.n : a.filter_dims.c;
@@ -119,11 +119,11 @@ ConvOperands<TIn, TBias> require_conv_operands(const char* op, py::handle input,
 }
 
 // Output dims into p, then run_weighted into an NHWC output.
-template <typename TOut, typename TIn, typename TBias, typename Params>
-py::array_t<TOut> run_conv(const char* op, const ConvOperands<TIn, TBias>& a, Params& p,
+template <typename TOut, typename TIn, typename TBias, typename TWeight, typename Params>
+py::array_t<TOut> run_conv(const char* op, const ConvOperands<TIn, TBias, TWeight>& a, Params& p,
                            Dims4 (*output_dims)(const Params&), Error (*prepare)(const Params&),
                            size_t (*scratch_size)(const Params&, Isa),
-                           void (*kernel)(const Params&, const TIn*, const int8_t*, const TBias*,
+                           void (*kernel)(const Params&, const TIn*, const TWeight*, const TBias*,
                                           TOut*, void*)) {
   p.output = output_dims(p);
   return run_weighted<TOut>(op, a, p, prepare, scratch_size, kernel,

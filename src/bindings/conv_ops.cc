@@ -4,6 +4,7 @@
 #include "bindings/conv_args.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 
@@ -67,6 +68,37 @@ void bind_quantized_conv2d_s16(py::module_& ops) {
       "arithmetic: 64-bit sums, per-channel arm_nn_requantize_s64 with the multiplier reduced to "
       "16 bits (shifts in [-31, 7]). stride and dilation are (h, w); padding is (pad_h, pad_w) or "
       "(top, left, bottom, right); groups = C_in / weight.shape[3].");
+}
+
+void bind_quantized_conv2d_s16w16(py::module_& ops) {
+  ops.def(
+      "quantized_conv2d_s16w16",
+      [](py::handle input, py::handle weight, py::handle bias, py::handle stride,
+         py::handle padding, py::handle dilation, py::handle requantize_multipliers,
+         py::handle requantize_shifts, IntArg activation_min, IntArg activation_max) {
+        constexpr const char* op = "quantized_conv2d_s16w16";
+        const auto a = require_conv_operands<int16_t, int64_t, int16_t>(
+            op, input, weight, bias, ChannelDim::kN, requantize_multipliers, requantize_shifts);
+        Conv2dS16W16Params p;
+        p.input = a.input_dims;
+        p.filter = a.filter_dims;
+        p.geometry = require_conv_geometry(op, stride, padding, dilation);
+        p.multipliers = a.multipliers.data();
+        p.shifts = a.shifts.data();
+        require_activation_range<int16_t>(op, activation_min, activation_max, &p);
+        return run_conv<int16_t>(op, a, p, quantized_conv2d_s16w16_output_dims,
+                                 quantized_conv2d_s16w16_prepare,
+                                 quantized_conv2d_s16w16_scratch_size, quantized_conv2d_s16w16);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"),
+      py::arg("padding"), py::arg("dilation"), py::arg("requantize_multipliers"),
+      py::arg("requantize_shifts"), py::arg("activation_min") = qmin<int16_t>,
+      py::arg("activation_max") = qmax<int16_t>,
+      "16x16: int16 NHWC input [N, H, W, C_in] (zero point 0) * int16 OHWI weight [C_out, KH, KW, "
+      "C_in / groups] (zero point 0) + int64 bias -> int16 [N, OH, OW, C_out] (zero point 0): "
+      "64-bit sums, per-channel arm_nn_requantize_s64 with the multiplier reduced to 16 bits "
+      "(shifts in [-31, 7]); at most 2^16 taps per output. stride and dilation are (h, w); padding "
+      "is (pad_h, pad_w) or (top, left, bottom, right); groups = C_in / weight.shape[3].");
 }
 
 void bind_quantized_depthwise_conv2d(py::module_& ops) {

@@ -9,10 +9,11 @@
 
 namespace cortexm::bindings {
 
-template <typename TIn, typename TBias>
+// TWeight: int8, or int16 for the 16x16 kernel.
+template <typename TIn, typename TBias, typename TWeight = int8_t>
 struct LinearOperands {
   py::array_t<TIn, py::array::c_style> input;
-  py::array_t<int8_t, py::array::c_style> weight;
+  py::array_t<TWeight, py::array::c_style> weight;
   py::array_t<TBias, py::array::c_style> bias;
   const TBias* bias_data = nullptr;
   int32_t batches = 0, input_features = 0, output_features = 0;
@@ -37,14 +38,14 @@ struct LinearOperands {
   }
 };
 
-template <typename TIn, typename TBias>
-LinearOperands<TIn, TBias> require_linear_operands(const char* op, py::handle input,
+template <typename TIn, typename TBias, typename TWeight = int8_t>
+LinearOperands<TIn, TBias, TWeight> require_linear_operands(const char* op, py::handle input,
                                                    py::handle weights, py::handle bias,
                                                    py::handle requantize_multipliers,
                                                    py::handle requantize_shifts) {
-  LinearOperands<TIn, TBias> a;
+  LinearOperands<TIn, TBias, TWeight> a;
   const auto& x = a.input = require_array<TIn>(op, "input", input, 1, 32);
-  const auto& w = a.weight = require_array<int8_t>(op, "weights", weights, 2, 2);
+  const auto& w = a.weight = require_array<TWeight>(op, "weights", weights, 2, 2);
   const int64_t depth = x.shape(x.ndim() - 1);
   const int64_t channels = w.shape(0);
   if (w.shape(1) != depth)

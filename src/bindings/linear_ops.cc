@@ -3,6 +3,7 @@
 #include "bindings/linear_args.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
+#include "cortexm/kernels/quantized_linear_s16w16.h"
 
 namespace cortexm::bindings {
 
@@ -55,6 +56,30 @@ void bind_quantized_linear_s16(py::module_& ops) {
       "[..., C_out] (zero point 0), arm_fully_connected_s16 arithmetic: 64-bit sums, per-tensor "
       "or per-channel arm_nn_requantize_s64 with the multiplier reduced to 16 bits (shifts in "
       "[-31, 7]).");
+}
+
+void bind_quantized_linear_s16w16(py::module_& ops) {
+  ops.def(
+      "quantized_linear_s16w16",
+      [](py::handle input, py::handle weights, py::handle bias, py::handle requantize_multipliers,
+         py::handle requantize_shifts, IntArg activation_min, IntArg activation_max) {
+        constexpr const char* op = "quantized_linear_s16w16";
+        const auto a = require_linear_operands<int16_t, int64_t, int16_t>(
+            op, input, weights, bias, requantize_multipliers, requantize_shifts);
+        LinearS16W16Params p;
+        a.fill(&p);
+        require_activation_range<int16_t>(op, activation_min, activation_max, &p);
+        return run_weighted<int16_t>(op, a, p, quantized_linear_s16w16_prepare,
+                                     quantized_linear_s16w16_scratch_size, quantized_linear_s16w16,
+                                     a.output_shape());
+      },
+      py::arg("input"), py::arg("weights"), py::arg("bias"), py::arg("requantize_multipliers"),
+      py::arg("requantize_shifts"), py::arg("activation_min") = qmin<int16_t>,
+      py::arg("activation_max") = qmax<int16_t>,
+      "16x16: int16 [..., K] (zero point 0) x int16 [C_out, K]^T (zero point 0) + int64 bias -> "
+      "int16 [..., C_out] (zero point 0): 64-bit sums, per-tensor or per-channel "
+      "arm_nn_requantize_s64 with the multiplier reduced to 16 bits (shifts in [-31, 7]); "
+      "K <= 2^16.");
 }
 
 }  // namespace cortexm::bindings

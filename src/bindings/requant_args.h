@@ -85,7 +85,7 @@ py::array_t<TOut> run_weighted(const char* op, const Operands& a, const Params& 
   check(op, prepare(p));
   py::array_t<TOut> out(out_shape);
   const auto* in_data = a.input.data();
-  const int8_t* weight_data = a.weight.data();
+  const auto* weight_data = a.weight.data();
   TOut* out_data = out.mutable_data();
   run_released(scratch_size(p, Isa::kScalar), [&](void* scratch) {
     kernel(p, in_data, weight_data, a.bias_data, out_data, scratch);

@@ -65,6 +65,12 @@ inline int32_t smlabb(uint32_t a, uint32_t b, int32_t acc) {
 inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
   return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(top(a) * top(b)));
 }
+// acc + bottom(a) * bottom(b) + top(a) * top(b) in 64 bits (modulo 2^64, as the instruction).
+inline int64_t smlald(uint32_t a, uint32_t b, int64_t acc) {
+  return static_cast<int64_t>(static_cast<uint64_t>(acc) +
+                              static_cast<uint64_t>(int64_t{bottom(a) * bottom(b)}) +
+                              static_cast<uint64_t>(int64_t{top(a) * top(b)}));
+}
 inline int32_t smulbb(uint32_t a, uint32_t b) { return bottom(a) * bottom(b); }
 inline int32_t smultt(uint32_t a, uint32_t b) { return top(a) * top(b); }
 
@@ -110,6 +116,9 @@ inline int32_t smlabb(uint32_t a, uint32_t b, int32_t acc) {
 }
 inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
   return __smlatt(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
+}
+inline int64_t smlald(uint32_t a, uint32_t b, int64_t acc) {
+  return __smlald(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
 }
 inline int32_t ssat8(int32_t v) { return __ssat(v, 8); }
 inline uint32_t uxtb16(uint32_t x) { return static_cast<uint32_t>(__uxtb16(static_cast<int32_t>(x))); }

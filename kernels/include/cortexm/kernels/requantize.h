@@ -91,6 +91,14 @@ inline int32_t requantize_s64(int64_t acc, int32_t reduced_multiplier, int32_t s
   return static_cast<int32_t>(static_cast<uint32_t>(result) + 1u) >> 1;
 }
 
+// The 16x16 kernels (int16 activations and weights): each product |x * w| <= 2^30, so a sum of at
+// most kMaxTapsS16W16 of them stays within +-2^46 and, with a bias within +-kMaxBiasS16W16, the
+// accumulator within +-2^47, where requantize_s64's product with the reduced (<= 2^15) multiplier
+// is exact in int64 (< 2^62). Their prepare steps refuse longer dot products; the lowering refuses
+// larger biases.
+constexpr int32_t kMaxTapsS16W16 = 1 << 16;
+constexpr int64_t kMaxBiasS16W16 = int64_t{1} << 46;
+
 // a + b modulo 2^32, as the target's 32-bit add (no signed-overflow UB).
 inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
