@@ -37,9 +37,11 @@ CHANNELS_LAST = [0, 2, 3, 1]
 MAC_OPS = {
     "cortex_m.quantized_conv2d.default": lambda w: w[1] * w[2] * w[3],
     "cortex_m.quantized_conv2d_s16.default": lambda w: w[1] * w[2] * w[3],
+    "cortex_m.quantized_conv2d_s16w16.default": lambda w: w[1] * w[2] * w[3],
     "cortex_m.quantized_depthwise_conv2d.default": lambda w: w[1] * w[2],
     "cortex_m.quantized_linear.default": lambda w: w[-1],
     "cortex_m.quantized_linear_s16.default": lambda w: w[-1],
+    "cortex_m.quantized_linear_s16w16.default": lambda w: w[-1],
 }
 
 

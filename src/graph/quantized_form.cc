@@ -66,6 +66,7 @@ Tensor dequantize_tensor(const Tensor& q) {
     case DType::kInt8: dequantize_typed<int8_t>(q, out.data<float>()); break;
     case DType::kInt16: dequantize_typed<int16_t>(q, out.data<float>()); break;
     case DType::kInt32: dequantize_typed<int32_t>(q, out.data<float>()); break;
+    case DType::kInt64: dequantize_typed<int64_t>(q, out.data<float>()); break;
     default: throw GraphError(std::string("cannot dequantize ") + dtype_name(q.dtype()));
   }
   return out;

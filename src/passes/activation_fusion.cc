@@ -19,7 +19,9 @@ bool has_activation_range(const std::string& op) {
          op == "cortex_m.quantized_depthwise_conv2d.default" ||
          op == "cortex_m.quantized_transpose_conv2d.default" ||
          op == "cortex_m.quantized_linear.default" ||
-         op == "cortex_m.quantized_linear_s16.default" || op == "cortex_m.quantized_add.default" ||
+         op == "cortex_m.quantized_linear_s16.default" ||
+         op == "cortex_m.quantized_conv2d_s16w16.default" ||
+         op == "cortex_m.quantized_linear_s16w16.default" || op == "cortex_m.quantized_add.default" ||
          op == "cortex_m.quantized_mul.default" || op == "cortex_m.quantized_max_pool2d.default" ||
          op == "cortex_m.quantized_max_pool2d_s16.default" ||
          op == "cortex_m.quantized_avg_pool2d.default" ||

@@ -1,6 +1,7 @@
-// ConvertToCortexM, 16x8 convolutions: aten.convolution.default (2-D, or 1-D through view_copy to
-// (N, C, 1, W)) reading a symmetric int16 value -> _clone_dim_order to channels-last,
-// cortex_m.quantized_conv2d_s16 (OHWI weight, grouped too, int64 bias), _clone_dim_order back.
+// ConvertToCortexM, 16x8 and 16x16 convolutions: aten.convolution.default (2-D, or 1-D through
+// view_copy to (N, C, 1, W)) reading a symmetric int16 value -> _clone_dim_order to channels-last,
+// cortex_m.quantized_conv2d_s16 (OHWI int8 weight, grouped too, int64 bias) or, for an int16
+// weight, cortex_m.quantized_conv2d_s16w16 (same geometry and packing), _clone_dim_order back.
 // An int16 output is the kernel's; an int8 output (or a clamp activation's, output_target) gets
 // an int16 value at the scale spanning the int8 range, then cortex_m.requantize_s16 to int8 with
 // the activation's bounds.
@@ -26,6 +27,34 @@ QuantParams int16_per_tensor(const Graph& graph, ValueId v, const std::string& w
     not_lowered(what + " '" + value.name + "' is not symmetric int16 (zero point 0)");
   return q;
 }
+
+DType weight_dtype(const Graph& graph, ValueId x, ValueId w, const std::string& what) {
+  const DType dtype = graph.value(w).info.dtype;
+  if (dtype != DType::kInt16) return DType::kInt8;
+  const TensorInfo& in = graph.value(x).info;
+  if (in.dtype != DType::kInt16)
+    not_lowered("int16 " + what + " '" + graph.value(w).name + "' (16x16) needs a symmetric int16 input; input '" +
+                graph.value(x).name + "' is " + dtype_name(in.dtype));
+  return dtype;
+}
+
+namespace {
+
+// OIHW (O, C_in / groups, KH, KW) -> OHWI, for either weight element type.
+template <class T>
+void pack_ohwi(const Tensor& src_tensor, Tensor* packed, int64_t c_out, int64_t c_per_group,
+               int64_t kh, int64_t kw) {
+  const T* src = src_tensor.data<T>();
+  T* dst = packed->data<T>();
+  for (int64_t o = 0; o < c_out; ++o)
+    for (int64_t i = 0; i < c_per_group; ++i)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x0 = 0; x0 < kw; ++x0)
+          dst[((o * kh + y) * kw + x0) * c_per_group + i] =
+              src[((o * c_per_group + i) * kh + y) * kw + x0];
+}
+
+}  // namespace
 
 void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
@@ -64,7 +93,9 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   const int64_t c_out = ws[0], c_per_group = ws[1];
   const int64_t kh = one_d ? 1 : ws[2], kw = ws.back();
   const int64_t c_in = in.shape[1];
-  const QuantizedConstant weight = int8_constant(graph, w, 0, c_out, "weight");
+  const DType w_dtype = weight_dtype(graph, x, w, "weight");
+  const bool w16 = w_dtype == DType::kInt16;
+  const QuantizedConstant weight = quantized_constant(graph, w, 0, c_out, "weight", w_dtype);
   for (int64_t zp : weight.zero_points)
     if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (symmetric only)");
   const std::vector<int64_t> stride = conv_spatial(args, "stride", one_d, 1);
@@ -77,10 +108,8 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
     real_scales.push_back(bias_scales.back() / q_conv.scales[0]);
   }
   std::vector<int64_t> multipliers, shifts;
-  requantize_attrs(real_scales, &multipliers, &shifts);
-  for (int64_t s : shifts)
-    if (s > kMaxShiftS64) not_lowered("requantize shift " + std::to_string(s) + " exceeds 7");
-  Tensor bias = int64_bias(graph, b, bias_scales);
+  requantize_s64_attrs(real_scales, &multipliers, &shifts);
+  Tensor bias = int64_bias(graph, b, bias_scales, w16);
   if (target.offset != 0.0) {  // the tail's offset in accumulator units
     for (int64_t c = 0; c < c_out; ++c)
       bias.data<int64_t>()[c] += static_cast<int64_t>(
@@ -88,19 +117,16 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   }
 
   TensorInfo w_info;
-  w_info.dtype = DType::kInt8;
+  w_info.dtype = w_dtype;
   w_info.shape = {c_out, kh, kw, c_per_group};
   w_info.qparams = graph.value(w).info.qparams;
   if (w_info.qparams->per_channel()) w_info.qparams->axis = 0;
   Tensor packed(w_info);
-  const int8_t* src = weight.data.data<int8_t>();
-  int8_t* dst = packed.data<int8_t>();
-  for (int64_t o = 0; o < c_out; ++o)
-    for (int64_t i = 0; i < c_per_group; ++i)
-      for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x0 = 0; x0 < kw; ++x0)
-          dst[((o * kh + y) * kw + x0) * c_per_group + i] =
-              src[((o * c_per_group + i) * kh + y) * kw + x0];
+  if (w16) {
+    pack_ohwi<int16_t>(weight.data, &packed, c_out, c_per_group, kh, kw);
+  } else {
+    pack_ohwi<int8_t>(weight.data, &packed, c_out, c_per_group, kh, kw);
+  }
 
   Attrs attrs = {{"stride", stride},
                  {"padding", padding},
@@ -115,7 +141,8 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   v = rw.clone_dim_order(v, channels_last_dim_order(4));
   const ValueId w_packed = rw.constant("ohwi", packed);
   const ValueId b_packed = rw.constant("bias", bias);
-  ValueId y = rw.call("cortex_m.quantized_conv2d_s16.default", {v, w_packed, b_packed}, attrs, true);
+  ValueId y = rw.call(w16 ? "cortex_m.quantized_conv2d_s16w16.default" : "cortex_m.quantized_conv2d_s16.default",
+                      {v, w_packed, b_packed}, attrs, true);
   rw.set_qparams(y, q_conv);
   if (!int16_output) {
     const QuantParams& q = target.q;

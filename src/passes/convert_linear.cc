@@ -3,7 +3,9 @@
 // cortex_m.quantized_linear with [N, K] weights, per-channel multipliers and an int32 bias; a
 // float output read only by a clamp activation is lowered with it (output_target). With a
 // symmetric int16 input and output (16x8) -> cortex_m.quantized_linear_s16 with symmetric int8
-// weights, an int64 bias and one multiplier per tensor or per channel.
+// weights, an int64 bias and one multiplier per tensor or per channel; with symmetric int16
+// weights (16x16) -> cortex_m.quantized_linear_s16w16, the same otherwise. int16 weights on an
+// int8 input are not lowered.
 #include <cmath>
 
 #include "cortexm/kernels/requantize.h"
@@ -13,8 +15,15 @@ namespace cortexm::convert {
 
 namespace {
 
-// The [N, K] weight data behind addmm's mat2 [K, N]: a constant transposed here, or the [N, K]
-// constant that a permute_copy with dims [1, 0] transposes.
+template <class T>
+void transpose_into(const Tensor& src_tensor, int64_t k, int64_t n, Tensor* t) {
+  const T* src = src_tensor.data<T>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < k; ++j) t->data<T>()[i * k + j] = src[j * n + i];
+}
+
+// The [N, K] weight data (int8 or int16) behind addmm's mat2 [K, N]: a constant transposed here,
+// or the [N, K] constant that a permute_copy with dims [1, 0] transposes.
 Tensor addmm_weight_data(const Graph& graph, ValueId mat2) {
   const Value& m = graph.value(mat2);
   const int64_t k = m.info.shape[0], n = m.info.shape[1];
@@ -23,9 +32,11 @@ Tensor addmm_weight_data(const Graph& graph, ValueId mat2) {
     info.shape = {n, k};
     info.qparams.reset();
     Tensor t(info);
-    const int8_t* src = m.data.data<int8_t>();
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < k; ++j) t.data<int8_t>()[i * k + j] = src[j * n + i];
+    if (m.info.dtype == DType::kInt16) {
+      transpose_into<int16_t>(m.data, k, n, &t);
+    } else {
+      transpose_into<int8_t>(m.data, k, n, &t);
+    }
     return t;
   }
   const NodeId p = graph.producer(mat2);
@@ -35,19 +46,20 @@ Tensor addmm_weight_data(const Graph& graph, ValueId mat2) {
     for (int64_t& d : dims) d = d < 0 ? d + 2 : d;
     const Value& src = graph.value(permute.inputs[0]);
     if (dims == std::vector<int64_t>{1, 0} && src.kind == ValueKind::kConstant &&
-        src.info.dtype == DType::kInt8)
+        (src.info.dtype == DType::kInt8 || src.info.dtype == DType::kInt16))
       return src.data;
   }
   not_lowered("mat2 '" + m.name + "' is neither a constant nor permute_copy([1, 0]) of one");
 }
 
-// The operands of a linear or addmm node: x, the weight value w, the [N, K] int8 weight data with
-// its per-channel qparams, and the bias value b (kNoValue when absent).
+// The operands of a linear or addmm node: x, the weight value w, the [N, K] int8 (16x16: int16)
+// weight data with its per-channel qparams, and the bias value b (kNoValue when absent).
 struct LinearOperands {
   ValueId x = kNoValue, w = kNoValue, b = kNoValue;
   Tensor weights;
   QuantizedConstant channels;
   int64_t n = 0;
+  bool int16_weights = false;
 };
 
 LinearOperands linear_operands(const Graph& graph, const Node& node) {
@@ -59,7 +71,9 @@ LinearOperands linear_operands(const Graph& graph, const Node& node) {
     o.x = node.inputs[1];
     o.w = node.inputs[2];
     o.n = graph.value(o.w).info.shape[1];
-    o.channels = int8_channels(graph, o.w, 1, o.n, "mat2");
+    const DType w_dtype = weight_dtype(graph, o.x, o.w, "mat2");
+    o.int16_weights = w_dtype == DType::kInt16;
+    o.channels = quantized_channels(graph, o.w, 1, o.n, "mat2", w_dtype);
     o.weights = addmm_weight_data(graph, o.w);
     if (args.f("beta") == 1.0) {
       o.b = node.inputs[0];
@@ -73,7 +87,9 @@ LinearOperands linear_operands(const Graph& graph, const Node& node) {
     o.w = node.inputs[1];
     o.b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
     o.n = graph.value(o.w).info.shape[0];
-    o.channels = int8_constant(graph, o.w, 0, o.n, "weight");
+    const DType w_dtype = weight_dtype(graph, o.x, o.w, "weight");
+    o.int16_weights = w_dtype == DType::kInt16;
+    o.channels = quantized_constant(graph, o.w, 0, o.n, "weight", w_dtype);
     o.weights = o.channels.data;
   }
   return o;
@@ -90,7 +106,7 @@ Tensor packed_weights(const Graph& graph, const LinearOperands& o) {
 }
 
 // The 16x8 form: symmetric int16 input and output (or a clamp activation's), symmetric int8
-// weights, int64 bias.
+// weights, int64 bias; the 16x16 form the same with symmetric int16 weights.
 void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
   Graph& graph = rw.graph();
   const Node& node = rw.old();
@@ -109,10 +125,8 @@ void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
       real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
   }
   std::vector<int64_t> multipliers, shifts;
-  requantize_attrs(real_scales, &multipliers, &shifts);
-  for (int64_t s : shifts)
-    if (s > kMaxShiftS64) not_lowered("requantize shift " + std::to_string(s) + " exceeds 7");
-  Tensor bias = int64_bias(graph, o.b, bias_scales);
+  requantize_s64_attrs(real_scales, &multipliers, &shifts);
+  Tensor bias = int64_bias(graph, o.b, bias_scales, o.int16_weights);
   if (target.offset != 0.0) {  // the tail's offset in accumulator units
     for (int64_t c = 0; c < o.n; ++c)
       bias.data<int64_t>()[c] += static_cast<int64_t>(
@@ -121,7 +135,9 @@ void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
 
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
   const ValueId b_packed = rw.constant("bias", bias);
-  const ValueId y = rw.call("cortex_m.quantized_linear_s16.default", {o.x, w_packed, b_packed},
+  const ValueId y = rw.call(o.int16_weights ? "cortex_m.quantized_linear_s16w16.default"
+                                            : "cortex_m.quantized_linear_s16.default",
+                            {o.x, w_packed, b_packed},
                             {{"requantize_multipliers", multipliers},
                              {"requantize_shifts", shifts},
                              {"activation_min", target.activation_min},

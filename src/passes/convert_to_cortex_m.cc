@@ -32,6 +32,7 @@ int64_t raw_integer(const Tensor& t, int64_t i) {
     case DType::kInt8: return t.data<int8_t>()[i];
     case DType::kInt16: return t.data<int16_t>()[i];
     case DType::kInt32: return t.data<int32_t>()[i];
+    case DType::kInt64: return t.data<int64_t>()[i];
     default: not_lowered(std::string("cannot read ") + dtype_name(t.dtype()) + " values");
   }
 }
@@ -55,18 +56,28 @@ QuantParams int8_per_tensor(const Graph& graph, ValueId v, const std::string& wh
 
 QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
                                 const std::string& what) {
-  if (graph.value(v).kind != ValueKind::kConstant)
-    not_lowered(what + " " + describe(graph, v) + " is not a constant");
-  QuantizedConstant out = int8_channels(graph, v, axis, channels, what);
-  out.data = graph.value(v).data;
-  return out;
+  return quantized_constant(graph, v, axis, channels, what, DType::kInt8);
 }
 
 QuantizedConstant int8_channels(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
                                 const std::string& what) {
+  return quantized_channels(graph, v, axis, channels, what, DType::kInt8);
+}
+
+QuantizedConstant quantized_constant(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
+                                     const std::string& what, DType dtype) {
+  if (graph.value(v).kind != ValueKind::kConstant)
+    not_lowered(what + " " + describe(graph, v) + " is not a constant");
+  QuantizedConstant out = quantized_channels(graph, v, axis, channels, what, dtype);
+  out.data = graph.value(v).data;
+  return out;
+}
+
+QuantizedConstant quantized_channels(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
+                                     const std::string& what, DType dtype) {
   const Value& value = graph.value(v);
-  if (value.info.dtype != DType::kInt8 || !value.info.qparams)
-    not_lowered(what + " " + describe(graph, v) + " is not int8 quantized");
+  if (value.info.dtype != dtype || !value.info.qparams)
+    not_lowered(what + " " + describe(graph, v) + " is not " + dtype_name(dtype) + " quantized");
   const QuantParams& q = *value.info.qparams;
   if (q.per_channel() && (q.axis != axis || static_cast<int64_t>(q.scales.size()) != channels))
     not_lowered(what + " " + describe(graph, v) + " is quantized per channel along axis " +
@@ -134,10 +145,13 @@ std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
   return std::vector<int32_t>(values.begin(), values.end());
 }
 
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales) {
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
+                  bool int16_weights) {
   // CMSIS-NN's 16x8 kernels keep sums within +-2^47; a bias beyond +-2^40 is not a real model's.
-  const double limit = std::ldexp(1.0, 40);
-  const std::vector<int64_t> values = rounded_bias(graph, bias, scales, -limit, limit, "+-2^40");
+  // The 16x16 scales are 2^8 finer, and their sums reach 2^46 (requantize.h).
+  const double limit = int16_weights ? static_cast<double>(kMaxBiasS16W16) : std::ldexp(1.0, 40);
+  const std::vector<int64_t> values =
+      rounded_bias(graph, bias, scales, -limit, limit, int16_weights ? "+-2^46" : "+-2^40");
   TensorInfo info;
   info.dtype = DType::kInt64;
   info.shape = {static_cast<int64_t>(scales.size())};
@@ -179,6 +193,18 @@ void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_
     const QuantizedMultiplier m = quantize_multiplier(real);
     multipliers->push_back(m.multiplier);
     shifts->push_back(m.shift);
+  }
+}
+
+void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
+                          std::vector<int64_t>* shifts) {
+  requantize_attrs(real_scales, multipliers, shifts);
+  for (size_t c = 0; c < real_scales.size(); ++c) {
+    if ((*shifts)[c] > kMaxShiftS64)
+      not_lowered("requantize shift " + std::to_string((*shifts)[c]) + " exceeds 7");
+    if ((*multipliers)[c] == 0)
+      not_lowered("requantize scale " + std::to_string(real_scales[c]) +
+                  " is below 2^-32 (the requantize's smallest shift is -31)");
   }
 }
 

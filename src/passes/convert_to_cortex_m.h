@@ -23,17 +23,26 @@ QuantParams int8_per_tensor(const Graph& graph, ValueId v, const std::string& wh
 // Per-tensor symmetric int16 qparams of value v (convert_conv_s16.cc), else NotLowered.
 QuantParams int16_per_tensor(const Graph& graph, ValueId v, const std::string& what);
 
-// An int8 value quantized per tensor or per channel along `axis` with `channels` channels: per
-// channel, its scale and zero point; for a constant, its data.
+// An int8 (quantized_channels / quantized_constant: `dtype`) value quantized per tensor or per
+// channel along `axis` with `channels` channels: per channel, its scale and zero point; for a
+// constant, its data.
 struct QuantizedConstant {
   Tensor data;
   std::vector<double> scales;
   std::vector<int64_t> zero_points;
 };
+QuantizedConstant quantized_channels(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
+                                     const std::string& what, DType dtype);
+QuantizedConstant quantized_constant(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
+                                     const std::string& what, DType dtype);
 QuantizedConstant int8_channels(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
                                 const std::string& what);
 QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
                                 const std::string& what);
+
+// The dtype of a conv / linear weight w: int8, or int16 (16x16) when the input x is symmetric
+// int16; NotLowered for int16 weights on any other input (what: the weight's name in the op).
+DType weight_dtype(const Graph& graph, ValueId x, ValueId w, const std::string& what);
 
 // int32 bias at scales[c] (one per channel): zeros when absent; a quantized bias at another scale
 // or zero point is requantized from its real value, a float bias quantized. The bias must be a
@@ -42,8 +51,10 @@ std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
                                 const std::vector<double>& scales);
 
 // The 16x8 kernels' int64 [C] bias at scales[c] (zero point 0): as int32_bias (a quantized bias
-// at the target scale taken exactly, as an integer), within +-2^40.
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales);
+// at the target scale taken exactly, as an integer), within +-2^40; the 16x16 kernels'
+// (int16_weights) within +-kMaxBiasS16W16 (2^46: requantize.h says why).
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
+                  bool int16_weights = false);
 
 // The int32 [C] bias constant's data, quantized per channel at scales[c] with zero point 0.
 Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales);
@@ -51,6 +62,10 @@ Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>
 // quantize_multiplier of each real scale, as int attributes; NotLowered if one is out of range.
 void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
                       std::vector<int64_t>* shifts);
+// The same for the 16x8 / 16x16 kernels' requantize_s64: shifts in [-31, 7]; NotLowered for a
+// larger scale, or one below 2^-32 (quantize_multiplier's 0, which would zero every output).
+void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
+                          std::vector<int64_t>* shifts);
 
 // relu / hardtanh / clamp / hardsigmoid as out = clamp(scale * x + offset, lo, hi), bounds in
 // float32 as their kernels use them; false for any other op.

@@ -84,6 +84,7 @@ void convert_convolution(Graph& graph, NodeId id, const TargetConfig& target) {
   const Node& node = graph.node(id);
   if (OpArgs(node.op, node.name, node.attrs).b("transposed")) return convert_transpose_conv(graph, id, target);
   if (graph.value(node.inputs[0]).info.dtype == DType::kInt16) return convert_conv_s16(graph, id, target);
+  weight_dtype(graph, node.inputs[0], node.inputs[1], "weight");  // NotLowered for int16 weights
   convert_conv(graph, id, target);
 }
 

@@ -18,11 +18,15 @@ constexpr const char* kPad = "aten.constant_pad_nd.default";
 constexpr const char* kView = "aten.view_copy.default";
 constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 
-constexpr const char* kConvS16 = "cortex_m.quantized_conv2d_s16.default";  // zero point 0, no offset
+// The 16x8 and 16x16 convs: zero point 0, no offset.
+constexpr const char* kConvS16 = "cortex_m.quantized_conv2d_s16.default";
+constexpr const char* kConvS16W16 = "cortex_m.quantized_conv2d_s16w16.default";
+
+bool is_symmetric_int16_conv(const std::string& op) { return op == kConvS16 || op == kConvS16W16; }
 
 bool is_conv(const std::string& op) {
   return op == "cortex_m.quantized_conv2d.default" ||
-         op == "cortex_m.quantized_depthwise_conv2d.default" || op == kConvS16;
+         op == "cortex_m.quantized_depthwise_conv2d.default" || is_symmetric_int16_conv(op);
 }
 
 OpArgs args_of(const Node& node) { return OpArgs(node.op, node.name, node.attrs); }
@@ -61,7 +65,7 @@ bool fold(Graph& graph, NodeId conv_id) {
   }
   for (int64_t a : amounts)
     if (a < 0) return false;  // a crop, not a pad
-  const int64_t zero_point = conv.op == kConvS16 ? 0 : -args_of(conv).i("input_offset");
+  const int64_t zero_point = is_symmetric_int16_conv(conv.op) ? 0 : -args_of(conv).i("input_offset");
   if (args_of(pad_node).f("value") != static_cast<double>(zero_point)) return false;
 
   const Padding2d own = ops::padding_attr(args_of(conv));

@@ -29,7 +29,8 @@ struct OpImpl;
 // FloatConvolution, FloatPool2d, FloatMatmul, Sum, Amax, Amin, FloatAmax and FloatAmin kernels;
 // UnaryParams gained the constants a, b, c and the UnaryFns from Clamp on. 4: the Argmax, Argmin,
 // FloatArgmax, FloatArgmin, FloatUpsampleBilinear2d and QuantizedUpsampleBilinear2d kernels.
-constexpr uint32_t kSchemaVersion = 4;
+// 5: the 16x16 QuantizedConv2dS16W16 and QuantizedLinearS16W16 kernels.
+constexpr uint32_t kSchemaVersion = 5;
 constexpr uint32_t kOldestSchemaVersion = 1;
 constexpr size_t kAlignment = 16;  // constants, arena base and bundled data
 

@@ -1,11 +1,13 @@
-// The cortex_m convolution ops (conv2d, depthwise, transposed, 16x8 conv2d), one descriptor each
-// over one implementation: a logical NCHW (channels-last in memory) input, a 4-D int8 weight in
+// The cortex_m convolution ops (conv2d, depthwise, transposed, 16x8 and 16x16 conv2d), one
+// descriptor each over one implementation: a logical NCHW (channels-last in memory) input, a 4-D
+// int8 (16x16: int16) weight in
 // the kernel's layout and an optional bias; the kernel's prepare step is the validation. Kernel
 // params <-> program table: program/params/conv.h.
 #include <limits>
 
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "ops/cortex_m/cortex_m_util.h"
@@ -27,14 +29,20 @@ struct ConvCall {
   ConvCall(ConvCall&&) = default;
 };
 
-// The kernel entry points of params P (activations T, bias Bias).
-template <class P, class T, class Bias>
+// The kernel entry points of params P (activations T, bias Bias, weights W).
+template <class P, class T, class Bias, class W = int8_t>
 struct ConvKernel {
   Dims4 (*output_dims)(const P&);
   Error (*prepare)(const P&);
   size_t (*scratch_size)(const P&, Isa);
-  void (*run)(const P&, const T*, const int8_t*, const Bias*, T*, void*);
+  void (*run)(const P&, const T*, const W*, const Bias*, T*, void*);
+
+  // An op's extra schema setup (in place); a nested type, so add_conv does not deduce W from it.
+  using InPlace = void (*)(OpSchema&, const ConvKernel<P, T, Bias, W>&);
 };
+
+template <class T>
+constexpr DType kIntDType = sizeof(T) == 1 ? DType::kInt8 : DType::kInt16;
 
 using program::kConvHasOffsets;
 using program::kDepthwiseConv;
@@ -74,8 +82,8 @@ inline bool window_defined(const ConvGeometry& g) {
   return g.stride_h >= 1 && g.stride_w >= 1 && g.dilation_h >= 1 && g.dilation_w >= 1;
 }
 
-template <class P, class T, class Bias>
-ConvCall<P> decode(const ConvKernel<P, T, Bias>& k, const OpArgs& args, const TensorInfo& input,
+template <class P, class T, class Bias, class W>
+ConvCall<P> decode(const ConvKernel<P, T, Bias, W>& k, const OpArgs& args, const TensorInfo& input,
                    const TensorInfo& weight) {
   constexpr int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   ConvCall<P> call;
@@ -110,9 +118,9 @@ ConvCall<P> decode(const ConvKernel<P, T, Bias>& k, const OpArgs& args, const Te
   return call;
 }
 
-template <class P, class T, class Bias>
-std::vector<TensorInfo> infer(const ConvKernel<P, T, Bias>& k, const InferContext& ctx) {
-  constexpr DType dtype = sizeof(T) == 1 ? DType::kInt8 : DType::kInt16;
+template <class P, class T, class Bias, class W>
+std::vector<TensorInfo> infer(const ConvKernel<P, T, Bias, W>& k, const InferContext& ctx) {
+  constexpr DType dtype = kIntDType<T>;
   require_rank(ctx, 0, {4});
   require_dtype(ctx, 0, {dtype});
   for (int64_t d : ctx.input(0).shape)
@@ -121,7 +129,7 @@ std::vector<TensorInfo> infer(const ConvKernel<P, T, Bias>& k, const InferContex
                " has an extent outside [1, 2^31)");
   check_scratch_bytes(ctx);
   require_rank(ctx, 1, {4});
-  require_dtype(ctx, 1, {DType::kInt8});
+  require_dtype(ctx, 1, {kIntDType<W>});
   const ConvCall<P> call = decode(k, ctx, ctx.input(0), ctx.input(1));
   check_kernel(ctx, k.prepare(call.params));
   const int32_t channels = output_channels(call.params);
@@ -137,22 +145,22 @@ std::vector<TensorInfo> infer(const ConvKernel<P, T, Bias>& k, const InferContex
   return {out};
 }
 
-template <class P, class T, class Bias>
-void run(const ConvKernel<P, T, Bias>& k, const KernelContext& ctx) {
+template <class P, class T, class Bias, class W>
+void run(const ConvKernel<P, T, Bias, W>& k, const KernelContext& ctx) {
   const ConvCall<P> call = decode(k, ctx, ctx.input(0).info(), ctx.input(1).info());
   const std::vector<T> input = nchw_to_nhwc_as<T>(ctx.input(0));
   std::vector<T> output(static_cast<size_t>(call.params.output.elements()));
   // int64 words: aligned for every kernel's scratch.
   std::vector<int64_t> scratch(k.scratch_size(call.params, Isa::kScalar) / sizeof(int64_t) + 1);
-  k.run(call.params, input.data(), ctx.input(1).data<int8_t>(),
+  k.run(call.params, input.data(), ctx.input(1).data<W>(),
         ctx.has_input(2) ? ctx.input(2).data<Bias>() : nullptr, output.data(), scratch.data());
   nhwc_to_nchw_as(output, ctx.output());
 }
 
-template <class P, class T, class Bias>
+template <class P, class T, class Bias, class W = int8_t>
 void add_conv(OpRegistry& registry, const char* name, fb::KernelId kernel_id,
-              ConvKernel<P, T, Bias> k,
-              void (*in_place)(OpSchema&, const ConvKernel<P, T, Bias>&) = nullptr) {
+              ConvKernel<P, T, Bias, W> k,
+              typename ConvKernel<P, T, Bias, W>::InPlace in_place = nullptr) {
   OpSchema s;
   s.name = name;
   s.inputs = {{"input"}, {"weight"}, {"bias", true}};
@@ -219,6 +227,14 @@ void register_cortex_m_quantized_conv2d_s16(OpRegistry& registry) {
       registry, "cortex_m.quantized_conv2d_s16.default", fb::KernelId_QuantizedConv2dS16,
       {quantized_conv2d_s16_output_dims, quantized_conv2d_s16_prepare,
        quantized_conv2d_s16_scratch_size, quantized_conv2d_s16});
+}
+
+// 16x16: int16 input and output, OHWI int16 weight, int64 bias.
+void register_cortex_m_quantized_conv2d_s16w16(OpRegistry& registry) {
+  add_conv<Conv2dS16W16Params, int16_t, int64_t, int16_t>(
+      registry, "cortex_m.quantized_conv2d_s16w16.default", fb::KernelId_QuantizedConv2dS16W16,
+      {quantized_conv2d_s16w16_output_dims, quantized_conv2d_s16w16_prepare,
+       quantized_conv2d_s16w16_scratch_size, quantized_conv2d_s16w16});
 }
 
 }  // namespace cortexm::ops

@@ -1,12 +1,14 @@
 // cortex_m.quantized_linear: input [..., K] int8, weights [C_out, K] int8, bias int32 [C_out].
 // cortex_m.quantized_linear_s16: input [..., K] int16 (zero point 0), weights [C_out, K] int8
-// (zero point 0), bias int64 [C_out], int16 output. Per-tensor (one multiplier) or per-channel
-// requantize. One descriptor template for both; kernel params <-> program table:
-// program/params/linear.h.
+// (zero point 0), bias int64 [C_out], int16 output. cortex_m.quantized_linear_s16w16: as
+// quantized_linear_s16 with int16 weights [C_out, K] (zero point 0). Per-tensor (one multiplier)
+// or per-channel requantize. One descriptor template for the three; kernel params <-> program
+// table: program/params/linear.h.
 #include <limits>
 
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
+#include "cortexm/kernels/quantized_linear_s16w16.h"
 #include "ops/cortex_m/cortex_m_util.h"
 #include "program/params/linear.h"
 #include "program/params_builder.h"
@@ -23,12 +25,13 @@ struct LinearCall {
   std::vector<int32_t> multipliers, shifts;
 };
 
-// The kernel's element types: T in and out, Bias for the bias.
+// The kernel's element types: T in and out, W for the weights, Bias for the bias.
 template <class P>
 struct LinearTypes;
 template <>
 struct LinearTypes<LinearParams> {
   using T = int8_t;
+  using W = int8_t;
   using Bias = int32_t;
   static constexpr Error (*prepare)(const LinearParams&) = quantized_linear_prepare;
   static constexpr size_t (*scratch_size)(const LinearParams&, Isa) = quantized_linear_scratch_size;
@@ -36,13 +39,25 @@ struct LinearTypes<LinearParams> {
 template <>
 struct LinearTypes<LinearS16Params> {
   using T = int16_t;
+  using W = int8_t;
   using Bias = int64_t;
   static constexpr Error (*prepare)(const LinearS16Params&) = quantized_linear_s16_prepare;
   static constexpr size_t (*scratch_size)(const LinearS16Params&, Isa) = quantized_linear_s16_scratch_size;
 };
+template <>
+struct LinearTypes<LinearS16W16Params> {
+  using T = int16_t;
+  using W = int16_t;
+  using Bias = int64_t;
+  static constexpr Error (*prepare)(const LinearS16W16Params&) = quantized_linear_s16w16_prepare;
+  static constexpr size_t (*scratch_size)(const LinearS16W16Params&, Isa) =
+      quantized_linear_s16w16_scratch_size;
+};
 
+template <class T>
+constexpr DType kIntDType = sizeof(T) == 1 ? DType::kInt8 : DType::kInt16;
 template <class P>
-constexpr DType kDType = sizeof(typename LinearTypes<P>::T) == 1 ? DType::kInt8 : DType::kInt16;
+constexpr DType kDType = kIntDType<typename LinearTypes<P>::T>;
 
 template <class P>
 LinearCall<P> decode(const OpArgs& args, const TensorInfo& input, const TensorInfo& weights) {
@@ -83,7 +98,7 @@ LinearCall<P> decode(const OpArgs& args, const TensorInfo& input, const TensorIn
 template <class P>
 std::vector<TensorInfo> infer(const InferContext& ctx) {
   require_dtype(ctx, 0, {kDType<P>});
-  require_dtype(ctx, 1, {DType::kInt8});
+  require_dtype(ctx, 1, {kIntDType<typename LinearTypes<P>::W>});
   require_rank(ctx, 1, {2});
   check_scratch_bytes(ctx);
   if (ctx.input(0).rank() < 1) ctx.fail("input must have at least one dim");
@@ -100,14 +115,14 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
   return {make_info(kDType<P>, shape)};
 }
 
-template <class P, void (*Run)(const P&, const typename LinearTypes<P>::T*, const int8_t*,
+template <class P, void (*Run)(const P&, const typename LinearTypes<P>::T*, const typename LinearTypes<P>::W*,
                                const typename LinearTypes<P>::Bias*, typename LinearTypes<P>::T*, void*)>
 void kernel(const KernelContext& ctx) {
   using T = typename LinearTypes<P>::T;
   using Bias = typename LinearTypes<P>::Bias;
   const LinearCall<P> call = decode<P>(ctx, ctx.input(0).info(), ctx.input(1).info());
   std::vector<uint32_t> scratch(LinearTypes<P>::scratch_size(call.params, Isa::kScalar) / 4 + 1);
-  Run(call.params, ctx.input(0).data<T>(), ctx.input(1).data<int8_t>(),
+  Run(call.params, ctx.input(0).data<T>(), ctx.input(1).data<typename LinearTypes<P>::W>(),
       ctx.has_input(2) ? ctx.input(2).data<Bias>() : nullptr, ctx.output().data<T>(), scratch.data());
 }
 
@@ -153,6 +168,11 @@ void register_cortex_m_quantized_linear(OpRegistry& registry) {
 void register_cortex_m_quantized_linear_s16(OpRegistry& registry) {
   registry.add(linear_schema<LinearS16Params, quantized_linear_s16>(
       "cortex_m.quantized_linear_s16.default", fb::KernelId_QuantizedLinearS16));
+}
+
+void register_cortex_m_quantized_linear_s16w16(OpRegistry& registry) {
+  registry.add(linear_schema<LinearS16W16Params, quantized_linear_s16w16>(
+      "cortex_m.quantized_linear_s16w16.default", fb::KernelId_QuantizedLinearS16W16));
 }
 
 }  // namespace cortexm::ops

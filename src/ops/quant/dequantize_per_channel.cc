@@ -1,6 +1,6 @@
 // quantized_decomposed.dequantize_per_channel.default: (q - zero_point) * scale in float32 with
 // one scale and zero point per index along axis. int8 / int16 runs go through the kernel; int32
-// uses the same formula here.
+// and int64 (biases) use the same formula here.
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "ops/quant/quant_attrs.h"
 
@@ -9,7 +9,7 @@ namespace cortexm::ops {
 namespace {
 
 std::vector<TensorInfo> infer(const InferContext& ctx) {
-  require_dtype(ctx, 0, {DType::kInt8, DType::kInt16, DType::kInt32});
+  require_dtype(ctx, 0, {DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64});
   const TensorInfo& in = ctx.input(0);
   if (in.rank() < 1) ctx.fail("input is " + info_to_string(in) + ", expected rank >= 1");
   if (in.dtype != ctx.dtype("dtype"))
@@ -46,6 +46,12 @@ void kernel(const KernelContext& ctx) {
         const int32_t* q32 = in.data<int32_t>() + start;
         for (int64_t i = 0; i < inner; ++i)
           y[start + i] = static_cast<float>(int64_t{q32[i]} - zero_points[c]) * scale;
+        continue;
+      }
+      if (in.dtype() == DType::kInt64) {
+        const int64_t* q64 = in.data<int64_t>() + start;
+        for (int64_t i = 0; i < inner; ++i)
+          y[start + i] = static_cast<float>(q64[i] - zero_points[c]) * scale;
         continue;
       }
       p.scale = scale;

@@ -1,5 +1,5 @@
 // dequantize_per_tensor (quantized_decomposed and its cortex_m twin): (q - zero_point) * scale in
-// float32. int8 and int16 run the kernel; int32 (biases) uses the same formula here.
+// float32. int8 and int16 run the kernel; int32 and int64 (biases) use the same formula here.
 #include "cortexm/kernels/quantize_per_tensor.h"
 
 #include "ops/quant/quant_attrs.h"
@@ -15,7 +15,7 @@ void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode 
   s.inputs = {{"input"}};
   s.attrs = per_tensor_quant_attrs();
   s.infer = [](const InferContext& ctx) {
-    require_dtype(ctx, 0, {DType::kInt8, DType::kInt16, DType::kInt32});
+    require_dtype(ctx, 0, {DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64});
     if (ctx.input(0).dtype != ctx.dtype("dtype"))
       ctx.fail(std::string("dtype attribute ") + dtype_name(ctx.dtype("dtype")) +
                " does not match the input's " + dtype_name(ctx.input(0).dtype));
@@ -27,7 +27,7 @@ void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode 
   s.kernel = [](const KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
     const float scale = static_cast<float>(ctx.f("scale"));
-    const int32_t zero_point = static_cast<int32_t>(ctx.i("zero_point"));
+    const int64_t zero_point = ctx.i("zero_point");
     float* out = ctx.output().data<float>();
     const size_t n = static_cast<size_t>(in.numel());
     if (in.dtype() == DType::kInt32) {
@@ -36,9 +36,14 @@ void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode 
         out[i] = static_cast<float>(int64_t{q[i]} - zero_point) * scale;
       return;
     }
+    if (in.dtype() == DType::kInt64) {
+      const int64_t* q = in.data<int64_t>();
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(q[i] - zero_point) * scale;
+      return;
+    }
     QuantizeParams p;
     p.scale = scale;
-    p.zero_point = zero_point;
+    p.zero_point = static_cast<int32_t>(zero_point);
     p.quant_min = static_cast<int32_t>(ctx.i("quant_min"));
     p.quant_max = static_cast<int32_t>(ctx.i("quant_max"));
     p.dtype = in.dtype() == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;

@@ -16,6 +16,7 @@ void dtype_range(const OpArgs& args, DType dtype, int64_t* lo, int64_t* hi) {
     case DType::kUInt8: *lo = 0; *hi = 255; return;
     case DType::kInt16: *lo = -32768; *hi = 32767; return;
     case DType::kInt32: *lo = INT32_MIN; *hi = INT32_MAX; return;
+    case DType::kInt64: *lo = INT64_MIN; *hi = INT64_MAX; return;  // the 16x16 biases
     default: args.fail(std::string("dtype ") + dtype_name(dtype) + " is not a quantized dtype");
   }
 }

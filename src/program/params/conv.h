@@ -1,4 +1,4 @@
-// The params of the convolution kernels (conv2d, depthwise, transposed and the 16x8 conv2d): one
+// The params of the convolution kernels (conv2d, depthwise, transposed, the 16x8 and 16x16 conv2d): one
 // encode (kernel params -> fb::Conv2dParams) and one decode (table -> kernel params) for all. Each
 // kernel has only some of the table's fields: the transposed conv has no dilation but an output
 // padding, the 16x8 conv no offsets, the depthwise conv a depth multiplier, the int8 conv2d a
@@ -9,6 +9,7 @@
 
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "program/program_generated.h"
@@ -21,8 +22,9 @@ template <class P>
 constexpr bool kDepthwiseConv = std::is_same_v<P, DepthwiseConv2dParams>;
 template <class P>
 constexpr bool kPlainConv = std::is_same_v<P, Conv2dParams>;
+// The 16x8 and 16x16 convs (Conv2dS16Params and its 16x16 twin) have no offsets.
 template <class P>
-constexpr bool kConvHasOffsets = !std::is_same_v<P, Conv2dS16Params>;
+constexpr bool kConvHasOffsets = !std::is_base_of_v<Conv2dS16Params, P>;
 
 // Stride, dilation and padding of any convolution (a transposed one has dilation 1).
 template <class P>

@@ -1,4 +1,4 @@
-// The runtime's convolution ops (conv2d, depthwise, transposed, 16x8 conv2d): one prepare and one
+// The runtime's convolution ops (conv2d, depthwise, transposed, 16x8 and 16x16 conv2d): one prepare and one
 // run over the kernel's params type P and entry points. The params come from the Conv2dParams
 // table through program/params/conv.h, the shapes from the tensors.
 #pragma once
@@ -16,6 +16,9 @@ template <class P>
 using ConvElement = std::conditional_t<program::kConvHasOffsets<P>, int8_t, int16_t>;
 template <class P>
 using ConvBias = std::conditional_t<program::kConvHasOffsets<P>, int32_t, int64_t>;
+// int8 weights; the 16x16 conv's int16.
+template <class P>
+using ConvWeight = std::conditional_t<std::is_same_v<P, Conv2dS16W16Params>, int16_t, int8_t>;
 
 template <class P>
 Status decode_conv_op(const OpContext& ctx, P* p) {
@@ -47,7 +50,8 @@ Status prepare_conv(const OpContext& ctx) {
   constexpr DType activations = int8 ? DType::kInt8 : DType::kInt16;
   CORTEXM_RETURN_IF_STATUS(require_nhwc(ctx, "input", ctx.input(0), activations));
   const TensorView weights = ctx.input(1);
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "weights", weights, DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(
+      ctx, "weights", weights, sizeof(ConvWeight<P>) == 1 ? DType::kInt8 : DType::kInt16));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, "weights", weights, 4));
   if (!weights.is_contiguous())
     return ctx.unsupported("weights", 0,
@@ -77,8 +81,8 @@ Status prepare_conv(const OpContext& ctx) {
 }
 
 template <class P>
-using ConvKernel = void (*)(const P&, const ConvElement<P>*, const int8_t*, const ConvBias<P>*,
-                            ConvElement<P>*, void*);
+using ConvKernel = void (*)(const P&, const ConvElement<P>*, const ConvWeight<P>*,
+                            const ConvBias<P>*, ConvElement<P>*, void*);
 
 // Runs the op with the kernel `run` (the kernel's entry point, or one with only some of its paths).
 template <class P, size_t (*ScratchSize)(const P&, Isa)>
@@ -88,7 +92,7 @@ void run_conv_with(const OpContext& ctx, ConvKernel<P> run) {
   decode_conv_op(ctx, &p);
   if constexpr (std::is_same_v<P, Conv2dParams>) p.host_packed = ctx.host_packed;
   run(p, reinterpret_cast<const T*>(ctx.input(0).data),
-      reinterpret_cast<const int8_t*>(ctx.input(1).data),
+      reinterpret_cast<const ConvWeight<P>*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const ConvBias<P>*>(ctx.input(2).data) : nullptr,
       reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
 }

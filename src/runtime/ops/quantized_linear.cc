@@ -1,11 +1,13 @@
 // QuantizedLinear: input [..., K] int8 contiguous, weights [C_out, K] int8, optional int32 bias.
 // QuantizedLinearS16: input [..., K] int16 contiguous, weights [C_out, K] int8, optional int64
 // bias, int16 output (arm_fully_connected_s16 arithmetic; the LinearParams offsets must be 0).
-// One prepare and run for both; the table decodes through program/params/linear.h.
+// QuantizedLinearS16W16: as QuantizedLinearS16 with int16 weights [C_out, K].
+// One prepare and run for the three; the table decodes through program/params/linear.h.
 #include <type_traits>
 
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
+#include "cortexm/kernels/quantized_linear_s16w16.h"
 #include "program/params/linear.h"
 #include "runtime/ops/conv_decode.h"
 #include "runtime/ops/host_pack_ops.h"
@@ -28,11 +30,12 @@ Status decode(const OpContext& ctx, P* p) {
   return kStatusOk;
 }
 
-template <class P, class T, class Bias, Error (*Prepare)(const P&), size_t (*ScratchSize)(const P&, Isa)>
+template <class P, class T, class W, class Bias, Error (*Prepare)(const P&),
+          size_t (*ScratchSize)(const P&, Isa)>
 Status prepare_linear(const OpContext& ctx) {
   const TensorView input = ctx.input(0), weights = ctx.input(1), output = ctx.output();
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "input", input, kDTypeOf<T>));
-  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "weights", weights, DType::kInt8));
+  CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "weights", weights, kDTypeOf<W>));
   CORTEXM_RETURN_IF_STATUS(require_dtype(ctx, "output", output, kDTypeOf<T>));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, "weights", weights, 2));
   if (input.rank < 1) return ctx.fail("input.rank", input.rank, "must be >= 1");
@@ -74,13 +77,13 @@ Status prepare_linear(const OpContext& ctx) {
   return require_scratch(ctx, ScratchSize(p, kKernelIsa));
 }
 
-template <class P, class T, class Bias, void (*Run)(const P&, const T*, const int8_t*, const Bias*, T*, void*),
+template <class P, class T, class W, class Bias, void (*Run)(const P&, const T*, const W*, const Bias*, T*, void*),
           size_t (*ScratchSize)(const P&, Isa)>
 void run_linear(const OpContext& ctx) {
   P p;
   decode(ctx, &p);
   if constexpr (std::is_same_v<P, LinearParams>) p.host_packed = ctx.host_packed;
-  Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const int8_t*>(ctx.input(1).data),
+  Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const W*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const Bias*>(ctx.input(2).data) : nullptr,
       reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
 }
@@ -88,20 +91,32 @@ void run_linear(const OpContext& ctx) {
 }  // namespace
 
 Status prepare_quantized_linear(const OpContext& ctx) {
-  return prepare_linear<LinearParams, int8_t, int32_t, quantized_linear_prepare, quantized_linear_scratch_size>(ctx);
+  return prepare_linear<LinearParams, int8_t, int8_t, int32_t, quantized_linear_prepare,
+                        quantized_linear_scratch_size>(ctx);
 }
 
 void run_quantized_linear(const OpContext& ctx) {
-  run_linear<LinearParams, int8_t, int32_t, quantized_linear, quantized_linear_scratch_size>(ctx);
+  run_linear<LinearParams, int8_t, int8_t, int32_t, quantized_linear, quantized_linear_scratch_size>(ctx);
 }
 
 Status prepare_quantized_linear_s16(const OpContext& ctx) {
-  return prepare_linear<LinearS16Params, int16_t, int64_t, quantized_linear_s16_prepare,
+  return prepare_linear<LinearS16Params, int16_t, int8_t, int64_t, quantized_linear_s16_prepare,
                         quantized_linear_s16_scratch_size>(ctx);
 }
 
 void run_quantized_linear_s16(const OpContext& ctx) {
-  run_linear<LinearS16Params, int16_t, int64_t, quantized_linear_s16, quantized_linear_s16_scratch_size>(ctx);
+  run_linear<LinearS16Params, int16_t, int8_t, int64_t, quantized_linear_s16,
+             quantized_linear_s16_scratch_size>(ctx);
+}
+
+Status prepare_quantized_linear_s16w16(const OpContext& ctx) {
+  return prepare_linear<LinearS16W16Params, int16_t, int16_t, int64_t, quantized_linear_s16w16_prepare,
+                        quantized_linear_s16w16_scratch_size>(ctx);
+}
+
+void run_quantized_linear_s16w16(const OpContext& ctx) {
+  run_linear<LinearS16W16Params, int16_t, int16_t, int64_t, quantized_linear_s16w16,
+             quantized_linear_s16w16_scratch_size>(ctx);
 }
 
 size_t host_pack_quantized_linear(const OpContext& ctx, void* packed) {
