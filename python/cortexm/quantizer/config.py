@@ -29,6 +29,15 @@ class CortexMQuantizer:
         waveform, STFT output and magnitude). The values reading them with the same qparams
         (slices, pads) follow. Each name must be a value with its own qparams: a graph input or a
         quantized op's output that does not share another value's qparams.
+    int16_weights: names of weight constants of the float graph (the constant values, e.g. silero's
+        'encoder.0.reparam_conv.weight', 'decoder.rnn.weight_ih') quantized symmetric int16
+        ([-32767, 32767], scale max|w| / 32767, per channel along the weight's output axis as int8
+        weights are, or per tensor with per_channel=False), rounded to nearest (GPTQ rounds only
+        int8 weights), their biases int64. Each must be the weight of a conv1d / conv2d / depthwise
+        / linear / addmm whose input activation is int16: such a layer is 16x16 (int16 x int16 into
+        64-bit sums, twice the weight bytes of 16x8) and lowers to quantized_conv2d_s16w16 /
+        quantized_linear_s16w16. Checked when the graph is converted (ValueError naming the weight,
+        the op and why).
     fuse_magnitude: sqrt(a * a + b * b), each intermediate read once, is one match: the power
         a^2 + b^2 is not quantized (it spans twice the dynamic range of a and b). Off by default:
         cortexm.lower has no kernel for the fused magnitude yet, so such a graph lowers with a float
@@ -59,7 +68,7 @@ class CortexMQuantizer:
     def __init__(self, activation_observer: str = "histogram", per_channel: bool = True,
                  activation_dtype: str | None = None, int16_activations=(), fuse_magnitude: bool = False,
                  weight_rounding: str = "nearest", *, precision: str | None = None,
-                 target_sqnr_db: float = 30.0, min_gain_db: float = 10.0, tolerance_db: float = 0.5, metric=None, metric_target=None,
+                 int16_weights=(), target_sqnr_db: float = 30.0, min_gain_db: float = 10.0, tolerance_db: float = 0.5, metric=None, metric_target=None,
                  evaluation=None, cost_target: str = "cortex-m55+int8"):
         if precision is not None and precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
@@ -97,6 +106,12 @@ class CortexMQuantizer:
         for name in self.int16_activations:
             if not isinstance(name, str):
                 raise TypeError(f"int16_activations holds {name!r}, not a value name")
+        if isinstance(int16_weights, str):
+            raise TypeError("int16_weights must be a collection of weight names, not one string")
+        self.int16_weights = frozenset(int16_weights)
+        for name in self.int16_weights:
+            if not isinstance(name, str):
+                raise TypeError(f"int16_weights holds {name!r}, not a weight name")
         self.fuse_magnitude = bool(fuse_magnitude)
         if weight_rounding not in WEIGHT_ROUNDINGS:
             raise ValueError(f"weight_rounding must be one of {list(WEIGHT_ROUNDINGS)}, got {weight_rounding!r}")
@@ -122,6 +137,8 @@ class CortexMQuantizer:
             extra += f", precision='auto', target_sqnr_db={self.target_sqnr_db}"
         if self.int16_activations:
             extra += f", int16_activations={sorted(self.int16_activations)!r}"
+        if self.int16_weights:
+            extra += f", int16_weights={sorted(self.int16_weights)!r}"
         if self.fuse_magnitude:
             extra += ", fuse_magnitude=True"
         if self.weight_rounding != "nearest":

@@ -4,8 +4,10 @@
   producer (graph inputs: at the start); every reader of v reads the dequantize instead;
 - requantized edges (cat inputs): a second quantize -> dequantize with the reader's qparams;
 - weights: int8 constants (value qparams set) behind dequantize_per_channel / _per_tensor,
-  rounded to nearest or by GPTQ (gptq.py);
+  rounded to nearest or by GPTQ (gptq.py); those in quantizer.int16_weights int16 constants
+  ([-32767, 32767]) rounded to nearest (16x16 layers, checked by _int16_weight_uses);
 - biases: int32 constants, scale = input scale x weight scale, zero point 0, behind dequantize;
+  int64 for an int16 weight (its scales are 2^8 finer: int32 could overflow);
 - constant operands (`1 - x`): constants of the activations' dtype with qparams from their own
   min / max (0 included), behind dequantize; attention masks: int8 constants whose masked
   entries saturate the sum (_quantize_attention_masks).
@@ -19,27 +21,33 @@ import numpy as np
 
 from . import gptq
 from .annotator import Annotation
-from .observers import (INT32_MAX, INT32_MIN, WEIGHT_QMAX, WEIGHT_QMIN, QParams, qparams_from_min_max, quantize_array,
-                        quantize_bias, quantize_weight)
+from .observers import (INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, WEIGHT16_QMAX, WEIGHT16_QMIN, WEIGHT_QMAX,
+                        WEIGHT_QMIN, QParams, qparams_from_min_max, quantize_array, quantize_bias, quantize_bias_int64,
+                        quantize_weight)
 
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
 DEQUANTIZE_PER_CHANNEL = "quantized_decomposed.dequantize_per_channel.default"
+# The patterns whose weight can be int16 (quantizer.int16_weights): the conv / linear kernels with a
+# 16x16 form.
+INT16_WEIGHT_PATTERNS = ("conv1d", "conv2d", "depthwise", "linear", "addmm")
 
 
 def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = None,
             rounding_cache: dict | None = None):
     """statistics: (weight-reading node name, input index) -> gptq.InputStatistics of the weights
-    to round by GPTQ; the others round to nearest. rounding_cache: a dict kept across converts of
-    the same graph and statistics, so each weight is rounded once (precision='auto')."""
+    to round by GPTQ; the others round to nearest (and every int16 weight: quantizer.int16_weights,
+    checked here). rounding_cache: a dict kept across converts of the same graph and statistics, so
+    each weight is rounded once (precision='auto'); its keys tell int8 from int16 roundings."""
+    int16_uses = _int16_weight_uses(annotation, quantizer.int16_weights)
     g = graph.copy()
     nodes = {n.name: n for n in g.nodes}
     _mark(nodes, annotation)
     _insert_activation_qdq(g, nodes, annotation)
     _insert_requantize(g, nodes, annotation)
     weight_scales = _quantize_weights(g, nodes, annotation, quantizer.per_channel, statistics or {},
-                                      {} if rounding_cache is None else rounding_cache)
-    _quantize_biases(g, nodes, annotation, weight_scales, quantizer.per_channel)
+                                      {} if rounding_cache is None else rounding_cache, int16_uses)
+    _quantize_biases(g, nodes, annotation, weight_scales, quantizer.per_channel, int16_uses)
     _quantize_constant_operands(g, nodes, annotation)
     _quantize_attention_masks(g, nodes, annotation)
     g.dead_code_elimination()  # drops the float weights and biases the int ones replaced
@@ -106,50 +114,102 @@ def _insert_requantize(g, nodes: dict, annotation: Annotation) -> None:
         node.replace_input(index, done[key])
 
 
+def _int16_weight_uses(annotation: Annotation, names) -> set:
+    """The weight uses (reading node name, input index) of the constants in names (int16_weights),
+    each the weight of an INT16_WEIGHT_PATTERNS match reading an int16 activation; ValueError
+    naming the weight, the op and why for any other name."""
+    uses, found = set(), set()
+    for match in annotation.matches:
+        kind, op = match.pattern.split("+")[0], match.nodes[0]
+        for use in match.weights:
+            w = use.node.inputs[use.index]
+            if w.name not in names:
+                continue
+            if kind not in INT16_WEIGHT_PATTERNS:
+                raise ValueError(f"int16_weights names '{w.name}', the weight of '{op.name}' ({op.op}, pattern "
+                                 f"{kind}), which has no 16x16 form (only {', '.join(INT16_WEIGHT_PATTERNS)})")
+            x_node, x_index = match.activations[0]
+            x = x_node.inputs[x_index]
+            group = annotation.edge_groups.get((x_node.name, x_index)) or annotation.groups[x.name]
+            if group.qparams().dtype != "int16":
+                raise ValueError(f"int16_weights names '{w.name}', the weight of '{op.name}' ({op.op}), whose "
+                                 f"input '{x.name}' is {group.qparams().dtype}: a 16x16 layer needs an int16 "
+                                 f"activation (activation_dtype='int16' or int16_activations)")
+            uses.add((use.node.name, use.index))
+            found.add(w.name)
+    graph = annotation.view.graph
+    readers = {}
+    for n in graph.nodes:
+        for v in n.inputs:
+            if v is not None:
+                readers.setdefault(v.name, n)
+    for name in sorted(set(names) - found):
+        reader = readers.get(name)
+        if reader is None:
+            raise ValueError(f"int16_weights names '{name}', which is not a constant read by any op of the graph")
+        why = annotation.float_reasons.get(reader.name)
+        raise ValueError(f"int16_weights names '{name}', read by '{reader.name}' ({reader.op}), which is not the "
+                         f"weight constant of a quantized conv / linear / addmm"
+                         + (f" (the op stays float: {why})" if why else ""))
+    return uses
+
+
 def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool, statistics: dict,
-                      rounded: dict) -> dict:
+                      rounded: dict, int16_uses: set) -> dict:
     """Weights -> int8 constants behind a dequantize, rounded to nearest or, for the uses in
-    statistics, by GPTQ (rounded: (weight, axis, statistics) -> (int8 data, scales), filled here).
-    Returns {(node, index): float32 scales}."""
+    statistics, by GPTQ; the uses in int16_uses int16 constants rounded to nearest (rounded:
+    (weight, axis, statistics, dtype) -> (int data, scales), filled here). Returns
+    {(node, index): float32 scales}."""
     cache, scales_of = {}, {}
     for match in annotation.matches:
         for use in match.weights:
             node = nodes[use.node.name]
             w = node.inputs[use.index]
             axis = use.axis if per_channel else None
-            stats = statistics.get((use.node.name, use.index))
-            key = (w.name, axis, id(stats))
+            dtype = "int16" if (use.node.name, use.index) in int16_uses else "int8"
+            stats = statistics.get((use.node.name, use.index)) if dtype == "int8" else None
+            qmin, qmax = (WEIGHT16_QMIN, WEIGHT16_QMAX) if dtype == "int16" else (WEIGHT_QMIN, WEIGHT_QMAX)
+            key = (w.name, axis, id(stats), dtype)
             if key not in cache:
                 if key not in rounded:
-                    data, scales = quantize_weight(w.data, axis)
+                    data, scales = quantize_weight(w.data, axis, dtype)
                     if stats is not None and stats.determined:
                         data = gptq.round_weight(w.data, axis, use.axis, scales, stats)
                     rounded[key] = (data, scales)
                 data, scales = rounded[key]
                 qparams = {"scales": scales.tolist(), "zero_points": [0] * scales.size,
-                           "axis": -1 if axis is None else axis, "quant_min": WEIGHT_QMIN, "quant_max": WEIGHT_QMAX}
-                cache[key] = (g.add_constant(f"{w.name}_int8", data, qparams=qparams), scales)
+                           "axis": -1 if axis is None else axis, "quant_min": qmin, "quant_max": qmax}
+                cache[key] = (g.add_constant(f"{w.name}_{dtype}", data, qparams=qparams), scales)
             const, scales = cache[key]
-            dq = _dequantize_const(g, const, scales, axis, WEIGHT_QMIN, WEIGHT_QMAX, "int8", node)
+            dq = _dequantize_const(g, const, scales, axis, qmin, qmax, dtype, node)
             node.replace_input(use.index, dq)
             scales_of[(node.name, use.index)] = scales
     return scales_of
 
 
-def _quantize_biases(g, nodes: dict, annotation: Annotation, weight_scales: dict, per_channel: bool) -> None:
+def _quantize_biases(g, nodes: dict, annotation: Annotation, weight_scales: dict, per_channel: bool,
+                     int16_uses: set) -> None:
+    """Biases -> int32 constants behind a dequantize; int64 for an int16 weight's."""
     for match in annotation.matches:
         for use in match.biases:
             node = nodes[use.node.name]
             b = node.inputs[use.index]
             x_node, x_index = use.input_edge
             group = annotation.edge_groups.get((x_node.name, x_index)) or annotation.groups[x_node.inputs[x_index].name]
-            w_scales = weight_scales[(use.weight_edge[0].name, use.weight_edge[1])]
-            data, scales = quantize_bias(b.data, group.qparams().scale, w_scales)
+            weight_edge = (use.weight_edge[0].name, use.weight_edge[1])
+            w_scales = weight_scales[weight_edge]
+            if weight_edge in int16_uses:
+                data, scales = quantize_bias_int64(b.data, group.qparams().scale, w_scales,
+                                                   f"bias '{b.name}' of '{node.name}'")
+                dtype, qmin, qmax = "int64", INT64_MIN, INT64_MAX
+            else:
+                data, scales = quantize_bias(b.data, group.qparams().scale, w_scales)
+                dtype, qmin, qmax = "int32", INT32_MIN, INT32_MAX
             axis = 0 if per_channel else None
             qparams = {"scales": scales.tolist(), "zero_points": [0] * scales.size,
-                       "axis": -1 if axis is None else axis, "quant_min": INT32_MIN, "quant_max": INT32_MAX}
-            const = g.add_constant(f"{b.name}_int32", data, qparams=qparams)
-            dq = _dequantize_const(g, const, scales, axis, INT32_MIN, INT32_MAX, "int32", node)
+                       "axis": -1 if axis is None else axis, "quant_min": qmin, "quant_max": qmax}
+            const = g.add_constant(f"{b.name}_{dtype}", data, qparams=qparams)
+            dq = _dequantize_const(g, const, scales, axis, qmin, qmax, dtype, node)
             node.replace_input(use.index, dq)
 
 

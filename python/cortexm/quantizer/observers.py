@@ -26,6 +26,8 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # dtype -> (quant_min, quant_max, symmetric)
 ACTIVATION_RANGES = {"int8": (-128, 127, False), "int16": (-32768, 32767, True)}
 WEIGHT_QMIN, WEIGHT_QMAX = -127, 127
+WEIGHT16_QMIN, WEIGHT16_QMAX = -32767, 32767  # int16_weights (16x16 layers)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -71,9 +73,11 @@ def quantize_array(x: np.ndarray, scale, zero_point, qmin: int, qmax: int) -> np
     return np.clip(q.astype(np.float64), qmin, qmax)
 
 
-def quantize_weight(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """int8 symmetric [-127, 127] weights: per channel along axis, or per tensor (axis None).
-    Returns (int8 data, float32 scales (one per channel, or one)). An all-zero channel gets eps."""
+def quantize_weight(w: np.ndarray, axis: int | None, dtype: str = "int8") -> tuple[np.ndarray, np.ndarray]:
+    """int8 symmetric [-127, 127] weights (dtype 'int16': [-32767, 32767], scale max|w| / 32767):
+    per channel along axis, or per tensor (axis None), rounded to nearest. Returns (int data,
+    float32 scales (one per channel, or one)). An all-zero channel gets eps."""
+    qmin, qmax = (WEIGHT16_QMIN, WEIGHT16_QMAX) if dtype == "int16" else (WEIGHT_QMIN, WEIGHT_QMAX)
     w = np.asarray(w, dtype=F32)
     if axis is None:
         amax = np.abs(w).max(keepdims=True).reshape(1) if w.size else np.zeros(1, F32)
@@ -83,9 +87,9 @@ def quantize_weight(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.nda
         amax = np.abs(moved).max(axis=1) if moved.shape[1] else np.zeros(w.shape[axis], F32)
         bshape = [1] * w.ndim
         bshape[axis] = w.shape[axis]
-    scales = np.maximum(amax.astype(F32) / F32((WEIGHT_QMAX - WEIGHT_QMIN) / 2), F32(EPS)).astype(F32)
-    q = quantize_array(w, scales.reshape(bshape), 0, WEIGHT_QMIN, WEIGHT_QMAX)
-    return q.astype(np.int8), scales
+    scales = np.maximum(amax.astype(F32) / F32((qmax - qmin) / 2), F32(EPS)).astype(F32)
+    q = quantize_array(w, scales.reshape(bshape), 0, qmin, qmax)
+    return q.astype(np.int16 if dtype == "int16" else np.int8), scales
 
 
 def quantize_bias(b: np.ndarray, input_scale: float, weight_scales: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,6 +98,20 @@ def quantize_bias(b: np.ndarray, input_scale: float, weight_scales: np.ndarray) 
     scales = (F32(input_scale) * np.asarray(weight_scales, dtype=F32)).astype(F32)
     q = quantize_array(b, scales, 0, INT32_MIN, INT32_MAX)
     return q.astype(np.int32), scales
+
+
+def quantize_bias_int64(b: np.ndarray, input_scale: float, weight_scales: np.ndarray,
+                        name: str = "bias") -> tuple[np.ndarray, np.ndarray]:
+    """int64 bias of an int16-weight op: scale = input scale x weight scale (per channel, 2^8 finer
+    than with int8 weights, so an int32 could overflow), zero point 0, rounded half to even in
+    float64 (float32 would lose the low bits of values beyond 2^24). Returns (int64 data, float32
+    scales). ValueError when a value does not fit int64 (a bias far outside any real model's)."""
+    scales = (F32(input_scale) * np.asarray(weight_scales, dtype=F32)).astype(F32)
+    q = np.rint(np.asarray(b, dtype=np.float64) / scales.astype(np.float64))
+    if not np.all(np.isfinite(q)) or np.abs(q).max(initial=0.0) >= 2.0**63:
+        raise ValueError(f"{name}: values up to {np.abs(np.asarray(b)).max()} do not fit int64 at scales "
+                         f"down to {scales.min()}")
+    return q.astype(np.int64), scales
 
 
 class Observer:
