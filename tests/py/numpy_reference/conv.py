@@ -86,8 +86,7 @@ def depthwise_conv2d(x, weight, bias, stride, padding, dilation, depth_multiplie
 def conv2d_s16(x, weight, bias, stride, padding, dilation, multipliers, shifts, act_min=-32768,
                act_max=32767):
     """arm_convolve_s16 (and the 16x16 conv's int16 weight): int16 x (zero point 0), int64 sums and
-    bias, arm_nn_requantize_s64 with
-    the reduced multiplier, int16 clamp."""
+    bias, arm_nn_requantize_s64 with the reduced multiplier, int16 clamp."""
     acc = conv2d_accumulator(x, weight, stride, padding, dilation, 0)
     if bias is not None:
         acc = acc + np.asarray(bias, np.int64)

@@ -30,8 +30,8 @@ def linear_params(input_scale, weight_scales, output_scale):
 
 def linear_s16(x, w, bias, multipliers, shifts, act_min=-32768, act_max=32767):
     """arm_fully_connected_s16: int16 x [..., K] and int8 (16x16: int16) w [C_out, K] (zero points
-    0), int64 sums
-    and bias, arm_nn_requantize_s64 with the reduced multiplier (one or C_out), int16 clamp."""
+    0), int64 sums and bias, arm_nn_requantize_s64 with the reduced multiplier (one or C_out), int16
+    clamp."""
     acc = x.astype(np.int64) @ w.astype(np.int64).T
     if bias is not None:
         acc = acc + np.asarray(bias, np.int64)
