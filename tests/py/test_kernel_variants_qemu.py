@@ -1,5 +1,6 @@
 """The conv and depthwise (also in place; both, and the average pool, also built with only the code
-paths each case takes), linear, add and mul kernel variants (int8 and int16), the
+paths each case takes), linear, add and mul kernel variants (int8 and int16; the 16x16 conv and
+linear too), the
 int16 activation kernel, quantize_per_tensor (also in place over its float input) and the int8 mean on
 emulated cores, bit-identical with
 their references:
@@ -29,7 +30,8 @@ def test_kernel_variants_match_the_references_on_the_target(cpu, variant):
     for kernel in ("quantized_conv2d", "quantized_conv2d in place", "quantized_depthwise_conv2d",
                    "quantized_depthwise_conv2d in place",
                    "quantized_linear", "quantized_add",
-                   "quantized_mul", "quantized_conv2d_s16", "quantized_linear_s16", "quantized_add_s16",
+                   "quantized_mul", "quantized_conv2d_s16", "quantized_linear_s16", "quantized_conv2d_s16w16",
+                   "quantized_linear_s16w16", "quantized_add_s16",
                    "quantized_mul_s16", "quantized_activation_s16", "quantize_per_tensor",
                    "quantize_per_tensor in place", "quantized_mean",
                    "quantized_conv2d on its own paths", "quantized_depthwise_conv2d on its own paths",

@@ -11,9 +11,11 @@
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
+#include "cortexm/kernels/quantized_linear_s16w16.h"
 #include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/quantized_mul.h"
 #include "cortexm/kernels/quantized_mul_s16.h"
@@ -33,6 +35,7 @@ int32_t g_bias[kMaxChannels], g_folded_bias[kMaxChannels], g_multipliers[kMaxCha
 alignas(16) uint8_t g_scratch[kMaxScratch + kGuard];
 int16_t g_in16[kMaxInput], g_rhs16[kMaxInput], g_out16[kMaxOutput + kGuard], g_expected16[kMaxOutput];
 alignas(8) int64_t g_bias64[kMaxChannels];
+int16_t g_filter16[kMaxFilter];
 // Weights packed as at program load (the host's x86 kernels only; a target build packs none).
 constexpr size_t kMaxPacked = sizeof(void*) == 8 ? 131072 : 64;
 alignas(64) uint8_t g_packed[kMaxPacked];
@@ -679,12 +682,65 @@ Tally test_mul(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
-// The 16x8 conv (arm_convolve_s16 arithmetic): int16 inputs biased to the extremes, int64 bias,
-// shifts in [-31, 7], against its reference.
+// The 16x8 (int8 weights) and 16x16 (int16 weights) conv and linear kernels: entry points, the
+// weight buffer and how weights, biases and shifts are drawn. The 16x16 sums reach 2^46: biases up
+// to 2^46, weights often at +-32767, and mostly the small shifts its 2^8 finer scales take.
+template <class W>
+struct S16Kernels;
+
+template <>
+struct S16Kernels<int8_t> {
+  using Conv = Conv2dS16Params;
+  using Linear = LinearS16Params;
+  static constexpr const char* kConv = "quantized_conv2d_s16";
+  static constexpr const char* kLinear = "quantized_linear_s16";
+  static constexpr auto conv_output_dims = quantized_conv2d_s16_output_dims;
+  static constexpr auto conv_prepare = quantized_conv2d_s16_prepare;
+  static constexpr auto conv_scratch_size = quantized_conv2d_s16_scratch_size;
+  static constexpr auto conv = quantized_conv2d_s16;
+  static constexpr auto conv_reference = quantized_conv2d_s16_reference;
+  static constexpr auto linear_prepare = quantized_linear_s16_prepare;
+  static constexpr auto linear_scratch_size = quantized_linear_s16_scratch_size;
+  static constexpr auto linear = quantized_linear_s16;
+  static constexpr auto linear_reference = quantized_linear_s16_reference;
+  static int8_t* weights() { return g_filter; }
+  static void fill_weights(Rng& r, int64_t n) { fill(r, g_filter, n); }
+  static int64_t bias(Rng& r) { return int64_t{r.uniform(-(1 << 30), 1 << 30)} * r.uniform(1, 64); }
+  static int32_t shift(Rng& r, int32_t drawn) { return drawn > 7 ? r.uniform(-20, 7) : drawn; }
+};
+
+template <>
+struct S16Kernels<int16_t> {
+  using Conv = Conv2dS16W16Params;
+  using Linear = LinearS16W16Params;
+  static constexpr const char* kConv = "quantized_conv2d_s16w16";
+  static constexpr const char* kLinear = "quantized_linear_s16w16";
+  static constexpr auto conv_output_dims = quantized_conv2d_s16w16_output_dims;
+  static constexpr auto conv_prepare = quantized_conv2d_s16w16_prepare;
+  static constexpr auto conv_scratch_size = quantized_conv2d_s16w16_scratch_size;
+  static constexpr auto conv = quantized_conv2d_s16w16;
+  static constexpr auto conv_reference = quantized_conv2d_s16w16_reference;
+  static constexpr auto linear_prepare = quantized_linear_s16w16_prepare;
+  static constexpr auto linear_scratch_size = quantized_linear_s16w16_scratch_size;
+  static constexpr auto linear = quantized_linear_s16w16;
+  static constexpr auto linear_reference = quantized_linear_s16w16_reference;
+  static int16_t* weights() { return g_filter16; }
+  static void fill_weights(Rng& r, int64_t n) {
+    for (int64_t k = 0; k < n; ++k)
+      g_filter16[k] = static_cast<int16_t>(r.chance(20) ? (r.chance(50) ? -32767 : 32767) : r.uniform(-32768, 32767));
+  }
+  static int64_t bias(Rng& r) { return int64_t{r.uniform(-(1 << 30), 1 << 30)} * r.uniform(1, 1 << 16); }
+  static int32_t shift(Rng& r, int32_t drawn) { return r.chance(60) ? r.uniform(-31, -12) : (drawn > 7 ? 7 : drawn); }
+};
+
+// The 16x8 / 16x16 conv (arm_convolve_s16 arithmetic): int16 inputs biased to the extremes, int64
+// bias, shifts in [-31, 7], against its reference.
+template <class W>
 Tally test_conv2d_s16(Rng& r, int32_t cases, Print print) {
-  Tally t{"quantized_conv2d_s16", print};
+  using K = S16Kernels<W>;
+  Tally t{K::kConv, print};
   for (int32_t i = 0; i < cases;) {
-    Conv2dS16Params p;
+    typename K::Conv p;
     const int32_t groups = r.chance(80) ? 1 : r.uniform(2, 3);
     const bool long_window = r.chance(25);  // an STFT-like window: several int32 blocks
     const int32_t group_c = long_window ? 1 : r.uniform(1, 20);
@@ -697,29 +753,28 @@ Tally test_conv2d_s16(Rng& r, int32_t cases, Print print) {
     // Unpadded 1-D windows are read in place: scalar and MVE then report no scratch at all.
     geometry(r, &p.geometry, r.chance(30));
     if (long_window) p.geometry.stride_w = r.uniform(64, 200);
-    p.output = quantized_conv2d_s16_output_dims(p);
+    p.output = K::conv_output_dims(p);
     if (p.output.h < 1 || p.output.w < 1) continue;
     if (p.input.elements() > kMaxInput || p.filter.elements() > kMaxFilter ||
         p.output.elements() > kMaxOutput || p.filter.n > kMaxChannels)
       continue;
     requantize_params(r, p.filter.n);
-    for (int32_t c = 0; c < p.filter.n; ++c)
-      if (g_shifts[c] > 7) g_shifts[c] = r.uniform(-20, 7);
+    for (int32_t c = 0; c < p.filter.n; ++c) g_shifts[c] = K::shift(r, g_shifts[c]);
     p.multipliers = g_multipliers;
     p.shifts = g_shifts;
     p.activation_min = r.chance(70) ? -32768 : r.uniform(-32768, 0);
     p.activation_max = r.chance(70) ? 32767 : r.uniform(p.activation_min, 32767);
-    const size_t scratch = quantized_conv2d_s16_scratch_size(p, kKernelIsa);
-    if (scratch > kMaxScratch || !quantized_conv2d_s16_prepare(p).ok()) continue;
+    const size_t scratch = K::conv_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !K::conv_prepare(p).ok()) continue;
     for (int64_t k = 0; k < p.input.elements(); ++k)
       g_in16[k] = static_cast<int16_t>(r.chance(20) ? (r.chance(50) ? -32768 : 32767) : r.uniform(-32768, 32767));
-    fill(r, g_filter, p.filter.elements());
-    for (int32_t c = 0; c < p.filter.n; ++c) g_bias64[c] = int64_t{r.uniform(-(1 << 30), 1 << 30)} * r.uniform(1, 64);
+    K::fill_weights(r, p.filter.elements());
+    for (int32_t c = 0; c < p.filter.n; ++c) g_bias64[c] = K::bias(r);
     const int64_t* bias = r.chance(20) ? nullptr : g_bias64;
-    quantized_conv2d_s16_reference(p, g_in16, g_filter, bias, g_expected16);
+    K::conv_reference(p, g_in16, K::weights(), bias, g_expected16);
     std::memset(g_scratch, kCanary, sizeof(g_scratch));
     for (int32_t k = 0; k < kMaxOutput + kGuard; ++k) g_out16[k] = 0x5A5A;
-    quantized_conv2d_s16(p, g_in16, g_filter, bias, g_out16, g_scratch);
+    K::conv(p, g_in16, K::weights(), bias, g_out16, g_scratch);
     ++t.cases;
     const int64_t outputs = p.output.elements();
     const char* problem = nullptr;
@@ -745,13 +800,15 @@ Tally test_conv2d_s16(Rng& r, int32_t cases, Print print) {
   return t;
 }
 
-// The 16x8 fully connected layer (arm_fully_connected_s16 arithmetic): int16 inputs biased to the
-// extremes, rows long enough for several int32 blocks, int64 bias, per-tensor or per-channel
-// shifts in [-31, 7], against its reference.
+// The 16x8 / 16x16 fully connected layer (arm_fully_connected_s16 arithmetic): int16 inputs biased
+// to the extremes, rows long enough for several int32 blocks, int64 bias, per-tensor or
+// per-channel shifts in [-31, 7], against its reference.
+template <class W>
 Tally test_linear_s16(Rng& r, int32_t cases, Print print) {
-  Tally t{"quantized_linear_s16", print};
+  using K = S16Kernels<W>;
+  Tally t{K::kLinear, print};
   for (int32_t i = 0; i < cases;) {
-    LinearS16Params p;
+    typename K::Linear p;
     p.batches = r.uniform(1, 3);
     p.input_features = r.chance(25) ? r.uniform(250, 1100) : r.uniform(1, 40);
     p.output_features = r.chance(20) ? r.uniform(16, 130) : r.uniform(1, 13);
@@ -761,24 +818,22 @@ Tally test_linear_s16(Rng& r, int32_t cases, Print print) {
       continue;
     p.num_multipliers = r.chance(50) ? 1 : p.output_features;
     requantize_params(r, p.num_multipliers);
-    for (int32_t c = 0; c < p.num_multipliers; ++c)
-      if (g_shifts[c] > 7) g_shifts[c] = r.uniform(-20, 7);
+    for (int32_t c = 0; c < p.num_multipliers; ++c) g_shifts[c] = K::shift(r, g_shifts[c]);
     p.multipliers = g_multipliers;
     p.shifts = g_shifts;
     p.activation_min = r.chance(70) ? -32768 : r.uniform(-32768, 0);
     p.activation_max = r.chance(70) ? 32767 : r.uniform(p.activation_min, 32767);
-    const size_t scratch = quantized_linear_s16_scratch_size(p, kKernelIsa);
-    if (scratch > kMaxScratch || !quantized_linear_s16_prepare(p).ok()) continue;
+    const size_t scratch = K::linear_scratch_size(p, kKernelIsa);
+    if (scratch > kMaxScratch || !K::linear_prepare(p).ok()) continue;
     for (int64_t k = 0; k < int64_t{p.batches} * p.input_features; ++k)
       g_in16[k] = static_cast<int16_t>(r.chance(20) ? (r.chance(50) ? -32768 : 32767) : r.uniform(-32768, 32767));
-    fill(r, g_filter, int64_t{p.input_features} * p.output_features);
-    for (int32_t c = 0; c < p.output_features; ++c)
-      g_bias64[c] = int64_t{r.uniform(-(1 << 30), 1 << 30)} * r.uniform(1, 64);
+    K::fill_weights(r, int64_t{p.input_features} * p.output_features);
+    for (int32_t c = 0; c < p.output_features; ++c) g_bias64[c] = K::bias(r);
     const int64_t* bias = r.chance(20) ? nullptr : g_bias64;
-    quantized_linear_s16_reference(p, g_in16, g_filter, bias, g_expected16);
+    K::linear_reference(p, g_in16, K::weights(), bias, g_expected16);
     std::memset(g_scratch, kCanary, sizeof(g_scratch));
     for (int32_t k = 0; k < kMaxOutput + kGuard; ++k) g_out16[k] = 0x5A5A;
-    quantized_linear_s16(p, g_in16, g_filter, bias, g_out16, g_scratch);
+    K::linear(p, g_in16, K::weights(), bias, g_out16, g_scratch);
     ++t.cases;
     const int64_t outputs = int64_t{p.batches} * p.output_features;
     const char* problem = nullptr;
@@ -1017,11 +1072,12 @@ int run_all(uint32_t seed, int32_t cases, Print print) {
                            test_depthwise(r, cases, print, &depthwise_in_place, &depthwise_own),
                            test_linear(r, cases, print, &linear_packed), test_add(r, cases, print),
                            test_mul(r, cases, print), test_avg_pool2d(r, cases, print, &avg_pool2d_own),
-                           test_conv2d_s16(r, cases, print),
-                           test_linear_s16(r, cases, print), test_add_s16(r, cases, print),
+                           test_conv2d_s16<int8_t>(r, cases, print),
+                           test_linear_s16<int8_t>(r, cases, print), test_add_s16(r, cases, print),
                            test_mul_s16(r, cases, print), test_activation_s16(r, cases, print),
                            test_quantize(r, cases, print, &quantize_in_place), test_mean(r, cases, print),
-                           test_conv2d_in_place(r, cases, print)};
+                           test_conv2d_in_place(r, cases, print), test_conv2d_s16<int16_t>(r, cases, print),
+                           test_linear_s16<int16_t>(r, cases, print)};
   int failures = 0;
   for (const Tally& t : tallies) {
     report(t);
