@@ -64,8 +64,8 @@ inline int16_t finish(const LinearS16Params& p, int64_t sum, const int64_t* bias
   return static_cast<int16_t>(clamp(value, p.activation_min, p.activation_max));
 }
 
-// Four rows per pass on DSP, two elsewhere (MVE's int16-weight sums take a core register pair
-// each).
+// Four rows per pass on DSP, two elsewhere (on MVE GCC spills more than two 64-bit sums of the
+// int16 weights, a core register pair each).
 template <class W>
 void linear_s16(const LinearS16Params& p, const int16_t* input, const W* weights, const int64_t* bias,
                 int16_t* output, void* scratch) {
