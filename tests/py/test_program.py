@@ -334,9 +334,35 @@ def g_convs():
     return g, [rand((1, 4, 7, 6), "int8"), rand((1, 4, 5, 5), "int16")]
 
 
+def g_s16w16():
+    """The 16x16 ops: quantized_conv2d_s16w16 (grouped, dilated, uneven padding) on a channels-last
+    input and quantized_linear_s16w16 (per channel), int16 weights at +-32767, int64 biases beyond
+    int32, shifts near -17 (their scales are 2^8 finer than 16x8's)."""
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 6, 5, 7], "int16")
+    cl = g.call("dim_order_ops._clone_dim_order.default", [x], {"dim_order": [0, 2, 3, 1]})
+    w = rand((9, 3, 2, 2), "int16")  # OHWI, groups 3
+    w[0, 0, 0, :] = [32767, -32767]
+    w_c = g.add_constant("w", w)
+    bias = g.add_constant("bias", RNG.integers(-(1 << 40), 1 << 40, size=9).astype(np.int64))
+    mults, shifts = zip(*(quantize_multiplier(r * 2.0 ** -26) for r in np.linspace(0.6, 1.9, 9)))
+    conv = g.call("cortex_m.quantized_conv2d_s16w16.default", [cl, w_c, bias],
+                  {"stride": [2, 1], "padding": [1, 0, 2, 1], "dilation": [1, 2],
+                   "requantize_multipliers": list(mults), "requantize_shifts": list(shifts)}, name="conv_w16")
+    y = g.add_input("y", [3, 37], "int16")
+    lw = g.add_constant("lw", rand((5, 37), "int16"))
+    lb = g.add_constant("lb", RNG.integers(-(1 << 38), 1 << 38, size=5).astype(np.int64))
+    lm, ls = zip(*(quantize_multiplier(r * 2.0 ** -24) for r in (0.7, 1.1, 0.9, 1.5, 0.6)))
+    lin = g.call("cortex_m.quantized_linear_s16w16.default", [y, lw, lb],
+                 {"requantize_multipliers": list(lm), "requantize_shifts": list(ls),
+                  "activation_min": -30000, "activation_max": 32767}, name="fc_w16")
+    g.outputs = [g.call("dim_order_ops._clone_dim_order.default", [conv], {"dim_order": [0, 1, 2, 3]}), lin]
+    return g, [rand((2, 6, 5, 7), "int16"), rand((3, 37), "int16")]
+
+
 SMALL = [g_cat_channels_last, g_slice_select_split, g_permute_view, g_pads, g_upsample, g_softmax,
          g_unary_and_mean, g_quantize_roundtrip, g_cat_and_linear, g_int8_softmax_and_lut, g_requantize,
-         g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv, g_convs]
+         g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv, g_convs, g_s16w16]
 
 
 @pytest.mark.parametrize("build", SMALL, ids=[f.__name__ for f in SMALL])
@@ -880,6 +906,22 @@ def set_op_field(name, field, value):
     return edit
 
 
+def reshape_input(name, index, shape):
+    """Input `index` of op `name` with another shape over the same bytes."""
+    def edit(d):
+        d["tensors"][op_named(d, name)["inputs"][index]]["shape"] = shape
+    return edit
+
+
+def retype_input(name, index, dtype, dim, factor):
+    """Input `index` of op `name` as `dtype` over the same bytes: shape[dim] scaled by factor."""
+    def edit(d):
+        t = d["tensors"][op_named(d, name)["inputs"][index]]
+        t["dtype"] = dtype
+        t["shape"][dim] *= factor
+    return edit
+
+
 def pop_multiplier(d):
     op_named(d, "up")["params"]["multipliers"].pop()
 
@@ -934,6 +976,23 @@ NEW_OP_EDITS = [
     ("g_convs", set_param("conv", "output_padding_w", 1), r"'conv'.*params.output_padding_w = 1: must be 0"),
     ("g_convs", set_param("dw", "depth_multiplier", 3), r"'dw'.*weight.shape\[3\] = 8: must equal input.shape"),
     ("g_convs", set_output_dim("dw", 2, 1), r"'dw'.*output.shape\[1\] = 5: must equal the computed height"),
+    # the 16x16 ops: weights, bias and params checked against the geometry before any kernel runs
+    ("g_s16w16", retype_input("conv_w16", 1, "Int8", 3, 2), r"'conv_w16', QuantizedConv2dS16W16\): weights"),
+    ("g_s16w16", set_input_dim("conv_w16", 1, 0, -1), r"\('w'\): constant = \d+: segment size must equal"),
+    ("g_s16w16", reshape_input("conv_w16", 1, [9, 3, 4, 1]),
+     r"'conv_w16', QuantizedConv2dS16W16\): output.shape\[2\] = 6: must equal the computed width"),
+    ("g_s16w16", reshape_input("conv_w16", 1, [3, 3, 2, 6]), r"'conv_w16'.*params.multipliers.size = 9: must equal"),
+    ("g_s16w16", reshape_input("conv_w16", 2, [3, 3]), r"'conv_w16'.*bias.shape = 2: must be \[output channels\]"),
+    ("g_s16w16", set_input_dim("conv_w16", 2, 0, -1), r"\('bias'\): constant = \d+: segment size must equal"),
+    ("g_s16w16", retype_input("conv_w16", 2, "Int32", 0, 2), r"'conv_w16'.*bias"),
+    ("g_s16w16", set_param("conv_w16", "input_offset", 1), r"'conv_w16'.*params.input_offset = 1: must be 0"),
+    ("g_s16w16", set_param("conv_w16", "shifts", [8] * 9), r"'conv_w16'.*shift"),
+    ("g_s16w16", retype_input("fc_w16", 1, "Int8", 1, 2), r"'fc_w16', QuantizedLinearS16W16\): weights"),
+    ("g_s16w16", reshape_input("fc_w16", 1, [37, 5]), r"'fc_w16'.*weights.shape\[1\] = 5: must equal the input"),
+    ("g_s16w16", reshape_input("fc_w16", 2, [1, 5]), r"'fc_w16'.*bias.shape = 2: must be \[output features\]"),
+    ("g_s16w16", set_input_dim("fc_w16", 2, 0, 1), r"\('lb'\): constant = \d+: segment size must equal"),
+    ("g_s16w16", retype_input("fc_w16", 2, "Int32", 0, 2), r"'fc_w16'.*bias"),
+    ("g_s16w16", set_param("fc_w16", "output_offset", 2), r"'fc_w16'.*params.output_offset = 2: must be 0"),
 ]
 
 
@@ -996,7 +1055,7 @@ def test_misaligned_constant_pad_vector():
 def new_op_programs():
     programs = {}
     for build in (g_requantize, g_minmax, g_quantized_mean, g_batch_matmul, g_transpose_conv, g_binary_s16,
-                  g_convs):
+                  g_convs, g_s16w16):
         graph, inputs = build()
         programs[build.__name__] = (cortexm.to_program(graph, bundle_inputs=tuple(inputs)), graph, inputs)
     return programs
@@ -1194,15 +1253,16 @@ def test_the_lowered_graph_carries_its_target():
 def test_schema_versions_this_runtime_reads(real_program, tmp_path):
     """Version 2 added bias_includes_input_offset, version 3 the layer norm kernels, UnaryParams'
     constants and the float convolution / pool / matmul kernels, version 4 the argmax / argmin
-    kernels: older files (which use none of them) still run the same; a version above this
+    kernels, version 5 the 16x16 conv / linear kernels: older files (which use none of them) still
+    run the same; a version above this
     runtime's is refused rather than half understood."""
     program, _, inputs = real_program
     doc = to_json(program.data, tmp_path)
-    assert doc["schema_version"] == 4
-    for old in (1, 2, 3):
+    assert doc["schema_version"] == 5
+    for old in (1, 2, 3, 4):
         doc["schema_version"] = old
         old_outputs, outputs = load_bytes(from_json(doc, tmp_path)).run(*inputs), program.run(*inputs)
         assert [o.tobytes() for o in old_outputs] == [o.tobytes() for o in outputs]
-    doc["schema_version"] = 5
-    with pytest.raises(ValueError, match=r"schema_version = 5: is not a program format this runtime reads \(1 to 4\)"):
+    doc["schema_version"] = 6
+    with pytest.raises(ValueError, match=r"schema_version = 6: is not a program format this runtime reads \(1 to 5\)"):
         load_bytes(from_json(doc, tmp_path))
