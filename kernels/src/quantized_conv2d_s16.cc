@@ -32,10 +32,11 @@ void prepare_column(int16_t* column, int32_t length) {
   }
 }
 
-#if CORTEXM_BUILT_ISA == 2
-
-// Filter rows per pass over a column: each column load feeds this many multiply-adds.
+// MVE with int8 weights: filter rows per pass over a column (each column load feeds this many
+// multiply-adds).
 constexpr int32_t kMveRows = 4;
+
+#if CORTEXM_BUILT_ISA == 2
 
 // Filter rows per pass over two columns (12 instructions per 48 MACs in the loop, against 10 per
 // 32 for dot4; 2 x 4 sums would not fit the core registers).
@@ -202,22 +203,27 @@ void conv_s16(const Conv2dS16Params& p, const int16_t* input, const W* filter, c
     const int32_t value = requantize_s64(acc, reduce_multiplier(p.multipliers[oc]), p.shifts[oc]);
     return static_cast<int16_t>(value < act_min ? act_min : (value > act_max ? act_max : value));
   };
-  // The rows oc.. of the group ending at last_oc for one column, 4 rows per pass on MVE (int16
-  // weights: 2; GCC spills 3 or 4 of their 64-bit sums, a core register pair each).
+  // The rows oc.. of the group ending at last_oc for one column: 4 rows per pass on MVE with int8
+  // weights; 2 on MVE and DSP with int16 weights (more of their 64-bit sums, a core register pair
+  // each, spill).
   const auto rows_of_column = [&](const int16_t* column, int32_t oc, int32_t last_oc,
                                   int16_t* out) {
 #if CORTEXM_BUILT_ISA == 2
-    constexpr int32_t kRows = sizeof(W) == 1 ? kMveRows : 2;
-    for (; oc + kRows <= last_oc; oc += kRows) {
-      int64_t sums[kRows];
-      if constexpr (sizeof(W) == 1) {
+    if constexpr (sizeof(W) == 1) {
+      for (; oc + kMveRows <= last_oc; oc += kMveRows) {
+        int64_t sums[kMveRows];
         s16::dot4(column, filter + int64_t{oc} * length, length, sums);
-      } else {
-        s16::dot2(column, filter + int64_t{oc} * length, length, sums);
+        for (int32_t r = 0; r < kMveRows; ++r) out[oc + r] = finish(sums[r], oc + r);
       }
-      for (int32_t r = 0; r < kRows; ++r) out[oc + r] = finish(sums[r], oc + r);
     }
 #endif
+    if constexpr (sizeof(W) == 2 && CORTEXM_BUILT_ISA != 0) {
+      for (; oc + 2 <= last_oc; oc += 2) {
+        int64_t sums[2];
+        s16::dot2(column, filter + int64_t{oc} * length, length, sums);
+        for (int32_t r = 0; r < 2; ++r) out[oc + r] = finish(sums[r], oc + r);
+      }
+    }
     for (; oc < last_oc; ++oc)
       out[oc] = finish(s16::dot(column, filter + int64_t{oc} * length, length), oc);
   };

@@ -64,8 +64,8 @@ inline int16_t finish(const LinearS16Params& p, int64_t sum, const int64_t* bias
   return static_cast<int16_t>(clamp(value, p.activation_min, p.activation_max));
 }
 
-// Four rows per pass on DSP, two elsewhere (on MVE GCC spills more than two 64-bit sums of the
-// int16 weights, a core register pair each).
+// Four rows per pass on DSP with int8 weights, two elsewhere (more 64-bit sums of the int16
+// weights, a core register pair each, spill).
 template <class W>
 void linear_s16(const LinearS16Params& p, const int16_t* input, const W* weights, const int64_t* bias,
                 int16_t* output, void* scratch) {
@@ -76,11 +76,12 @@ void linear_s16(const LinearS16Params& p, const int16_t* input, const W* weights
     int16_t* out = output + int64_t{b} * channels;
     int32_t oc = 0;
 #if CORTEXM_BUILT_ISA == 1
-    for (; oc + 4 <= channels; oc += 4) {
-      const W* w0 = weights + int64_t{oc} * depth;
-      int64_t sums[4];
-      s16::dot4(x, w0, depth, sums);
-      for (int32_t j = 0; j < 4; ++j) out[oc + j] = finish(p, sums[j], bias, oc + j);
+    if constexpr (sizeof(W) == 1) {
+      for (; oc + 4 <= channels; oc += 4) {
+        int64_t sums[4];
+        s16::dot4(x, weights + int64_t{oc} * depth, depth, sums);
+        for (int32_t j = 0; j < 4; ++j) out[oc + j] = finish(p, sums[j], bias, oc + j);
+      }
     }
 #endif
     for (; oc + 2 <= channels; oc += 2) {

@@ -246,7 +246,8 @@ inline void dots(const int16_t* __restrict x, const int16_t* __restrict weights,
 #else
 
 // The dot products of x with kRows int16 weight rows `length` apart: per pair of taps one word of
-// x and per row a word of weights and an SMLALD into its 64-bit sum; an odd last tap in C.
+// x and per row a word of weights and an SMLALD into its 64-bit sum; an odd last tap in C. (The
+// kernels take kRows 1 or 2: more 64-bit sums, or 4 taps per step, spill on Armv7-M.)
 template <int kRows>
 inline void dots(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
                  int64_t* sums) {
@@ -275,11 +276,6 @@ inline int64_t dot(const int16_t* __restrict x, const int16_t* __restrict w, int
 inline void dot2(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
                  int64_t* sums) {
   dots<2>(x, weights, length, sums);
-}
-
-inline void dot4(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
-                 int64_t* sums) {
-  dots<4>(x, weights, length, sums);
 }
 
 #endif
