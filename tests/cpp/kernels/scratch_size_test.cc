@@ -11,9 +11,11 @@
 #include "cortexm/kernels/quantized_batch_matmul.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
+#include "cortexm/kernels/quantized_linear_s16w16.h"
 #include "cortexm/kernels/quantized_mean.h"
 #include "cortexm/kernels/quantized_transpose_conv2d.h"
 #include "random_data.h"
@@ -80,6 +82,12 @@ TEST(ScratchSize, Convolutions) {
     conv16.geometry = awkward_geometry(r);
     conv16.output = quantized_conv2d_s16_output_dims(conv16);
     expect_scalar_fits_every_isa(&quantized_conv2d_s16_scratch_size, conv16);
+    // 16x16: every isa reads the column in order, so one size for all (16x8's scalar one).
+    Conv2dS16W16Params conv16w16;
+    static_cast<Conv2dS16Params&>(conv16w16) = conv16;
+    expect_one_size(&quantized_conv2d_s16w16_scratch_size, conv16w16);
+    EXPECT_EQ(quantized_conv2d_s16w16_scratch_size(conv16w16, Isa::kDsp),
+              quantized_conv2d_s16_scratch_size(conv16, Isa::kScalar));
 
     DepthwiseConv2dParams dw;
     dw.depth_multiplier = r.uniform(1, 3);
@@ -196,10 +204,19 @@ TEST(ScratchSize, RealLayers) {
   stft.geometry.stride_w = 128;
   stft.output = quantized_conv2d_s16_output_dims(stft);
   expect_bytes(bytes(&quantized_conv2d_s16_scratch_size, stft), {0, 512, 0});
+  Conv2dS16W16Params stft16;  // the same at 16x16: DSP reads the windows in place too
+  static_cast<Conv2dS16Params&>(stft16) = stft;
+  expect_bytes(bytes(&quantized_conv2d_s16w16_scratch_size, stft16), {0, 0, 0});
 
   stft.geometry.padding = Padding2d{0, 64, 0, 64};  // padded windows are gathered on every isa
   stft.output = quantized_conv2d_s16_output_dims(stft);
   expect_bytes(bytes(&quantized_conv2d_s16_scratch_size, stft), {512, 512, 512});
+  static_cast<Conv2dS16Params&>(stft16) = stft;
+  expect_bytes(bytes(&quantized_conv2d_s16w16_scratch_size, stft16), {512, 512, 512});
+
+  LinearS16W16Params head16w16;  // 16x16 1280 -> 10: the row in place on every isa
+  static_cast<LinearS16Params&>(head16w16) = head16;
+  expect_bytes(bytes(&quantized_linear_s16w16_scratch_size, head16w16), {0, 0, 0});
 
   Pool2dParams gap;  // global average pool 7x7x1280: sums on the stack or in registers
   gap.input = Dims4{1, 7, 7, 1280};
