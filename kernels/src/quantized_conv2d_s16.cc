@@ -4,8 +4,8 @@
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 
 #include "conv_window.h"
-#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 #include "cortexm/kernels/kernel_isa.h"
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
 #include "cortexm/kernels/requantize.h"
 #include "s16_dots.h"
 
@@ -204,17 +204,20 @@ void conv_s16(const Conv2dS16Params& p, const int16_t* input, const W* filter, c
     return static_cast<int16_t>(value < act_min ? act_min : (value > act_max ? act_max : value));
   };
   // The rows oc.. of the group ending at last_oc for one column: 4 rows per pass on MVE with int8
-  // weights; 2 on MVE and DSP with int16 weights (more of their 64-bit sums, a core register pair
-  // each, spill).
+  // weights, 3 with int16 weights (their 64-bit sums take a core register pair each); then 2 on
+  // MVE and DSP with int16 weights (more spill on DSP).
   const auto rows_of_column = [&](const int16_t* column, int32_t oc, int32_t last_oc,
                                   int16_t* out) {
 #if CORTEXM_BUILT_ISA == 2
-    if constexpr (sizeof(W) == 1) {
-      for (; oc + kMveRows <= last_oc; oc += kMveRows) {
-        int64_t sums[kMveRows];
+    constexpr int32_t kRows = sizeof(W) == 1 ? kMveRows : 3;
+    for (; oc + kRows <= last_oc; oc += kRows) {
+      int64_t sums[kRows];
+      if constexpr (sizeof(W) == 1) {
         s16::dot4(column, filter + int64_t{oc} * length, length, sums);
-        for (int32_t r = 0; r < kMveRows; ++r) out[oc + r] = finish(sums[r], oc + r);
+      } else {
+        s16::dot3(column, filter + int64_t{oc} * length, length, sums);
       }
+      for (int32_t r = 0; r < kRows; ++r) out[oc + r] = finish(sums[r], oc + r);
     }
 #endif
     if constexpr (sizeof(W) == 2 && CORTEXM_BUILT_ISA != 0) {

@@ -64,8 +64,8 @@ inline int16_t finish(const LinearS16Params& p, int64_t sum, const int64_t* bias
   return static_cast<int16_t>(clamp(value, p.activation_min, p.activation_max));
 }
 
-// Four rows per pass on DSP with int8 weights, two elsewhere (more 64-bit sums of the int16
-// weights, a core register pair each, spill).
+// Four rows per pass on DSP with int8 weights, three on MVE with int16 weights (their 64-bit sums
+// take a core register pair each), then two.
 template <class W>
 void linear_s16(const LinearS16Params& p, const int16_t* input, const W* weights, const int64_t* bias,
                 int16_t* output, void* scratch) {
@@ -81,6 +81,14 @@ void linear_s16(const LinearS16Params& p, const int16_t* input, const W* weights
         int64_t sums[4];
         s16::dot4(x, weights + int64_t{oc} * depth, depth, sums);
         for (int32_t j = 0; j < 4; ++j) out[oc + j] = finish(p, sums[j], bias, oc + j);
+      }
+    }
+#elif CORTEXM_BUILT_ISA == 2
+    if constexpr (sizeof(W) == 2) {
+      for (; oc + 3 <= channels; oc += 3) {
+        int64_t sums[3];
+        s16::dot3(x, weights + int64_t{oc} * depth, depth, sums);
+        for (int32_t j = 0; j < 3; ++j) out[oc + j] = finish(p, sums[j], bias, oc + j);
       }
     }
 #endif

@@ -10,8 +10,9 @@
 // form (w1, w3) with (x1, x3), as CMSIS-NN's read_and_pad_reordered; the tail stays in order.
 //
 // int16 weights: |int16 * int16| <= 2^30, so every product goes straight into a 64-bit sum (MVE
-// VMLALDAVA.S16, DSP SMLALD on pairs of taps in order); the sums are exact for any length the
-// kernels' prepare accepts (kMaxTapsS16W16), so every order gives the same result. x is in order.
+// VMLALDAVA.S16 in an assembly loop, DSP SMLALD on pairs of taps in order); the sums are exact for
+// any length the kernels' prepare accepts (kMaxTapsS16W16), so every order gives the same result.
+// x is in order.
 #pragma once
 
 #include <cstdint>
@@ -221,27 +222,70 @@ inline void dot2(const int16_t* __restrict x, const int16_t* __restrict weights,
 
 #elif CORTEXM_BUILT_ISA == 2
 
-// The dot products of x with kRows int16 weight rows `length` apart, 8 taps per step: one VLDRH
-// of x and per row a VLDRH and a VMLALDAVA.S16 into its 64-bit sum; the last partial step
-// predicated (its off lanes load 0).
-template <int kRows>
-inline void dots(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
-                 int64_t* sums) {
-  int64_t s[kRows] = {};
-  int32_t k = 0;
-  for (; k + 8 <= length; k += 8) {
-    const int16x8_t xv = vldrhq_s16(x + k);
-    for (int r = 0; r < kRows; ++r)
-      s[r] = vmlaldavaq_s16(s[r], xv, vldrhq_s16(weights + int64_t{r} * length + k));
-  }
-  if (k < length) {
-    const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(length - k));
-    const int16x8_t xv = vldrhq_z_s16(x + k, lanes);
-    for (int r = 0; r < kRows; ++r)
-      s[r] = vmlaldavaq_s16(s[r], xv, vldrhq_z_s16(weights + int64_t{r} * length + k, lanes));
-  }
-  for (int r = 0; r < kRows; ++r) sums[r] = s[r];
+// One tail-predicated low-overhead loop (DLSTP.16 / LETP, inline assembly as mve_dots.h: GCC's
+// loop re-derives a row address each step) over `length` >= 1 taps, 8 per step: a VLDRH of x
+// (post-increment), per row a VLDRH and a VMLALDAVA.S16 into its 64-bit sum (a core register pair,
+// even / odd as GCC allocates 64-bit values with MVE), then LETP: 6 instructions per 16 MACs for
+// two rows. The last step's off lanes neither load nor add.
+#define CORTEXM_DOT16_LOOP_START "   dlstp.16    lr, %[n]\n1: vldrh.16    q0, [%[x]], #16\n"
+#define CORTEXM_DOT16_STEP(q, row, sum) \
+  "   vldrh.16    " q ", [%[" row "]], #16\n   vmlaldava.s16 %Q[" sum "], %R[" sum "], q0, " q "\n"
+#define CORTEXM_DOT16_LOOP_END "   letp        lr, 1b\n"
+
+inline int64_t dot(const int16_t* __restrict x, const int16_t* __restrict w, int32_t length) {
+  int64_t s0 = 0;
+  __asm__ volatile(
+      CORTEXM_DOT16_LOOP_START
+      CORTEXM_DOT16_STEP("q1", "w0", "s0")
+      CORTEXM_DOT16_LOOP_END
+      : [x] "+r"(x), [w0] "+r"(w), [s0] "+r"(s0)
+      : [n] "r"(length)
+      : "q0", "q1", "memory", "lr");
+  return s0;
 }
+
+inline void dot2(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  const int16_t* w0 = weights;
+  const int16_t* w1 = weights + length;
+  int64_t s0 = 0, s1 = 0;
+  __asm__ volatile(
+      CORTEXM_DOT16_LOOP_START
+      CORTEXM_DOT16_STEP("q1", "w0", "s0")
+      CORTEXM_DOT16_STEP("q2", "w1", "s1")
+      CORTEXM_DOT16_LOOP_END
+      : [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1), [s0] "+r"(s0), [s1] "+r"(s1)
+      : [n] "r"(length)
+      : "q0", "q1", "q2", "memory", "lr");
+  sums[0] = s0;
+  sums[1] = s1;
+}
+
+// Three rows: 8 instructions per 24 MACs (4 rows would need 14 core registers).
+inline void dot3(const int16_t* __restrict x, const int16_t* __restrict weights, int32_t length,
+                 int64_t* sums) {
+  const int16_t* w0 = weights;
+  const int16_t* w1 = w0 + length;
+  const int16_t* w2 = w1 + length;
+  int64_t s0 = 0, s1 = 0, s2 = 0;
+  __asm__ volatile(
+      CORTEXM_DOT16_LOOP_START
+      CORTEXM_DOT16_STEP("q1", "w0", "s0")
+      CORTEXM_DOT16_STEP("q2", "w1", "s1")
+      CORTEXM_DOT16_STEP("q3", "w2", "s2")
+      CORTEXM_DOT16_LOOP_END
+      : [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [s0] "+r"(s0), [s1] "+r"(s1),
+        [s2] "+r"(s2)
+      : [n] "r"(length)
+      : "q0", "q1", "q2", "q3", "memory", "lr");
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+}
+
+#undef CORTEXM_DOT16_LOOP_START
+#undef CORTEXM_DOT16_STEP
+#undef CORTEXM_DOT16_LOOP_END
 
 #else
 
@@ -262,10 +306,6 @@ inline void dots(const int16_t* __restrict x, const int16_t* __restrict weights,
     for (int r = 0; r < kRows; ++r) s[r] += int32_t{x[k]} * weights[int64_t{r} * length + k];
   for (int r = 0; r < kRows; ++r) sums[r] = s[r];
 }
-
-#endif
-
-#if CORTEXM_BUILT_ISA != 0
 
 inline int64_t dot(const int16_t* __restrict x, const int16_t* __restrict w, int32_t length) {
   int64_t sum;

@@ -39,30 +39,44 @@ void bind_quantized_conv2d(py::module_& ops) {
       "groups = C_in / weight.shape[3].");
 }
 
-void bind_quantized_conv2d_s16(py::module_& ops) {
+namespace {
+
+// The 16x8 (int8 weight) and 16x16 (int16 weight) convs: one binding over the kernel's Params,
+// weight type W and entry points.
+template <class Params, class W>
+void def_conv_s16(py::module_& ops, const char* op, Dims4 (*output_dims)(const Params&),
+                  Error (*prepare)(const Params&), size_t (*scratch_size)(const Params&, Isa),
+                  void (*kernel)(const Params&, const int16_t*, const W*, const int64_t*, int16_t*,
+                                 void*),
+                  const char* doc) {
   ops.def(
-      "quantized_conv2d_s16",
-      [](py::handle input, py::handle weight, py::handle bias, py::handle stride,
-         py::handle padding, py::handle dilation, py::handle requantize_multipliers,
-         py::handle requantize_shifts, IntArg activation_min, IntArg activation_max) {
-        constexpr const char* op = "quantized_conv2d_s16";
-        const auto a = require_conv_operands<int16_t, int64_t>(
+      op,
+      [=](py::handle input, py::handle weight, py::handle bias, py::handle stride,
+          py::handle padding, py::handle dilation, py::handle requantize_multipliers,
+          py::handle requantize_shifts, IntArg activation_min, IntArg activation_max) {
+        const auto a = require_conv_operands<int16_t, int64_t, W>(
             op, input, weight, bias, ChannelDim::kN, requantize_multipliers, requantize_shifts);
-        Conv2dS16Params p;
+        Params p;
         p.input = a.input_dims;
         p.filter = a.filter_dims;
         p.geometry = require_conv_geometry(op, stride, padding, dilation);
         p.multipliers = a.multipliers.data();
         p.shifts = a.shifts.data();
         require_activation_range<int16_t>(op, activation_min, activation_max, &p);
-        return run_conv<int16_t>(op, a, p, quantized_conv2d_s16_output_dims,
-                                 quantized_conv2d_s16_prepare, quantized_conv2d_s16_scratch_size,
-                                 quantized_conv2d_s16);
+        return run_conv<int16_t>(op, a, p, output_dims, prepare, scratch_size, kernel);
       },
       py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"),
       py::arg("padding"), py::arg("dilation"), py::arg("requantize_multipliers"),
       py::arg("requantize_shifts"), py::arg("activation_min") = qmin<int16_t>,
-      py::arg("activation_max") = qmax<int16_t>,
+      py::arg("activation_max") = qmax<int16_t>, doc);
+}
+
+}  // namespace
+
+void bind_quantized_conv2d_s16(py::module_& ops) {
+  def_conv_s16<Conv2dS16Params, int8_t>(
+      ops, "quantized_conv2d_s16", quantized_conv2d_s16_output_dims, quantized_conv2d_s16_prepare,
+      quantized_conv2d_s16_scratch_size, quantized_conv2d_s16,
       "int16 NHWC input [N, H, W, C_in] (zero point 0) * int8 OHWI weight [C_out, KH, KW, "
       "C_in / groups] + int64 bias -> int16 [N, OH, OW, C_out] (zero point 0), arm_convolve_s16 "
       "arithmetic: 64-bit sums, per-channel arm_nn_requantize_s64 with the multiplier reduced to "
@@ -71,29 +85,9 @@ void bind_quantized_conv2d_s16(py::module_& ops) {
 }
 
 void bind_quantized_conv2d_s16w16(py::module_& ops) {
-  ops.def(
-      "quantized_conv2d_s16w16",
-      [](py::handle input, py::handle weight, py::handle bias, py::handle stride,
-         py::handle padding, py::handle dilation, py::handle requantize_multipliers,
-         py::handle requantize_shifts, IntArg activation_min, IntArg activation_max) {
-        constexpr const char* op = "quantized_conv2d_s16w16";
-        const auto a = require_conv_operands<int16_t, int64_t, int16_t>(
-            op, input, weight, bias, ChannelDim::kN, requantize_multipliers, requantize_shifts);
-        Conv2dS16W16Params p;
-        p.input = a.input_dims;
-        p.filter = a.filter_dims;
-        p.geometry = require_conv_geometry(op, stride, padding, dilation);
-        p.multipliers = a.multipliers.data();
-        p.shifts = a.shifts.data();
-        require_activation_range<int16_t>(op, activation_min, activation_max, &p);
-        return run_conv<int16_t>(op, a, p, quantized_conv2d_s16w16_output_dims,
-                                 quantized_conv2d_s16w16_prepare,
-                                 quantized_conv2d_s16w16_scratch_size, quantized_conv2d_s16w16);
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"),
-      py::arg("padding"), py::arg("dilation"), py::arg("requantize_multipliers"),
-      py::arg("requantize_shifts"), py::arg("activation_min") = qmin<int16_t>,
-      py::arg("activation_max") = qmax<int16_t>,
+  def_conv_s16<Conv2dS16W16Params, int16_t>(
+      ops, "quantized_conv2d_s16w16", quantized_conv2d_s16w16_output_dims,
+      quantized_conv2d_s16w16_prepare, quantized_conv2d_s16w16_scratch_size, quantized_conv2d_s16w16,
       "16x16: int16 NHWC input [N, H, W, C_in] (zero point 0) * int16 OHWI weight [C_out, KH, KW, "
       "C_in / groups] (zero point 0) + int64 bias -> int16 [N, OH, OW, C_out] (zero point 0): "
       "64-bit sums, per-channel arm_nn_requantize_s64 with the multiplier reduced to 16 bits "

@@ -13,6 +13,7 @@ import cortexm
 from numpy_reference.common import quantize_multiplier
 from numpy_reference.conv import conv2d_accumulator, conv2d_s16, output_hw
 from numpy_reference.linear import linear_s16
+from test_quantized_linear_s16 import CASES as LINEAR_CASES  # the 16x8 linear's shapes
 
 ops = cortexm.ops
 
@@ -111,18 +112,6 @@ def test_conv_randomized_awkward_cases_with_extreme_values():
         got = ops.quantized_conv2d_s16w16(x, w, bias, stride, padding, dilation, mults, shifts, *act)
         want = conv2d_s16(x, w, bias, stride, padding, dilation, mults, shifts, *act)
         assert np.array_equal(got, want), (i, x.shape, w.shape, stride, padding, dilation)
-
-
-# (leading dims, K, C_out, per-channel, bias, activation range)
-LINEAR_CASES = [
-    ((1,), 128, 512, True, True, (-32768, 32767)),  # silero's LSTM projections
-    ((3,), 37, 13, True, True, (-32768, 32767)),
-    ((2, 3), 129, 3, False, True, (-32768, 32767)),
-    ((), 513, 127, True, False, (-32768, 32767)),
-    ((4,), 1, 1, False, False, (-32768, 32767)),
-    ((2, 1, 3), 5, 9, True, True, (0, 32767)),  # a fused relu
-    ((5,), 63, 7, False, True, (-1000, 20000)),
-]
 
 
 @pytest.mark.parametrize("lead,k,c_out,per_channel,with_bias,act", LINEAR_CASES)
