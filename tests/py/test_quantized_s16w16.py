@@ -14,6 +14,7 @@ from numpy_reference.common import quantize_multiplier
 from numpy_reference.conv import conv2d_accumulator, conv2d_s16, output_hw
 from numpy_reference.linear import linear_s16
 from test_quantized_linear_s16 import CASES as LINEAR_CASES  # the 16x8 linear's shapes
+from test_quantized_linear_s16 import extreme_qparams  # shifts 7 and -31, extreme multipliers
 
 ops = cortexm.ops
 
@@ -72,17 +73,6 @@ def test_conv_bit_exact_with_numpy_and_close_to_float(name):
     exact = np.clip(acc * scales, *act)
     assert np.max(np.abs(exact - got)) <= 1.0 + np.max(np.abs(exact)) * 2.0 ** -14
     assert np.mean((got > act[0]) & (got < act[1])) > 0.25  # the check is not vacuous
-
-
-def extreme_qparams(rng, count):
-    """Shift 7 and -31, multipliers 2^31 - 1 (reduced 2^15 - 1), near 0x7FFF0000, tiny and 0."""
-    mults, shifts = [], []
-    for i in range(count):
-        kind = i % 5
-        mults.append([int(rng.integers(1 << 30, 1 << 31)), int(rng.integers(1 << 30, 1 << 31)), (1 << 31) - 1,
-                      0x7FFF0000 - int(rng.integers(0, 2)), int(rng.integers(0, 1 << 16))][kind])
-        shifts.append([7, -31, int(rng.integers(-31, 8)), int(rng.integers(-25, -10)), int(rng.integers(-31, 8))][kind])
-    return mults, shifts
 
 
 def test_conv_randomized_awkward_cases_with_extreme_values():
