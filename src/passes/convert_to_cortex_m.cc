@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "cortexm/kernels/quantize_per_tensor.h"
@@ -202,9 +203,12 @@ void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<in
   for (size_t c = 0; c < real_scales.size(); ++c) {
     if ((*shifts)[c] > kMaxShiftS64)
       not_lowered("requantize shift " + std::to_string((*shifts)[c]) + " exceeds 7");
-    if ((*multipliers)[c] == 0)
-      not_lowered("requantize scale " + std::to_string(real_scales[c]) +
+    if ((*multipliers)[c] == 0) {
+      char scale[32];
+      std::snprintf(scale, sizeof(scale), "%.6g", real_scales[c]);
+      not_lowered(std::string("requantize scale ") + scale +
                   " is below 2^-32 (the requantize's smallest shift is -31)");
+    }
   }
 }
 

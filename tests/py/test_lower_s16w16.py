@@ -251,6 +251,53 @@ def test_convert_honours_int16_weights_with_a_shared_rounding_cache(mixed_graph)
     assert {key[-1] for key in cache} == {"int8", "int16"}
 
 
+def hand_written_linear(x_dtype="int16", weight_scale=1e-4, bias=None):
+    """A Q / DQ graph the quantizer would not write: x (x_dtype) -> linear with int16 weights
+    (per channel at weight_scale) and an optional int64 bias at s_x * weight_scale -> int16 out."""
+    qx = ({"scale": 0.02, "zero_point": 3, "quant_min": -128, "quant_max": 127, "dtype": "int8"}
+          if x_dtype == "int8" else {"scale": 1e-3, "zero_point": 0, "quant_min": -32767, "quant_max": 32767,
+                                     "dtype": "int16"})
+    qy = {"scale": 1e-3, "zero_point": 0, "quant_min": -32767, "quant_max": 32767, "dtype": "int16"}
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 6])
+    xq = g.call("quantized_decomposed.quantize_per_tensor.default", [x], qx)
+    xd = g.call("quantized_decomposed.dequantize_per_tensor.default", [xq], qx)
+
+    def per_channel(name, data, scale, qmin, qmax, dtype):
+        q = {"scales": [scale] * 4, "zero_points": [0] * 4, "axis": 0, "quant_min": qmin, "quant_max": qmax}
+        c = g.add_constant(name, data, qparams=q)
+        return g.call("quantized_decomposed.dequantize_per_channel.default", [c], dict(q, dtype=dtype))
+
+    wd = per_channel("w", np.arange(24, dtype=np.int16).reshape(4, 6) * 1000, weight_scale, -32767, 32767, "int16")
+    bd = None
+    if bias is not None:
+        bd = per_channel("b", np.asarray(bias, np.int64), qx["scale"] * weight_scale, -2**63, 2**63 - 1, "int64")
+    y = g.call("aten.linear.default", [xd, wd, bd], name="fc")
+    yq = g.call("quantized_decomposed.quantize_per_tensor.default", [y], qy)
+    g.outputs = [g.call("quantized_decomposed.dequantize_per_tensor.default", [yq], qy)]
+    lowered = cortexm.lower(g, "cortex-m55+int8")
+    return g, lowered, next(n for n in lowered.nodes if n.name == "fc" or n.op == LINEAR_S16W16)
+
+
+def test_a_hand_written_16x16_linear_lowers_and_matches_its_graph():
+    graph, lowered, fc = hand_written_linear(bias=[5 << 40, -(3 << 40), 7, 0])  # beyond int32
+    assert fc.op == LINEAR_S16W16 and fc.inputs[2].dtype == "int64"
+    x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(2, 6)
+    got, want = np.asarray(lowered.run(x)[0]), np.asarray(graph.run(x)[0])
+    assert np.max(np.abs(got - want)) <= 1e-3 + 1e-6  # within one output LSB of DQ -> linear -> Q
+
+
+@pytest.mark.parametrize("kwargs,reason", [
+    # s_x s_w / s_y = 1e-3 * 1e-13 / 1e-3 = 1e-13 < 2^-32: quantize_multiplier's shift would be < -31
+    (dict(weight_scale=1e-13), "float: requantize scale 1e-13 is below 2^-32 (the requantize's smallest shift"),
+    (dict(bias=[1 << 47, 0, 0, 0]), "does not fit +-2^46"),
+])
+def test_what_the_16x16_requantize_cannot_do_stays_float_with_the_reason(kwargs, reason):
+    _, _, fc = hand_written_linear(**kwargs)
+    assert fc.op == "aten.linear.default"
+    assert reason in fc.meta["lowering"], fc.meta["lowering"]
+
+
 def test_an_int16_weight_on_an_int8_input_is_not_lowered_with_the_reason():
     """A hand-written Q / DQ graph (the quantizer refuses it): int8 x, int16 weight -> linear."""
     g = cortexm.Graph()
