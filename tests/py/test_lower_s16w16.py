@@ -114,17 +114,22 @@ def test_small_model_program_is_bit_exact_with_the_lowered_graph(small):
         assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(got, want))
 
 
+def assert_qemu_matches_host(qgraph, inputs, cpu):
+    """qgraph lowered and written for cpu runs under QEMU bit-identical with the host runtime."""
+    from cortexm import qemu
+
+    program = cortexm.to_program(cortexm.lower(qgraph, f"{cpu}+int8"), target=f"{cpu}+int8")
+    result = qemu.run(program, inputs, cpu)
+    host = program.run(*inputs)
+    assert len(result.outputs) == len(host)
+    for got, want in zip(result.outputs, host):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
 @NEEDS_QEMU
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
 def test_small_model_on_qemu_is_bit_identical_with_the_host(small, cpu):
-    from cortexm import qemu
-
-    _, _, qgraph, _ = small
-    program = cortexm.to_program(cortexm.lower(qgraph, f"{cpu}+int8"), target=f"{cpu}+int8")
-    inputs = list(samples(1, 5)[0])
-    result = qemu.run(program, inputs, cpu)
-    for got, want in zip(result.outputs, program.run(*inputs)):
-        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert_qemu_matches_host(small[2], list(samples(1, 5)[0]), cpu)
 
 
 @pytest.fixture(scope="module")
@@ -165,14 +170,8 @@ def test_silero_program_is_bit_exact_with_the_lowered_graph(silero):
 @NEEDS_QEMU
 @pytest.mark.skipif(os.environ.get("CORTEXM_QEMU_ALL") != "1", reason="on demand: set CORTEXM_QEMU_ALL=1")
 def test_silero_on_qemu_m55_is_bit_identical_with_the_host(silero):
-    from cortexm import qemu
-
     _, _, calibration, qgraph, _ = silero
-    program = cortexm.to_program(cortexm.lower(qgraph, "cortex-m55+int8"), target="cortex-m55+int8")
-    arrays = [t.numpy() for t in next(iter(calibration(1, seed=11)))]
-    result = qemu.run(program, arrays, "cortex-m55")
-    for got, want in zip(result.outputs, program.run(*arrays)):
-        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert_qemu_matches_host(qgraph, [t.numpy() for t in next(iter(calibration(1, seed=11)))], "cortex-m55")
 
 
 # --- the quantizer's checks ----------------------------------------------------------------------
