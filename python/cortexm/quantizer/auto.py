@@ -225,7 +225,7 @@ class _Search:
                                f"16x8 everywhere gains only {gain:.1f} dB "
                                f"(< min_gain_db {q.min_gain_db}): activation precision does not limit this model")
         best = reach[rounding]
-        all_weights = frozenset(w for w, root in self.weight_groups.items() if root in everything)
+        all_weights = self.lowerable_weights(everything)
         if all_weights:
             with_weights = evaluate(everything, rounding, all_weights)[0]
             if all(w > r for w, r in zip(with_weights, best)):
@@ -294,6 +294,16 @@ class _Search:
             return list(self.candidates)
         return [r for r in self.candidates
                 if len(self.float_ops(self.convert(frozenset(self.required) | {r}, "nearest"))) <= baseline]
+
+    def lowerable_weights(self, everything) -> frozenset:
+        """The weights of int16 groups whose int16 adds no float op to the lowered graph (a 16x16
+        kernel exists for their op)."""
+        weights = frozenset(w for w, root in self.weight_groups.items() if root in everything)
+        baseline = len(self.float_ops(self.convert(everything, "nearest")))
+        if not weights or len(self.float_ops(self.convert(everything, "nearest", weights))) <= baseline:
+            return weights
+        return frozenset(w for w in weights
+                         if len(self.float_ops(self.convert(everything, "nearest", frozenset({w})))) <= baseline)
 
     def finish(self, qgraph, int16, weights, rounding, scores, summary, reason):
         from .. import lower, to_program
