@@ -19,14 +19,20 @@ sample sets, more than the tolerance it is compared with). The search:
    score, when 16x8 everywhere gains less than min_gain_db over int8 on every output, activation
    precision is not what limits the model: it stays int8. Otherwise, when int16 weights on every
    conv / linear (16x16, at twice those weights' bytes) reach further still on every output, the
-   weights are candidates too and `reach` is theirs: int8 weights can limit a model as much as
-   its activations (silero's encoder). The aim is reach - tolerance_db on every output: the
-   accuracy of all int16, with fewer groups (with a metric: metric_target, or reach beyond it).
-   Every output, not the lowest: when the lowest is another output (silero's recurrent state),
-   the one the user reads (its probability) could lose more than the tolerance unseen.
-3. each candidate's loss when it alone is int8 in the all-int16 graph (the most any output loses);
-   candidates (groups and weights) promoted in order of loss until the aim is met, then each
-   promoted one demoted again if the aim still holds. A weight is int16 only where its op's
+   weights are candidates too: int8 weights can limit a model as much as its activations
+   (silero's STFT basis and encoder). The aim is all-16x8's SQNR - tolerance_db on every output:
+   the accuracy of 16x8 everywhere, with fewer groups; on an output the caller feeds back
+   (state_feedback) the SQNR of the best reach itself (with a metric: metric_target, or the best
+   reach below it). Every output, not the lowest: when the lowest is another output (silero's
+   recurrent state), the one the user reads (its probability) could lose more than the tolerance
+   unseen.
+3. the weights: when all int16 activations miss the aim (a state held to the 16x16 reach, a metric
+   target beyond 16x8), each weight's loss when it alone is int8 in the all-16x16 graph; weights
+   promoted in order of loss until all int16 activations meet the aim, then each demoted again if
+   the aim still holds.
+4. the groups, with those weights: each group's loss when it alone is int8 in the all-int16 graph
+   (the most any output loses); groups promoted in order of loss until the aim is met, then each
+   promoted group demoted again if the aim still holds. A weight stays int16 only where its op's
    group is (a 16x16 op reads and writes int16).
 Groups with no int8 kernel (a fused magnitude) are int16 whenever anything is; groups whose int16
 would leave a float op in the lowered graph (no int16 kernel, e.g. softmax) stay int8.
@@ -242,27 +248,36 @@ class _Search:
             aim = (target if best[0] >= target else best[0],)
         summary["aim"] = list(aim)
 
-        def meets(chosen) -> bool:
-            return all(s >= a for s, a in zip(evaluate(chosen & everything, rounding, chosen & all_weights)[0], aim))
+        def meets(int16, weights) -> bool:
+            return all(s >= a for s, a in zip(evaluate(int16, rounding, weights)[0], aim))
 
+        def greedy(candidates, loss, fits) -> set:
+            """The candidates, promoted in order of loss until fits(chosen), then each demoted
+            again (least loss first) when it still fits without it."""
+            chosen = set()
+            for candidate in [None] + sorted(candidates, key=lambda c: -loss[c]):
+                if candidate is not None:
+                    chosen.add(candidate)
+                if fits(chosen):
+                    break
+            for candidate in sorted(chosen, key=lambda c: loss[c]):
+                if fits(chosen - {candidate}):
+                    chosen.discard(candidate)
+            return chosen
+
+        # 1. The int16 weights all-int16 activations need to meet the aim (none when 16x8 does).
         loss = {}
-        for root in lowerable:
-            alone = evaluate(everything - {root}, rounding, all_weights)[0]
-            loss[root] = max(r - s for r, s in zip(best, alone))
         for weight in all_weights:
             alone = evaluate(everything, rounding, all_weights - {weight})[0]
-            loss[weight] = max(r - s for r, s in zip(best, alone))
-        order = sorted(loss, key=lambda c: -loss[c])
-        chosen = set(self.required)
-        for candidate in [None] + order:
-            if candidate is not None:
-                chosen.add(candidate)
-            if meets(chosen):
-                break
-        for candidate in sorted(chosen - self.required, key=lambda c: loss[c]):
-            if meets(chosen - {candidate}):
-                chosen.discard(candidate)
-        int16, weights = frozenset(chosen & everything), frozenset(chosen & all_weights)
+            loss[weight] = max(b - s for b, s in zip(best, alone))
+        weights = frozenset(greedy(all_weights, loss, lambda chosen: meets(everything, frozenset(chosen))))
+        # 2. The groups, with those weights: each one's loss alone in int8 from all int16.
+        reach_with = evaluate(everything, rounding, weights)[0]
+        for root in lowerable:
+            alone = evaluate(everything - {root}, rounding, weights)[0]
+            loss[root] = max(r - s for r, s in zip(reach_with, alone))
+        chosen = greedy(lowerable, loss, lambda chosen: meets(frozenset(self.required) | frozenset(chosen), weights))
+        int16 = frozenset(self.required) | frozenset(chosen)
         weights = frozenset(w for w in weights if self.weight_groups[w] in int16)
         scores, qgraph = evaluate(int16, rounding, weights)
         summary["promoted"] = {r: round(loss[r], 2) if r in loss else None for r in self.roots if r in int16}
