@@ -40,7 +40,7 @@ SETTINGS = {
     "int16 front end": dict(int16_activations=FRONT_END, fuse_magnitude=True),
     "16x8 (activation_dtype='int16')": dict(activation_dtype="int16", fuse_magnitude=True),
     "16x8, GPTQ weights": dict(activation_dtype="int16", fuse_magnitude=True, weight_rounding="gptq"),
-    "auto (precision='auto')": dict(precision="auto"),
+    "auto (precision='auto')": dict(precision="auto", state_feedback=silero_vad.STATE_FEEDBACK),
 }
 
 HELD_OUT_TEXTS = (silero_vad.SPEECH_TEXT,

@@ -15,8 +15,10 @@ model input, in the model's input order, each stacked [samples, *input shape]; a
 Errors are one "error:" line (exit code 2 for bad arguments or inputs, 1 when the model cannot be
 written as a program); --debug shows the traceback instead. --activations int16 is TFLite's 16x8 mode (int16 activations, int8 weights; e.g. silero_vad
 with --fuse-magnitude); --weight-rounding gptq rounds weights against the calibration inputs (give
-it more --calibration-samples). --precision auto: int16 for the fewest activation groups (GPTQ when
-it helps) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto")).
+it more --calibration-samples). --precision auto: int16 for the fewest activation groups (GPTQ and
+int16 weights when they help) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto"));
+--state-feedback OUT:IN names a recurrent state (output OUT is fed back as input IN at the next step)
+that auto keeps at its best accuracy (a zoo model's own, e.g. silero_vad's 1:1, by default).
 --io int8 writes a program that takes and gives the int8 tensors at the model's quantize / dequantize
 boundary (their scale and zero point in Program.inputs / outputs and the exported header).
 --compare prints the per-layer error of the int8 model against the float one on the calibration
@@ -161,6 +163,9 @@ def parse_args(argv):
                    help="activation dtype with --quantize: int8, or int16 (16x8 kernels)")
     p.add_argument("--precision", choices=("int8", "16x8", "auto"),
                    help="with --quantize: int8, 16x8 (= --activations int16) or auto (int16 where needed)")
+    p.add_argument("--state-feedback", nargs="+", metavar="OUT:IN",
+                   help="with --precision auto: output OUT is fed back as input IN at the next step "
+                        "(default: the zoo model's recurrent state, e.g. silero_vad 1:1)")
     p.add_argument("--fuse-magnitude", action="store_true",
                    help="quantize sqrt(a*a + b*b) as one magnitude (silero's STFT front end)")
     p.add_argument("--weight-rounding", choices=("nearest", "gptq"), default="nearest",
@@ -215,6 +220,16 @@ def parse_args(argv):
         p.error("--io int8 needs --quantize")
     if args.precision and not args.quantize:
         p.error("--precision needs --quantize")
+    if args.state_feedback is not None and args.precision != "auto":
+        p.error("--state-feedback needs --precision auto")
+    if args.state_feedback is not None:
+        pairs = {}
+        for pair in args.state_feedback:
+            out, _, in_ = pair.partition(":")
+            if not (out.isdigit() and in_.isdigit()):
+                p.error(f"--state-feedback {pair!r}: expected OUT:IN, two output / input indices")
+            pairs[int(out)] = int(in_)
+        args.state_feedback = pairs
     if args.precision and (args.activations != "int8" or (args.precision == "auto" and args.weight_rounding != "nearest")):
         p.error("--precision sets the activations (and, auto, the weight rounding): drop --activations / --weight-rounding")
     try:  # parsed once: lower and to_program get the same target
@@ -308,7 +323,11 @@ def compile_model(args) -> int:
         graph.save(os.path.join(args.intermediates, "exported.cmg"))
     if args.quantize:
         samples = calibration_samples(args, example, calibration)
-        quantizer = cortexm.CortexMQuantizer(precision="auto") if args.precision == "auto" else cortexm.CortexMQuantizer(
+        if args.precision == "auto" and args.state_feedback is None:
+            args.state_feedback = (cortexm.models.state_feedback(args.model)
+                                   if args.model in cortexm.models.names() else {})
+        quantizer = cortexm.CortexMQuantizer(precision="auto", state_feedback=args.state_feedback) \
+            if args.precision == "auto" else cortexm.CortexMQuantizer(
             activation_dtype=None if args.precision else args.activations, fuse_magnitude=args.fuse_magnitude,
             weight_rounding=args.weight_rounding, precision=args.precision)
         qgraph = cortexm.quantize(graph, samples, quantizer, progress=False)

@@ -36,7 +36,7 @@ _MODELS = (
     "yolo_style",
 )
 
-__all__ = ["ModelBundle", "count_parameters", "get", "names"]
+__all__ = ["ModelBundle", "count_parameters", "get", "names", "state_feedback"]
 
 
 def names() -> list[str]:
@@ -50,3 +50,12 @@ def get(name: str) -> ModelBundle:
         raise ValueError(f"unknown model {name!r}; known models: {', '.join(names())}")
     module = importlib.import_module(f"{__name__}.{name}")
     return module.build()
+
+
+def state_feedback(name: str) -> dict:
+    """{output index: input index} of a registered model's recurrent state (the output fed back as
+    that input at the next step; silero_vad: {1: 1}), {} for a model without one: what
+    CortexMQuantizer(precision="auto", state_feedback=...) takes."""
+    if name not in _MODELS:
+        raise ValueError(f"unknown model {name!r}; known models: {', '.join(names())}")
+    return dict(getattr(importlib.import_module(f"{__name__}.{name}"), "STATE_FEEDBACK", {}))

@@ -43,6 +43,7 @@ SAMPLE_RATE = 16000
 CHUNK = 512
 CONTEXT = 64
 HIDDEN = 128
+STATE_FEEDBACK = {1: 1}  # output 1, the new LSTM state, is input 1 at the next chunk
 PIP_COMMAND = ".venv/bin/python -m pip install --no-deps silero-vad"
 
 

@@ -1,5 +1,6 @@
 """precision="auto": the fewest activation groups in int16 (16x8: int16 activations, int8 weights)
-and, when it helps, GPTQ weights, so that the quantized graph meets an accuracy target.
+and, when it helps, GPTQ weights and int16 weights (16x16 layers), so that the quantized graph
+meets an accuracy target.
 
 One calibration pass feeds, for every activation group, an int8 and an int16 observer (and GPTQ's
 input statistics), so any assignment of dtypes to groups converts without calibrating again. A
@@ -16,14 +17,23 @@ sample sets, more than the tolerance it is compared with). The search:
 2. all int16: the best activations can do (`reach`), with the weight rounding that reaches
    further (GPTQ, when its statistics are determined, costs nothing at run time). With the SQNR
    score, when 16x8 everywhere gains less than min_gain_db over int8 on every output, activation
-   precision is not what limits the model: it stays int8. Otherwise the aim is reach - tolerance_db
-   on every output: the accuracy of 16x8 everywhere, with fewer groups (with a metric:
-   metric_target, or reach beyond it). Every output, not the lowest: when the lowest is another
-   output (silero's recurrent state), the one the user reads (its probability) could lose more
-   than the tolerance unseen.
-3. each group's loss when it alone is int8 in the all-int16 graph (the most any output loses);
-   groups promoted in order of loss until the aim is met, then each promoted group demoted again if
+   precision is not what limits the model: it stays int8. Otherwise, when int16 weights on every
+   conv / linear (16x16, at twice those weights' bytes) reach further still on every output, the
+   weights are candidates too: int8 weights can limit a model as much as its activations
+   (silero's STFT basis and encoder). The aim is all-16x8's SQNR - tolerance_db on every output:
+   the accuracy of 16x8 everywhere, with fewer groups; on an output the caller feeds back
+   (state_feedback) the SQNR of the best reach itself (with a metric: metric_target, or the best
+   reach below it). Every output, not the lowest: when the lowest is another output (silero's
+   recurrent state), the one the user reads (its probability) could lose more than the tolerance
+   unseen.
+3. the weights: when all int16 activations miss the aim (a state held to the 16x16 reach, a metric
+   target beyond 16x8), each weight's loss when it alone is int8 in the all-16x16 graph; weights
+   promoted in order of loss until all int16 activations meet the aim, then each demoted again if
    the aim still holds.
+4. the groups, with those weights: each group's loss when it alone is int8 in the all-int16 graph
+   (the most any output loses); groups promoted in order of loss until the aim is met, then each
+   promoted group demoted again if the aim still holds. A weight stays int16 only where its op's
+   group is (a 16x16 op reads and writes int16).
 Groups with no int8 kernel (a fused magnitude) are int16 whenever anything is; groups whose int16
 would leave a float op in the lowered graph (no int16 kernel, e.g. softmax) stay int8.
 """
@@ -44,6 +54,7 @@ from .convert import convert
 META_KEY = "auto_precision"  # the summary, a JSON string on the quantized graph's first node
 MIN_EVALUATION = 16  # calibration samples the score uses at least, when no evaluation samples are given
 MIN_VALUES = 256  # values of each output those samples hold at least (when there are enough samples)
+WEIGHT16_PATTERNS = ("conv1d", "conv2d", "linear", "addmm")  # ops with a 16x16 kernel
 
 
 class _Frozen:
@@ -130,16 +141,26 @@ class _Search:
                 self.required.update(annotation.groups[n.inputs[i].name].root for n, i in match.activations)
                 self.required.update(annotation.groups[name].root for name in match.outputs)
         self.candidates = [r for r in self.roots if r not in self.required]
+        # Weights that can be int16 (conv / linear): weight name -> the root of its op's group.
+        self.weight_groups = {}
+        for match in annotation.matches:
+            if match.pattern.split("+")[0] in WEIGHT16_PATTERNS and match.outputs:
+                root = annotation.groups[next(iter(match.outputs))].root
+                for use in match.weights:
+                    self.weight_groups[use.node.inputs[use.index].name] = root
         self.rounding_cache = {}
         self.evaluation = [sample_arrays(s, graph.inputs, i) for i, s in enumerate(evaluation)]
         self.reference = [_as_list(graph.run(*arrays)) for arrays in self.evaluation]
         self.evaluations = 0
 
-    def convert(self, int16: frozenset, rounding: str):
+    def convert(self, int16: frozenset, rounding: str, weights: frozenset = frozenset()):
+        """The graph with the groups of `int16` in int16, the rest int8, and the weights of
+        `weights` whose op's group is int16 in int16."""
         from .config import CortexMQuantizer
 
         quantizer = CortexMQuantizer(self.base.activation_observer, self.base.per_channel, "int8",
-                                     int16_activations=int16, fuse_magnitude=True)
+                                     int16_activations=int16, fuse_magnitude=True,
+                                     int16_weights=[w for w in weights if self.weight_groups[w] in int16])
         annotation = annotate(self.graph, quantizer)
         for group in annotation.observed_groups().values():
             group.observer = self.bank[group.root][group.observer.dtype]
@@ -174,23 +195,27 @@ class _Search:
         target = q.metric_target if q.metric is not None else q.target_sqnr_db
         everything = frozenset(self.roots)
         tried = {}
+        none = frozenset()
 
-        def evaluate(int16, rounding):
-            """(scores per output, qgraph)."""
-            key = (frozenset(int16), rounding)
+        def evaluate(int16, rounding, weights=none):
+            """(scores per output, qgraph); weights: int16 weights (those of int16 groups count)."""
+            int16 = frozenset(int16)
+            weights = frozenset(w for w in weights if self.weight_groups[w] in int16)
+            key = (int16, weights, rounding)
             if key not in tried:
-                qgraph = self.convert(key[0], rounding)
+                qgraph = self.convert(int16, rounding, weights)
                 tried[key] = (self.score(qgraph), qgraph)
             return tried[key]
 
         roundings = ["nearest"] + (["gptq"] if self.gptq_determined else [])
         summary = {"target": target, "metric": "sqnr_db" if q.metric is None else "metric",
-                   "groups": len(self.roots), "promoted": {}, "required": sorted(self.required)}
+                   "groups": len(self.roots), "promoted": {}, "required": sorted(self.required),
+                   "weights": len(self.weight_groups), "promoted_weights": {}}
         for rounding in roundings:
-            scores, qgraph = evaluate(frozenset(), rounding)
+            scores, qgraph = evaluate(none, rounding)
             summary.setdefault("int8", min(scores))
             if min(scores) >= target:
-                return self.finish(qgraph, frozenset(), rounding, scores, summary, "int8 meets the target")
+                return self.finish(qgraph, none, none, rounding, scores, summary, "int8 meets the target")
         lowerable = self.lowerable(everything)
         everything = frozenset(self.required) | frozenset(lowerable)
         reach = {r: evaluate(everything, r)[0] for r in roundings}
@@ -198,45 +223,75 @@ class _Search:
         rounding = max(roundings, key=lambda r: min(reach[r]))
         summary["all_16x8"] = min(reach[rounding])
         summary["all_16x8_outputs"] = list(reach[rounding])
-        int8_scores = evaluate(frozenset(), rounding)[0]
+        int8_scores = evaluate(none, rounding)[0]
         gain = max(r - s for r, s in zip(reach[rounding], int8_scores))  # on the output it helps most
         if q.metric is None and gain < q.min_gain_db:
-            qgraph = evaluate(frozenset(), rounding)[1]
-            return self.finish(qgraph, frozenset(), rounding, int8_scores, summary,
+            qgraph = evaluate(none, rounding)[1]
+            return self.finish(qgraph, none, none, rounding, int8_scores, summary,
                                f"16x8 everywhere gains only {gain:.1f} dB "
                                f"(< min_gain_db {q.min_gain_db}): activation precision does not limit this model")
+        best = reach[rounding]
+        all_weights = self.lowerable_weights(everything)
+        if all_weights:
+            with_weights = evaluate(everything, rounding, all_weights)[0]
+            if all(w > r for w, r in zip(with_weights, best)):
+                best = with_weights
+                summary["all_16x16"] = min(with_weights)
+                summary["all_16x16_outputs"] = list(with_weights)
+            else:
+                all_weights = none
         if q.metric is None:
-            aim = tuple(r - q.tolerance_db for r in reach[rounding])
+            # All-16x8's accuracy on each output; the best reach's, whole, on a fed-back state.
+            aim = tuple(b if k in q.state_feedback else min(b, r) - q.tolerance_db
+                        for k, (b, r) in enumerate(zip(best, reach[rounding])))
         else:
-            aim = (target if reach[rounding][0] >= target else reach[rounding][0],)
+            aim = (target if best[0] >= target else best[0],)
         summary["aim"] = list(aim)
 
-        def meets(int16) -> bool:
-            return all(s >= a for s, a in zip(evaluate(int16, rounding)[0], aim))
+        def meets(int16, weights) -> bool:
+            return all(s >= a for s, a in zip(evaluate(int16, rounding, weights)[0], aim))
 
+        def greedy(candidates, loss, fits) -> set:
+            """The candidates, promoted in order of loss until fits(chosen), then each demoted
+            again (least loss first) when it still fits without it."""
+            chosen = set()
+            for candidate in [None] + sorted(candidates, key=lambda c: -loss[c]):
+                if candidate is not None:
+                    chosen.add(candidate)
+                if fits(chosen):
+                    break
+            for candidate in sorted(chosen, key=lambda c: loss[c]):
+                if fits(chosen - {candidate}):
+                    chosen.discard(candidate)
+            return chosen
+
+        # 1. The int16 weights all-int16 activations need to meet the aim (none when 16x8 does).
         loss = {}
+        for weight in all_weights:
+            alone = evaluate(everything, rounding, all_weights - {weight})[0]
+            loss[weight] = max(b - s for b, s in zip(best, alone))
+        weights = frozenset(greedy(all_weights, loss, lambda chosen: meets(everything, frozenset(chosen))))
+        # 2. The groups, with those weights: each one's loss alone in int8 from all int16.
+        reach_with = evaluate(everything, rounding, weights)[0]
         for root in lowerable:
-            alone = evaluate(everything - {root}, rounding)[0]
-            loss[root] = max(r - s for r, s in zip(reach[rounding], alone))
-        order = sorted(lowerable, key=lambda r: -loss[r])
-        chosen = set(self.required)
-        for root in [None] + order:
-            if root is not None:
-                chosen.add(root)
-            if meets(chosen):
-                break
-        for root in sorted(chosen - self.required, key=lambda r: loss[r]):
-            if meets(chosen - {root}):
-                chosen.discard(root)
-        scores, qgraph = evaluate(chosen, rounding)
-        summary["promoted"] = {r: round(loss[r], 2) if r in loss else None for r in self.roots if r in chosen}
+            alone = evaluate(everything - {root}, rounding, weights)[0]
+            loss[root] = max(r - s for r, s in zip(reach_with, alone))
+        chosen = greedy(lowerable, loss, lambda chosen: meets(frozenset(self.required) | frozenset(chosen), weights))
+        int16 = frozenset(self.required) | frozenset(chosen)
+        weights = frozenset(w for w in weights if self.weight_groups[w] in int16)
+        scores, qgraph = evaluate(int16, rounding, weights)
+        summary["promoted"] = {r: round(loss[r], 2) if r in loss else None for r in self.roots if r in int16}
+        summary["promoted_weights"] = {w: round(loss[w], 2) for w in self.weight_groups if w in weights}
         if q.metric is None:
             reason = f"int8 misses the target; every output within {q.tolerance_db} dB of all 16x8"
+            if q.state_feedback:
+                reason += (f"; the fed-back state (output {', '.join(map(str, sorted(q.state_feedback)))}) "
+                           f"as accurate as all " + ("16x16" if all_weights else "16x8"))
         else:
             reason = "meets the target" if scores[0] >= target else f"target out of reach: aimed at {aim[0]:.2f}"
         if len(lowerable) < len(self.candidates):
             reason += f"; kept int8 (no int16 kernel): {', '.join(r for r in self.candidates if r not in lowerable)}"
-        return self.finish(qgraph, frozenset(chosen), rounding, scores, summary, reason)
+        return self.finish(qgraph, int16, weights, rounding, scores, summary, reason)
 
     def float_ops(self, qgraph, lowered=None) -> list:
         """The float compute ops left when qgraph is lowered."""
@@ -255,23 +310,33 @@ class _Search:
         return [r for r in self.candidates
                 if len(self.float_ops(self.convert(frozenset(self.required) | {r}, "nearest"))) <= baseline]
 
-    def finish(self, qgraph, int16, rounding, scores, summary, reason):
+    def lowerable_weights(self, everything) -> frozenset:
+        """The weights of int16 groups whose int16 adds no float op to the lowered graph (a 16x16
+        kernel exists for their op)."""
+        weights = frozenset(w for w, root in self.weight_groups.items() if root in everything)
+        baseline = len(self.float_ops(self.convert(everything, "nearest")))
+        if not weights or len(self.float_ops(self.convert(everything, "nearest", weights))) <= baseline:
+            return weights
+        return frozenset(w for w in weights
+                         if len(self.float_ops(self.convert(everything, "nearest", frozenset({w})))) <= baseline)
+
+    def finish(self, qgraph, int16, weights, rounding, scores, summary, reason):
         from .. import lower, to_program
 
         summary.update(score=min(scores), outputs=list(scores), weight_rounding=rounding, reason=reason, evaluations=self.evaluations,
-                       int16=sorted(int16))
+                       int16=sorted(int16), int16_weights=sorted(weights))
         target = self.quantizer.cost_target
-        arena = {}
-        floats = {}
+        arena, constants, floats = {}, {}, {}
         for label, groups in (("int8", frozenset()), ("auto", int16), ("16x8", frozenset(self.roots))):
             graph = qgraph if label == "auto" else self.convert(groups, rounding)
             lowered = lower(graph, target)
             floats[label] = self.float_ops(graph, lowered)
             try:
-                arena[label] = to_program(lowered, target=target).arena_size
+                program = to_program(lowered, target=target)
+                arena[label], constants[label] = program.arena_size, program.constant_size
             except NotImplementedError:
-                arena[label] = None
-        summary.update(arena=arena, cost_target=target, float_ops=floats["auto"])
+                arena[label] = constants[label] = None
+        summary.update(arena=arena, constants=constants, cost_target=target, float_ops=floats["auto"])
         if floats["auto"] and len(floats["auto"]) > len(floats["int8"]):
             warnings.warn(f"precision='auto': the chosen graph lowers with float ops {floats['auto']}")
         first = qgraph.nodes[0]
@@ -283,5 +348,13 @@ def quantize_auto(graph, calibration, quantizer, progress: bool):
     if calibration is None or not hasattr(calibration, "__iter__"):
         raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
     samples = list(calibration)
+    outputs, inputs = graph.outputs, graph.inputs
+    for output, input_ in quantizer.state_feedback.items():
+        if output >= len(outputs) or input_ >= len(inputs):
+            raise ValueError(f"state_feedback {{{output}: {input_}}}: the graph has {len(outputs)} outputs and "
+                             f"{len(inputs)} inputs")
+        if list(outputs[output].shape) != list(inputs[input_].shape):
+            raise ValueError(f"state_feedback {{{output}: {input_}}}: output '{outputs[output].name}' has shape "
+                             f"{list(outputs[output].shape)}, input '{inputs[input_].name}' {list(inputs[input_].shape)}")
     evaluation = quantizer.evaluation if quantizer.evaluation is not None else evaluation_samples(graph, samples)
     return _Search(graph, samples, quantizer, list(evaluation), progress).run()

@@ -54,7 +54,13 @@ class CortexMQuantizer:
     target_sqnr_db: auto keeps all int8 when its output SQNR against float on the evaluation
         samples (the lowest over the graph's outputs) reaches this.
     tolerance_db: otherwise auto promotes the fewest groups that keep every output's SQNR within
-        this of its SQNR in the all-16x8 graph.
+        this of its SQNR in the all-16x8 graph (a state_feedback output: see there).
+    state_feedback: {output index: input index} of a recurrent graph's state: the output the
+        caller feeds back as that input at the next step (silero_vad: {1: 1}). An error there is
+        carried into every later step, which one step's SQNR does not show (silero: int8 LSTM
+        weights cost its state 0.49 dB on one step and doubled the worst streamed |p - p_float|), so
+        auto keeps such an output at the SQNR of its best reach (all int16, int16 weights where
+        they help): only what does not feed the state (a readout) can be demoted.
     min_gain_db: auto keeps a model all int8 when 16x8 everywhere gains less than this over int8
         on every output (the int8 activations are then not what limits its accuracy: random-weight
         mobilenet_v2_96 goes from 6 to 13 dB).
@@ -69,13 +75,13 @@ class CortexMQuantizer:
                  activation_dtype: str | None = None, int16_activations=(), fuse_magnitude: bool = False,
                  weight_rounding: str = "nearest", *, precision: str | None = None,
                  int16_weights=(), target_sqnr_db: float = 30.0, min_gain_db: float = 10.0, tolerance_db: float = 0.5, metric=None, metric_target=None,
-                 evaluation=None, cost_target: str = "cortex-m55+int8"):
+                 evaluation=None, cost_target: str = "cortex-m55+int8", state_feedback=None):
         if precision is not None and precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
         if precision is not None and activation_dtype is not None and PRECISIONS[precision] != activation_dtype:
             raise ValueError(f"precision={precision!r} conflicts with activation_dtype={activation_dtype!r}")
-        if precision == "auto" and (int16_activations or weight_rounding != "nearest"):
-            raise ValueError("precision='auto' chooses int16_activations and weight_rounding itself")
+        if precision == "auto" and (int16_activations or int16_weights or weight_rounding != "nearest"):
+            raise ValueError("precision='auto' chooses int16_activations, int16_weights and weight_rounding itself")
         if metric is not None and metric_target is None:
             raise ValueError("metric needs metric_target (the score the quantized graph must reach)")
         if metric is not None and not callable(metric):
@@ -90,6 +96,11 @@ class CortexMQuantizer:
         self.metric, self.metric_target = metric, metric_target
         self.evaluation = None if evaluation is None else list(evaluation)
         self.cost_target = cost_target
+        self.state_feedback = dict(state_feedback or {})
+        for output, input_ in self.state_feedback.items():
+            if not (isinstance(output, int) and isinstance(input_, int) and output >= 0 and input_ >= 0):
+                raise ValueError(f"state_feedback maps output indices to input indices (ints >= 0), "
+                                 f"got {output!r}: {input_!r}")
         activation_dtype = activation_dtype or PRECISIONS[precision or "int8"] or "int8"
         if activation_observer not in OBSERVERS:
             raise ValueError(f"activation_observer must be one of {sorted(OBSERVERS)}, "

@@ -116,20 +116,27 @@ class PrecisionChoice:
         s = self.summary
         unit = " dB" if s["metric"] == "sqnr_db" else ""
         what = "output SQNR" if s["metric"] == "sqnr_db" else "metric"
-        lines = [f"precision auto: {len(s['int16'])} of {s['groups']} activation groups int16, weights "
+        weights = (f"{len(s.get('int16_weights', ()))} of {s['weights']} conv / linear weights int16, "
+                   if s.get("weights") else "")
+        lines = [f"precision auto: {len(s['int16'])} of {s['groups']} activation groups int16, {weights}int8 weights "
                  f"{s['weight_rounding']}; {what} {s['score']:.2f}{unit} (target {s['target']:.2f}{unit}; "
                  f"all int8 {s['int8']:.2f}" + (f", all 16x8 {s['all_16x8']:.2f}" if "all_16x8" in s else "")
-                 + f"): {s['reason']}"]
+                 + (f", all 16x16 {s['all_16x16']:.2f}" if "all_16x16" in s else "") + f"): {s['reason']}"]
         if len(s.get("outputs", ())) > 1:
             per_output = lambda v: " / ".join(f"{x:.2f}" for x in v)
             lines.append(f"  per output: {per_output(s['outputs'])}{unit}" + (
                 f" (all 16x8 {per_output(s['all_16x8_outputs'])})" if "all_16x8_outputs" in s else ""))
+        if "all_16x16_outputs" in s and len(s.get("outputs", ())) > 1:
+            lines[-1] += f" (all 16x16 {per_output(s['all_16x16_outputs'])})"
         for root, loss in s["promoted"].items():
             why = "no int8 kernel" if loss is None else f"alone in int8 loses {loss:.2f}{unit}"
             lines.append(f"  int16 {root}: {why}")
-        arena = s["arena"]
-        lines.append("  arena bytes (" + s["cost_target"] + "): " + ", ".join(
-            f"{k} {'n/a' if v is None else v}" for k, v in arena.items()) + f"; {s['evaluations']} graphs scored")
+        for weight, loss in s.get("promoted_weights", {}).items():
+            lines.append(f"  int16 weight {weight}: alone in int8 loses {loss:.2f}{unit}")
+        costs = lambda d: ", ".join(f"{k} {'n/a' if v is None else v}" for k, v in d.items())
+        lines.append(f"  arena bytes ({s['cost_target']}): {costs(s['arena'])}"
+                     + (f"; constant bytes: {costs(s['constants'])}" if "constants" in s else "")
+                     + f"; {s['evaluations']} graphs scored")
         return "\n".join(lines)
 
 
