@@ -248,9 +248,14 @@ def test_int16_weights_lower_onto_16x16_kernels(cell_choices):
     s = cortexm.quantization_report(qgraph).precision.summary
     assert "all_16x16" in s and s["all_16x16"] > s["all_16x8"]  # int8 weights limited this cell
     assert s["int16_weights"], str(cortexm.quantization_report(qgraph).precision)
+    report = cortexm.quantization_report(qgraph)
+    reads_int16_weight = {r.node for r in report if any(q and q.get("dtype") == "int16" and "scales" in q for q in r.inputs)}
+    assert reads_int16_weight and {report[n].kind for n in reads_int16_weight} == {"16x16"}
+    assert " 16x16, " in report.summary().splitlines()[0]
     lowered = cortexm.lower(qgraph, "cortex-m55+int8")
     assert not float_compute_ops(lowered), lowered.op_counts()
-    assert any("w16" in op for op in lowered.op_counts()), lowered.op_counts()
+    assert any("s16w16" in op for op in lowered.op_counts()), lowered.op_counts()
+    assert "16x16" in {r.kind for r in cortexm.quantization_report(lowered)}
     x, h = (t.numpy() for t in cell_steps(Cell(), 1, 9)[0])
     for got, want in zip(lowered.run(x, h), qgraph.run(x, h)):
         np.testing.assert_allclose(got, want, atol=4 * float(np.abs(want).max()) / 32767)

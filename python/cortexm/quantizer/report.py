@@ -28,17 +28,17 @@ class ReportRow:
     inputs: list  # per present input: qparams dict of the dequantize it reads; None: float or fused
     outputs: list  # per output: qparams dict of the quantize reading it; None: float or fused into a tail
     reason: str  # why the node stays float ('' when quantized)
-    # How it runs: 'int8', '16x8' (int16 activations, int8 weights), 'int8 table' / '16x8 table' (an
-    # elementwise op lowering turns into a lookup table) or 'float'.
+    # How it runs: 'int8', '16x8' (int16 activations, int8 weights), '16x16' (int16 weights too),
+    # 'int8 table' / '16x8 table' (an elementwise op lowering turns into a lookup table) or 'float'.
     kind: str = ""
 
     @property
     def precision(self) -> str:
-        """'int8', '16x8' or 'float' (kind without ' table')."""
+        """'int8', '16x8', '16x16' or 'float' (kind without ' table')."""
         return self.kind.split(" ")[0]
 
 
-KINDS = ("int8", "16x8", "float")
+KINDS = ("int8", "16x8", "16x16", "float")  # 16x16 shown only when a node is
 # Lowered ops that are lookup tables.
 _TABLE_OPS = frozenset({"cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"})
 
@@ -58,6 +58,8 @@ def _kind(node, status: str, inputs: list, outputs: list) -> str:
     dtypes += [v.dtype for v in list(node.outputs) + [v for v in node.inputs if v is not None]
                if v.dtype in ("int8", "int16") and v.qparams is not None and len(v.qparams["scales"]) == 1]
     precision = "16x8" if "int16" in dtypes else "int8"
+    if "s16w16" in node.op or any(q is not None and "scales" in q and q["dtype"] == "int16" for q in inputs):
+        precision = "16x16"  # a lowered 16x16 op, or an int16 per-channel weight
     table = node.op in _TABLE_OPS or _core.is_table_activation(node.op)
     return f"{precision} table" if table else precision
 
@@ -82,7 +84,7 @@ def _value_qparams(value):
     """The qparams of an integer value read as it is (a lowered graph's), as _qparams gives them; None
     for a float value."""
     q = value.qparams
-    if value.dtype not in ("int8", "int16", "int32") or q is None:
+    if value.dtype not in ("int8", "int16", "int32", "int64") or q is None:
         return None
     if len(q["scales"]) == 1 and q["axis"] < 0:
         return {"dtype": value.dtype, "scale": q["scales"][0], "zero_point": q["zero_points"][0]}
@@ -175,9 +177,10 @@ class QuantizationReport:
     def summary(self) -> str:
         """One line per op kind: how many of its nodes run int8, 16x8 and float (tables noted)."""
         total = collections.Counter(r.precision for r in self.rows)
-        lines = [f"{len(self.rows)} compute nodes: " + ", ".join(f"{total[k]} {k}" for k in KINDS)
+        kinds_shown = [k for k in KINDS if k != "16x16" or total[k]]
+        lines = [f"{len(self.rows)} compute nodes: " + ", ".join(f"{total[k]} {k}" for k in kinds_shown)
                  + f" ({len(self.quantized)} quantized, {len(self.float)} float)"]
-        table = [("op", *KINDS, "")]
+        table = [("op", *kinds_shown, "")]
         for op, kinds in self.by_op().items():
             counts = collections.Counter()
             for kind, n in kinds.items():
@@ -188,8 +191,8 @@ class QuantizationReport:
             if reasons:
                 note = "; ".join(filter(None, [note, "float: " + reasons[0] + (
                     f" (+{len(reasons) - 1} other reasons)" if len(reasons) > 1 else "")]))
-            table.append((_op_label(op), *(str(counts[k]) for k in KINDS), note))
-        widths = [max(len(row[i]) for row in table) for i in range(len(KINDS) + 1)]
+            table.append((_op_label(op), *(str(counts[k]) for k in kinds_shown), note))
+        widths = [max(len(row[i]) for row in table) for i in range(len(kinds_shown) + 1)]
         for row in table:
             cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:-1], widths[1:])]
             lines.append(("  " + "  ".join(cells) + "  " + row[-1]).rstrip())
