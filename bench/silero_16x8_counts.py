@@ -4,12 +4,14 @@ emulated Cortex-M core, in total and per kernel, the QEMU outputs checked bit-id
 host runtime; with --int16-weights, some or all of its conv / linear layers 16x16 (int16 weights).
 
     PYTHONPATH=python bench/silero_16x8_counts.py [--cpu cortex-m55] [--isa scalar|dsp|mve]
-        [--int16-weights none|encoder|all]
+        [--int16-weights none|encoder|all | --auto]
 
 silero_vad is quantized with CortexMQuantizer(activation_dtype="int16", fuse_magnitude=True,
 int16_weights=...) on 2 calibration samples, lowered for <cpu>+int8, written as a program for that
 target and run with cortexm.qemu.run(count_instructions=True, per_op=True) on the zoo example
 inputs. It also prints the program's constant bytes and the conv / linear weight bytes among them.
+--auto quantizes with CortexMQuantizer(precision="auto", state_feedback={1: 1}) on 256 calibration
+samples instead (its choice of int16 groups and weights; GPTQ needs the samples).
 """
 
 from __future__ import annotations
@@ -41,14 +43,20 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cpu", default="cortex-m55")
     p.add_argument("--isa", default=None, help="force a kernel variant (default: the core's best)")
+    p.add_argument("--auto", action="store_true", help="precision='auto' (state declared) instead of 16x8")
     p.add_argument("--int16-weights", default="none", choices=("none", "encoder", "all"),
                    help="the conv / linear layers made 16x16 (int16 weights)")
     args = p.parse_args(argv)
     model, example, calibration = cortexm.models.get("silero_vad")
     graph = cortexm.export(model, example)
-    quantizer = cortexm.CortexMQuantizer(activation_dtype="int16", fuse_magnitude=True,
-                                         int16_weights=weight_names(graph, args.int16_weights))
-    qgraph = cortexm.quantize(graph, calibration(2), quantizer, progress=False)
+    if args.auto:
+        quantizer = cortexm.CortexMQuantizer(precision="auto", state_feedback=cortexm.models.state_feedback("silero_vad"))
+        qgraph = cortexm.quantize(graph, calibration(256), quantizer, progress=False)
+        print(cortexm.quantization_report(qgraph).precision.__str__().splitlines()[0])
+    else:
+        quantizer = cortexm.CortexMQuantizer(activation_dtype="int16", fuse_magnitude=True,
+                                             int16_weights=weight_names(graph, args.int16_weights))
+        qgraph = cortexm.quantize(graph, calibration(2), quantizer, progress=False)
     target = f"{args.cpu}+int8"
     lowered = cortexm.lower(qgraph, target)
     program = cortexm.to_program(lowered, target=target)
@@ -65,7 +73,8 @@ def main(argv=None) -> int:
     for _, kernel, count in result.op_instructions:
         per_kernel[kernel] += count
     kernels = args.isa or "best"
-    print(f"silero_vad 16x8, int16 weights: {args.int16_weights}, on {args.cpu} ({kernels} kernels): "
+    setting = "precision auto" if args.auto else f"16x8, int16 weights: {args.int16_weights}"
+    print(f"silero_vad {setting}, on {args.cpu} ({kernels} kernels): "
           f"{result.instructions:,} instructions; constants {program.constant_size:,} bytes, conv / linear "
           f"weights {weight_bytes:,} bytes")
     for kernel, count in per_kernel.most_common():
