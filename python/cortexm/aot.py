@@ -1,7 +1,8 @@
 """Ahead-of-time compiler, after ExecuTorch's aot_arm_compiler: model -> .cmpte program file.
 
     python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
-        [--calibration-samples N] [--calibration-data FILE] [--precision int8|16x8|auto] [--activations int8|int16] [--fuse-magnitude] \\
+        [--calibration-samples N] [--calibration-data FILE] [--precision int8|16x8|auto [--state-feedback OUT:IN] \\
+        [--count-instructions]] [--activations int8|int16] [--fuse-magnitude] \\
         [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] [--io float|int8] --output ds_cnn.cmpte \\
         [--export-c DIR [--export-c-name NAME]] [--compare [ROWS]] [--compare-plot FILE]
     python -m cortexm.aot --model ds_cnn --check [--target T] [--precision int8|16x8] [--calibration-data FILE]
@@ -18,7 +19,8 @@ with --fuse-magnitude); --weight-rounding gptq rounds weights against the calibr
 it more --calibration-samples). --precision auto: int16 for the fewest activation groups (GPTQ and
 int16 weights when they help) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto"));
 --state-feedback OUT:IN names a recurrent state (output OUT is fed back as input IN at the next step)
-that auto keeps at its best accuracy (a zoo model's own, e.g. silero_vad's 1:1, by default).
+that auto keeps at its best accuracy (a zoo model's own, e.g. silero_vad's 1:1, by default);
+--count-instructions adds the int8 / auto / 16x8 programs' instructions on the target's core (QEMU).
 --io int8 writes a program that takes and gives the int8 tensors at the model's quantize / dequantize
 boundary (their scale and zero point in Program.inputs / outputs and the exported header).
 --compare prints the per-layer error of the int8 model against the float one on the calibration
@@ -166,6 +168,9 @@ def parse_args(argv):
     p.add_argument("--state-feedback", nargs="+", metavar="OUT:IN",
                    help="with --precision auto: output OUT is fed back as input IN at the next step "
                         "(default: the zoo model's recurrent state, e.g. silero_vad 1:1)")
+    p.add_argument("--count-instructions", action="store_true",
+                   help="with --precision auto: report the int8 / auto / 16x8 programs' instructions on the "
+                        "target's core under QEMU")
     p.add_argument("--fuse-magnitude", action="store_true",
                    help="quantize sqrt(a*a + b*b) as one magnitude (silero's STFT front end)")
     p.add_argument("--weight-rounding", choices=("nearest", "gptq"), default="nearest",
@@ -220,6 +225,8 @@ def parse_args(argv):
         p.error("--io int8 needs --quantize")
     if args.precision and not args.quantize:
         p.error("--precision needs --quantize")
+    if args.count_instructions and args.precision != "auto":
+        p.error("--count-instructions needs --precision auto")
     if args.state_feedback is not None and args.precision != "auto":
         p.error("--state-feedback needs --precision auto")
     if args.state_feedback is not None:
@@ -326,7 +333,8 @@ def compile_model(args) -> int:
         if args.precision == "auto" and args.state_feedback is None:
             args.state_feedback = (cortexm.models.state_feedback(args.model)
                                    if args.model in cortexm.models.names() else {})
-        quantizer = cortexm.CortexMQuantizer(precision="auto", state_feedback=args.state_feedback) \
+        quantizer = cortexm.CortexMQuantizer(precision="auto", state_feedback=args.state_feedback,
+                                             count_instructions=args.count_instructions, cost_target=args.target) \
             if args.precision == "auto" else cortexm.CortexMQuantizer(
             activation_dtype=None if args.precision else args.activations, fuse_magnitude=args.fuse_magnitude,
             weight_rounding=args.weight_rounding, precision=args.precision)

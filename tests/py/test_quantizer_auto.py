@@ -9,6 +9,7 @@ outputs keeps each within the tolerance.
 """
 
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -261,6 +262,22 @@ def test_int16_weights_lower_onto_16x16_kernels(cell_choices):
         np.testing.assert_allclose(got, want, atol=4 * float(np.abs(want).max()) / 32767)
 
 
+@pytest.mark.skipif(not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
+                    reason="needs qemu-system-arm and arm-none-eabi-g++ (scripts/setup.sh installs them)")
+def test_auto_reports_the_instructions_of_each_choice_on_qemu():
+    torch.manual_seed(0)
+    cell = Cell().eval()
+    graph = cortexm.export(cell, cell_steps(cell, 1, 1)[0])
+    auto = cortexm.CortexMQuantizer(precision="auto", target_sqnr_db=60.0, min_gain_db=3.0, state_feedback={1: 1},
+                                    count_instructions=True)
+    qgraph = cortexm.quantize(graph, cell_steps(cell, 64, 2), auto, progress=False)
+    choice = cortexm.quantization_report(qgraph).precision
+    counts = choice.summary["instructions"]
+    assert set(counts) == {"int8", "auto", "16x8"} and all(n > 0 for n in counts.values()), counts
+    assert counts["int8"] != counts["16x8"]  # different kernels
+    assert f"instructions (cortex-m55, QEMU, one sample): int8 {counts['int8']}, auto {counts['auto']}" in str(choice)
+
+
 def test_state_feedback_must_fit_the_graph():
     torch.manual_seed(0)
     cell = Cell().eval()
@@ -315,6 +332,7 @@ def test_aot_precision_flag(tmp_path, capsys):
     for argv, message in ((["--precision", "auto"], "--precision needs --quantize"),
                           (["--quantize", "--precision", "16x8", "--activations", "int16"], "drop --activations"),
                           (["--quantize", "--state-feedback", "1:1"], "--state-feedback needs --precision auto"),
+                          (["--quantize", "--count-instructions"], "--count-instructions needs --precision auto"),
                           (["--quantize", "--precision", "auto", "--state-feedback", "1-1"], "expected OUT:IN")):
         with pytest.raises(SystemExit):
             aot.main(["--model", model, "--output", str(out), *argv])

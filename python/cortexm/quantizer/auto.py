@@ -320,13 +320,20 @@ class _Search:
         return frozenset(w for w in weights
                          if len(self.float_ops(self.convert(everything, "nearest", frozenset({w})))) <= baseline)
 
+    def instructions(self, program) -> int:
+        """The program's executed instructions on cost_target's core under QEMU, first evaluation sample."""
+        from .. import qemu
+
+        cpu = self.quantizer.cost_target.split("+")[0]
+        return qemu.run(program, list(self.evaluation[0]), cpu, count_instructions=True).instructions
+
     def finish(self, qgraph, int16, weights, rounding, scores, summary, reason):
         from .. import lower, to_program
 
         summary.update(score=min(scores), outputs=list(scores), weight_rounding=rounding, reason=reason, evaluations=self.evaluations,
                        int16=sorted(int16), int16_weights=sorted(weights))
         target = self.quantizer.cost_target
-        arena, constants, floats = {}, {}, {}
+        arena, constants, floats, instructions = {}, {}, {}, {}
         for label, groups in (("int8", frozenset()), ("auto", int16), ("16x8", frozenset(self.roots))):
             graph = qgraph if label == "auto" else self.convert(groups, rounding)
             lowered = lower(graph, target)
@@ -335,8 +342,12 @@ class _Search:
                 program = to_program(lowered, target=target)
                 arena[label], constants[label] = program.arena_size, program.constant_size
             except NotImplementedError:
-                arena[label] = constants[label] = None
+                arena[label] = constants[label] = program = None
+            if self.quantizer.count_instructions:
+                instructions[label] = None if program is None else self.instructions(program)
         summary.update(arena=arena, constants=constants, cost_target=target, float_ops=floats["auto"])
+        if self.quantizer.count_instructions:
+            summary["instructions"] = instructions
         if floats["auto"] and len(floats["auto"]) > len(floats["int8"]):
             warnings.warn(f"precision='auto': the chosen graph lowers with float ops {floats['auto']}")
         first = qgraph.nodes[0]

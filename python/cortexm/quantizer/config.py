@@ -69,13 +69,17 @@ class CortexMQuantizer:
     evaluation: samples auto scores on (default: the first calibration samples that hold 256
         values of every output, at least 16: all 256 of silero's one-probability steps).
     cost_target: the target auto lowers to for the arena cost it reports.
+    count_instructions: auto also runs the int8, auto and 16x8 programs for cost_target on its core
+        under QEMU (cortexm.qemu: qemu-system-arm and the Arm toolchain, scripts/setup.sh) on the
+        first evaluation sample and reports their executed instructions (not cycles).
     """
 
     def __init__(self, activation_observer: str = "histogram", per_channel: bool = True,
                  activation_dtype: str | None = None, int16_activations=(), fuse_magnitude: bool = False,
                  weight_rounding: str = "nearest", *, precision: str | None = None,
                  int16_weights=(), target_sqnr_db: float = 30.0, min_gain_db: float = 10.0, tolerance_db: float = 0.5, metric=None, metric_target=None,
-                 evaluation=None, cost_target: str = "cortex-m55+int8", state_feedback=None):
+                 evaluation=None, cost_target: str = "cortex-m55+int8", state_feedback=None,
+                 count_instructions: bool = False):
         if precision is not None and precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
         if precision is not None and activation_dtype is not None and PRECISIONS[precision] != activation_dtype:
@@ -96,6 +100,7 @@ class CortexMQuantizer:
         self.metric, self.metric_target = metric, metric_target
         self.evaluation = None if evaluation is None else list(evaluation)
         self.cost_target = cost_target
+        self.count_instructions = bool(count_instructions)
         self.state_feedback = dict(state_feedback or {})
         for output, input_ in self.state_feedback.items():
             if not (isinstance(output, int) and isinstance(input_, int) and output >= 0 and input_ >= 0):

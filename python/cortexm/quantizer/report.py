@@ -139,6 +139,8 @@ class PrecisionChoice:
         lines.append(f"  arena bytes ({s['cost_target']}): {costs(s['arena'])}"
                      + (f"; constant bytes: {costs(s['constants'])}" if "constants" in s else "")
                      + f"; {s['evaluations']} graphs scored")
+        if "instructions" in s:
+            lines.append(f"  instructions ({s['cost_target'].split('+')[0]}, QEMU, one sample): {costs(s['instructions'])}")
         return "\n".join(lines)
 
 
