@@ -160,6 +160,58 @@ int64_t in_place_lag(const OpContext& ctx) {
   return quantized_depthwise_conv2d_in_place_lag(p);
 }
 
+// The verifier of op's params table: its kernel's, or that of another kernel `ops` registers taking
+// the same table; nullptr when none does (no params, an unknown table, or one of a kernel this
+// firmware is built without: check_op refuses such an op before anything reads its params).
+VerifyParamsFn params_verifier(const fb::Op& op, const OpResolver& ops) {
+  const OpImpl* impl = ops.find(op.kernel());
+  if (impl && impl->params == op.params_type()) return impl->verify_params;
+  for (int32_t i = 0; i < ops.size(); ++i)
+    if (ops.entry(i).impl->params == op.params_type()) return ops.entry(i).impl->verify_params;
+  return nullptr;
+}
+
+// fb::Op::Verify (program_generated.h) with the params table verified by params_verifier instead of
+// the OpParams union's verifier, which takes every params table (and so would link them all).
+// Verifies every field of Op (tests/py/test_loader_verify.py checks that against program.fbs).
+bool verify_op(flatbuffers::Verifier& v, const fb::Op* op, const OpResolver& ops) {
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(op);
+  if (!(table->VerifyTableStart(v) && table->VerifyOffset(v, fb::Op::VT_NAME) && v.VerifyString(op->name()) &&
+        table->VerifyField<uint8_t>(v, fb::Op::VT_KERNEL, 1) &&
+        table->VerifyField<uint8_t>(v, fb::Op::VT_PARAMS_TYPE, 1) && table->VerifyOffset(v, fb::Op::VT_PARAMS)))
+    return false;
+  const VerifyParamsFn verify_params = params_verifier(*op, ops);
+  return (!verify_params || verify_params(v, op->params())) && table->VerifyOffset(v, fb::Op::VT_INPUTS) &&
+         v.VerifyVector(op->inputs()) && table->VerifyOffset(v, fb::Op::VT_OUTPUTS) &&
+         v.VerifyVector(op->outputs()) && table->VerifyField<uint64_t>(v, fb::Op::VT_SCRATCH_OFFSET, 8) &&
+         table->VerifyField<uint64_t>(v, fb::Op::VT_SCRATCH_SIZE, 8) && v.EndTable();
+}
+
+// fb::VerifySizePrefixedProgramBuffer with verify_op for the ops; the caller checked the buffer's
+// size, size prefix and identifier. Verifies every field of Program.
+bool verify_program(flatbuffers::Verifier& v, const uint8_t* bytes, const OpResolver& ops) {
+  const flatbuffers::uoffset_t root = v.VerifyOffset(sizeof(flatbuffers::uoffset_t));
+  if (root == 0) return false;
+  const auto* p = reinterpret_cast<const fb::Program*>(bytes + sizeof(flatbuffers::uoffset_t) + root);
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(p);
+  if (!(table->VerifyTableStart(v) && table->VerifyField<uint32_t>(v, fb::Program::VT_SCHEMA_VERSION, 4) &&
+        table->VerifyOffset(v, fb::Program::VT_TARGET) && v.VerifyString(p->target()) &&
+        table->VerifyField<uint8_t>(v, fb::Program::VT_ISA, 1) && table->VerifyOffset(v, fb::Program::VT_TENSORS) &&
+        v.VerifyVector(p->tensors()) && v.VerifyVectorOfTables(p->tensors()) &&
+        table->VerifyOffset(v, fb::Program::VT_OPS) && v.VerifyVector(p->ops())))
+    return false;
+  if (p->ops())
+    for (uint32_t i = 0; i < p->ops()->size(); ++i)
+      if (!verify_op(v, p->ops()->Get(i), ops)) return false;
+  return table->VerifyOffset(v, fb::Program::VT_INPUTS) && v.VerifyVector(p->inputs()) &&
+         table->VerifyOffset(v, fb::Program::VT_OUTPUTS) && v.VerifyVector(p->outputs()) &&
+         table->VerifyField<uint64_t>(v, fb::Program::VT_ARENA_SIZE, 8) &&
+         table->VerifyOffset(v, fb::Program::VT_CONSTANTS) && v.VerifyVector(p->constants()) &&
+         table->VerifyOffset(v, fb::Program::VT_CONSTANT_DATA) && v.VerifyVector(p->constant_data()) &&
+         table->VerifyOffset(v, fb::Program::VT_BUNDLED) && v.VerifyVector(p->bundled()) &&
+         v.VerifyVectorOfTables(p->bundled()) && v.EndTable();
+}
+
 // extra_scratch: the largest scratch an op needs beyond its planned one, so far.
 Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   const fb::Program& p = program.fb();
@@ -295,7 +347,7 @@ Status Program::load(const void* data, size_t size, Program* program, const OpRe
   if (!fb::SizePrefixedProgramBufferHasIdentifier(bytes))
     return program_error("program", -1, "file_identifier", 0, "must be \"CMPT\" (not a cortexm program)");
   flatbuffers::Verifier verifier(bytes, size);
-  if (!fb::VerifySizePrefixedProgramBuffer(verifier))
+  if (!verify_program(verifier, bytes, ops))
     return program_error("program", -1, "flatbuffer", static_cast<int64_t>(size), "is malformed or truncated");
   const fb::Program* p = fb::GetSizePrefixedProgram(bytes);
   static_assert(kOldestSchemaVersion == 1 && kSchemaVersion == 5, "the message below names the versions");

@@ -44,9 +44,19 @@ struct OpContext {
 
 using PrepareFn = Status (*)(const OpContext&);
 using RunFn = void (*)(const OpContext&);
+// The FlatBuffers verifier of one params table (verify_params<Table>): the loader verifies an op's
+// params with it, so a firmware links the table verifiers of its registered kernels only (the
+// OpParams union's verifier would take every table).
+using VerifyParamsFn = bool (*)(flatbuffers::Verifier& verifier, const void* params);
+
+template <class Table>
+bool verify_params(flatbuffers::Verifier& verifier, const void* params) {
+  return verifier.VerifyTable(static_cast<const Table*>(params));
+}
 
 struct OpImpl {
   fb::OpParams params;  // the union member the kernel id takes
+  VerifyParamsFn verify_params;  // verify_params<that table>
   int32_t min_inputs, max_inputs;  // optional inputs may be -1
   int32_t min_outputs, max_outputs;
   const char* input_counts;   // the loader's requirement naming the limits, "must be 1 to 16"

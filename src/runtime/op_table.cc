@@ -23,12 +23,13 @@ namespace cortexm::runtime {
 // One object per kernel: a resolver that names it links it, and only then its prepare and run.
 namespace op {
 #define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem)   \
-  const OpImpl id{fb::OpParams_##params, min_in, max_in, min_out, max_out,          \
+  const OpImpl id{fb::OpParams_##params, verify_params<fb::params>, min_in, max_in, min_out, max_out, \
                   "must be " #min_in " to " #max_in " for this kernel",             \
                   "must be " #min_out " to " #max_out " for this kernel", is_float, \
                   prepare_##stem, run_##stem};
 #define RUNTIME_BINARY(id, params, type, stem)                                                   \
-  const OpImpl id{fb::OpParamsTraits<program::BinaryTable<params>>::enum_value, 2, 2, 1, 1,      \
+  const OpImpl id{fb::OpParamsTraits<program::BinaryTable<params>>::enum_value,                  \
+                  verify_params<program::BinaryTable<params>>, 2, 2, 1, 1,                       \
                   "must be 2 to 2 for this kernel", "must be 1 to 1 for this kernel", false,     \
                   prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>};
 #include "runtime/ops/ops.def"
@@ -56,6 +57,27 @@ constexpr const char* kNames[] = {
 
 constexpr size_t kNumOps = sizeof(kAllOps) / sizeof(kAllOps[0]);
 static_assert(kNumOps == static_cast<size_t>(fb::KernelId_MAX) + 1, "ops.def must list every KernelId");
+
+// The params table each kernel takes: every table of the OpParams union is some kernel's, so
+// all_ops() verifies each table the union's verifier would (the loader's params_verifier).
+constexpr fb::OpParams kParamsTables[] = {
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) fb::OpParams_##params,
+#define RUNTIME_BINARY(id, params, type, stem) fb::OpParamsTraits<program::BinaryTable<params>>::enum_value,
+#include "runtime/ops/ops.def"
+#undef RUNTIME_BINARY
+#undef RUNTIME_OP
+};
+
+constexpr bool every_params_table_taken() {
+  for (int table = fb::OpParams_MIN + 1; table <= fb::OpParams_MAX; ++table) {
+    bool taken = false;
+    for (fb::OpParams t : kParamsTables) taken = taken || t == table;
+    if (!taken) return false;
+  }
+  return true;
+}
+static_assert(fb::OpParams_MIN == fb::OpParams_NONE && every_params_table_taken(),
+              "every OpParams table must be taken by a kernel of ops.def");
 
 constexpr bool listed_in_id_order() {
   for (size_t i = 0; i < kNumOps; ++i)

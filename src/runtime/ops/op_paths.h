@@ -49,17 +49,17 @@ namespace op {
 // only the code of Paths.
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedConv2dOnPaths{
-    fb::OpParams_Conv2dParams, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
+    fb::OpParams_Conv2dParams, verify_params<fb::Conv2dParams>, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_conv2d_on_paths, Paths>,
     run_on_paths<ConvKernel<Conv2dParams>, run_conv2d_with, quantized_conv2d_on_paths<Paths>>};
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedDepthwiseConv2dOnPaths{
-    fb::OpParams_Conv2dParams, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
+    fb::OpParams_Conv2dParams, verify_params<fb::Conv2dParams>, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_depthwise_conv2d_on_paths, Paths>,
     run_on_paths<ConvKernel<DepthwiseConv2dParams>, run_depthwise_conv2d_with, quantized_depthwise_conv2d_on_paths<Paths>>};
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedAvgPool2dOnPaths{
-    fb::OpParams_Pool2dParams, 1, 1, 1, 1, "must be 1 to 1 for this kernel", "must be 1 to 1 for this kernel", false,
+    fb::OpParams_Pool2dParams, verify_params<fb::Pool2dParams>, 1, 1, 1, 1, "must be 1 to 1 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_avg_pool2d_on_paths, Paths>,
     run_on_paths<AvgPool2dKernel, run_avg_pool2d_with, quantized_avg_pool2d_on_paths<Paths>>};
 }  // namespace op
