@@ -47,13 +47,14 @@ constexpr OpEntry kAllOps[] = {
 #undef RUNTIME_OP
 };
 
-constexpr const char* kNames[] = {
-#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) #id,
-#define RUNTIME_BINARY(id, params, type, stem) #id,
+// Every kernel's name in id order, each ended by '\0' (one string: no table of pointers in flash).
+constexpr char kNames[] =
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem) #id "\0"
+#define RUNTIME_BINARY(id, params, type, stem) #id "\0"
 #include "runtime/ops/ops.def"
 #undef RUNTIME_BINARY
 #undef RUNTIME_OP
-};
+    ;
 
 constexpr size_t kNumOps = sizeof(kAllOps) / sizeof(kAllOps[0]);
 static_assert(kNumOps == static_cast<size_t>(fb::KernelId_MAX) + 1, "ops.def must list every KernelId");
@@ -98,7 +99,12 @@ Status Program::load(const void* data, size_t size, Program* program) {
 }
 
 const char* kernel_name(uint8_t kernel_id) {
-  return kernel_id < kNumOps ? kNames[kernel_id] : "unknown";
+  if (kernel_id >= kNumOps) return "unknown";
+  const char* name = kNames;
+  for (uint8_t i = 0; i < kernel_id; ++i)
+    while (*name++ != '\0') {
+    }
+  return name;
 }
 
 }  // namespace cortexm::runtime

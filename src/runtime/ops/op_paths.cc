@@ -5,6 +5,9 @@
 
 namespace cortexm::runtime {
 
+template bool verify_params<fb::Conv2dParams>(flatbuffers::Verifier&, const void*);
+template bool verify_params<fb::Pool2dParams>(flatbuffers::Verifier&, const void*);
+
 uint32_t kernel_paths(const Program& program, int32_t index) {
   const OpContext ctx{program, *program.fb().ops()->Get(index), index, nullptr};
   switch (ctx.op.kernel()) {

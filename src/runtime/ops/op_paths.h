@@ -44,6 +44,10 @@ void run_on_paths(const OpContext& ctx) {
   RunWith(ctx, Run);
 }
 
+// Instantiated in op_paths.cc with the runtime (built for size), not in each op table.
+extern template bool verify_params<fb::Conv2dParams>(flatbuffers::Verifier&, const void*);
+extern template bool verify_params<fb::Pool2dParams>(flatbuffers::Verifier&, const void*);
+
 namespace op {
 // As op::QuantizedConv2d, op::QuantizedDepthwiseConv2d and op::QuantizedAvgPool2d (ops.def), with
 // only the code of Paths.
