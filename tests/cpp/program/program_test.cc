@@ -12,6 +12,7 @@
 #include "program/status_message.h"
 #include "program/writer.h"
 #include "random_data.h"
+#include "runtime/op_context.h"
 #include "runtime/op_resolver.h"
 #include "runtime/program.h"
 
@@ -182,6 +183,45 @@ TEST(Program, LoadsWithAResolverOfItsKernelsAndRefusesAMissingOne) {
   const std::string message = program::status_message(st, full.buffer.data, full.buffer.size, "p");
   EXPECT_NE(message.find("('fc', QuantizedLinear): kernel = "), std::string::npos) << message;
   EXPECT_NE(message.find("is not registered in this runtime's OpResolver"), std::string::npos) << message;
+}
+
+// Each op's params table is verified by a registered kernel's verifier (a firmware links no
+// other): a malformed table of a registered kernel is a malformed file, one of a kernel the
+// resolver lacks is refused as unregistered before anything reads it.
+TEST(Program, VerifiesParamsWithTheRegisteredKernels) {
+  testing::RandomData rng(13);
+  const Graph g = conv_linear_graph(rng);
+  const std::string bytes = program::write_program(g, program::sequential_layout(g, Isa::kMve), {});
+  Aligned buffer(bytes);
+  const fb::Program* p = fb::GetSizePrefixedProgram(buffer.data);
+  int32_t linear = -1;
+  for (uint32_t i = 0; i < p->ops()->size(); ++i)
+    if (p->ops()->Get(i)->kernel() == fb::KernelId_QuantizedLinear) linear = static_cast<int32_t>(i);
+  ASSERT_GE(linear, 0);
+  // The LinearParams table's vtable offset pointed outside the buffer.
+  auto* params = const_cast<uint8_t*>(static_cast<const uint8_t*>(p->ops()->Get(linear)->params()));
+  const int32_t outside = 0x7fffff00;
+  std::memcpy(params, &outside, sizeof outside);
+
+  runtime::Program program;
+  runtime::Status st = runtime::Program::load(buffer.data, buffer.size, &program);
+  EXPECT_EQ(st.code, StatusCode::kInvalidProgram);
+  EXPECT_STREQ(st.detail.argument, "flatbuffer");
+
+  std::vector<runtime::OpEntry> without_linear;
+  for (uint32_t i = 0; i < p->ops()->size(); ++i) {
+    const uint8_t kernel = p->ops()->Get(i)->kernel();
+    bool listed = kernel == fb::KernelId_QuantizedLinear;
+    for (const runtime::OpEntry& e : without_linear) listed = listed || e.kernel_id == kernel;
+    if (!listed) without_linear.push_back(runtime::all_ops().entry(kernel));
+  }
+  for (const runtime::OpEntry& e : without_linear) ASSERT_NE(e.impl->params, fb::OpParams_LinearParams);
+  const runtime::OpResolver missing(without_linear.data(), static_cast<int32_t>(without_linear.size()));
+  st = runtime::Program::load(buffer.data, buffer.size, &program, missing);
+  EXPECT_EQ(st.code, StatusCode::kUnsupported);
+  EXPECT_STREQ(st.section, "ops");
+  EXPECT_EQ(st.section_index, linear);
+  EXPECT_STREQ(st.detail.argument, "kernel");
 }
 
 TEST(Program, SequentialLayoutAliasesContiguousViews) {
