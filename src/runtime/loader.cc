@@ -181,7 +181,8 @@ bool verify_op(flatbuffers::Verifier& v, const fb::Op* op, const OpResolver& ops
         table->VerifyField<uint8_t>(v, fb::Op::VT_PARAMS_TYPE, 1) && table->VerifyOffset(v, fb::Op::VT_PARAMS)))
     return false;
   const VerifyParamsFn verify_params = params_verifier(*op, ops);
-  return (!verify_params || verify_params(v, op->params())) && table->VerifyOffset(v, fb::Op::VT_INPUTS) &&
+  return (!verify_params || !op->params() || verify_params(v, op->params())) &&
+         table->VerifyOffset(v, fb::Op::VT_INPUTS) &&
          v.VerifyVector(op->inputs()) && table->VerifyOffset(v, fb::Op::VT_OUTPUTS) &&
          v.VerifyVector(op->outputs()) && table->VerifyField<uint64_t>(v, fb::Op::VT_SCRATCH_OFFSET, 8) &&
          table->VerifyField<uint64_t>(v, fb::Op::VT_SCRATCH_SIZE, 8) && v.EndTable();

@@ -44,14 +44,14 @@ struct OpContext {
 
 using PrepareFn = Status (*)(const OpContext&);
 using RunFn = void (*)(const OpContext&);
-// The FlatBuffers verifier of one params table (verify_params<Table>): the loader verifies an op's
-// params with it, so a firmware links the table verifiers of its registered kernels only (the
-// OpParams union's verifier would take every table).
+// The FlatBuffers verifier of one params table (verify_params<Table>), given a non-null table: the
+// loader verifies an op's params with it, so a firmware links the table verifiers of its
+// registered kernels only (the OpParams union's verifier would take every table).
 using VerifyParamsFn = bool (*)(flatbuffers::Verifier& verifier, const void* params);
 
 template <class Table>
 bool verify_params(flatbuffers::Verifier& verifier, const void* params) {
-  return verifier.VerifyTable(static_cast<const Table*>(params));
+  return static_cast<const Table*>(params)->Verify(verifier);
 }
 
 struct OpImpl {
