@@ -3,11 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cortexm/kernels/quantized_conv2d.h"
-#include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "program/program_generated.h"
 #include "runtime/op_context.h"
-#include "runtime/ops/conv.h"
 
 namespace cortexm::runtime {
 
@@ -141,25 +138,6 @@ int32_t in_place_input(uint8_t kernel) {
 // and strides and an element no larger may start at the input's first byte (float -> int8 / int16).
 bool narrows_in_place(uint8_t kernel) { return kernel == fb::KernelId_QuantizePerTensor; }
 
-// Kernels that write their output over input 0 from some bytes below it (OpSchema's
-// in_place_lag): the output must start at least the kernel's lag below that input.
-bool writes_below_input(uint8_t kernel) {
-  return kernel == fb::KernelId_QuantizedDepthwiseConv2d || kernel == fb::KernelId_QuantizedConv2d;
-}
-
-// The bytes the output must start below its input to be written over it, or -1 when the kernel
-// cannot run these params in place; the op's params and shapes passed its prepare.
-int64_t in_place_lag(const OpContext& ctx) {
-  if (ctx.op.kernel() == fb::KernelId_QuantizedConv2d) {
-    Conv2dParams p;
-    decode_conv_op(ctx, &p);
-    return quantized_conv2d_in_place_lag(p);
-  }
-  DepthwiseConv2dParams p;
-  decode_conv_op(ctx, &p);
-  return quantized_depthwise_conv2d_in_place_lag(p);
-}
-
 // The verifier of op's params table: its kernel's, or that of another kernel `ops` registers taking
 // the same table; nullptr when none does (no params, an unknown table, or one of a kernel this
 // firmware is built without: check_op refuses such an op before anything reads its params).
@@ -271,7 +249,8 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
       const bool same_bytes_in_place = src.end == out.end && src_view.dtype == out_view.dtype;
       const bool narrowing = narrows_in_place(op->kernel()) && out_view.element_size() <= src_view.element_size();
       const bool in_place = in_place_input_here && (same_bytes_in_place || narrowing);
-      const bool below = o == 0 && i == 0 && writes_below_input(op->kernel()) && out.begin < src.begin &&
+      // Kernels with an in-place lag may write their output over input 0 from below it.
+      const bool below = o == 0 && i == 0 && impl->in_place_lag && out.begin < src.begin &&
                          src_view.dtype == out_view.dtype;
       if (!alias && !in_place && !below) {
         if (narrows_in_place(op->kernel()) && o == 0 && i == 0)
@@ -286,7 +265,7 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   const OpContext ctx{program, *op, index, nullptr, extra_scratch};
   CORTEXM_RETURN_IF_STATUS(impl->prepare(ctx));
   if (below_input >= 0) {
-    const int64_t lag = in_place_lag(ctx);
+    const int64_t lag = impl->in_place_lag(ctx);
     if (lag < 0)
       return fail("outputs", op->outputs()->Get(0),
                   "output overlaps input 0, which the kernel cannot write in place for these params");

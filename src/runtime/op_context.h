@@ -54,6 +54,12 @@ bool verify_params(flatbuffers::Verifier& verifier, const void* params) {
   return static_cast<const Table*>(params)->Verify(verifier);
 }
 
+// The bytes an op's output must start below its input 0 to be written over it (OpSchema's
+// in_place_lag), or -1 when the kernel cannot run its params in place; the op passed its prepare.
+using InPlaceLagFn = int64_t (*)(const OpContext&);
+int64_t in_place_lag_quantized_conv2d(const OpContext& ctx);
+int64_t in_place_lag_quantized_depthwise_conv2d(const OpContext& ctx);
+
 struct OpImpl {
   fb::OpParams params;  // the union member the kernel id takes
   VerifyParamsFn verify_params;  // verify_params<that table>
@@ -64,6 +70,9 @@ struct OpImpl {
   bool float_fallback;
   PrepareFn prepare;
   RunFn run;
+  // Kernels that may write their output over input 0 from some bytes below it: the lag; nullptr
+  // for the others (the loader refuses such an overlap).
+  InPlaceLagFn in_place_lag;
 };
 
 // The FlatBuffers verifier checks only the 4-byte alignment of a vector's length field: 8-byte

@@ -20,18 +20,26 @@ namespace cortexm::runtime {
 #undef RUNTIME_BINARY
 #undef RUNTIME_OP
 
-// One object per kernel: a resolver that names it links it, and only then its prepare and run.
+// The kernels that write their output over input 0 from some bytes below it (OpImpl::in_place_lag).
+constexpr InPlaceLagFn in_place_lag_of(fb::KernelId id) {
+  return id == fb::KernelId_QuantizedConv2d            ? in_place_lag_quantized_conv2d
+         : id == fb::KernelId_QuantizedDepthwiseConv2d ? in_place_lag_quantized_depthwise_conv2d
+                                                       : nullptr;
+}
+
+// One object per kernel: a resolver that names it links it, and only then its prepare, run,
+// params verifier and in-place lag.
 namespace op {
 #define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem)   \
   const OpImpl id{fb::OpParams_##params, verify_params<fb::params>, min_in, max_in, min_out, max_out, \
                   "must be " #min_in " to " #max_in " for this kernel",             \
                   "must be " #min_out " to " #max_out " for this kernel", is_float, \
-                  prepare_##stem, run_##stem};
+                  prepare_##stem, run_##stem, in_place_lag_of(fb::KernelId_##id)};
 #define RUNTIME_BINARY(id, params, type, stem)                                                   \
   const OpImpl id{fb::OpParamsTraits<program::BinaryTable<params>>::enum_value,                  \
                   verify_params<program::BinaryTable<params>>, 2, 2, 1, 1,                       \
                   "must be 2 to 2 for this kernel", "must be 1 to 1 for this kernel", false,     \
-                  prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>};
+                  prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>, nullptr};
 #include "runtime/ops/ops.def"
 #undef RUNTIME_BINARY
 #undef RUNTIME_OP

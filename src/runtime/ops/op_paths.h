@@ -55,17 +55,19 @@ template <uint32_t Paths>
 inline constexpr OpImpl QuantizedConv2dOnPaths{
     fb::OpParams_Conv2dParams, verify_params<fb::Conv2dParams>, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_conv2d_on_paths, Paths>,
-    run_on_paths<ConvKernel<Conv2dParams>, run_conv2d_with, quantized_conv2d_on_paths<Paths>>};
+    run_on_paths<ConvKernel<Conv2dParams>, run_conv2d_with, quantized_conv2d_on_paths<Paths>>,
+    in_place_lag_quantized_conv2d};
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedDepthwiseConv2dOnPaths{
     fb::OpParams_Conv2dParams, verify_params<fb::Conv2dParams>, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_depthwise_conv2d_on_paths, Paths>,
-    run_on_paths<ConvKernel<DepthwiseConv2dParams>, run_depthwise_conv2d_with, quantized_depthwise_conv2d_on_paths<Paths>>};
+    run_on_paths<ConvKernel<DepthwiseConv2dParams>, run_depthwise_conv2d_with, quantized_depthwise_conv2d_on_paths<Paths>>,
+    in_place_lag_quantized_depthwise_conv2d};
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedAvgPool2dOnPaths{
     fb::OpParams_Pool2dParams, verify_params<fb::Pool2dParams>, 1, 1, 1, 1, "must be 1 to 1 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_avg_pool2d_on_paths, Paths>,
-    run_on_paths<AvgPool2dKernel, run_avg_pool2d_with, quantized_avg_pool2d_on_paths<Paths>>};
+    run_on_paths<AvgPool2dKernel, run_avg_pool2d_with, quantized_avg_pool2d_on_paths<Paths>>, nullptr};
 }  // namespace op
 
 // An OpEntry for a kernel with separate paths, built with only `paths`:

@@ -11,6 +11,12 @@ Status prepare_quantized_conv2d(const OpContext& ctx) {
   return prepare_conv<Conv2dParams, quantized_conv2d_prepare, quantized_conv2d_scratch_size>(ctx);
 }
 
+int64_t in_place_lag_quantized_conv2d(const OpContext& ctx) {
+  Conv2dParams p;
+  decode_conv_op(ctx, &p);
+  return quantized_conv2d_in_place_lag(p);
+}
+
 void run_quantized_conv2d(const OpContext& ctx) { run_conv<Conv2dParams, quantized_conv2d, quantized_conv2d_scratch_size>(ctx); }
 
 size_t host_pack_quantized_conv2d(const OpContext& ctx, void* packed) {
