@@ -2,8 +2,9 @@
 // TFLite Micro's MicroMutableOpResolver. Program::load takes one; a kernel it does not list is
 // refused at load time (StatusCode::kUnsupported). Only the implementations a resolver names are
 // linked (each is its own object, -ffunction-sections -fdata-sections and --gc-sections drop the
-// rest), so firmware that registers the kernels of its programs (Program.export_c writes
-// <name>_ops.cc) carries no other kernel. all_ops() registers every kernel in ops/ops.def.
+// rest), with their params table verifiers and load-time checks, so firmware that registers the
+// kernels of its programs (Program.export_c writes <name>_ops.cc) carries no other kernel nor
+// its checks. all_ops() registers every kernel in ops/ops.def.
 #pragma once
 
 #include <cstdint>
