@@ -46,16 +46,18 @@ def names() -> list[str]:
 
 def get(name: str) -> ModelBundle:
     """(model in eval mode, example inputs tuple, calibration(n, seed=0)) for a registered name."""
-    if name not in _MODELS:
-        raise ValueError(f"unknown model {name!r}; known models: {', '.join(names())}")
-    module = importlib.import_module(f"{__name__}.{name}")
-    return module.build()
+    return _module(name).build()
 
 
 def state_feedback(name: str) -> dict:
     """{output index: input index} of a registered model's recurrent state (the output fed back as
     that input at the next step; silero_vad: {1: 1}), {} for a model without one: what
     CortexMQuantizer(precision="auto", state_feedback=...) takes."""
+    return dict(getattr(_module(name), "STATE_FEEDBACK", {}))
+
+
+def _module(name: str):
+    """The module of a registered model; ValueError naming the known ones for any other name."""
     if name not in _MODELS:
         raise ValueError(f"unknown model {name!r}; known models: {', '.join(names())}")
-    return dict(getattr(importlib.import_module(f"{__name__}.{name}"), "STATE_FEEDBACK", {}))
+    return importlib.import_module(f"{__name__}.{name}")

@@ -49,12 +49,11 @@ import numpy as np
 from . import gptq
 from .annotator import Group, annotate
 from .calibrate import calibrate, sample_arrays
-from .convert import convert
+from .convert import INT16_WEIGHT_PATTERNS, convert
 
 META_KEY = "auto_precision"  # the summary, a JSON string on the quantized graph's first node
 MIN_EVALUATION = 16  # calibration samples the score uses at least, when no evaluation samples are given
 MIN_VALUES = 256  # values of each output those samples hold at least (when there are enough samples)
-WEIGHT16_PATTERNS = ("conv1d", "conv2d", "linear", "addmm")  # ops with a 16x16 kernel
 
 
 class _Frozen:
@@ -144,7 +143,7 @@ class _Search:
         # Weights that can be int16 (conv / linear): weight name -> the root of its op's group.
         self.weight_groups = {}
         for match in annotation.matches:
-            if match.pattern.split("+")[0] in WEIGHT16_PATTERNS and match.outputs:
+            if match.pattern.split("+")[0] in INT16_WEIGHT_PATTERNS and match.outputs:
                 root = annotation.groups[next(iter(match.outputs))].root
                 for use in match.weights:
                     self.weight_groups[use.node.inputs[use.index].name] = root
@@ -160,7 +159,7 @@ class _Search:
 
         quantizer = CortexMQuantizer(self.base.activation_observer, self.base.per_channel, "int8",
                                      int16_activations=int16, fuse_magnitude=True,
-                                     int16_weights=[w for w in weights if self.weight_groups[w] in int16])
+                                     int16_weights=self.applicable(weights, int16))
         annotation = annotate(self.graph, quantizer)
         for group in annotation.observed_groups().values():
             group.observer = self.bank[group.root][group.observer.dtype]
@@ -182,6 +181,10 @@ class _Search:
         statistics = self.statistics if rounding == "gptq" else {}
         return convert(self.graph, annotation, quantizer, statistics, self.rounding_cache)
 
+    def applicable(self, weights, int16) -> frozenset:
+        """The weights whose op's group is in int16 (a 16x16 op reads and writes int16)."""
+        return frozenset(w for w in weights if self.weight_groups[w] in int16)
+
     def score(self, qgraph) -> tuple:
         """Per output SQNRs (dB), or (metric,)."""
         self.evaluations += 1
@@ -200,7 +203,7 @@ class _Search:
         def evaluate(int16, rounding, weights=none):
             """(scores per output, qgraph); weights: int16 weights (those of int16 groups count)."""
             int16 = frozenset(int16)
-            weights = frozenset(w for w in weights if self.weight_groups[w] in int16)
+            weights = self.applicable(weights, int16)
             key = (int16, weights, rounding)
             if key not in tried:
                 qgraph = self.convert(int16, rounding, weights)
@@ -216,7 +219,7 @@ class _Search:
             summary.setdefault("int8", min(scores))
             if min(scores) >= target:
                 return self.finish(qgraph, none, none, rounding, scores, summary, "int8 meets the target")
-        lowerable = self.lowerable(everything)
+        lowerable = self.lowerable()
         everything = frozenset(self.required) | frozenset(lowerable)
         reach = {r: evaluate(everything, r)[0] for r in roundings}
         # GPTQ costs nothing at run time: take it whenever it reaches further.
@@ -278,7 +281,7 @@ class _Search:
             loss[root] = max(r - s for r, s in zip(reach_with, alone))
         chosen = greedy(lowerable, loss, lambda chosen: meets(frozenset(self.required) | frozenset(chosen), weights))
         int16 = frozenset(self.required) | frozenset(chosen)
-        weights = frozenset(w for w in weights if self.weight_groups[w] in int16)
+        weights = self.applicable(weights, int16)
         scores, qgraph = evaluate(int16, rounding, weights)
         summary["promoted"] = {r: round(loss[r], 2) if r in loss else None for r in self.roots if r in int16}
         summary["promoted_weights"] = {w: round(loss[w], 2) for w in self.weight_groups if w in weights}
@@ -301,24 +304,26 @@ class _Search:
         lowered = lowered or lower(qgraph, self.quantizer.cost_target)
         return sorted(n.op for n in lowered.nodes if n.op.startswith("aten.") and n.op not in DATA_MOVEMENT)
 
-    def lowerable(self, everything) -> list:
-        """The candidates whose int16 adds no float op to the lowered graph (all of them when the
-        all-int16 graph has none more than the int8 one; else each is tried alone)."""
-        baseline = len(self.float_ops(self.convert(frozenset(self.required), "nearest")))
-        if len(self.float_ops(self.convert(everything, "nearest"))) <= baseline:
-            return list(self.candidates)
-        return [r for r in self.candidates
-                if len(self.float_ops(self.convert(frozenset(self.required) | {r}, "nearest"))) <= baseline]
+    def adding_no_float_op(self, candidates, graph_with) -> list:
+        """The candidates whose promotion adds no float op to the lowered graph: all of them when
+        graph_with(all of them) has no float op more than graph_with(none), else each tried alone."""
+        candidates = list(candidates)
+        if not candidates:
+            return []
+        baseline = len(self.float_ops(graph_with(frozenset())))
+        if len(self.float_ops(graph_with(frozenset(candidates)))) <= baseline:
+            return candidates
+        return [c for c in candidates if len(self.float_ops(graph_with(frozenset({c})))) <= baseline]
+
+    def lowerable(self) -> list:
+        """The candidate groups whose int16 adds no float op (no int16 kernel, e.g. softmax)."""
+        return self.adding_no_float_op(
+            self.candidates, lambda groups: self.convert(frozenset(self.required) | groups, "nearest"))
 
     def lowerable_weights(self, everything) -> frozenset:
-        """The weights of int16 groups whose int16 adds no float op to the lowered graph (a 16x16
-        kernel exists for their op)."""
-        weights = frozenset(w for w, root in self.weight_groups.items() if root in everything)
-        baseline = len(self.float_ops(self.convert(everything, "nearest")))
-        if not weights or len(self.float_ops(self.convert(everything, "nearest", weights))) <= baseline:
-            return weights
-        return frozenset(w for w in weights
-                         if len(self.float_ops(self.convert(everything, "nearest", frozenset({w})))) <= baseline)
+        """The weights of int16 groups whose int16 adds no float op (a 16x16 kernel lowers their op)."""
+        weights = self.applicable(self.weight_groups, everything)
+        return frozenset(self.adding_no_float_op(weights, lambda chosen: self.convert(everything, "nearest", chosen)))
 
     def instructions(self, program) -> int:
         """The program's executed instructions on cost_target's core under QEMU, first evaluation sample."""

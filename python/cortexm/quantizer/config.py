@@ -16,6 +16,16 @@ FIXED_QPARAMS = {
 }
 
 
+def _names(names, option: str, kind: str) -> frozenset:
+    """A collection of value names as a frozenset; TypeError for one string or a non-string."""
+    if isinstance(names, str):
+        raise TypeError(f"{option} must be a collection of {kind} names, not one string")
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{option} holds {name!r}, not a {kind} name")
+    return frozenset(names)
+
+
 class CortexMQuantizer:
     """How cortexm.quantize quantizes a graph.
 
@@ -116,18 +126,8 @@ class CortexMQuantizer:
         self.activation_observer = activation_observer
         self.per_channel = bool(per_channel)
         self.activation_dtype = activation_dtype
-        if isinstance(int16_activations, str):
-            raise TypeError("int16_activations must be a collection of value names, not one string")
-        self.int16_activations = frozenset(int16_activations)
-        for name in self.int16_activations:
-            if not isinstance(name, str):
-                raise TypeError(f"int16_activations holds {name!r}, not a value name")
-        if isinstance(int16_weights, str):
-            raise TypeError("int16_weights must be a collection of weight names, not one string")
-        self.int16_weights = frozenset(int16_weights)
-        for name in self.int16_weights:
-            if not isinstance(name, str):
-                raise TypeError(f"int16_weights holds {name!r}, not a weight name")
+        self.int16_activations = _names(int16_activations, "int16_activations", "value")
+        self.int16_weights = _names(int16_weights, "int16_weights", "weight")
         self.fuse_magnitude = bool(fuse_magnitude)
         if weight_rounding not in WEIGHT_ROUNDINGS:
             raise ValueError(f"weight_rounding must be one of {list(WEIGHT_ROUNDINGS)}, got {weight_rounding!r}")
