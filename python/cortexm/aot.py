@@ -46,6 +46,7 @@ import warnings
 import numpy as np
 
 from . import _core
+from .escape import printable
 
 
 def load_model(spec: str):
@@ -144,11 +145,11 @@ def lowering_summary(graph) -> str:
             left_float[node.op] += 1
             reasons.setdefault(node.op, node.meta.get("lowering", ""))
     lines = [f"ops lowered ({sum(lowered.values())}):"]
-    lines += [f"  {n:4d}  {op}" for op, n in sorted(lowered.items())]
+    lines += [f"  {n:4d}  {printable(op)}" for op, n in sorted(lowered.items())]
     lines.append(f"ops left float ({sum(left_float.values())}):")
-    lines += [f"  {n:4d}  {op}  {reasons[op]}".rstrip() for op, n in sorted(left_float.items())]
+    lines += [f"  {n:4d}  {printable(op)}  {printable(reasons[op])}".rstrip() for op, n in sorted(left_float.items())]
     lines.append(f"data movement ({sum(moves.values())}):")
-    lines += [f"  {n:4d}  {op}" for op, n in sorted(moves.items())]
+    lines += [f"  {n:4d}  {printable(op)}" for op, n in sorted(moves.items())]
     return "\n".join(lines)
 
 
@@ -263,6 +264,10 @@ def parse_args(argv):
                     f"digits or '_'")
         if os.path.exists(args.export_c) and not os.path.isdir(args.export_c):
             p.error(f"--export-c {args.export_c!r} exists and is not a directory")
+        directory, cwd = os.path.realpath(args.export_c), os.path.realpath(os.getcwd())
+        if cwd == directory or cwd.startswith(directory.rstrip(os.sep) + os.sep):
+            p.error(f"--export-c {args.export_c!r} is or holds the current directory: the export replaces the "
+                    f"directory as a whole, give one of its own")
     return args
 
 

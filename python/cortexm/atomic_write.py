@@ -1,8 +1,14 @@
-"""write_file_atomically: every file cortexm writes goes through it."""
+"""write_file_atomically: every file cortexm writes goes through it; write_directory_atomically: a
+set of files that must change together (Program.export_c's sources)."""
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
+import secrets
+import shutil
+import stat
 
 from . import _core
 
@@ -16,3 +22,86 @@ def write_file_atomically(path: str | os.PathLike, data: bytes) -> None:
     the next write to path removes. OSError with errno on failure (FileNotFoundError for a missing
     directory, ...), and nothing left behind."""
     _core.write_file_atomically(os.fspath(path), bytes(data))
+
+
+def _fsync_directory(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swaps the names of the directories a and b in one step (Linux's renameat2 RENAME_EXCHANGE).
+    False where the system or the file system cannot."""
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), a, None, b)
+
+
+def _swap(directory: str, staging: str) -> None:
+    """Gives staging the name directory and the old directory the name staging."""
+    if _exchange(directory, staging):
+        return
+    # Two renames: in between, directory is missing (never a mix of old and new files).
+    parked = staging + ".old"
+    os.rename(directory, parked)
+    try:
+        os.rename(staging, directory)
+    except BaseException:
+        os.rename(parked, directory)
+        raise
+    os.rename(parked, staging)
+
+
+def write_directory_atomically(path: str | os.PathLike, files: dict) -> None:
+    """Makes the directory path hold files ({file name: bytes}) as one set: they are written into a
+    new directory next to it (`.<name>.cortexm-<pid>-<hex>.tmp`), which then takes the name path in
+    one step, so readers, a crash or a kill -9 see all the old files or all the new ones, never a
+    mix. The other entries of an existing directory (a build directory, ...) are moved into the new
+    one afterwards; a kill while they move leaves the rest in that hidden directory. An existing
+    directory's mode is kept; a new one gets 0777 minus the umask, and missing parents are created.
+    ValueError when path is the current directory or holds it (it would be left deleted under the
+    process), OSError on failure, with path as it was."""
+    path = os.path.realpath(os.fspath(path))
+    cwd = os.path.realpath(os.getcwd())
+    if cwd == path or cwd.startswith(path.rstrip(os.sep) + os.sep):
+        raise ValueError(f"directory {path!r} is or holds the current directory, which replacing it would "
+                         f"delete under this process: give a directory of its own")
+    parent, base = os.path.split(path)
+    os.makedirs(parent, exist_ok=True)
+    staging = os.path.join(parent, f".{base}.cortexm-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    os.mkdir(staging)
+    try:
+        for name, data in files.items():
+            write_file_atomically(os.path.join(staging, name), data)
+        try:
+            os.chmod(staging, stat.S_IMODE(os.stat(path).st_mode))
+            existed = True
+        except FileNotFoundError:
+            existed = False
+        if existed:
+            _swap(path, staging)
+        else:
+            os.rename(staging, path)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if existed:  # staging now holds the old directory
+        for entry in sorted(os.listdir(staging)):
+            if entry not in files:
+                os.rename(os.path.join(staging, entry), os.path.join(path, entry))
+        shutil.rmtree(staging)
+    _fsync_directory(path)
+    _fsync_directory(parent)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import _core
+from .escape import printable
 
 @dataclass(frozen=True)
 class Problem:
@@ -25,7 +26,7 @@ class Problem:
     node: str = ""
 
     def __str__(self) -> str:
-        return f"{self.module or '(top-level module)'}: {self.message}"
+        return printable(f"{self.module or '(top-level module)'}: {self.message}")
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ class FloatFallback:
     why: str  # "not quantized: ..." or "no int8 kernel: ..." (or 16x8)
 
     def __str__(self) -> str:
-        return f"{self.module or '(top-level module)'}: {self.op} (node '{self.node}') runs as float fallback: {self.why}"
+        return printable(f"{self.module or '(top-level module)'}: {self.op} (node '{self.node}') runs as float "
+                         f"fallback: {self.why}")
 
 
 @dataclass

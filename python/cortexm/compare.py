@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _core
 from .atomic_write import write_file_atomically
+from .escape import printable
 
 __all__ = ["Comparison", "CompareRow", "compare"]
 
@@ -99,7 +100,7 @@ class Comparison:
 
     def _cells(self, row: CompareRow) -> tuple:
         lsb = row.max_error_lsb
-        return (row.node, row.op, row.value, row.source, _db(row.layer_sqnr_db), _db(row.sqnr_db),
+        return (printable(row.node), printable(row.op), printable(row.value), printable(row.source), _db(row.layer_sqnr_db), _db(row.sqnr_db),
                 f"{row.max_abs_error:.4g}", "-" if lsb is None else f"{lsb:.1f}")
 
     def _footer(self, limit: Optional[int]) -> str:
@@ -136,7 +137,7 @@ class Comparison:
     def __repr__(self) -> str:
         worst = self.rows[0] if self.rows else None
         return (f"<cortexm.Comparison {len(self.rows)} tensors" +
-                (f", worst {worst.value} ({_db(worst.layer_sqnr_db)} / {_db(worst.sqnr_db)} dB)>" if worst else ">"))
+                (f", worst {printable(worst.value)} ({_db(worst.layer_sqnr_db)} / {_db(worst.sqnr_db)} dB)>" if worst else ">"))
 
     def plot(self, path, title: Optional[str] = None) -> None:
         """Writes SQNR per tensor in execution order (the layer's own and the accumulated one) as an

@@ -15,6 +15,8 @@
   cortexm runtime and kernels, built from CORTEXM_ROOT (the cortexm source tree);
 - ``CMakeLists.txt``: a project that builds main.cc on the host, or for a QEMU machine with
   cortexm's startup code and linker script (CORTEXM_QEMU_MACHINE).
+
+The six files change together: they are written into a new directory that replaces dir in one step.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ import re
 
 import numpy as np
 
-from .atomic_write import write_file_atomically
+from .atomic_write import write_directory_atomically
+from .escape import c_comment, c_string
 
 __all__ = ["IDENTIFIER", "default_name", "export_c"]
 
@@ -58,21 +61,7 @@ def _check_dir(path) -> str:
         raise ValueError("export_c: dir is empty")
     if os.path.exists(path) and not os.path.isdir(path):
         raise ValueError(f"export_c: dir {path!r} exists and is not a directory")
-    os.makedirs(path, exist_ok=True)
     return path
-
-
-def _c_string(text: str) -> str:
-    out = []
-    for b in text.encode("utf-8"):
-        c = chr(b)
-        if c in "\\\"":
-            out.append("\\" + c)
-        elif 0x20 <= b < 0x7F and c != "?":  # '?' too: no trigraphs
-            out.append(c)
-        else:
-            out.append(f"\\{b:03o}")
-    return '"' + "".join(out) + '"'
 
 
 def _nbytes(spec) -> int:
@@ -84,9 +73,9 @@ def _io_macros(prefix: str, kind: str, specs) -> list[str]:
     for i, spec in enumerate(specs):
         shape = [int(d) for d in spec["shape"]]
         tag = f"{prefix}_{kind.upper()}{i}"
-        lines.append(f"// {kind} {i}: {spec['name']!r}, {spec['dtype']}{shape}")
-        lines.append(f"#define {tag}_NAME {_c_string(spec['name'])}")
-        lines.append(f"#define {tag}_DTYPE {_c_string(spec['dtype'])}")
+        lines.append(f"// {kind} {i}: '{c_comment(spec['name'])}', {spec['dtype']}{shape}")
+        lines.append(f"#define {tag}_NAME {c_string(spec['name'])}")
+        lines.append(f"#define {tag}_DTYPE {c_string(spec['dtype'])}")
         lines.append(f"#define {tag}_ELEMENT_SIZE {np.dtype(spec['dtype']).itemsize}u")
         lines.append(f"#define {tag}_RANK {len(shape)}")
         if shape:  # a scalar has no shape initializer ({} is not C before C23)
@@ -109,7 +98,7 @@ def _header(program, name: str) -> str:
     input_bytes = sum(_nbytes(s) for s in program.inputs)
     output_bytes = sum(_nbytes(s) for s in program.outputs)
     lines = [
-        f"// The cortexm program {name!r} ({program.target}, {program.num_ops} ops) as C data, written by",
+        f"// The cortexm program {name!r} ({c_comment(program.target)}, {program.num_ops} ops) as C data, written by",
         "// cortexm's Program.export_c. Load it with",
         f"//   cortexm::runtime::Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program)",
         f"// and run it on an arena of {prefix}_ARENA_SIZE bytes, 16-byte aligned (main.cc shows how);",
@@ -521,10 +510,11 @@ endif()
 
 def export_c(program, directory, name: str | None = None) -> dict:
     """Writes the program's C source, header, op table, main.cc, cortexm.cmake and CMakeLists.txt
-    into directory (created when missing), each atomically. name (default "model") prefixes every
-    symbol, macro and file. Returns {kind: path} for "source", "header", "ops", "main", "cmake",
-    "cmakelists". Raises ValueError for a name that is not a C identifier or a path that is not a
-    directory."""
+    into directory as one set (atomic_write.write_directory_atomically: all the old files or all the
+    new ones, never a mix; the directory's other entries, such as a build directory, are kept).
+    name (default "model") prefixes every symbol, macro and file. Returns {kind: path} for
+    "source", "header", "ops", "main", "cmake", "cmakelists". Raises ValueError for a name that is
+    not a C identifier, a path that is not a directory, or the current directory."""
     name = _check_name("model" if name is None else name)
     directory = _check_dir(directory)
     files = {
@@ -535,9 +525,8 @@ def export_c(program, directory, name: str | None = None) -> dict:
         "cmake": ("cortexm.cmake", _cmake_snippet(name)),
         "cmakelists": ("CMakeLists.txt", _cmakelists(name)),
     }
-    written = {}
-    for kind, (filename, text) in files.items():
-        path = os.path.join(directory, filename)
-        write_file_atomically(path, text.encode("utf-8"))
-        written[kind] = path
-    return written
+    try:
+        write_directory_atomically(directory, {filename: text.encode("utf-8") for filename, text in files.values()})
+    except ValueError as e:
+        raise ValueError(f"export_c: dir {directory!r}: {e}") from None
+    return {kind: os.path.join(directory, filename) for kind, (filename, _) in files.items()}

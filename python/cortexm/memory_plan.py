@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from . import _core
+from .escape import printable
 
 __all__ = ["Box", "Buffer", "MemoryPlan", "plan_memory", "placement_policies"]
 
@@ -160,21 +161,21 @@ class MemoryPlan:
         )
         if self.consumed_inputs:
             head += (f"\ngraph inputs written over by the run (set them before every run): "
-                     f"{', '.join(self.consumed_inputs)}")
+                     f"{', '.join(map(printable, self.consumed_inputs))}")
         header = ("offset", "size", "steps", "kind", "name", "op", "shape", "dtype", "alias of")
         if self.patch_of:
-            head += "\n" + self.patches
+            head += "\n" + printable(self.patches)
             header += ("patch",)
         rows = [header]
         inputs = {b.name for b in self.tensors if b.kind == "input"}
         for b in sorted(self.buffers, key=lambda b: (b.offset, b.first, b.last, b.name)):
             rows.append(
                 (
-                    str(b.offset), str(b.size), f"{b.first}-{b.last}", b.kind, b.name, b.op,
+                    str(b.offset), str(b.size), f"{b.first}-{b.last}", b.kind, printable(b.name), printable(b.op),
                     "[" + ", ".join(str(d) for d in b.shape) + "]", b.dtype,
-                    (f"{b.alias_of} (in place{', an input' if b.alias_of in inputs else ''})"
-                     if b.in_place else b.alias_of or ""),
-                ) + ((self.patch_of.get(b.name, ""),) if self.patch_of else ())
+                    (f"{printable(b.alias_of)} (in place{', an input' if b.alias_of in inputs else ''})"
+                     if b.in_place else printable(b.alias_of or "")),
+                ) + ((printable(self.patch_of.get(b.name, "")),) if self.patch_of else ())
             )
         widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
         right = {0, 1}

@@ -16,6 +16,7 @@ import numpy as np
 from . import _core
 from ._core import Graph
 from .atomic_write import write_file_atomically
+from .escape import printable
 from .export_c import export_c as _export_c
 
 # The FlatBuffers schema of program files (for flatc --json and other readers), installed with
@@ -76,10 +77,11 @@ class ProgramMemoryPlan:
         inputs = {b.name for b in self.buffers if b.kind == "input"}
         for b in sorted(self.buffers, key=lambda b: (b.offset, b.first)):
             over_input = b.alias_of in inputs and b.written_over
-            rows.append(f"{b.name[:40]:<40} {b.kind:<8} {b.offset:>10} {b.size:>10} "
-                        f"{f'{b.first}..{b.last}':>12}  {b.alias_of or ''}"
+            rows.append(f"{printable(b.name)[:40]:<40} {b.kind:<8} {b.offset:>10} {b.size:>10} "
+                        f"{f'{b.first}..{b.last}':>12}  {printable(b.alias_of or '')}"
                         + (" (over a graph input: set inputs before every run)" if over_input else "")
-                        + (f"{b.in_place_over[0]} (in place, {b.in_place_over[1]} B below)" if b.in_place_over else ""))
+                        + (f"{printable(b.in_place_over[0])} (in place, {b.in_place_over[1]} B below)"
+                           if b.in_place_over else ""))
         rows.append(f"arena {self.arena_size} bytes, lower bound {self.lower_bound} bytes "
                     f"({self.arena_size - self.lower_bound} above it)")
         return "\n".join(rows)
@@ -312,15 +314,17 @@ class Program:
         """Writes the program as C for firmware: <name>_program.c (the bytes, 16-byte aligned, in
         section .rodata.cortexm_program), <name>_program.h (sizes, inputs, outputs), <name>_ops.cc
         (the resolver of exactly the program's kernels: no other kernel is linked), main.cc (load,
-        run, compare the bundled outputs: PASS / FAIL), cortexm.cmake and CMakeLists.txt; each
-        atomically. name (default "model") must be a C identifier; dir is created when missing.
+        run, compare the bundled outputs: PASS / FAIL), cortexm.cmake and CMakeLists.txt, as one
+        set: dir is replaced in one step by a new directory holding them (and dir's other entries,
+        moved over), never a mix of old and new files. name (default "model") must be a C
+        identifier; dir is created when missing and cannot be the current directory.
         Returns {kind: path}. See cortexm.export_c and docs/program.md."""
         return _export_c(self, dir, name)
 
     def summary(self) -> str:
-        text = (f"program for {self.target}: {self.num_ops} ops ({self.float_ops} float fallback), "
+        text = (f"program for {printable(self.target)}: {self.num_ops} ops ({self.float_ops} float fallback), "
                 f"arena {self.arena_size} bytes, constants {self.constant_size} bytes")
-        return text + (f"; {self.patch_plan}" if self.patch_plan is not None else "")
+        return text + (f"; {printable(self.patch_plan)}" if self.patch_plan is not None else "")
 
     def __repr__(self):
         return f"<cortexm.Program {self.summary()}>"

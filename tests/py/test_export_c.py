@@ -143,10 +143,49 @@ def test_default_name_and_names_from_file_stems(small, tmp_path):
 
 
 def test_tensor_names_become_c_string_literals():
-    from cortexm.export_c import _c_string
+    from cortexm.escape import c_string
 
-    assert _c_string("conv_1") == '"conv_1"'
-    assert _c_string('a"b\\c??=\n\u00e9') == '"a\\"b\\\\c\\077\\077=\\012\\303\\251"'
+    assert c_string("conv_1") == '"conv_1"'
+    assert c_string('a"b\\c??=\n\u00e9') == '"a\\"b\\\\c\\077\\077=\\012\\303\\251"'
+
+
+HOSTILE = 'cortex-m55+int8\n#include "/etc/passwd"\n#error injected */ /* ??/\n\x1b[2J\u202e\\'
+
+
+@pytest.fixture()
+def hostile_strings(monkeypatch):
+    """Program.target and the input names as a crafted program file could hold them (the loader may
+    refuse them; Python escapes them whatever it loads)."""
+    inputs = cortexm.Program.inputs.fget
+    monkeypatch.setattr(cortexm.Program, "target", property(lambda self: HOSTILE))
+    monkeypatch.setattr(cortexm.Program, "inputs", property(
+        lambda self: [dict(spec, name=HOSTILE + spec["name"]) for spec in inputs(self)]))
+
+
+def test_strings_from_the_program_cannot_break_out_of_the_generated_sources(small, tmp_path, hostile_strings):
+    written = small[2].export_c(tmp_path / "c", "tiny")
+    for kind, path in written.items():
+        text = Path(path).read_text()
+        assert text.isascii() and "\x1b" not in text and "\u202e" not in text
+        assert not re.search(r"^\s*#\s*(include \"/etc|error)", text, re.M), path
+        comments = [line for line in text.splitlines() if line.lstrip().startswith("//")]
+        assert not [c for c in comments if "*/" in c or "??" in c], path
+        assert "??/" not in text, path
+        if kind in ("header", "source", "ops", "main"):  # a C line ending in a backslash continues
+            assert not re.search(r"\\$", text, re.M), path
+    header = Path(written["header"]).read_text()
+    escaped = 'cortex-m55+int8\\n#include "/etc/passwd"\\n#error injected *\\/ /* ?\\?/\\n\\x1b[2J\\u202e\\x5c'
+    assert f"// The cortexm program 'tiny' ({escaped}, {small[2].num_ops} ops)" in header
+    assert f"// input 0: '{escaped}a', int8[1, 3, 4, 5]" in header
+    if shutil.which("cc"):  # the header compiles as C11 (trigraphs on), with no injected line
+        proc = subprocess.run(["cc", "-std=c11", "-fsyntax-only", "-Werror", "-x", "c", written["header"]],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.returncode == 0, proc.stdout
+
+
+def test_strings_from_the_program_are_escaped_on_the_terminal(small, hostile_strings):
+    for text in (small[2].summary(), repr(small[2])):
+        assert text.isprintable() and "\\n#include" in text and "\\x1b[2J\\u202e" in text
 
 
 @pytest.mark.parametrize("name", ["", "9lives", "_hidden", "a-b", "x y", "ünï", 7])
@@ -173,6 +212,83 @@ def test_files_are_written_atomically(small, tmp_path):
         program.export_c(tmp_path, "tiny")
     assert os.listdir(tmp_path) == ["main.cc"]  # no partial or temporary file
     assert (tmp_path / "main.cc").read_text() == "old main"
+
+
+def contents(directory: Path) -> dict:
+    return {f.name: f.read_bytes() for f in directory.iterdir() if f.is_file()}
+
+
+@pytest.mark.parametrize("failing", [2, 6])
+def test_the_files_change_together_or_not_at_all(small, tmp_path, monkeypatch, failing):
+    """A write failing in the middle (the failing-th file) leaves the previous export whole: never
+    some files of the new one next to the old others, and nothing else left behind."""
+    graph, cases, program = small
+    out = tmp_path / "c"
+    program.export_c(out, "tiny")
+    before = contents(out)
+    unbundled = cortexm.to_program(graph)  # other bytes, other bundled-case count
+    from cortexm import atomic_write
+
+    calls = []
+    original = atomic_write.write_file_atomically
+
+    def fails_at_the_nth(path, data):
+        calls.append(path)
+        if len(calls) == failing:
+            raise OSError(28, "No space left on device", str(path))
+        original(path, data)
+
+    monkeypatch.setattr(atomic_write, "write_file_atomically", fails_at_the_nth)
+    monkeypatch.setattr(export_c, "write_file_atomically", fails_at_the_nth, raising=False)  # main's export_c
+    with pytest.raises(OSError, match="No space left on device"):
+        unbundled.export_c(out, "tiny")
+    assert contents(out) == before
+    assert sorted(os.listdir(tmp_path)) == ["c"]
+    monkeypatch.undo()
+    unbundled.export_c(out, "tiny")
+    after = contents(out)
+    assert sorted(after) == sorted(before) and after != before
+    assert "#define TINY_NUM_BUNDLED_CASES 0" in after["tiny_program.h"].decode()
+
+
+def test_a_failed_swap_leaves_the_old_directory(small, tmp_path, monkeypatch):
+    out = tmp_path / "c"
+    small[2].export_c(out, "tiny")
+    before = contents(out)
+    from cortexm import atomic_write
+
+    def refused(a, b):
+        raise OSError(16, "Device or resource busy", a)
+
+    monkeypatch.setattr(atomic_write, "_swap", refused)
+    with pytest.raises(OSError, match="Device or resource busy"):
+        cortexm.to_program(small[0]).export_c(out, "tiny")
+    assert contents(out) == before and sorted(os.listdir(tmp_path)) == ["c"]
+
+
+def test_a_new_export_keeps_the_directory_s_other_entries(small, tmp_path):
+    """The directory is replaced as a whole, but what export_c did not write there (the build
+    directory its CMakeLists.txt suggests, notes) is moved into the new one."""
+    out = tmp_path / "c"
+    small[2].export_c(out, "tiny")
+    (out / "build").mkdir()
+    (out / "build" / "CMakeCache.txt").write_text("cache")
+    (out / "notes.txt").write_text("mine")
+    out.chmod(0o750)
+    cortexm.to_program(small[0]).export_c(out, "tiny")
+    assert (out / "build" / "CMakeCache.txt").read_text() == "cache" and (out / "notes.txt").read_text() == "mine"
+    assert "#define TINY_NUM_BUNDLED_CASES 0" in (out / "tiny_program.h").read_text()
+    assert (out.stat().st_mode & 0o777) == 0o750
+    assert sorted(os.listdir(tmp_path)) == ["c"]
+
+
+def test_the_current_directory_is_refused(small, tmp_path, monkeypatch):
+    (tmp_path / "c").mkdir()
+    monkeypatch.chdir(tmp_path / "c")
+    for directory in (".", tmp_path):
+        with pytest.raises(ValueError, match="is or holds the current directory"):
+            small[2].export_c(directory, "tiny")
+    assert os.listdir(tmp_path / "c") == []
 
 
 # --- built and run ---------------------------------------------------------------------------

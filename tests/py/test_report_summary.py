@@ -67,3 +67,26 @@ def test_lstm_report_starts_with_a_one_screen_summary():
     # The 50-input cat is one entry with its count, not 50.
     cat = next(line for line in text.splitlines() if line.startswith("cat "))
     assert " x50" in cat and len(cat) < 300
+
+
+def test_names_from_a_graph_file_are_escaped_in_every_report():
+    """A graph (a .cmg from anywhere) names its values and nodes freely: the reports show control
+    characters as escapes instead of sending them to the terminal."""
+    import numpy as np
+
+    from cortexm.aot import lowering_summary
+    from cortexm.memory_plan import plan_memory
+
+    g = cortexm.Graph()
+    x = g.add_input("x\x1b[2J\n", [2, 8])
+    g.outputs = [g.call("aten.linear.default", [x, g.add_constant("w", np.ones((4, 8), np.float32))],
+                        name="fc\x1b]0;title\x07")]
+    samples = [np.ones((2, 8), np.float32)]
+    qgraph = cortexm.quantize(g, samples, progress=False)
+    lowered = cortexm.lower(qgraph)
+    comparison = cortexm.compare(g, lowered, samples)
+    for text in (str(cortexm.quantization_report(qgraph)), lowering_summary(lowered), plan_memory(lowered).table(),
+                 comparison.table(), repr(comparison)):
+        assert "\x1b" not in text and "\x07" not in text
+        assert all(line.isprintable() for line in text.splitlines()), text
+    assert "x\\x1b[2J\\n" in comparison.table() and "fc\\x1b]0;title\\x07" in str(cortexm.quantization_report(qgraph))

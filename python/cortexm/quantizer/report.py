@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 
 from .. import _core
+from ..escape import printable
 
 QDQ_OPS = frozenset({
     "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default",
@@ -132,9 +133,9 @@ class PrecisionChoice:
             lines[-1] += f" (all 16x16 {per_output(s['all_16x16_outputs'])})"
         for root, loss in s["promoted"].items():
             why = "no int8 kernel" if loss is None else f"alone in int8 loses {loss:.2f}{unit}"
-            lines.append(f"  int16 {root}: {why}")
+            lines.append(f"  int16 {printable(root)}: {why}")
         for weight, loss in s.get("promoted_weights", {}).items():
-            lines.append(f"  int16 weight {weight}: alone in int8 loses {loss:.2f}{unit}")
+            lines.append(f"  int16 weight {printable(weight)}: alone in int8 loses {loss:.2f}{unit}")
         costs = lambda d: ", ".join(f"{k} {'n/a' if v is None else v}" for k, v in d.items())
         lines.append(f"  arena bytes ({s['cost_target']}): {costs(s['arena'])}"
                      + (f"; constant bytes: {costs(s['constants'])}" if "constants" in s else "")
@@ -193,7 +194,7 @@ class QuantizationReport:
             if reasons:
                 note = "; ".join(filter(None, [note, "float: " + reasons[0] + (
                     f" (+{len(reasons) - 1} other reasons)" if len(reasons) > 1 else "")]))
-            table.append((_op_label(op), *(str(counts[k]) for k in kinds_shown), note))
+            table.append((printable(_op_label(op)), *(str(counts[k]) for k in kinds_shown), printable(note)))
         widths = [max(len(row[i]) for row in table) for i in range(len(kinds_shown) + 1)]
         for row in table:
             cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:-1], widths[1:])]
@@ -205,8 +206,8 @@ class QuantizationReport:
         table = [header]
         for r in self.rows:
             missing = "fused" if r.quantization == "quantized" else "float"
-            table.append((r.node, r.op, r.kind, r.pattern, _format_list(r.inputs, missing),
-                          _format_list(r.outputs, missing), r.reason))
+            table.append((printable(r.node), printable(r.op), r.kind, printable(r.pattern), _format_list(r.inputs, missing),
+                          _format_list(r.outputs, missing), printable(r.reason)))
         widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
         lines = [self.summary(), ""]
         for k, row in enumerate(table):
