@@ -697,6 +697,33 @@ def test_nan_inside_the_graph_names_the_node():
         cortexm.quantize(g, [rand(4, 6)], progress=False)
 
 
+@pytest.mark.parametrize("observer", ["histogram", "minmax", "moving_average_minmax"])
+def test_values_beyond_what_float32_quantization_holds_name_the_value(observer):
+    """3e38 is finite, but the range [-3e38, 3e38] (or its histogram bins) overflows float32: an
+    error naming the input or node, not numpy's 'list' argument must have no negative elements."""
+    g = linear_graph()
+    huge = np.where(np.arange(24).reshape(4, 6) % 2 == 0, 3e38, -3e38).astype(np.float32)
+    quantizer = cortexm.CortexMQuantizer(activation_observer=observer)
+    with pytest.raises(ValueError, match=r"calibration sample 1, input 0 \('x'\): values from -3e\+38 to 3e\+38 .*"
+                                         r"scale the model's inputs"):
+        cortexm.quantize(g, [rand(4, 6), huge], quantizer, progress=False)
+    big = cortexm.Graph()
+    x = big.add_input("x", [4, 6])
+    scaled = big.call("aten.mul.Scalar", [x], {"other": 2e38}, name="scaled")
+    big.outputs = [big.call("aten.linear.default", [scaled, big.add_constant("w", rand(5, 6))], name="fc")]
+    plus_minus_one = np.where(np.arange(24).reshape(4, 6) % 2 == 0, 1, -1).astype(np.float32)
+    with pytest.raises(ValueError, match=r"node 'scaled' \(aten.mul.Scalar\) output 0: values from -2e\+38 to 2e\+38"):
+        cortexm.quantize(big, [plus_minus_one], quantizer, progress=False)
+
+
+@pytest.mark.parametrize("option", ["int16_activations", "int16_weights"])
+def test_names_given_as_a_generator_are_all_kept(option):
+    quantizer = cortexm.CortexMQuantizer(**{option: (name for name in ("a", "b"))})
+    assert getattr(quantizer, option) == {"a", "b"}
+    with pytest.raises(TypeError, match=f"{option} must be a collection of .* names, got int"):
+        cortexm.CortexMQuantizer(**{option: 7})
+
+
 def test_progress_bar_only_on_a_terminal(monkeypatch):
     g = linear_graph()
 

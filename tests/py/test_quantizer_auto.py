@@ -177,6 +177,16 @@ def test_metric_callback_sets_the_target():
     assert choice.promoted and worst_relative_error(qgraph) >= -0.2, str(choice)
 
 
+@pytest.mark.parametrize("score", [float("nan"), float("inf"), "good"])
+def test_a_metric_that_is_not_a_finite_number_is_refused(score):
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 8])
+    g.outputs = [g.call("aten.linear.default", [x, g.add_constant("w", np.ones((4, 8), np.float32))])]
+    auto = cortexm.CortexMQuantizer(precision="auto", metric=lambda qgraph: score, metric_target=0.0)
+    with pytest.raises(ValueError, match=f"metric returned {score!r} for a quantized graph: it must return a finite"):
+        cortexm.quantize(g, [np.ones((2, 8), np.float32)] * 2, auto, progress=False)
+
+
 def test_explicit_precisions_are_today_s_settings():
     torch.manual_seed(0)
     graph = cortexm.export(FrontEnd().eval(), front_end_samples(1, 1)[0])
@@ -299,6 +309,11 @@ def test_zoo_state_feedback():
 @pytest.mark.parametrize("kwargs,message", [
     ({"precision": "auto", "state_feedback": {"1": 1}}, "state_feedback maps output indices"),
     ({"precision": "auto", "state_feedback": {1: -1}}, "state_feedback maps output indices"),
+    ({"precision": "auto", "state_feedback": {True: 0}}, "state_feedback maps output indices"),
+    ({"precision": "auto", "state_feedback": {0: False}}, "state_feedback maps output indices"),
+    ({"precision": "auto", "evaluation": []}, r"evaluation=\[\] holds no sample"),
+    ({"precision": "auto", "evaluation": iter([])}, r"evaluation=\[\] holds no sample"),
+    ({"precision": "auto", "metric": len, "metric_target": float("nan")}, "metric_target must be a finite number"),
     ({"precision": "fp8"}, "precision must be one of"),
     ({"precision": "16x8", "activation_dtype": "int8"}, "conflicts with activation_dtype"),
     ({"precision": "auto", "weight_rounding": "gptq"}, "chooses int16_activations, int16_weights and weight_rounding"),

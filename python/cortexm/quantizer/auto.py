@@ -189,7 +189,15 @@ class _Search:
         """Per output SQNRs (dB), or (metric,)."""
         self.evaluations += 1
         if self.quantizer.metric is not None:
-            return (float(self.quantizer.metric(qgraph)),)
+            value = self.quantizer.metric(qgraph)
+            try:
+                score = float(value)
+            except (TypeError, ValueError):
+                score = math.nan
+            if not math.isfinite(score):
+                raise ValueError(f"metric returned {value!r} for a quantized graph: it must return a finite "
+                                 f"number (higher is better) for every graph auto tries")
+            return (score,)
         outputs = [_as_list(qgraph.run(*arrays)) for arrays in self.evaluation]
         return output_sqnrs_db(self.reference, outputs)
 

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from ..escape import printable
 from .annotator import Annotation
 
 
@@ -27,7 +28,7 @@ def sample_arrays(sample, graph_inputs: list, index: int) -> list:
                          f"{len(graph_inputs)} ({', '.join(v.name for v in graph_inputs)})")
     arrays = []
     for i, (x, v) in enumerate(zip(sample, graph_inputs)):
-        where = f"calibration sample {index}, input {i} ('{v.name}')"
+        where = f"calibration sample {index}, input {i} ('{printable(v.name)}')"
         a = _to_numpy(x, where)
         if tuple(a.shape) != tuple(v.shape) or a.dtype.name != v.dtype:
             raise ValueError(f"{where} is {a.dtype.name}{list(a.shape)}, the graph expects "
@@ -71,18 +72,24 @@ def calibrate(graph, annotation: Annotation, calibration, progress: bool = True,
                 raise ValueError(f"calibration sample {count}: node '{node.name}' ({node.op}) output {i} "
                                  "has NaN or inf values")
             for sink in sinks:
-                sink.update(x)
+                try:
+                    sink.update(x)
+                except ValueError as e:
+                    raise ValueError(f"calibration sample {count}: node '{printable(node.name)}' ({printable(node.op)}) "
+                                     f"output {i}: {e}") from None
 
     if calibration is None or not hasattr(calibration, "__iter__"):
         raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
     count = 0
     for sample in _progress(calibration, progress):
         arrays = sample_arrays(sample, inputs, count)
-        for v, a in zip(inputs, arrays):
-            if v.name in observed:
-                observed[v.name].observer.update(a)
-            for sink in watchers.get(v.name, ()):
-                sink.update(a)
+        for k, (v, a) in enumerate(zip(inputs, arrays)):
+            sinks = ([observed[v.name].observer] if v.name in observed else []) + watchers.get(v.name, [])
+            for sink in sinks:
+                try:
+                    sink.update(a)
+                except ValueError as e:
+                    raise ValueError(f"calibration sample {count}, input {k} ('{printable(v.name)}'): {e}") from None
         graph.run(*arrays, observe=observe)
         count += 1
     if count == 0:

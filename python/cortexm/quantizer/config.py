@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 from .observers import ACTIVATION_RANGES, OBSERVERS, Observer
 
@@ -17,13 +18,27 @@ FIXED_QPARAMS = {
 
 
 def _names(names, option: str, kind: str) -> frozenset:
-    """A collection of value names as a frozenset; TypeError for one string or a non-string."""
-    if isinstance(names, str):
+    """A collection of value names as a frozenset (read once: a generator counts); TypeError for one
+    string, a non-string or what is not a collection."""
+    if isinstance(names, (str, bytes)):
         raise TypeError(f"{option} must be a collection of {kind} names, not one string")
+    try:
+        names = list(names)
+    except TypeError:
+        raise TypeError(f"{option} must be a collection of {kind} names, got {type(names).__name__}") from None
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"{option} holds {name!r}, not a {kind} name")
     return frozenset(names)
+
+
+def _index(value) -> bool:
+    """An int >= 0 that is not a bool (True would pass for output 1)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _finite_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class CortexMQuantizer:
@@ -100,6 +115,8 @@ class CortexMQuantizer:
             raise ValueError("metric needs metric_target (the score the quantized graph must reach)")
         if metric is not None and not callable(metric):
             raise TypeError(f"metric must be callable(qgraph) -> float, got {type(metric).__name__}")
+        if metric_target is not None and not _finite_number(metric_target):
+            raise ValueError(f"metric_target must be a finite number, got {metric_target!r}")
         if not all(math.isfinite(v) for v in (target_sqnr_db, min_gain_db, tolerance_db)) or tolerance_db < 0:
             raise ValueError(f"target_sqnr_db, min_gain_db and tolerance_db must be finite (tolerance_db >= 0), "
                              f"got {target_sqnr_db}, {min_gain_db}, {tolerance_db}")
@@ -109,11 +126,14 @@ class CortexMQuantizer:
         self.tolerance_db = float(tolerance_db)
         self.metric, self.metric_target = metric, metric_target
         self.evaluation = None if evaluation is None else list(evaluation)
+        if self.evaluation is not None and not self.evaluation:
+            raise ValueError("evaluation=[] holds no sample: give at least one input tuple to score on, "
+                             "or None (the first calibration samples)")
         self.cost_target = cost_target
         self.count_instructions = bool(count_instructions)
         self.state_feedback = dict(state_feedback or {})
         for output, input_ in self.state_feedback.items():
-            if not (isinstance(output, int) and isinstance(input_, int) and output >= 0 and input_ >= 0):
+            if not (_index(output) and _index(input_)):
                 raise ValueError(f"state_feedback maps output indices to input indices (ints >= 0), "
                                  f"got {output!r}: {input_!r}")
         activation_dtype = activation_dtype or PRECISIONS[precision or "int8"] or "int8"

@@ -148,6 +148,20 @@ def _min_max(x: np.ndarray) -> tuple[np.float32, np.float32]:
     return x.min(), x.max()
 
 
+def _too_wide(lo, hi, what: str) -> str:
+    return (f"values from {float(lo):.6g} to {float(hi):.6g} {what}: scale the model's inputs (or this "
+            f"activation) into a range float32 quantization can hold")
+
+
+def _check_span(lo, hi) -> None:
+    """ValueError when the int8 / int16 range [min(lo, 0), max(hi, 0)] overflows float32 (its scale
+    would be inf)."""
+    with np.errstate(over="ignore"):
+        span = F32(max(F32(hi), F32(0))) - F32(min(F32(lo), F32(0)))
+    if not np.isfinite(span):
+        raise ValueError(_too_wide(lo, hi, "span more than float32 holds"))
+
+
 class MinMaxObserver(Observer):
     name = "minmax"
 
@@ -155,6 +169,7 @@ class MinMaxObserver(Observer):
         if np.size(x) == 0:
             return
         lo, hi = _min_max(x)
+        _check_span(min(F32(self.min_val), lo), max(F32(self.max_val), hi))
         self.min_val = float(min(F32(self.min_val), lo))
         self.max_val = float(max(F32(self.max_val), hi))
 
@@ -170,6 +185,7 @@ class MovingAverageMinMaxObserver(Observer):
         if np.size(x) == 0:
             return
         lo, hi = _min_max(x)
+        _check_span(lo, hi)  # then so is the average of such ranges
         if not self.observed:
             self.min_val, self.max_val = float(lo), float(hi)
             return
@@ -196,7 +212,11 @@ def _histc(x: np.ndarray, bins: int, lo, hi) -> np.ndarray:
     left, right = F32(lo), F32(hi)
     x = np.asarray(x, dtype=F32).ravel()
     x = x[(x >= left) & (x <= right)]
-    pos = (((x - left) * F32(bins)) / F32(right - left)).astype(np.int64)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        scaled = ((x - left) * F32(bins)) / F32(right - left)
+    if not np.isfinite(scaled).all():
+        raise ValueError(_too_wide(lo, hi, f"cannot be split into {bins} histogram bins in float32"))
+    pos = scaled.astype(np.int64)
     pos[pos == bins] = bins - 1
     return np.bincount(pos, minlength=bins).astype(F32)
 
