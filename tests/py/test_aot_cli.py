@@ -205,6 +205,7 @@ def test_export_c_writes_the_program_as_c(model_file, tmp_path, capsys):
     (["--export-c-name", "kws"], "--export-c-name needs --export-c"),
     (["--export-c", "DIR", "--export-c-name", "9kws"], "must be a C identifier"),
     (["--export-c", "FILE"], "is not a directory"),
+    (["--export-c", "."], "is or holds the current directory"),
 ])
 def test_export_c_arguments_are_checked_first(tmp_path, capsys, args, message):
     (tmp_path / "FILE").write_text("x")
@@ -363,3 +364,67 @@ def test_preserve_inputs_keeps_the_float_input_through_the_run(model_file, tmp_p
     with pytest.raises(SystemExit):
         aot("--model", f"{model_file}:stem", "--check", "--preserve-inputs")
     assert "--check writes nothing: drop --preserve-inputs" in capsys.readouterr().err
+
+
+def relu_program(shape=(2, 3), inputs=1, bundled=True):
+    g = cortexm.Graph()
+    xs = [g.add_input(f"x{i}", list(shape)) for i in range(inputs)]
+    g.outputs = [g.call("aten.relu.default", [x], {}) for x in xs]
+    cases = tuple(np.arange(-3, 3, dtype=np.float32).reshape(shape) for _ in xs)
+    return cortexm.to_program(g, bundle_inputs=cases if bundled else None)
+
+
+def run_cli(*args):
+    from cortexm import run as run_module
+
+    return run_module.main([str(a) for a in args])
+
+
+def one_error_line(capsys, *parts) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    for part in parts:
+        assert part in err, err
+    return err
+
+
+def test_run_cli_bad_programs_inputs_and_cpus_are_one_error_line(tmp_path, capsys):
+    """Exit status 2 and one 'error:' line, never a traceback."""
+    path, two = tmp_path / "relu.cmpte", tmp_path / "two.cmpte"
+    relu_program().save(path)
+    relu_program(inputs=2).save(two)
+    (tmp_path / "notes.txt").write_text("not a program")
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    np.save(tmp_path / "wrong.npy", np.ones((3, 2), np.float32))
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+
+    assert run_cli(tmp_path / "missing.cmpte") == 2
+    one_error_line(capsys, "cannot read program", "missing.cmpte", "No such file or directory")
+    assert run_cli(tmp_path / "notes.txt") == 2
+    one_error_line(capsys, "notes.txt")
+    assert run_cli(two, "--inputs", tmp_path / "x.npy") == 2
+    one_error_line(capsys, "x.npy' holds one array (.npy), the program takes 2 inputs (x0, x1)")
+    assert run_cli(path, "--inputs", tmp_path / "wrong.npy") == 2
+    one_error_line(capsys, "[3, 2]")
+    assert run_cli(path, "--inputs", tmp_path / "junk.npz") == 2
+    one_error_line(capsys, "junk.npz': cannot be read as .npz / .npy")
+    assert run_cli(path, "--inputs", tmp_path / "none.npz") == 2
+    one_error_line(capsys, "none.npz")
+    assert run_cli(path, "--qemu", "cortex-m99") == 2
+    one_error_line(capsys, "--qemu 'cortex-m99' has no QEMU machine: choose one of cortex-m3")
+    assert run_cli(path, "--isa", "dsp") == 2
+    one_error_line(capsys, "--isa dsp needs --qemu CPU")
+
+    assert run_cli(path, "--inputs", tmp_path / "x.npy") == 0  # a .npy for a one-input program
+    assert "output 0: float32[2, 3] min 1 max 1" in capsys.readouterr().out
+
+
+def test_run_cli_escapes_the_program_s_strings(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "relu.cmpte"
+    relu_program().save(path)
+    monkeypatch.setattr(cortexm.Program, "target", property(lambda self: "m55\x1b[2J\nverify: 1 bundled case(s)"))
+    monkeypatch.setattr(cortexm.Program, "profile", lambda self, *inputs: [("op\x1b]0;pwned\x07", "Relu", 1e-6)])
+    assert run_cli(path, "--profile") == 0
+    out = capsys.readouterr().out
+    assert "program for m55\\x1b[2J\\nverify: 1 bundled case(s): 1 ops" in out
+    assert "op\\x1b]0;pwned\\x07" in out and "\x1b" not in out and "\x07" not in out

@@ -114,3 +114,47 @@ def test_speech_needs_espeak_ng(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="apt-get install espeak-ng"):
         kws.speak("one")
+
+
+def one_error_line(capsys, *parts):
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    for part in parts:
+        assert part in err, err
+
+
+def test_the_demo_refuses_a_missing_or_wrong_program_and_an_unknown_cpu(tmp_path, capsys):
+    """Exit status 2 and one 'error:' line, before any speech or compilation."""
+    g = cortexm.Graph()
+    g.outputs = [g.call("aten.relu.default", [g.add_input("x", [2, 3])], {})]
+    relu = tmp_path / "relu.cmpte"
+    cortexm.to_program(g).save(relu)
+    (tmp_path / "notes.txt").write_text("not a program")
+
+    assert demo.main([str(tmp_path / "missing.cmpte")]) == 2
+    one_error_line(capsys, "cannot read program", "missing.cmpte", "No such file or directory")
+    assert demo.main([str(tmp_path / "notes.txt")]) == 2
+    one_error_line(capsys, "notes.txt")
+    assert demo.main([str(relu)]) == 2
+    one_error_line(capsys, "relu.cmpte' is not a kws_digits program: it takes float32[2, 3] and gives float32[2, 3]")
+    assert demo.main([str(relu), "--cpu", "cortex-m99"]) == 2
+    one_error_line(capsys, "--cpu 'cortex-m99' has no QEMU machine")
+
+
+@needs_espeak
+def test_the_demo_refuses_an_unknown_voice_and_an_absurd_speed(capsys):
+    assert demo.main(["--voice", "xx-nowhere", "--cpu", ""]) == 2
+    one_error_line(capsys, "espeak-ng cannot say 'seven' with voice 'xx-nowhere'", "espeak-ng --voices")
+    for speed in ("100000000", "0", "-5"):
+        assert demo.main(["--speed", speed, "--cpu", ""]) == 2
+        one_error_line(capsys, f"speed {speed}: espeak-ng speaks 80 to 450 words per minute")
+
+
+@needs_espeak
+def test_speech_refuses_what_espeak_cannot_say():
+    with pytest.raises(ValueError, match="speed 100000: espeak-ng speaks 80 to 450"):
+        kws.speak("one", speed=100000)
+    with pytest.raises(ValueError, match="pitch 120"):
+        kws.speak("one", pitch=120)
+    with pytest.raises(ValueError, match="with voice 'xx-nowhere'"):
+        kws.speak("one", voice="xx-nowhere")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import cortexm
-from cortexm import qemu
+from cortexm import _core, qemu
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++")),
@@ -279,8 +279,34 @@ def test_run_cli_with_qemu(tmp_path, capsys):
     assert "ran on cortex-m4 under QEMU (mps2-an386)" in out
     assert "executed instructions (QEMU instruction count, not cycles):" in out
     assert "compare: outputs on cortex-m4 bit-exact with the host runtime" in out
-    assert run_cli.main(["--qemu", "cortex-m0plus", str(path)]) == 1
+    assert run_cli.main(["--qemu", "cortex-m0plus", str(path)]) == 2
     assert "has no QEMU machine" in capsys.readouterr().err
+
+
+def test_run_cli_with_qemu_checks_the_bundled_expected_outputs(tmp_path, capsys):
+    """As the host run: every bundled case's outputs on the core must equal the expected ones (exit
+    3 when one differs), not only the host runtime's outputs."""
+    from cortexm import run as run_cli
+
+    g = cortexm.Graph()
+    x = g.add_input("x", [2, 3])
+    g.outputs = [g.call("aten.relu.default", [x], {})]
+    cases = [(np.array([[-1, 2, -3], [4, -5, 6]], np.float32),), (np.arange(-3, 3, dtype=np.float32).reshape(2, 3),)]
+    bundled = cortexm.to_program(g, bundle_inputs=cases).bundled()
+    good, wrong = tmp_path / "good.cmpte", tmp_path / "wrong.cmpte"
+    cortexm.Program(_core.write_program(g, "cortex-m55+int8", None, bundled)).save(good)
+    bundled[1][1][0][1, 2] += 1.0  # case 1's expected output, one element off
+    cortexm.Program(_core.write_program(g, "cortex-m55+int8", None, bundled)).save(wrong)
+
+    assert run_cli.main([str(wrong)]) == 3  # the host run
+    assert "bundled case 1: output 0 differs" in capsys.readouterr().err
+    assert run_cli.main(["--qemu", "cortex-m4", str(wrong)]) == 3
+    captured = capsys.readouterr()
+    assert "compare: outputs on cortex-m4 bit-exact with the host runtime" in captured.out
+    assert "verify: FAILED: bundled case 1: output 0 on cortex-m4 differs from the expected output" in captured.err
+    assert run_cli.main(["--qemu", "cortex-m4", str(good)]) == 0
+    assert "verify: 2 bundled case(s) on cortex-m4, outputs bit-exact with the expected outputs" in \
+        capsys.readouterr().out
 
 
 def test_instruction_count_equals_a_single_step_trace(tmp_path):

@@ -27,6 +27,7 @@ from .ds_cnn import DSCNN, INPUT_HW
 
 WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 SAMPLE_RATE = 16000
+SPEEDS = (80, 450)  # the words per minute espeak-ng speaks (its documented range)
 WEIGHTS = Path(__file__).with_name("kws_digits.npz")
 
 # espeak-ng's English accents ("en" is British English); a voice is an accent plus a variant
@@ -61,10 +62,20 @@ def _resample(audio: np.ndarray, rate: int, new_rate: int) -> np.ndarray:
 
 
 def speak(text: str, voice: str = "en-us", speed: int = 150, pitch: int = 50) -> np.ndarray:
-    """``text`` spoken by espeak-ng's ``voice`` at ``speed`` words per minute and ``pitch`` (0-99):
-    float32 samples in [-1, 1) at 16 kHz."""
-    wav = subprocess.run([_espeak(), "-v", voice, "-s", str(int(speed)), "-p", str(int(pitch)), "--stdout",
-                          text], check=True, capture_output=True).stdout
+    """``text`` spoken by espeak-ng's ``voice`` at ``speed`` words per minute (SPEEDS) and ``pitch``
+    (0-99): float32 samples in [-1, 1) at 16 kHz. ValueError for a speed or pitch out of range or a
+    voice espeak-ng does not have."""
+    if not SPEEDS[0] <= speed <= SPEEDS[1]:
+        raise ValueError(f"speed {speed!r}: espeak-ng speaks {SPEEDS[0]} to {SPEEDS[1]} words per minute")
+    if not 0 <= pitch <= 99:
+        raise ValueError(f"pitch {pitch!r}: espeak-ng's pitch is 0 to 99")
+    done = subprocess.run([_espeak(), "-v", voice, "-s", str(int(speed)), "-p", str(int(pitch)), "--stdout",
+                           text], capture_output=True)
+    if done.returncode != 0 or len(done.stdout) <= 44:  # a WAV header and no sound
+        said = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}, no sound"
+        raise ValueError(f"espeak-ng cannot say {text!r} with voice {voice!r} ({said}); `espeak-ng --voices` "
+                         f"lists the voices, `espeak-ng --voices=variant` the variants")
+    wav = done.stdout
     with wave.open(io.BytesIO(wav)) as w:
         if w.getsampwidth() != 2 or w.getnchannels() != 1:
             raise RuntimeError(f"espeak-ng wrote {w.getnchannels()} channels of {8 * w.getsampwidth()}-bit samples")
