@@ -33,6 +33,8 @@ __all__ = ["IDENTIFIER", "default_name", "export_c"]
 
 #: a valid program name (a C identifier without a leading underscore)
 IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+#: the names of the files export_c writes, whatever the program's name
+EXPORTED_FILE = re.compile(r"(main\.cc|cortexm\.cmake|CMakeLists\.txt|[A-Za-z][A-Za-z0-9_]*_(program\.[ch]|ops\.cc))\Z")
 _BYTES_PER_LINE = 16
 _BYTE_TEXT = [f"0x{b:02x}," for b in range(256)]
 
@@ -526,7 +528,8 @@ def export_c(program, directory, name: str | None = None) -> dict:
         "cmakelists": ("CMakeLists.txt", _cmakelists(name)),
     }
     try:
-        write_directory_atomically(directory, {filename: text.encode("utf-8") for filename, text in files.values()})
+        write_directory_atomically(directory, {filename: text.encode("utf-8") for filename, text in files.values()},
+                                   owned=EXPORTED_FILE.match)
     except ValueError as e:
         raise ValueError(f"export_c: dir {directory!r}: {e}") from None
     return {kind: os.path.join(directory, filename) for kind, (filename, _) in files.items()}

@@ -282,6 +282,39 @@ def test_a_new_export_keeps_the_directory_s_other_entries(small, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["c"]
 
 
+def test_what_a_killed_export_left_is_removed_by_the_next(small, tmp_path):
+    """A writer killed before its swap leaves its staging directory (export files only): the next
+    export removes it once no writer holds its lock. One holding other entries (a kill while the
+    user's entries moved) and a live writer's are left."""
+    out = tmp_path / "c"
+    abandoned, users, fresh = (tmp_path / f".c.cortexm-{n}.tmp" for n in ("1-aa", "2-bb", "3-cc"))
+    for d in (abandoned, users, fresh):
+        d.mkdir()
+        (d / "old_program.c").write_text("x")
+        (d / ".main.cc.cortexm-1-0.tmp").write_text("x")
+    (users / "notes.txt").write_text("mine")
+    for d in (abandoned, users):
+        os.utime(d, (0, 0))
+    small[2].export_c(out, "tiny")
+    assert sorted(os.listdir(tmp_path)) == sorted(["c", users.name, fresh.name])
+    with locked_directory(fresh):  # a live writer's
+        os.utime(fresh, (0, 0))
+        small[2].export_c(out, "tiny")
+        assert fresh.is_dir()
+    small[2].export_c(out, "tiny")
+    assert sorted(os.listdir(tmp_path)) == sorted(["c", users.name])
+
+
+@contextmanager
+def locked_directory(path: Path):
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def test_the_current_directory_is_refused(small, tmp_path, monkeypatch):
     (tmp_path / "c").mkdir()
     monkeypatch.chdir(tmp_path / "c")
