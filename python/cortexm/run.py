@@ -102,7 +102,7 @@ def main(argv=None) -> int:
         error("the program has no bundled inputs; pass --inputs file.npz")
         return 2
     if args.qemu:
-        return run_qemu(program, inputs, args.qemu, args.profile, args.isa, bundled if not args.inputs else [])
+        return run_qemu(program, inputs, args.qemu, args.profile, args.isa, bundled, inputs_given=bool(args.inputs))
     try:
         outs = program.run(*inputs)
     except ValueError as e:
@@ -124,14 +124,14 @@ def main(argv=None) -> int:
     return 0
 
 
-def verify_on_qemu(program, first_outputs, bundled, cpu, isa) -> str | None:
-    """None when the outputs on the core equal every bundled case's expected outputs bit for bit
-    (first_outputs: case 0's, already run), else what differs."""
-    outputs = [tuple(first_outputs)]
-    if len(bundled) > 1:
-        from . import qemu
+def verify_on_qemu(program, bundled, cpu, isa, first_outputs=None) -> str | None:
+    """None when the outputs on the core equal every bundled case's expected outputs bit for bit,
+    else what differs. first_outputs: case 0's outputs when they have been run already."""
+    from . import qemu
 
-        rest = qemu.run_cases(program, [case[0] for case in bundled[1:]], cpu, isa=isa)
+    outputs = [] if first_outputs is None else [tuple(first_outputs)]
+    if len(bundled) > len(outputs):
+        rest = qemu.run_cases(program, [case[0] for case in bundled[len(outputs):]], cpu, isa=isa)
         outputs += [o if isinstance(o, tuple) else (o,) for o in rest]
     for c, ((_, expected), got) in enumerate(zip(bundled, outputs)):
         for k, (a, b) in enumerate(zip(got, expected)):
@@ -140,15 +140,17 @@ def verify_on_qemu(program, first_outputs, bundled, cpu, isa) -> str | None:
     return None
 
 
-def run_qemu(program, inputs, cpu, per_op, isa=None, bundled=()) -> int:
-    """--qemu: runs inputs on cpu, compares with the host runtime's outputs (and, when the inputs are
-    the bundled ones, every bundled case with its expected outputs: exit 3 as the host run)."""
+def run_qemu(program, inputs, cpu, per_op, isa=None, bundled=(), inputs_given=False) -> int:
+    """--qemu: runs inputs on cpu and compares with the host runtime's outputs, and every bundled
+    case's outputs on cpu with its expected outputs (exit 3 as the host run). inputs_given: the
+    inputs are not the first bundled case's (--inputs)."""
     from . import qemu
 
     try:
         result = qemu.run(program, inputs, cpu, count_instructions=True, per_op=per_op, isa=isa)
         host = program.run(*inputs)
-        differs = verify_on_qemu(program, result.outputs, bundled, cpu, isa) if bundled else None
+        differs = verify_on_qemu(program, bundled, cpu, isa, None if inputs_given else result.outputs) \
+            if bundled else None
     except ValueError as e:  # a bad input, a program that does not fit the machine
         error(e)
         return 2

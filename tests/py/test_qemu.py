@@ -304,6 +304,9 @@ def test_run_cli_with_qemu_checks_the_bundled_expected_outputs(tmp_path, capsys)
     captured = capsys.readouterr()
     assert "compare: outputs on cortex-m4 bit-exact with the host runtime" in captured.out
     assert "verify: FAILED: bundled case 1: output 0 on cortex-m4 differs from the expected output" in captured.err
+    np.save(tmp_path / "x.npy", cases[0][0])
+    assert run_cli.main(["--qemu", "cortex-m4", str(wrong), "--inputs", str(tmp_path / "x.npy")]) == 3
+    assert "verify: FAILED: bundled case 1: output 0 on cortex-m4 differs" in capsys.readouterr().err
     assert run_cli.main(["--qemu", "cortex-m4", str(good)]) == 0
     assert "verify: 2 bundled case(s) on cortex-m4, outputs bit-exact with the expected outputs" in \
         capsys.readouterr().out
