@@ -162,7 +162,6 @@ class LoadedProgram {
   // order. A thread that cannot be started is a RuntimeError, after the started ones have stopped.
   py::list run_batch(const py::list& cases, int64_t threads) {
     if (threads < 1) throw py::value_error("run_batch: threads = " + std::to_string(threads) + " must be >= 1");
-    threads = std::min<int64_t>(threads, kMaxBatchThreads);
     std::vector<std::vector<Tensor>> ins;
     for (size_t c = 0; c < cases.size(); ++c) {
       if (!py::isinstance<py::list>(cases[c]) && !py::isinstance<py::tuple>(cases[c]))
@@ -171,7 +170,7 @@ class LoadedProgram {
     }
     std::vector<std::vector<Tensor>> outs(ins.size());
     std::vector<std::string> errors(ins.size());
-    const size_t n = std::min(ins.size(), static_cast<size_t>(threads));
+    const size_t n = std::min(ins.size(), static_cast<size_t>(std::min(threads, kMaxBatchThreads)));
     std::vector<AlignedBytes> arenas;  // taken with the GIL held: a failure raises here
     for (size_t t = 0; t < n; ++t) arenas.push_back(take_arena());
     std::string start_error;
@@ -187,8 +186,8 @@ class LoadedProgram {
         try {
           pool.emplace_back(worker, arenas[t].get());
         } catch (const std::system_error& e) {
-          start_error = "run_batch: threads = " + std::to_string(threads) + ": thread " + std::to_string(t) +
-                        " could not be started (" + e.what() + "); ask for fewer threads";
+          start_error = "run_batch: threads = " + std::to_string(threads) + ": thread " + std::to_string(t + 1) +
+                        " of " + std::to_string(n) + " could not be started (" + e.what() + "); ask for fewer threads";
           next = ins.size();  // the started threads stop after their current case
         }
       }
