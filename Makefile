@@ -63,7 +63,7 @@ sanitize: test-sanitize
 # pass, planner and portable-kernel suites only re-test code these already reach; make
 # test-sanitize runs them too.
 CI_SANITIZE_TARGETS := kernel_tests kernel_variants_scalar kernel_variants_dsp_emulated program_tests graph_tests \
-  program_fuzzer graph_fuzzer
+  program_fuzzer graph_fuzzer deep_graph_inputs
 test-sanitize-ci:
 	$(MAKE) test-sanitize SANITIZE_TARGETS="$(CI_SANITIZE_TARGETS)" \
 	  SANITIZE_LABELS="kernel_tests|kernel_variants|program_tests|graph_tests|fuzz_corpus"

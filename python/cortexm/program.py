@@ -261,9 +261,10 @@ class Program:
     def run_batch(self, cases, threads: int | None = None) -> list:
         """Runs the program on many cases at once: `cases` is an iterable of input tuples (or of
         single arrays, for a one-input program). They are spread over `threads` threads (default:
-        the CPUs this process may use), each on an arena of its own, the kernels running with the GIL
-        released. Returns what run(*case) returns for each case, in order, bit-identical with
-        one-by-one runs."""
+        the CPUs this process may use; at most 256, and no more than there are cases), each on an
+        arena of its own, the kernels running with the GIL released. Returns what run(*case) returns
+        for each case, in order, bit-identical with one-by-one runs. A thread the OS cannot start is a
+        RuntimeError naming the count."""
         one_input = len(self._loaded.inputs) == 1
         lists = []
         for case in cases:
@@ -308,7 +309,7 @@ class Program:
         return _plan_from_program(self._loaded)
 
     def save(self, path: str | os.PathLike) -> None:
-        write_file_atomically(path, self._data)
+        write_file_atomically(path, self._data, "Program.save: path")
 
     def export_c(self, dir: str | os.PathLike, name: str | None = None) -> dict:
         """Writes the program as C for firmware: <name>_program.c (the bytes, 16-byte aligned, in
@@ -453,8 +454,8 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
 
 
 def load_program(path: str | os.PathLike) -> Program:
-    """Reads and verifies a program file; ValueError names the field of a bad file."""
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    return Program(data, path)
+    """Reads and verifies a program file; ValueError names the field of a bad file. path is a str or
+    os.PathLike (TypeError otherwise) naming a regular file of at most 2^31 - 2 bytes, the loader's
+    limit: a directory, device or FIFO, or a larger file, is an OSError before anything is read."""
+    data = _core.read_program_file(path)
+    return Program(data, os.fspath(path))

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "bindings/paths.h"
 #include "bindings/tensor_convert.h"
 #include "graph/errors.h"
 #include "graph/graph.h"
@@ -406,11 +407,11 @@ void bind_graph(py::module_& m) {
         return std::make_shared<Graph>(deserialize_graph(std::string(b)));
       })
       .def("save", [](const GraphPtr& g, const py::object& path) {
-        save_graph(*g, py::str(path).cast<std::string>());
-      })
+        save_graph(*g, path_from_python(path, "Graph.save: path"));
+      }, py::arg("path"), "Writes the graph file atomically; path: str or os.PathLike.")
       .def_static("load", [](const py::object& path) {
-        return std::make_shared<Graph>(load_graph(py::str(path).cast<std::string>()));
-      });
+        return std::make_shared<Graph>(load_graph(path_from_python(path, "Graph.load: path")));
+      }, py::arg("path"), "Reads a graph file: a regular file of at most 16 GiB (kMaxGraphFileBytes).");
 
   m.def("registered_ops", [] { return OpRegistry::global().names(); },
         "Names of every op the graph, the interpreter and the passes know.");

@@ -5,8 +5,10 @@
 
 #include "cortexm/kernels/host_variant.h"
 #include "cortexm/kernels/requantize.h"
+#include "bindings/paths.h"
 #include "graph/errors.h"
 #include "graph/serialize.h"
+#include "runtime/program.h"
 
 namespace py = pybind11;
 
@@ -36,13 +38,29 @@ PYBIND11_MODULE(_core, m) {
 
   m.def(
       "write_file_atomically",
-      [](const std::string& path, const py::bytes& data) {
+      [](const py::object& path, const py::bytes& data, const std::string& argument) {
+        const std::string file = cortexm::bindings::path_from_python(path, argument);
         std::string bytes = data;
         py::gil_scoped_release release;
-        cortexm::write_file_atomically(path, bytes);
+        cortexm::write_file_atomically(file, bytes);
       },
-      py::arg("path"), py::arg("data"),
-      "Writes data to path atomically: readers and a kill -9 see the old file or the whole new one.");
+      py::arg("path"), py::arg("data"), py::arg("argument") = "write_file_atomically: path",
+      "Writes data to path (str or os.PathLike) atomically: readers and a kill -9 see the old file or the "
+      "whole new one. `argument` names the path in errors.");
+  m.def(
+      "read_program_file",
+      [](const py::object& path) {
+        const std::string file = cortexm::bindings::path_from_python(path, "load_program: path");
+        std::string bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = cortexm::read_file(file, cortexm::runtime::kMaxProgramBytes, "program file");
+        }
+        return py::bytes(bytes);
+      },
+      py::arg("path"),
+      "The bytes of a program file: a regular file of at most the 2^31 - 2 bytes the loader takes (OSError "
+      "otherwise, before anything is read).");
 
   m.def(
       "quantize_multiplier",

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "bindings/tensor_convert.h"
@@ -26,6 +28,9 @@ namespace cortexm::bindings {
 namespace {
 
 using GraphPtr = std::shared_ptr<Graph>;
+
+// run_batch's thread limit: each thread holds an arena, and more threads than cores only queue.
+constexpr int64_t kMaxBatchThreads = 256;
 
 struct AlignedFree {
   void operator()(uint8_t* p) const { ::operator delete(p, std::align_val_t(runtime::kAlignment)); }
@@ -152,8 +157,9 @@ class LoadedProgram {
     return to_numpy(outs);
   }
 
-  // Runs every case (a list of inputs each) on up to `threads` threads, each on its own arena,
-  // with the GIL released; the outputs are those of run() on each case, in order.
+  // Runs every case (a list of inputs each) on up to `threads` threads (at most kMaxBatchThreads),
+  // each on its own arena, with the GIL released; the outputs are those of run() on each case, in
+  // order. A thread that cannot be started is a RuntimeError, after the started ones have stopped.
   py::list run_batch(const py::list& cases, int64_t threads) {
     if (threads < 1) throw py::value_error("run_batch: threads = " + std::to_string(threads) + " must be >= 1");
     std::vector<std::vector<Tensor>> ins;
@@ -164,9 +170,10 @@ class LoadedProgram {
     }
     std::vector<std::vector<Tensor>> outs(ins.size());
     std::vector<std::string> errors(ins.size());
-    const size_t n = std::min(ins.size(), static_cast<size_t>(threads));
+    const size_t n = std::min(ins.size(), static_cast<size_t>(std::min(threads, kMaxBatchThreads)));
     std::vector<AlignedBytes> arenas;  // taken with the GIL held: a failure raises here
     for (size_t t = 0; t < n; ++t) arenas.push_back(take_arena());
+    std::string start_error;
     {
       py::gil_scoped_release release;
       std::atomic<size_t> next{0};
@@ -175,11 +182,20 @@ class LoadedProgram {
           errors[c] = execute_one(ins[c], arena, &outs[c], nullptr, nullptr);
       };
       std::vector<std::thread> pool;
-      for (size_t t = 1; t < n; ++t) pool.emplace_back(worker, arenas[t].get());
-      if (n > 0) worker(arenas[0].get());
+      for (size_t t = 1; t < n && start_error.empty(); ++t) {
+        try {
+          pool.emplace_back(worker, arenas[t].get());
+        } catch (const std::system_error& e) {
+          start_error = "run_batch: threads = " + std::to_string(threads) + ": thread " + std::to_string(t + 1) +
+                        " of " + std::to_string(n) + " could not be started (" + e.what() + "); ask for fewer threads";
+          next = ins.size();  // the started threads stop after their current case
+        }
+      }
+      if (n > 0 && start_error.empty()) worker(arenas[0].get());
       for (std::thread& t : pool) t.join();
     }
     for (AlignedBytes& arena : arenas) release_arena(std::move(arena));
+    if (!start_error.empty()) throw std::runtime_error(start_error);
     for (size_t c = 0; c < errors.size(); ++c)
       if (!errors[c].empty()) throw GraphError("case " + std::to_string(c) + ": " + errors[c]);
     py::list result;
@@ -231,7 +247,8 @@ class LoadedProgram {
     runtime::copy_logical(src, contiguous_view(t));
   }
 
-  // The inputs as tensors of the program's dtypes and shapes (with the GIL held).
+  // The inputs as tensors of the program's dtypes and shapes (with the GIL held). Each array's
+  // dtype and shape are checked before its data is copied.
   std::vector<Tensor> checked_inputs(const py::list& inputs, const std::string& where) const {
     if (static_cast<int32_t>(inputs.size()) != program_.num_inputs())
       throw GraphError(origin_ + ": " + where + "the program takes " + std::to_string(program_.num_inputs()) +
@@ -239,13 +256,16 @@ class LoadedProgram {
     std::vector<Tensor> tensors;
     for (int32_t i = 0; i < program_.num_inputs(); ++i) {
       const runtime::TensorView dst = program_.tensor(program_.input_tensor(i), nullptr);
-      Tensor t = tensor_from_python(inputs[i], where + "input " + std::to_string(i));
+      const std::string what = where + "input " + std::to_string(i);
+      const py::array array = array_from_python(inputs[i], what);
+      TensorInfo given;
+      given.dtype = dtype_from_numpy(array.dtype(), what);
+      given.shape.assign(array.shape(), array.shape() + array.ndim());
       const std::vector<int64_t> shape(dst.shape, dst.shape + dst.rank);
-      if (static_cast<uint8_t>(t.dtype()) != static_cast<uint8_t>(dst.dtype) || t.shape() != shape)
-        throw GraphError(origin_ + ": " + where + "input " + std::to_string(i) + " is " + info_to_string(t.info()) +
-                         ", the program takes " + dtype_name(static_cast<DType>(dst.dtype)) +
-                         shape_to_string(shape));
-      tensors.push_back(std::move(t));
+      if (static_cast<uint8_t>(given.dtype) != static_cast<uint8_t>(dst.dtype) || given.shape != shape)
+        throw GraphError(origin_ + ": " + what + " is " + info_to_string(given) + ", the program takes " +
+                         dtype_name(static_cast<DType>(dst.dtype)) + shape_to_string(shape));
+      tensors.push_back(tensor_from_array(array, what));
     }
     return tensors;
   }
@@ -455,8 +475,8 @@ void bind_program(py::module_& m) {
       .def("bundled", &LoadedProgram::bundled)
       .def("run", [](LoadedProgram& p, const py::list& inputs) { return p.run(inputs, nullptr, nullptr); })
       .def("run_batch", &LoadedProgram::run_batch, py::arg("cases"), py::arg("threads"),
-           "Runs each case (a list of inputs) on up to `threads` threads, one arena each, with the GIL "
-           "released; returns each case's outputs, in order.")
+           "Runs each case (a list of inputs) on up to `threads` threads (at most 256), one arena each, with "
+           "the GIL released; returns each case's outputs, in order. RuntimeError if a thread cannot start.")
       .def("run_profiled", [](LoadedProgram& p, const py::list& inputs) {
         std::vector<double> times;
         runtime::RunStats stats;

@@ -37,20 +37,26 @@ DType dtype_from_python(const py::handle& obj) {
   }
 }
 
-Tensor tensor_from_python(const py::handle& obj, const std::string& what) {
-  py::module_ np = py::module_::import("numpy");
-  py::array arr;
+py::array array_from_python(const py::handle& obj, const std::string& what) {
   try {
-    arr = np.attr("asarray")(obj, py::arg("order") = "C");
+    return py::module_::import("numpy").attr("asarray")(obj);
   } catch (const py::error_already_set& e) {
     throw GraphError(what + " cannot be read as an array: " + std::string(e.what()));
   }
+}
+
+Tensor tensor_from_array(const py::array& array, const std::string& what) {
   TensorInfo info;
-  info.dtype = dtype_from_numpy(arr.dtype(), what);
-  for (py::ssize_t i = 0; i < arr.ndim(); ++i) info.shape.push_back(arr.shape(i));
+  info.dtype = dtype_from_numpy(array.dtype(), what);
+  for (py::ssize_t i = 0; i < array.ndim(); ++i) info.shape.push_back(array.shape(i));
+  const py::array contiguous = py::module_::import("numpy").attr("asarray")(array, py::arg("order") = "C");
   Tensor t(info);
-  if (t.nbytes()) std::memcpy(t.raw(), arr.data(), t.nbytes());
+  if (t.nbytes()) std::memcpy(t.raw(), contiguous.data(), t.nbytes());
   return t;
+}
+
+Tensor tensor_from_python(const py::handle& obj, const std::string& what) {
+  return tensor_from_array(array_from_python(obj, what), what);
 }
 
 py::array tensor_to_numpy(const Tensor& tensor) {

@@ -35,6 +35,65 @@ uint32_t crc32(const uint8_t* data, size_t n) {
 
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
+// JSON nesting a graph header may have: real headers open 6 levels (header.nodes[i].attrs.name.ints).
+// The parser refuses deeper input before it builds it, so nothing below meets untrusted depth.
+constexpr int kMaxJsonDepth = 64;
+// Characters of a bad value an error message shows.
+constexpr size_t kExcerptChars = 80;
+
+// Appends `v` as JSON (strings escaped to ASCII) and stops once `out` reaches `limit` characters.
+// Each level of nesting writes a bracket before it recurses, so the recursion is at most `limit`
+// deep, however deep `v` is.
+void append_excerpt(const json& v, std::string& out, size_t limit) {
+  const auto escaped = [](const std::string& s) {
+    return json(s).dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
+  };
+  if (out.size() >= limit) return;
+  if (v.is_array() || v.is_object()) {
+    out += v.is_array() ? '[' : '{';
+    bool first = true;
+    for (auto it = v.begin(); it != v.end() && out.size() < limit; ++it, first = false) {
+      if (!first) out += ", ";
+      if (v.is_object()) out += escaped(it.key().substr(0, limit)) + ": ";
+      append_excerpt(it.value(), out, limit);
+    }
+    out += v.is_array() ? ']' : '}';
+  } else if (v.is_string()) {
+    out += escaped(v.get_ref<const std::string&>().substr(0, limit - out.size() + 1));
+  } else {
+    out += v.dump();
+  }
+}
+
+// A bad value as an error message shows it: at most kExcerptChars characters, "..." when cut.
+std::string excerpt(const json& v) {
+  std::string out;
+  append_excerpt(v, out, kExcerptChars);
+  if (out.size() > kExcerptChars) {
+    out.resize(kExcerptChars);
+    out += "...";
+  }
+  return out;
+}
+
+// Arbitrary bytes (a JSON parser's message quoting the file) as printable ASCII, cut to `limit`.
+std::string printable(const std::string& s, size_t limit) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < s.size() && out.size() < limit; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (out.size() >= limit) out += "...";
+  return out;
+}
+
 json attr_to_json(const AttrValue& v) {
   struct Visitor {
     json operator()(const NoneAttr&) { return json{{"none", nullptr}}; }
@@ -92,7 +151,7 @@ class Reader {
       try {
         return v.get<T>();
       } catch (const json::exception&) {
-        fail(at, "has the wrong type: " + v.dump());
+        fail(at, "has the wrong type: " + excerpt(v));
       }
     }
   }
@@ -102,26 +161,26 @@ class Reader {
   T integer(const json& v, const std::string& where) const {
     if (v.is_number_unsigned()) {
       const uint64_t u = v.get<uint64_t>();
-      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) fail(where, v.dump() + " is out of range");
+      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) fail(where, excerpt(v) + " is out of range");
       return static_cast<T>(u);
     }
     if (v.is_number_integer()) {
       const int64_t i = v.get<int64_t>();
-      if (i < 0 && std::is_unsigned_v<T>) fail(where, v.dump() + " must not be negative");
+      if (i < 0 && std::is_unsigned_v<T>) fail(where, excerpt(v) + " must not be negative");
       return static_cast<T>(i);
     }
-    fail(where, "must be an integer, got " + v.dump());
+    fail(where, "must be an integer, got " + excerpt(v));
   }
 
   std::vector<int64_t> integers(const json& v, const std::string& where) const {
-    if (!v.is_array()) fail(where, "must be a list of integers, got " + v.dump());
+    if (!v.is_array()) fail(where, "must be a list of integers, got " + excerpt(v));
     std::vector<int64_t> out;
     for (size_t i = 0; i < v.size(); ++i) out.push_back(integer<int64_t>(v[i], where + "[" + std::to_string(i) + "]"));
     return out;
   }
 
   AttrValue attr(const json& j, const std::string& where) const {
-    if (!j.is_object() || j.size() != 1) fail(where, "must be an object with one type tag, got " + j.dump());
+    if (!j.is_object() || j.size() != 1) fail(where, "must be an object with one type tag, got " + excerpt(j));
     const std::string tag = j.begin().key();
     const json& v = j.begin().value();
     if (tag == "int") return integer<int64_t>(v, where);
@@ -134,7 +193,7 @@ class Reader {
       if (tag == "floats") return v.get<std::vector<double>>();
       if (tag == "dtype") return parse_dtype(v.get<std::string>());
     } catch (const json::exception&) {
-      fail(where, "value " + v.dump() + " is not a valid " + tag);
+      fail(where, "value " + excerpt(v) + " is not a valid " + tag);
     } catch (const GraphError& e) {
       fail(where, e.what());
     }
@@ -284,10 +343,17 @@ Graph deserialize_graph(const std::string& bytes, const std::string& origin) {
     r.fail("blob", "checksum mismatch: the constant data is damaged or truncated");
 
   json header;
+  const auto refuse_deep_nesting = [&](int depth, json::parse_event_t event, json&) {
+    const bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= kMaxJsonDepth)
+      r.fail("header", "JSON nested deeper than kMaxJsonDepth = " + std::to_string(kMaxJsonDepth) +
+                           " levels (a graph header has 6)");
+    return true;
+  };
   try {
-    header = json::parse(bytes.begin() + kPrefix, bytes.begin() + kPrefix + header_len);
+    header = json::parse(bytes.begin() + kPrefix, bytes.begin() + kPrefix + header_len, refuse_deep_nesting);
   } catch (const json::exception& e) {
-    r.fail("header", std::string("invalid JSON: ") + e.what());
+    r.fail("header", "invalid JSON: " + printable(e.what(), 200));
   }
 
   Graph graph;
@@ -300,17 +366,17 @@ Graph deserialize_graph(const std::string& bytes, const std::string& origin) {
     if (it == by_name.end()) r.fail(where, "refers to unknown value '" + name + "'");
     return it->second;
   };
-  std::map<std::string, json> value_json;
+  std::map<std::string, const json*> value_json;
   for (size_t i = 0; i < values.size(); ++i) {
     const std::string where = "values[" + std::to_string(i) + "]";
     const std::string name = r.get<std::string>(values[i], "name", where);
     if (value_json.count(name)) r.fail(where, "value '" + name + "' is defined twice");
-    value_json[name] = values[i];
+    value_json[name] = &values[i];
     stored_info[name] = r.info(values[i], where);
   }
   for (const auto& name : r.get<std::vector<std::string>>(header, "inputs", "header")) {
     if (!value_json.count(name)) r.fail("inputs", "unknown value '" + name + "'");
-    if (r.get<std::string>(value_json[name], "kind", name) != "input") r.fail("inputs", "'" + name + "' is not an input");
+    if (r.get<std::string>(*value_json[name], "kind", name) != "input") r.fail("inputs", "'" + name + "' is not an input");
     by_name[name] = graph.add_input(name, stored_info[name]);
   }
   for (size_t i = 0; i < values.size(); ++i) {
@@ -452,6 +518,7 @@ void remove_abandoned_temporaries(const std::string& dir, const std::string& nam
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {
+  check_path(path);
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -513,21 +580,67 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
   ::close(dfd);
 }
 
-std::string read_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// A regular file of at most `max_bytes`, or a FileError naming `path`: EISDIR for a directory,
+// EINVAL for another file that is not regular (a device, FIFO or socket), EFBIG for a larger file.
+void check_regular(const struct stat& st, uint64_t max_bytes, const std::string& kind, const std::string& path) {
+  if (S_ISDIR(st.st_mode)) file_error(EISDIR, "cannot read a " + kind + " from a directory", path);
+  if (!S_ISREG(st.st_mode))
+    file_error(EINVAL, std::string("cannot read a ") + kind + " from " + file_type_name(st.st_mode) +
+                           ": cortexm reads only regular files", path);
+  if (static_cast<uint64_t>(st.st_size) > max_bytes)
+    file_error(EFBIG, "is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(max_bytes) +
+                          " a " + kind + " can hold", path);
+}
+
+}  // namespace
+
+void check_path(const std::string& path) {
+  if (path.find('\0') != std::string::npos)
+    throw GraphError("path '" + printable(path, 200) + "' contains a NUL character");
+}
+
+std::string read_file(const std::string& path, uint64_t max_bytes, const std::string& kind) {
+  check_path(path);
+  // stat first, so a device or FIFO is refused before it is opened; the descriptor is checked
+  // again (the path may have been replaced) and opened non-blocking, so a FIFO never blocks.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) file_error(errno, "cannot read", path);
+  check_regular(st, max_bytes, kind, path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) file_error(errno, "cannot read", path);
+  const auto fail = [&](int err, const std::string& what) {
+    ::close(fd);
+    file_error(err, what, path);
+  };
+  if (::fstat(fd, &st) != 0) fail(errno, "cannot stat");
+  try {
+    check_regular(st, max_bytes, kind, path);
+  } catch (const FileError&) {
+    ::close(fd);
+    throw;
+  }
   std::string bytes;
+  bytes.reserve(static_cast<size_t>(st.st_size));
   char chunk[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, chunk, sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      file_error(err, "read failed", path);
-    }
+    if (n < 0) fail(errno, "read failed");
     if (n == 0) break;
     bytes.append(chunk, static_cast<size_t>(n));
+    if (bytes.size() > max_bytes)  // grew while being read
+      fail(EFBIG, "grew past the " + std::to_string(max_bytes) + " bytes a " + kind + " can hold while being read");
   }
   ::close(fd);
   return bytes;
@@ -537,6 +650,8 @@ void save_graph(const Graph& graph, const std::string& path) {
   write_file_atomically(path, serialize_graph(graph));
 }
 
-Graph load_graph(const std::string& path) { return deserialize_graph(read_file(path), path); }
+Graph load_graph(const std::string& path) {
+  return deserialize_graph(read_file(path, kMaxGraphFileBytes, "graph file"), path);
+}
 
 }  // namespace cortexm

@@ -16,6 +16,9 @@
 namespace cortexm {
 
 constexpr uint32_t kGraphFormatVersion = 1;
+// The largest graph file load_graph reads: 16 GiB, four times the 2^32 bytes a program can
+// address, so the float32 weights of any graph that lowers to an int8 program fit.
+constexpr uint64_t kMaxGraphFileBytes = uint64_t{1} << 34;
 
 std::string serialize_graph(const Graph& graph);
 Graph deserialize_graph(const std::string& bytes, const std::string& origin = "graph file");
@@ -30,6 +33,11 @@ Graph load_graph(const std::string& path);
 // behind on failure, and the next write removes a killed writer's temporary. I/O failures throw
 // FileError (OSError with errno).
 void write_file_atomically(const std::string& path, const std::string& bytes);
-std::string read_file(const std::string& path);
+// Reads a regular file of at most max_bytes; `kind` ("graph file", ...) names it in errors. A
+// directory, device, FIFO or socket is refused before it is read (a FIFO without blocking), so is
+// a larger file: FileError with EISDIR, EINVAL or EFBIG.
+std::string read_file(const std::string& path, uint64_t max_bytes, const std::string& kind);
+// GraphError for a path the OS would truncate (one with a NUL character).
+void check_path(const std::string& path);
 
 }  // namespace cortexm

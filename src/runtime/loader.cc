@@ -315,6 +315,9 @@ Status check_bundled(const Program& program) {
 Status Program::load(const void* data, size_t size, Program* program, const OpResolver& ops) {
   const auto* bytes = static_cast<const uint8_t*>(data);
   if (!data || size < 12) return program_error("program", -1, "size", static_cast<int64_t>(size), "is too small for a program");
+  static_assert(kMaxProgramBytes + 1 == FLATBUFFERS_MAX_BUFFER_SIZE, "the message below names the limit");
+  if (size > kMaxProgramBytes)
+    return program_error("program", -1, "size", static_cast<int64_t>(size), "must be <= 2^31 - 2 (the FlatBuffers limit)");
   if (reinterpret_cast<uintptr_t>(data) % kAlignment != 0)
     return program_error("program", -1, "address", static_cast<int64_t>(reinterpret_cast<uintptr_t>(data) % kAlignment),
                          "must be 16-byte aligned", -1, StatusCode::kInvalidArgument);

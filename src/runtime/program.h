@@ -33,6 +33,8 @@ struct OpImpl;
 constexpr uint32_t kSchemaVersion = 5;
 constexpr uint32_t kOldestSchemaVersion = 1;
 constexpr size_t kAlignment = 16;  // constants, arena base and bundled data
+// The largest program buffer load() takes: FlatBuffers' verifier takes buffers below 2^31 - 1 bytes.
+constexpr size_t kMaxProgramBytes = (size_t{1} << 31) - 2;
 
 class Program {
  public:

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "graph/errors.h"
@@ -263,6 +267,93 @@ TEST(Serialize, FileErrorsCarryTheErrno) {
   } catch (const FileError& e) {
     EXPECT_EQ(e.error_number(), ENOENT);
   }
+}
+
+// A graph file with `header` as its JSON and no constants.
+std::string graph_file(const std::string& header) {
+  std::string out = "CMXGRAPH";
+  for (uint64_t v = 1, i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  for (uint64_t i = 0; i < 8; ++i) out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xFF));
+  out += header;
+  out.resize((out.size() + 63) / 64 * 64, '\0');
+  return out + std::string(4, '\0');  // the CRC-32 of an empty blob
+}
+
+std::string one_input_header(const std::string& shape, const std::string& extra_field) {
+  return R"({"values": [{"name": "x", "kind": "input", "dtype": "float32", "shape": )" + shape +
+         R"(, "dim_order": [], "qparams": null)" + extra_field +
+         R"(}], "inputs": ["x"], "outputs": ["x"], "nodes": []})";
+}
+
+std::string load_error(const std::string& bytes) {
+  try {
+    deserialize_graph(bytes);
+  } catch (const GraphError& e) {
+    return e.what();
+  }
+  return "loaded";
+}
+
+TEST(Serialize, DeeplyNestedHeadersAreErrors) {
+  // Issue 35: these overflowed the stack (a recursive dump of the shape in the error message, a
+  // recursive copy of the value).
+  const auto nested = [](size_t depth, const std::string& inner) {
+    return std::string(depth, '[') + inner + std::string(depth, ']');
+  };
+  for (const std::string& header : {one_input_header("[" + nested(200000, "1") + "]", ""),
+                                    one_input_header("[1]", ", \"unknown\": " + nested(1000000, ""))}) {
+    const std::string error = load_error(graph_file(header));
+    EXPECT_NE(error.find("nested deeper than kMaxJsonDepth = 64 levels"), std::string::npos) << error.substr(0, 500);
+    EXPECT_LT(error.size(), 300u);
+  }
+  // Nesting within the bound is only as wrong as its content.
+  const std::string error = load_error(graph_file(one_input_header("[" + nested(50, "1") + "]", "")));
+  EXPECT_NE(error.find("values[0].shape[0]: must be an integer, got [[[["), std::string::npos) << error;
+}
+
+TEST(Serialize, BadValuesAreShownAsShortExcerpts) {
+  std::string ints = "[0";
+  for (int i = 1; i < 100000; ++i) ints += ", " + std::to_string(i);
+  ints += "]";
+  std::string error = load_error(graph_file(one_input_header("[" + ints + "]", "")));
+  EXPECT_NE(error.find("must be an integer, got [0, 1, 2, 3, "), std::string::npos) << error.substr(0, 500);
+  EXPECT_LT(error.size(), 300u);
+  EXPECT_EQ(error.substr(error.size() - 3), "...");
+  // Strings are escaped to ASCII: control characters, non-ASCII characters.
+  error = load_error(graph_file(one_input_header(R"(["a\u0001\u00e9\n"])", "")));
+  EXPECT_NE(error.find(R"(must be an integer, got "a\u0001\u00e9\n")"), std::string::npos) << error;
+  // A JSON syntax error quotes the file printably and briefly.
+  error = load_error(graph_file("{\"values\": \"" + std::string(100000, 'a') + "\xff\""));
+  EXPECT_NE(error.find("invalid JSON"), std::string::npos) << error.substr(0, 500);
+  EXPECT_LT(error.size(), 300u);
+  for (char c : error) EXPECT_TRUE(c >= 0x20 && c < 0x7F) << static_cast<int>(c);
+}
+
+TEST(Serialize, OnlyRegularFilesWithinTheLimitAreRead) {
+  const auto errno_of = [](const std::string& path, uint64_t max_bytes) {
+    try {
+      read_file(path, max_bytes, "test file");
+    } catch (const FileError& e) {
+      EXPECT_EQ(e.path(), path);
+      return e.error_number();
+    }
+    return 0;
+  };
+  EXPECT_EQ(errno_of("/dev/zero", 1 << 20), EINVAL);
+  EXPECT_EQ(errno_of("/", 1 << 20), EISDIR);
+  const std::string dir = ::testing::TempDir();
+  const std::string fifo = dir + "/graph_test_fifo_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(errno_of(fifo, 1 << 20), EINVAL);  // at once: a FIFO is never opened
+  ::unlink(fifo.c_str());
+  const std::string file = dir + "/graph_test_file_" + std::to_string(::getpid());
+  write_file_atomically(file, "0123456789");
+  EXPECT_EQ(read_file(file, 10, "test file"), "0123456789");
+  EXPECT_EQ(errno_of(file, 9), EFBIG);
+  ::unlink(file.c_str());
+  EXPECT_THROW(read_file(file + std::string(1, '\0') + "x", 10, "test file"), GraphError);
+  EXPECT_THROW(write_file_atomically(file + std::string(1, '\0') + "x", "data"), GraphError);
+  EXPECT_NE(::access(file.c_str(), F_OK), 0);  // nothing written under the truncated name
 }
 
 }  // namespace

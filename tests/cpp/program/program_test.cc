@@ -2,6 +2,7 @@
 // buffers with a status naming the section and field; the executor checks the arena.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -398,6 +399,28 @@ TEST(Program, LoaderRejectsTruncatedAndMisalignedBuffers) {
   const runtime::Status st = runtime::Program::load(shifted.data + 1, bytes.size(), &p);
   EXPECT_EQ(st.code, StatusCode::kInvalidArgument);
   EXPECT_STREQ(st.detail.argument, "address");
+}
+
+TEST(Program, LoaderRefusesBuffersBeyondTheFlatBuffersLimit) {
+  // Issue 35: FlatBuffers verifies buffers below 2^31 - 1 bytes (its assert on that is compiled out
+  // in release builds); a larger buffer is refused before the verifier sees it. calloc leaves the
+  // untouched 2 GiB unbacked.
+  testing::RandomData rng(8);
+  const Graph g = conv_linear_graph(rng);
+  const std::string bytes = program::write_program(g, program::sequential_layout(g, Isa::kScalar), {});
+  const size_t size = runtime::kMaxProgramBytes + 1;
+  std::unique_ptr<uint8_t, decltype(&std::free)> big(static_cast<uint8_t*>(std::calloc(size, 1)), &std::free);
+  ASSERT_NE(big, nullptr);
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(big.get()) % runtime::kAlignment, 0u);
+  std::memcpy(big.get(), bytes.data(), bytes.size());
+  const uint32_t prefix = static_cast<uint32_t>(size - 4);  // the program, then zero padding
+  std::memcpy(big.get(), &prefix, sizeof(prefix));
+  runtime::Program p;
+  const runtime::Status st = runtime::Program::load(big.get(), size, &p);
+  EXPECT_FALSE(st.ok());
+  EXPECT_STREQ(st.detail.argument, "size");
+  EXPECT_EQ(st.detail.value, static_cast<int64_t>(size));
+  EXPECT_STREQ(st.detail.requirement, "must be <= 2^31 - 2 (the FlatBuffers limit)");
 }
 
 TEST(Program, WriterRefusesEveryUnsupportedNodeNamingEach) {
