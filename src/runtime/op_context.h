@@ -50,12 +50,14 @@ template <class P>
 struct HasHostPacked<P, std::void_t<decltype(P::host_packed)>> : std::true_type {};
 
 // Gives kernel params P the run's x86 variant and the op's weights packed for it, when P takes them
-// (nothing off the host, where a run has no HostKernels).
+// (no code off x86-64: Cortex-M runs have no HostKernels).
 template <class P>
-void take_host_kernels(const OpContext& ctx, P* p) {
+void take_host_kernels([[maybe_unused]] const OpContext& ctx, [[maybe_unused]] P* p) {
+#if defined(__x86_64__)
   if (!ctx.host) return;
   if constexpr (TakesHostVariant<P>::value) p->host_variant = ctx.host->variant;
   if constexpr (HasHostPacked<P>::value) p->host_packed = ctx.host->packed ? ctx.host->packed[ctx.index] : nullptr;
+#endif
 }
 
 using PrepareFn = Status (*)(const OpContext&);
