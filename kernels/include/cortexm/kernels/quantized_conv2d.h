@@ -54,7 +54,7 @@ size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
 int64_t quantized_conv2d_in_place_lag(const Conv2dParams& params);
 
 // The host only (0 elsewhere): bytes of the filter and bias packed for the x86 variant
-// params.host_variant (resolve_host_variant), once, at load (0: the scalar kernels read the filter
+// params.host_variant (kHostVariantInUse: the one in use; any variant's layout on any CPU), once, at load (0: the scalar kernels read the filter
 // as it is). quantized_conv2d_host_pack writes them to `packed` (64-byte aligned); params.host_packed
 // then points there (a run on another variant reads the filter).
 size_t quantized_conv2d_host_packed_size(const Conv2dParams& params);

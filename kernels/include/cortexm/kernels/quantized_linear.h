@@ -42,7 +42,7 @@ Error quantized_linear_prepare(const LinearParams& params);
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
 
 // The host only (0 elsewhere): bytes of the weights and bias packed for the x86 variant
-// params.host_variant (resolve_host_variant), once, at load (0: the kernel reads the weights as they are: the scalar variant, a nonzero filter
+// params.host_variant (kHostVariantInUse: the one in use; any variant's layout on any CPU), once, at load (0: the kernel reads the weights as they are: the scalar variant, a nonzero filter
 // offset); quantized_linear_host_pack writes them to `packed` (64-byte aligned).
 size_t quantized_linear_host_packed_size(const LinearParams& params);
 void quantized_linear_host_pack(const LinearParams& params, const int8_t* weights, const int32_t* bias,
