@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/error_message.h"
+#include "cortexm/kernels/host_variant.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "cortexm/kernels/quantized_linear.h"
@@ -68,6 +69,7 @@ class CortexmConv : public Runner {
     p_.filter = {s.c_out, s.kh, s.kw, s.c_in / s.groups};
     p_.geometry = geometry_of(s);
     p_.quant = quant_of(*d_);
+    p_.host_variant = cortexm::host_variant();  // packed for and timed on this one
     p_.output = cortexm::quantized_conv2d_output_dims(p_);
     check(cortexm::quantized_conv2d_prepare(p_), "quantized_conv2d");
     scratch_ = make_scratch(cortexm::quantized_conv2d_scratch_size(p_, kHostIsa));
@@ -97,6 +99,7 @@ class CortexmDepthwise : public Runner {
     p_.depth_multiplier = s.c_out / s.c_in;
     p_.geometry = geometry_of(s);
     p_.quant = quant_of(*d_);
+    p_.host_variant = cortexm::host_variant();
     p_.output = cortexm::quantized_depthwise_conv2d_output_dims(p_);
     check(cortexm::quantized_depthwise_conv2d_prepare(p_), "quantized_depthwise_conv2d");
     scratch_ = make_scratch(cortexm::quantized_depthwise_conv2d_scratch_size(p_, kHostIsa));
@@ -126,6 +129,7 @@ class CortexmLinear : public Runner {
     p_.multipliers = d_->multipliers.data();
     p_.shifts = d_->shifts.data();
     p_.num_multipliers = static_cast<int32_t>(d_->multipliers.size());
+    p_.host_variant = cortexm::host_variant();  // packed for and timed on this one
     check(cortexm::quantized_linear_prepare(p_), "quantized_linear");
     scratch_ = make_scratch(cortexm::quantized_linear_scratch_size(p_, kHostIsa));
     output_.assign(static_cast<size_t>(s.n) * s.c_out, 0);

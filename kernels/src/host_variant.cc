@@ -44,11 +44,17 @@ bool set_host_variant(HostVariant variant) {
   return true;
 }
 
+HostVariant resolve_host_variant(HostVariant requested) {
+  if (requested == kHostVariantInUse) return host_variant();
+  const HostVariant best = best_host_variant();
+  return static_cast<uint8_t>(requested) > static_cast<uint8_t>(best) ? best : requested;
+}
+
 #if defined(CORTEXM_HOST_X86)
 namespace x86 {
 
-bool gemm_s8(const GemmS8& g) {
-  switch (host_variant()) {
+bool gemm_s8(const GemmS8& g, HostVariant variant) {
+  switch (variant) {
     case HostVariant::kAvx512Vnni:
       gemm_s8_avx512vnni(g);
       return true;

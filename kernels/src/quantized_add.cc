@@ -19,12 +19,15 @@ namespace {
 
 void add_scalar(const AddParams& p, const int8_t* lhs, const int8_t* rhs, int8_t* output) {
   const auto one = [&p](int32_t a, int32_t b) { return add_one(p, a, b); };
+#if defined(CORTEXM_HOST_X86)
+  const bool avx512 = resolve_host_variant(p.host_variant) == HostVariant::kAvx512Vnni;  // one for the whole call
+#endif
   for_each_elementwise_run(p.shape, lhs, rhs, output, [&](const int8_t* a, const int8_t* b,
                                                            int8_t* out, int32_t count, int32_t ls,
                                                            int32_t rs) {
     if (ls == 1 && rs == 1) {
 #if defined(CORTEXM_HOST_X86)
-      if (host_variant() == HostVariant::kAvx512Vnni) {
+      if (avx512) {
         x86::add_s8_avx512(p, a, b, out, count);
         return;
       }

@@ -131,19 +131,20 @@ void pointwise_in_place(const Conv2dParams& p, const int8_t* input, const int8_t
 }
 
 #if defined(CORTEXM_HOST_X86)
-// One group's product: on the weights packed at load when the variant they were packed for runs,
-// otherwise on the filter as it is.
+// One group's product on the conv's variant (never the scalar one): on the weights packed at load
+// when they were packed for that variant, otherwise on the filter as it is.
 struct GroupProduct {
   x86::GemmS8 g;
-  const void* packed;  // the group's packed weights, or null
+  HostVariant variant;
+  const void* packed;  // the group's weights packed for `variant`, or null
 
   void run(const int8_t* a, int64_t a_stride, int32_t rows, int8_t* out) {
     g.a = a;
     g.a_stride = a_stride;
     g.rows = rows;
     g.out = out;
-    if (packed) x86::packed_gemm_s8(g, packed);
-    else x86::gemm_s8(g);
+    if (packed) x86::packed_gemm_s8(g, packed, variant);
+    else x86::gemm_s8(g, variant);
   }
 };
 
@@ -169,9 +170,9 @@ void pointwise_runs_in_place(GroupProduct& product, const int8_t* input, int32_t
 // windows over int8 im2col columns of 8 output pixels at a time, of any images, in the scalar
 // kernel's scratch (4 int16 columns), padded taps -input_offset so that they add 0. (Few pixels per image, as in wav2letter, then still make
 // products of 8 rows: each pass over the weights serves 8 pixels.)
-bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t* filter, const int32_t* bias,
-                       int8_t* output, void* scratch) {
-  if (host_variant() == HostVariant::kScalar) return false;
+bool conv_on_host_simd(const Conv2dParams& p, HostVariant variant, const int8_t* input, const int8_t* filter,
+                       const int32_t* bias, int8_t* output, void* scratch) {
+  if (variant == HostVariant::kScalar) return false;
   const int32_t groups = p.groups();
   const int32_t out_c = p.filter.n;
   const int32_t out_per_group = out_c / groups;
@@ -182,6 +183,7 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
   const bool pointwise = is_pointwise(p);
   const bool unit_stride = p.geometry.stride_h == 1 && p.geometry.stride_w == 1;
   GroupProduct product{};
+  product.variant = variant;
   x86::GemmS8& g = product.g;
   g.depth = length;
   g.cols = out_per_group;
@@ -204,7 +206,7 @@ bool conv_on_host_simd(const Conv2dParams& p, const int8_t* input, const int8_t*
     g.bias = bias ? bias + first_oc : nullptr;
     g.multipliers = p.quant.multipliers + first_oc;
     g.shifts = p.quant.shifts + first_oc;
-    product.packed = x86::packed_group(p.host_packed, group, length, out_per_group);
+    product.packed = x86::packed_group(p.host_packed, group, length, out_per_group, variant);
     if (pointwise && unit_stride && all_pixels <= INT32_MAX) {  // every pixel's row follows the last one
       const uintptr_t in_at = reinterpret_cast<uintptr_t>(input), out_at = reinterpret_cast<uintptr_t>(output);
       if (out_at < in_at + all_pixels * in_c && in_at < out_at + all_pixels * out_c) {
@@ -275,7 +277,8 @@ void quantized_conv2d_fold_bias(const Conv2dParams& p, const int8_t* filter, con
 size_t quantized_conv2d_host_packed_size(const Conv2dParams& p) {
 #if defined(CORTEXM_HOST_X86) && !(defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING)
   if (p.filter.c < 1 || p.groups() < 1) return 0;
-  return x86::packed_weights_size(p.groups(), conv_column_length(p), p.filter.n / p.groups());
+  return x86::packed_weights_size(p.groups(), conv_column_length(p), p.filter.n / p.groups(),
+                                  x86::packing_variant(p.host_variant));
 #else
   static_cast<void>(p);
   return 0;
@@ -285,7 +288,8 @@ size_t quantized_conv2d_host_packed_size(const Conv2dParams& p) {
 void quantized_conv2d_host_pack(const Conv2dParams& p, const int8_t* filter, const int32_t* bias, void* packed) {
 #if defined(CORTEXM_HOST_X86)
   x86::pack_weights(filter, p.groups(), conv_column_length(p), p.filter.n / p.groups(), bias,
-                    p.bias_includes_input_offset ? 0 : p.quant.input_offset, packed);
+                    p.bias_includes_input_offset ? 0 : p.quant.input_offset, x86::packing_variant(p.host_variant),
+                    packed);
 #else
   static_cast<void>(p);
   static_cast<void>(filter);
@@ -302,7 +306,7 @@ void quantized_conv2d(const Conv2dParams& p, const int8_t* input, const int8_t* 
   dsp::quantized_conv2d(p, input, filter, bias, output, scratch);
 #else
 #if defined(CORTEXM_HOST_X86)
-  if (conv_on_host_simd(p, input, filter, bias, output, scratch)) return;
+  if (conv_on_host_simd(p, resolve_host_variant(p.host_variant), input, filter, bias, output, scratch)) return;
 #endif
   if (is_pointwise(p)) {
     pointwise_in_place(p, input, filter, bias, output);

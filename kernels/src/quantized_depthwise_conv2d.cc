@@ -154,11 +154,12 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
   dsp::quantized_depthwise_conv2d(p, input, filter, bias, output, scratch);
 #else
 #if defined(CORTEXM_HOST_X86)
-  if (p.depth_multiplier == 1 && host_variant() == HostVariant::kAvx512Vnni) {
+  const HostVariant variant = resolve_host_variant(p.host_variant);  // one for the whole call
+  if (p.depth_multiplier == 1 && variant == HostVariant::kAvx512Vnni) {
     x86::depthwise_s8_avx512(p, input, filter, bias, output);
     return;
   }
-  if (p.depth_multiplier == 1 && host_variant() == HostVariant::kAvx2) {
+  if (p.depth_multiplier == 1 && variant == HostVariant::kAvx2) {
     x86::depthwise_s8_avx2(p, input, filter, bias, output);
     return;
   }

@@ -131,7 +131,7 @@ void linear_scalar(const LinearParams& p, const int8_t* input, const int8_t* wei
 size_t quantized_linear_host_packed_size(const LinearParams& p) {
 #if defined(CORTEXM_HOST_X86) && !(defined(CORTEXM_SINGLE_ROUNDING) && CORTEXM_SINGLE_ROUNDING)
   if (p.filter_offset != 0) return 0;
-  return x86::packed_weights_size(1, p.input_features, p.output_features);
+  return x86::packed_weights_size(1, p.input_features, p.output_features, x86::packing_variant(p.host_variant));
 #else
   static_cast<void>(p);
   return 0;
@@ -141,7 +141,7 @@ size_t quantized_linear_host_packed_size(const LinearParams& p) {
 void quantized_linear_host_pack(const LinearParams& p, const int8_t* weights, const int32_t* bias, void* packed) {
 #if defined(CORTEXM_HOST_X86)
   x86::pack_weights(weights, 1, p.input_features, p.output_features, bias,
-                    p.bias_includes_input_offset ? 0 : p.input_offset, packed);
+                    p.bias_includes_input_offset ? 0 : p.input_offset, x86::packing_variant(p.host_variant), packed);
 #else
   static_cast<void>(p);
   static_cast<void>(weights);
@@ -166,7 +166,8 @@ void quantized_linear(const LinearParams& params, const int8_t* input, const int
 #else
   static_cast<void>(scratch);
 #if defined(CORTEXM_HOST_X86)
-  if (p.filter_offset == 0 && host_variant() != HostVariant::kScalar) {
+  const HostVariant variant = resolve_host_variant(p.host_variant);  // one for the whole call
+  if (p.filter_offset == 0 && variant != HostVariant::kScalar) {
     x86::GemmS8 g{};
     g.a = input;
     g.a_stride = p.input_features;
@@ -184,11 +185,11 @@ void quantized_linear(const LinearParams& params, const int8_t* input, const int
     g.activation_max = p.activation_max;
     g.out = output;
     g.out_stride = p.output_features;
-    if (const void* packed = x86::packed_group(p.host_packed, 0, p.input_features, p.output_features)) {
-      x86::packed_gemm_s8(g, packed);  // (the packing holds the bias and the offset's term)
+    if (const void* packed = x86::packed_group(p.host_packed, 0, p.input_features, p.output_features, variant)) {
+      x86::packed_gemm_s8(g, packed, variant);  // (the packing holds the bias and the offset's term)
       return;
     }
-    if (x86::gemm_s8(g)) return;
+    if (x86::gemm_s8(g, variant)) return;
   }
 #endif
   linear_scalar(p, input, weights, bias, output);

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -82,7 +83,7 @@ class LoadedProgram {
     const runtime::Status status = runtime::Program::load(buffer_.get(), size_, &program_);
     if (!status.ok()) throw GraphError(program::status_message(status, buffer_.get(), size_, origin));
     release_arena(new_arena());  // the first run's arena: a program that cannot get one fails here
-    pack_weights();
+    packing(host_variant());  // the weights packed for the variant in use (others on their first run)
   }
 
   const runtime::Program& program() const { return program_; }
@@ -142,15 +143,18 @@ class LoadedProgram {
   }
 
   // Runs once; profile collects (op index, seconds) per op. The kernels run with the GIL released,
-  // on an arena of their own: runs from several Python threads are safe and overlap.
+  // on an arena of their own: runs from several Python threads are safe and overlap. The host
+  // kernels' variant is read once, before the run (set_host_kernels from another thread changes
+  // the next run, never this one).
   py::list run(const py::list& inputs, std::vector<double>* profile, runtime::RunStats* stats) {
     const std::vector<Tensor> ins = checked_inputs(inputs, "");
     std::vector<Tensor> outs;
     std::string error;
     {
       py::gil_scoped_release release;
+      const runtime::HostKernels host = host_kernels();
       AlignedBytes arena = take_arena();
-      error = execute_one(ins, arena.get(), &outs, profile, stats);
+      error = execute_one(ins, arena.get(), host, &outs, profile, stats);
       release_arena(std::move(arena));
     }
     if (!error.empty()) throw GraphError(error);
@@ -159,7 +163,8 @@ class LoadedProgram {
 
   // Runs every case (a list of inputs each) on up to `threads` threads (at most kMaxBatchThreads),
   // each on its own arena, with the GIL released; the outputs are those of run() on each case, in
-  // order. A thread that cannot be started is a RuntimeError, after the started ones have stopped.
+  // order. One host kernels' variant, read before the first case, runs every case. A thread that
+  // cannot be started is a RuntimeError, after the started ones have stopped.
   py::list run_batch(const py::list& cases, int64_t threads) {
     if (threads < 1) throw py::value_error("run_batch: threads = " + std::to_string(threads) + " must be >= 1");
     std::vector<std::vector<Tensor>> ins;
@@ -176,10 +181,11 @@ class LoadedProgram {
     std::string start_error;
     {
       py::gil_scoped_release release;
+      const runtime::HostKernels host = host_kernels();
       std::atomic<size_t> next{0};
       const auto worker = [&](uint8_t* arena) {
         for (size_t c = next++; c < ins.size(); c = next++)
-          errors[c] = execute_one(ins[c], arena, &outs[c], nullptr, nullptr);
+          errors[c] = execute_one(ins[c], arena, host, &outs[c], nullptr, nullptr);
       };
       std::vector<std::thread> pool;
       for (size_t t = 1; t < n && start_error.empty(); ++t) {
@@ -272,17 +278,19 @@ class LoadedProgram {
 
   // Copies in, executes on `arena`, copies out; no Python calls (runs without the GIL) and no
   // exception out (a worker thread's would terminate). Returns the error message, empty on success.
-  std::string execute_one(const std::vector<Tensor>& inputs, uint8_t* arena, std::vector<Tensor>* outputs,
-                          std::vector<double>* profile, runtime::RunStats* stats) const {
+  std::string execute_one(const std::vector<Tensor>& inputs, uint8_t* arena, const runtime::HostKernels& host,
+                          std::vector<Tensor>* outputs, std::vector<double>* profile,
+                          runtime::RunStats* stats) const {
     try {
-      return execute_or_throw(inputs, arena, outputs, profile, stats);
+      return execute_or_throw(inputs, arena, host, outputs, profile, stats);
     } catch (const std::exception& e) {  // bad_alloc of an output, say
       return origin_ + ": " + e.what();
     }
   }
 
-  std::string execute_or_throw(const std::vector<Tensor>& inputs, uint8_t* arena, std::vector<Tensor>* outputs,
-                               std::vector<double>* profile, runtime::RunStats* stats) const {
+  std::string execute_or_throw(const std::vector<Tensor>& inputs, uint8_t* arena, const runtime::HostKernels& host,
+                               std::vector<Tensor>* outputs, std::vector<double>* profile,
+                               runtime::RunStats* stats) const {
     for (int32_t i = 0; i < program_.num_inputs(); ++i)
       copy_in(inputs[static_cast<size_t>(i)], program_.tensor(program_.input_tensor(i), arena));
     struct Clock {
@@ -302,7 +310,7 @@ class LoadedProgram {
     }
     const runtime::Status status =
         runtime::execute(program_, arena, program_.required_arena_size(), profile ? &profiler : nullptr, stats,
-                         packed_ops_.data());
+                         &host);
     if (!status.ok()) return program::status_message(status, buffer_.get(), size_, origin_);
     outputs->clear();
     for (int32_t i = 0; i < program_.num_outputs(); ++i) {
@@ -350,22 +358,43 @@ class LoadedProgram {
     arenas_.push_back(std::move(arena));
   }
 
-  // Each op's weights packed for the host CPU's kernels (runtime::host_pack), in one buffer the
-  // program owns; read-only after load, so concurrent runs share it.
-  void pack_weights() {
+  // Each op's weights packed for one variant of the host CPU's kernels (runtime::host_pack), in
+  // one buffer; read-only once made, so concurrent runs share it.
+  struct Packing {
+    PackedBytes bytes;
+    std::vector<const void*> ops;  // per op, its packed weights or null
+  };
+
+  // The weights packed for `variant`, made on the first run of that variant and kept with the
+  // program (a run of one variant never gets another's packing).
+  const Packing& packing(HostVariant variant) {
+    std::lock_guard<std::mutex> lock(packings_mutex_);
+    std::unique_ptr<Packing>& made = packings_[static_cast<size_t>(variant)];
+    if (made) return *made;
+    auto p = std::make_unique<Packing>();
     std::vector<size_t> offsets(static_cast<size_t>(program_.num_ops()));
     size_t total = 0;
     for (int32_t i = 0; i < program_.num_ops(); ++i) {
       offsets[static_cast<size_t>(i)] = total;
-      total += (runtime::host_pack(program_, i, nullptr) + kPackAlignment - 1) / kPackAlignment * kPackAlignment;
+      total += (runtime::host_pack(program_, i, variant, nullptr) + kPackAlignment - 1) / kPackAlignment *
+               kPackAlignment;
     }
-    packed_ops_.assign(static_cast<size_t>(program_.num_ops()), nullptr);
-    if (total == 0) return;
-    packed_ = PackedBytes(static_cast<uint8_t*>(::operator new(total, std::align_val_t(kPackAlignment))));
-    for (int32_t i = 0; i < program_.num_ops(); ++i) {
-      uint8_t* at = packed_.get() + offsets[static_cast<size_t>(i)];
-      if (runtime::host_pack(program_, i, at) > 0) packed_ops_[static_cast<size_t>(i)] = at;
+    p->ops.assign(static_cast<size_t>(program_.num_ops()), nullptr);
+    if (total > 0) {
+      p->bytes = PackedBytes(static_cast<uint8_t*>(::operator new(total, std::align_val_t(kPackAlignment))));
+      for (int32_t i = 0; i < program_.num_ops(); ++i) {
+        uint8_t* at = p->bytes.get() + offsets[static_cast<size_t>(i)];
+        if (runtime::host_pack(program_, i, variant, at) > 0) p->ops[static_cast<size_t>(i)] = at;
+      }
     }
+    made = std::move(p);
+    return *made;
+  }
+
+  // The host kernels of one run: the variant in use, read once, and the weights packed for it.
+  runtime::HostKernels host_kernels() {
+    const HostVariant variant = host_variant();
+    return runtime::HostKernels{variant, packing(variant).ops.data()};
   }
 
   std::string origin_;
@@ -374,8 +403,8 @@ class LoadedProgram {
   runtime::Program program_;
   std::mutex arenas_mutex_;
   std::vector<AlignedBytes> arenas_;
-  PackedBytes packed_;
-  std::vector<const void*> packed_ops_;
+  std::mutex packings_mutex_;
+  std::array<std::unique_ptr<Packing>, 3> packings_;  // by HostVariant
 };
 
 }  // namespace

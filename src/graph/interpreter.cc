@@ -24,6 +24,8 @@ std::vector<Tensor> run_graph(const Graph& graph, const std::vector<Tensor>& inp
     env[v.id].mutable_info() = v.info;
   }
   for (ValueId c : graph.constants()) env[c] = graph.value(c).data;
+  // One variant for every node: set_host_kernels from another thread changes the next run.
+  const HostVariant variant = host_variant();
 
   // Last reader of each value, so intermediates are freed as soon as they are dead.
   std::map<ValueId, size_t> last_use;
@@ -41,7 +43,9 @@ std::vector<Tensor> run_graph(const Graph& graph, const std::vector<Tensor>& inp
     for (ValueId in : node.inputs) ins.push_back(in == kNoValue ? nullptr : &env[in]);
     std::vector<Tensor> outs;
     for (ValueId out : node.outputs) outs.emplace_back(graph.value(out).info);
-    run_node(schema, KernelContext(node.op, node.name, node.attrs, ins, outs));
+    KernelContext ctx(node.op, node.name, node.attrs, ins, outs);
+    ctx.host_variant = variant;
+    run_node(schema, ctx);
     for (size_t k = 0; k < outs.size(); ++k) {
       const TensorInfo& info = graph.value(node.outputs[k]).info;
       if (outs[k].dtype() != info.dtype || outs[k].numel() != info.numel())

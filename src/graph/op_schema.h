@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cortexm/kernels/host_variant.h"
 #include "cortexm/kernels/isa.h"
 #include "graph/attr.h"
 #include "graph/tensor.h"
@@ -76,6 +77,14 @@ struct KernelContext : OpArgs {
       : OpArgs(op, node, attrs), inputs(std::move(inputs)), outputs(outputs) {}
   std::vector<const Tensor*> inputs;  // nullptr for an absent optional input
   std::vector<Tensor>& outputs;       // allocated from the inferred infos
+  // The x86 variant of the host kernels the node runs: run_graph reads it once for the whole graph.
+  HostVariant host_variant = kHostVariantInUse;
+
+  // Gives kernel params that choose an x86 variant (P::host_variant) this node's.
+  template <class P>
+  void take_host_variant(P* p) const {
+    if constexpr (TakesHostVariant<P>::value) p->host_variant = host_variant;
+  }
 
   const Tensor& input(size_t i) const { return *inputs[i]; }
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }

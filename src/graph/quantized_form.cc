@@ -136,7 +136,9 @@ void run_node(const OpSchema& schema, const KernelContext& ctx) {
   std::vector<Tensor> real;
   for (const Tensor& out : ctx.outputs)
     real.emplace_back(is_quantized(out.info()) ? as_float(out.info()) : out.info());
-  schema.kernel(KernelContext(ctx.op(), ctx.node_name(), ctx.attrs(), inputs, real));
+  KernelContext float_ctx(ctx.op(), ctx.node_name(), ctx.attrs(), inputs, real);
+  float_ctx.host_variant = ctx.host_variant;
+  schema.kernel(float_ctx);
   for (size_t k = 0; k < real.size(); ++k) {
     if (is_quantized(ctx.outputs[k].info())) {
       quantize_into(real[k], ctx.outputs[k]);

@@ -5,7 +5,7 @@
 namespace cortexm::runtime {
 
 Status execute(const Program& program, uint8_t* arena, size_t arena_bytes, const Profiler* profiler,
-               RunStats* stats, const void* const* host_packed) {
+               RunStats* stats, const HostKernels* host) {
   if (program.required_arena_size() > 0 && !arena)
     return program_error("arena", -1, "arena", 0, "must not be null", -1, StatusCode::kInvalidArgument);
   if (reinterpret_cast<uintptr_t>(arena) % kAlignment != 0)
@@ -16,6 +16,11 @@ Status execute(const Program& program, uint8_t* arena, size_t arena_bytes, const
                          "must be at least the program's required_arena_size (its arena_size, plus the scratch "
                          "this runtime's kernels need beyond the program's plan)",
                          -1, StatusCode::kInvalidArgument);
+#if defined(__x86_64__)
+  // The variant is read once: set_host_variant from another thread takes effect at the next run.
+  const HostKernels in_use{host_variant(), nullptr};
+  if (!host) host = &in_use;
+#endif
   RunStats local;
   const auto* ops = program.fb().ops();
   for (int32_t i = 0; i < program.num_ops(); ++i) {
@@ -23,7 +28,7 @@ Status execute(const Program& program, uint8_t* arena, size_t arena_bytes, const
     const OpImpl& impl = program.op_impl(i);
     if (profiler && profiler->hook) profiler->hook(profiler->context, i, op.kernel(), false);
     OpContext ctx{program, op, i, arena};
-    if (host_packed) ctx.host_packed = host_packed[i];
+    ctx.host = host;
     impl.run(ctx);
     if (profiler && profiler->hook) profiler->hook(profiler->context, i, op.kernel(), true);
     ++local.ops;

@@ -7,12 +7,12 @@
 
 namespace cortexm::runtime {
 
-size_t host_pack(const Program& program, int32_t index, void* packed) {
+size_t host_pack(const Program& program, int32_t index, HostVariant variant, void* packed) {
   const fb::Op& op = *program.fb().ops()->Get(index);
   const OpContext ctx{program, op, index, nullptr};
   switch (op.kernel()) {
-    case fb::KernelId_QuantizedConv2d: return host_pack_quantized_conv2d(ctx, packed);
-    case fb::KernelId_QuantizedLinear: return host_pack_quantized_linear(ctx, packed);
+    case fb::KernelId_QuantizedConv2d: return host_pack_quantized_conv2d(ctx, variant, packed);
+    case fb::KernelId_QuantizedLinear: return host_pack_quantized_linear(ctx, variant, packed);
     default: return 0;
   }
 }

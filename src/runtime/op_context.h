@@ -2,6 +2,8 @@
 // has one file in runtime/ops with a prepare (load-time validation, arena == nullptr) and a run.
 #pragma once
 
+#include <type_traits>
+
 #include "program/program_generated.h"
 #include "runtime/op_resolver.h"
 #include "runtime/program.h"
@@ -15,8 +17,8 @@ struct OpContext {
   uint8_t* arena;  // nullptr while preparing
   // While preparing: the largest scratch an op needs beyond its planned one (require_scratch).
   size_t* extra_scratch = nullptr;
-  // While running on the host: the op's weights packed at load (host_pack), or null.
-  const void* host_packed = nullptr;
+  // While running on the host: the run's x86 kernels, or null.
+  const HostKernels* host = nullptr;
 
   int32_t num_inputs() const { return static_cast<int32_t>(op.inputs()->size()); }
   int32_t num_outputs() const { return static_cast<int32_t>(op.outputs()->size()); }
@@ -41,6 +43,22 @@ struct OpContext {
     return program_error("ops", index, field, value, requirement, -1, StatusCode::kUnsupported);
   }
 };
+
+template <class P, class = void>
+struct HasHostPacked : std::false_type {};
+template <class P>
+struct HasHostPacked<P, std::void_t<decltype(P::host_packed)>> : std::true_type {};
+
+// Gives kernel params P the run's x86 variant and the op's weights packed for it, when P takes them
+// (no code off x86-64: Cortex-M runs have no HostKernels).
+template <class P>
+void take_host_kernels([[maybe_unused]] const OpContext& ctx, [[maybe_unused]] P* p) {
+#if defined(__x86_64__)
+  if (!ctx.host) return;
+  if constexpr (TakesHostVariant<P>::value) p->host_variant = ctx.host->variant;
+  if constexpr (HasHostPacked<P>::value) p->host_packed = ctx.host->packed ? ctx.host->packed[ctx.index] : nullptr;
+#endif
+}
 
 using PrepareFn = Status (*)(const OpContext&);
 using RunFn = void (*)(const OpContext&);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cortexm/kernels/host_variant.h"
 #include "cortexm/kernels/isa.h"
 #include "runtime/status.h"
 #include "runtime/tensor_view.h"
@@ -98,21 +99,30 @@ struct RunStats {
   int32_t float_ops = 0;  // float fallback ops executed
 };
 
+// The host only: the x86 kernels one run takes.
+struct HostKernels {
+  // Every op of the run runs this one (the caller reads host_variant() once for the run).
+  HostVariant variant = HostVariant::kScalar;
+  // Per op, its weights as host_pack packed them for `variant`, or null (every op when null).
+  const void* const* packed = nullptr;
+};
+
 // Runs every op in order. Inputs must already be in the arena (Program::tensor of input_tensor(i));
 // outputs are read from it afterwards. A run consumes its inputs: the planner lets ops write over an
 // input's bytes once it is dead (unless the program was written with preserve_inputs), so set every
 // input before every run. Outputs are never written over. Fails only on a wrong arena (null, misaligned, smaller than
 // program.required_arena_size()).
-// host_packed: per op, its weights as host_pack packed them, or null (every op when null).
+// host: the x86 kernels of the run; null: on x86-64, host_variant() read once at the start, no
+// packed weights.
 Status execute(const Program& program, uint8_t* arena, size_t arena_bytes,
                const Profiler* profiler = nullptr, RunStats* stats = nullptr,
-               const void* const* host_packed = nullptr);
+               const HostKernels* host = nullptr);
 
 // The host only (0 elsewhere, and for ops whose kernels read their weights as they are): the bytes
-// op `index`'s weights take packed for the host CPU's kernels, once after load; with `packed`
+// op `index`'s weights take packed for the x86 variant `variant`, once after load; with `packed`
 // (64-byte aligned, that many bytes, kept alive and unchanged while the program runs) also writes
-// them there. execute's host_packed then gives each op its packing.
-size_t host_pack(const Program& program, int32_t index, void* packed);
+// them there. A run of that variant then gives each op its packing (HostKernels::packed).
+size_t host_pack(const Program& program, int32_t index, HostVariant variant, void* packed);
 
 // Name of a kernel id ("QuantizedConv2d", ...), "unknown" when out of range.
 const char* kernel_name(uint8_t kernel_id);

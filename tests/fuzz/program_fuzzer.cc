@@ -7,6 +7,8 @@
 // mutants are libFuzzer's byte-level ones with the size prefix kept right.
 #include <cstdint>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -217,6 +219,46 @@ bool mutate_fields(uint8_t* data, size_t size, unsigned int seed) {
   return true;
 }
 
+// Host variant mode (CORTEXM_FUZZ_HOST_VARIANTS=1; ctest program_fuzzer_host_variants_corpus): the
+// program runs again on every x86 variant of the host kernels the CPU has, with its weights packed
+// for that variant, from the same arena bytes; each run's outputs must equal the scalar run's.
+void check_host_variants(const Program& program) {
+  using cortexm::HostVariant;
+  struct PackFree {
+    void operator()(uint8_t* p) const { ::operator delete(p, std::align_val_t(64)); }
+  };
+  const size_t arena_bytes = program.required_arena_size();
+  if (arena_bytes > kMaxArena) return;
+  std::vector<uint8_t> scalar_outputs;
+  for (int v = 0; v <= static_cast<int>(cortexm::best_host_variant()); ++v) {
+    const auto variant = static_cast<HostVariant>(v);
+    std::vector<std::unique_ptr<uint8_t, PackFree>> packings;  // 64-byte aligned, as the loader's
+    std::vector<const void*> packed(static_cast<size_t>(program.num_ops()), nullptr);
+    for (int32_t i = 0; i < program.num_ops(); ++i) {
+      if (const size_t bytes = cortexm::runtime::host_pack(program, i, variant, nullptr)) {
+        packings.emplace_back(static_cast<uint8_t*>(::operator new(bytes, std::align_val_t(64))));
+        cortexm::runtime::host_pack(program, i, variant, packings.back().get());
+        packed[static_cast<size_t>(i)] = packings.back().get();
+      }
+    }
+    AlignedBytes arena(arena_bytes);
+    for (size_t i = 0; i < arena_bytes; ++i) arena.data[i] = static_cast<uint8_t>(i * 37 + 11);
+    const cortexm::runtime::HostKernels host{variant, packed.data()};
+    if (!cortexm::runtime::execute(program, arena.data, arena_bytes, nullptr, nullptr, &host).ok()) return;
+    std::vector<uint8_t> outputs;
+    for (int32_t o = 0; o < program.num_outputs(); ++o) {
+      const cortexm::runtime::TensorView t = program.tensor(program.output_tensor(o), arena.data);
+      outputs.insert(outputs.end(), t.data, t.data + t.nbytes());
+    }
+    if (v == 0) {
+      scalar_outputs = std::move(outputs);
+    } else if (outputs != scalar_outputs) {
+      std::fprintf(stderr, "host variant %s: outputs differ from the scalar kernels'\n", cortexm::host_variant_name(variant));
+      std::abort();
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
@@ -249,5 +291,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   AlignedBytes arena(program.arena_size());
   for (size_t i = 0; i < program.arena_size(); ++i) arena.data[i] = static_cast<uint8_t>(i * 37 + 11);
   cortexm::runtime::execute(program, arena.data, program.arena_size());
+  static const bool host_variants = std::getenv("CORTEXM_FUZZ_HOST_VARIANTS") != nullptr;
+  if (host_variants) check_host_variants(program);
   return 0;
 }

@@ -5,9 +5,12 @@ the CPU lacks, or an unknown name, is refused by name."""
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
+import torch
 
 import cortexm
 from cortexm import ops
@@ -91,3 +94,69 @@ def test_pointwise_convs_match_the_scalar_kernel(variant, c_in, c_out, h, w, str
     cortexm.set_host_kernels(variant)
     got = ops.quantized_conv2d(x, weight, bias, **args)
     np.testing.assert_array_equal(got, want)
+
+
+class FlipNet(torch.nn.Module):
+    """Every kernel with x86 variants: im2col and pointwise convs, depthwise, an add, a linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 32, 3, padding=1)
+        self.depthwise = torch.nn.Conv2d(32, 32, 3, padding=1, groups=32)
+        self.pointwise = torch.nn.Conv2d(32, 32, 1)
+        self.head = torch.nn.Linear(32 * 24 * 24, 24)
+
+    def forward(self, x):
+        y = torch.relu(self.stem(x))
+        y = y + self.pointwise(torch.relu(self.depthwise(y)))
+        return self.head(torch.flatten(y, 1))
+
+
+@pytest.fixture(scope="module")
+def flip_graph():
+    torch.manual_seed(0)
+    model = FlipNet().eval()
+    example = (torch.randn(1, 3, 24, 24),)  # runs of a few ms: the flips land inside them
+    calibration = [(torch.randn(1, 3, 24, 24),) for _ in range(2)]
+    return cortexm.lower(cortexm.quantize(cortexm.export(model, example), calibration, progress=False))
+
+
+@pytest.mark.skipif(len(VARIANTS) < 2, reason="this CPU runs only the scalar kernels")
+@pytest.mark.parametrize("loaded_under", ["scalar", VARIANTS[-1]])
+def test_set_host_kernels_from_another_thread_never_changes_a_run(flip_graph, loaded_under):
+    cortexm.set_host_kernels(loaded_under)  # the variant the load packs the weights for
+    program = cortexm.to_program(flip_graph)
+    rng = np.random.default_rng(3)
+    cases = [rng.standard_normal((1, 3, 24, 24)).astype(np.float32) * 2 for _ in range(6)]
+    want = [program.run(x).tobytes() for x in cases]  # serial, one variant (all give these bytes)
+
+    stop = threading.Event()
+
+    def flip():
+        while not stop.is_set():
+            for v in VARIANTS:
+                cortexm.set_host_kernels(v)
+
+    flipper = threading.Thread(target=flip)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # the flipper runs between and during (GIL released) the runs
+    flipper.start()
+    wrong = []
+    try:
+        deadline = time.monotonic() + 3.0
+        for i in range(300):
+            c = i % len(cases)
+            if i % 4 == 3:
+                program.profile(cases[c])  # (times only: must not fail)
+            got = program.run_batch([cases[c]], threads=1)[0] if i % 2 else program.run(cases[c])
+            if got.tobytes() != want[c]:
+                wrong.append(i)
+            if time.monotonic() > deadline:
+                break
+        batch = program.run_batch(cases * 10, threads=2)
+        wrong += [f"batch {k}" for k, got in enumerate(batch) if got.tobytes() != want[k % len(cases)]]
+    finally:
+        stop.set()
+        flipper.join()
+        sys.setswitchinterval(interval)
+    assert not wrong, f"runs whose outputs changed while the variant flipped: {wrong}"

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "cortexm/kernels/host_variant.h"
+
 namespace cortexm::x86 {
 
 struct GemmS8 {
@@ -28,8 +30,8 @@ struct GemmS8 {
 void gemm_s8_avx2(const GemmS8& g);
 void gemm_s8_avx512vnni(const GemmS8& g);
 
-// Runs g on the host variant in use; false (nothing written) when that is the scalar one.
-bool gemm_s8(const GemmS8& g);
+// Runs g on `variant` (a resolved one: resolve_host_variant); false (nothing written) for the scalar one.
+bool gemm_s8(const GemmS8& g, HostVariant variant);
 
 // The requantized, clamped output of one sum (shared by the variants' output stages).
 int8_t output_of(const GemmS8& g, int32_t n, uint32_t sum);

@@ -54,17 +54,21 @@ void pack_group(const Layout& l, const int8_t* w, int32_t depth, int32_t cols, c
 
 }  // namespace
 
-size_t packed_weights_size(int32_t groups, int32_t depth, int32_t cols) {
-  const HostVariant v = host_variant();
-  if (v == HostVariant::kScalar) return 0;
+HostVariant packing_variant(HostVariant requested) {
+  return requested == kHostVariantInUse ? host_variant() : requested;
+}
+
+size_t packed_weights_size(int32_t groups, int32_t depth, int32_t cols, HostVariant v) {
+  if (v != HostVariant::kAvx2 && v != HostVariant::kAvx512Vnni) return 0;
   return kHeader + static_cast<size_t>(groups) * layout_of(v).group_bytes(depth, cols);
 }
 
 void pack_weights(const int8_t* w, int32_t groups, int32_t depth, int32_t cols, const int32_t* bias, int32_t offset,
-                  void* packed) {
-  const HostVariant v = host_variant();
+                  HostVariant v, void* packed) {
+  const size_t bytes = packed_weights_size(groups, depth, cols, v);
+  if (bytes == 0) return;
   const Layout l = layout_of(v);
-  std::memset(packed, 0, packed_weights_size(groups, depth, cols));
+  std::memset(packed, 0, bytes);
   *static_cast<uint8_t*>(packed) = static_cast<uint8_t>(v);
   // VPDPBUSD's activations are a + 128: the term takes offset - 128.
   const uint32_t term_offset = static_cast<uint32_t>(v == HostVariant::kAvx512Vnni ? offset - 128 : offset);
@@ -73,15 +77,14 @@ void pack_weights(const int8_t* w, int32_t groups, int32_t depth, int32_t cols, 
                term_offset, static_cast<uint8_t*>(packed) + kHeader + group * l.group_bytes(depth, cols));
 }
 
-const void* packed_group(const void* packed, int32_t group, int32_t depth, int32_t cols) {
-  const HostVariant v = host_variant();
+const void* packed_group(const void* packed, int32_t group, int32_t depth, int32_t cols, HostVariant v) {
   if (!packed || v == HostVariant::kScalar || *static_cast<const uint8_t*>(packed) != static_cast<uint8_t>(v))
     return nullptr;
   return static_cast<const uint8_t*>(packed) + kHeader + group * layout_of(v).group_bytes(depth, cols);
 }
 
-void packed_gemm_s8(const GemmS8& g, const void* group) {
-  if (host_variant() == HostVariant::kAvx512Vnni) packed_gemm_s8_avx512vnni(g, group);
+void packed_gemm_s8(const GemmS8& g, const void* group, HostVariant v) {
+  if (v == HostVariant::kAvx512Vnni) packed_gemm_s8_avx512vnni(g, group);
   else packed_gemm_s8_avx2(g, group);
 }
 

@@ -77,8 +77,9 @@ void add_binary(OpRegistry& registry, const char* name, fb::KernelId kernel_id, 
     return out;
   };
   s.kernel = [](const KernelContext& ctx) {
-    Run(decode<P, T>(ctx, ctx.input(0).info(), ctx.input(1).info()), ctx.input(0).data<T>(),
-        ctx.input(1).data<T>(), ctx.output().data<T>());
+    P p = decode<P, T>(ctx, ctx.input(0).info(), ctx.input(1).info());
+    ctx.take_host_variant(&p);
+    Run(p, ctx.input(0).data<T>(), ctx.input(1).data<T>(), ctx.output().data<T>());
   };
   s.encode = [kernel_id](program::ParamsBuilder& b, const NodeContext& node) {
     const P p = decode<P, T>(node, node.input(0), node.input(1));

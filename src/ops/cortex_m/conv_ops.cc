@@ -147,7 +147,8 @@ std::vector<TensorInfo> infer(const ConvKernel<P, T, Bias, W>& k, const InferCon
 
 template <class P, class T, class Bias, class W>
 void run(const ConvKernel<P, T, Bias, W>& k, const KernelContext& ctx) {
-  const ConvCall<P> call = decode(k, ctx, ctx.input(0).info(), ctx.input(1).info());
+  ConvCall<P> call = decode(k, ctx, ctx.input(0).info(), ctx.input(1).info());
+  ctx.take_host_variant(&call.params);
   const std::vector<T> input = nchw_to_nhwc_as<T>(ctx.input(0));
   std::vector<T> output(static_cast<size_t>(call.params.output.elements()));
   // int64 words: aligned for every kernel's scratch.

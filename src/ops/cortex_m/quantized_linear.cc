@@ -120,7 +120,8 @@ template <class P, void (*Run)(const P&, const typename LinearTypes<P>::T*, cons
 void kernel(const KernelContext& ctx) {
   using T = typename LinearTypes<P>::T;
   using Bias = typename LinearTypes<P>::Bias;
-  const LinearCall<P> call = decode<P>(ctx, ctx.input(0).info(), ctx.input(1).info());
+  LinearCall<P> call = decode<P>(ctx, ctx.input(0).info(), ctx.input(1).info());
+  ctx.take_host_variant(&call.params);
   std::vector<uint32_t> scratch(LinearTypes<P>::scratch_size(call.params, Isa::kScalar) / 4 + 1);
   Run(call.params, ctx.input(0).data<T>(), ctx.input(1).data<typename LinearTypes<P>::W>(),
       ctx.has_input(2) ? ctx.input(2).data<Bias>() : nullptr, ctx.output().data<T>(), scratch.data());

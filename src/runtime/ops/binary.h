@@ -32,6 +32,7 @@ template <class P, class T, void (*Run)(const P&, const T*, const T*, T*)>
 void run_binary(const OpContext& ctx) {
   P p;
   decode_binary_op<P, T>(ctx, &p);
+  take_host_kernels(ctx, &p);
   Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const T*>(ctx.input(1).data),
       reinterpret_cast<T*>(ctx.output().data));
 }

@@ -90,7 +90,7 @@ void run_conv_with(const OpContext& ctx, ConvKernel<P> run) {
   using T = ConvElement<P>;
   P p;
   decode_conv_op(ctx, &p);
-  if constexpr (std::is_same_v<P, Conv2dParams>) p.host_packed = ctx.host_packed;
+  take_host_kernels(ctx, &p);
   run(p, reinterpret_cast<const T*>(ctx.input(0).data),
       reinterpret_cast<const ConvWeight<P>*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const ConvBias<P>*>(ctx.input(2).data) : nullptr,

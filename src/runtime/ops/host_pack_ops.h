@@ -1,5 +1,5 @@
 // The ops whose weights the host packs at load (runtime::host_pack): each returns the bytes its
-// op's packing takes and, with `packed`, writes it there.
+// op's packing for `variant` takes and, with `packed`, writes it there.
 #pragma once
 
 #include <cstddef>
@@ -9,11 +9,11 @@
 
 namespace cortexm::runtime {
 
-size_t host_pack_quantized_conv2d(const OpContext& ctx, void* packed);
-size_t host_pack_quantized_linear(const OpContext& ctx, void* packed);
+size_t host_pack_quantized_conv2d(const OpContext& ctx, HostVariant variant, void* packed);
+size_t host_pack_quantized_linear(const OpContext& ctx, HostVariant variant, void* packed);
 
-// Their shared step: the kernel's packing of params p, weights input 1 and the optional int32 bias
-// input 2.
+// Their shared step: the kernel's packing of params p (for p.host_variant), weights input 1 and the
+// optional int32 bias input 2.
 template <class P, size_t (*Size)(const P&), void (*Pack)(const P&, const int8_t*, const int32_t*, void*)>
 size_t host_pack_weights(const OpContext& ctx, const P& p, void* packed) {
   const size_t bytes = Size(p);

@@ -19,9 +19,10 @@ int64_t in_place_lag_quantized_conv2d(const OpContext& ctx) {
 
 void run_quantized_conv2d(const OpContext& ctx) { run_conv<Conv2dParams, quantized_conv2d, quantized_conv2d_scratch_size>(ctx); }
 
-size_t host_pack_quantized_conv2d(const OpContext& ctx, void* packed) {
+size_t host_pack_quantized_conv2d(const OpContext& ctx, HostVariant variant, void* packed) {
   Conv2dParams p;
   if (!decode_conv_op(ctx, &p).ok()) return 0;  // (load has checked it)
+  p.host_variant = variant;
   return host_pack_weights<Conv2dParams, quantized_conv2d_host_packed_size, quantized_conv2d_host_pack>(ctx, p,
                                                                                                          packed);
 }

@@ -82,7 +82,7 @@ template <class P, class T, class W, class Bias, void (*Run)(const P&, const T*,
 void run_linear(const OpContext& ctx) {
   P p;
   decode(ctx, &p);
-  if constexpr (std::is_same_v<P, LinearParams>) p.host_packed = ctx.host_packed;
+  take_host_kernels(ctx, &p);
   Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const W*>(ctx.input(1).data),
       ctx.has_input(2) ? reinterpret_cast<const Bias*>(ctx.input(2).data) : nullptr,
       reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
@@ -119,9 +119,10 @@ void run_quantized_linear_s16w16(const OpContext& ctx) {
              quantized_linear_s16w16_scratch_size>(ctx);
 }
 
-size_t host_pack_quantized_linear(const OpContext& ctx, void* packed) {
+size_t host_pack_quantized_linear(const OpContext& ctx, HostVariant variant, void* packed) {
   LinearParams p;
   if (!decode(ctx, &p).ok()) return 0;  // (load has checked it)
+  p.host_variant = variant;
   return host_pack_weights<LinearParams, quantized_linear_host_packed_size, quantized_linear_host_pack>(ctx, p,
                                                                                                          packed);
 }

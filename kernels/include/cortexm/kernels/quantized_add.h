@@ -6,13 +6,17 @@
 
 #include <cstdint>
 
+#include "cortexm/kernels/host_variant.h"
 #include "cortexm/kernels/rescaled_binary.h"
 
 namespace cortexm {
 
 constexpr int32_t kAddLeftShift = 20;
 
-struct AddParams : RescaledBinaryParams {};
+struct AddParams : RescaledBinaryParams {
+  // The host only: the x86 variant the kernel runs (one for the whole call), or kHostVariantInUse.
+  HostVariant host_variant = kHostVariantInUse;
+};
 
 Error quantized_add_prepare(const AddParams& params);
 

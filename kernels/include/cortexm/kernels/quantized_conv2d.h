@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cortexm/kernels/conv_params.h"
+#include "cortexm/kernels/host_variant.h"
 
 namespace cortexm {
 
@@ -16,8 +17,11 @@ struct Conv2dParams {
   // (quantized_conv2d_fold_bias): the kernel then sums x * w over the window, padded taps taking
   // x = -input_offset, which equals bias + sum (x + input_offset) * w over the taps inside.
   bool bias_includes_input_offset = false;
+  // The host only: the x86 variant the kernel runs (one for the whole call; a run of a program
+  // passes the one it read at its start), or kHostVariantInUse.
+  HostVariant host_variant = kHostVariantInUse;
   // The host only: quantized_conv2d_host_pack's output for this filter and bias, or null (the kernel
-  // then reads the filter).
+  // then reads the filter). Used only when packed for the variant the kernel runs.
   const void* host_packed = nullptr;
 
   int32_t groups() const { return filter.c > 0 ? input.c / filter.c : 0; }
@@ -49,10 +53,10 @@ size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
 // quantized_conv2d_prepare.
 int64_t quantized_conv2d_in_place_lag(const Conv2dParams& params);
 
-// The host only (0 elsewhere): bytes of the filter and bias packed for the x86 variant in use, once,
-// at load (0: the scalar kernels read the filter as it is). quantized_conv2d_host_pack writes them
-// to `packed` (64-byte aligned); params.host_packed then points there (a run on another variant
-// reads the filter).
+// The host only (0 elsewhere): bytes of the filter and bias packed for the x86 variant
+// params.host_variant (kHostVariantInUse: the one in use; any variant's layout on any CPU), once, at load (0: the scalar kernels read the filter
+// as it is). quantized_conv2d_host_pack writes them to `packed` (64-byte aligned); params.host_packed
+// then points there (a run on another variant reads the filter).
 size_t quantized_conv2d_host_packed_size(const Conv2dParams& params);
 void quantized_conv2d_host_pack(const Conv2dParams& params, const int8_t* filter, const int32_t* bias,
                                 void* packed);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cortexm/kernels/conv_params.h"
+#include "cortexm/kernels/host_variant.h"
 
 namespace cortexm {
 
@@ -13,6 +14,8 @@ struct DepthwiseConv2dParams {
   int32_t depth_multiplier = 1;
   ConvGeometry geometry;
   ConvQuantParams quant;
+  // The host only: the x86 variant the kernel runs (one for the whole call), or kHostVariantInUse.
+  HostVariant host_variant = kHostVariantInUse;
 };
 
 Dims4 quantized_depthwise_conv2d_output_dims(const DepthwiseConv2dParams& params);

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cortexm/kernels/conv_params.h"
+#include "cortexm/kernels/host_variant.h"
 
 namespace cortexm {
 
@@ -26,8 +27,11 @@ struct LinearParams {
   // filter_offset, modulo 2^32 (quantized_linear_fold_bias): the kernel then computes
   // bias + sum x * (w + filter_offset), the unfolded sum bit for bit.
   bool bias_includes_input_offset = false;
+  // The host only: the x86 variant the kernel runs (one for the whole call; a run of a program
+  // passes the one it read at its start), or kHostVariantInUse.
+  HostVariant host_variant = kHostVariantInUse;
   // The host only: quantized_linear_host_pack's output for these weights and bias, or null (the
-  // kernel then reads the weights).
+  // kernel then reads the weights). Used only when packed for the variant the kernel runs.
   const void* host_packed = nullptr;
 };
 
@@ -37,8 +41,8 @@ Error quantized_linear_prepare(const LinearParams& params);
 // in place (scratch may be null).
 size_t quantized_linear_scratch_size(const LinearParams& params, Isa isa);
 
-// The host only (0 elsewhere): bytes of the weights and bias packed for the x86 variant in use,
-// once, at load (0: the kernel reads the weights as they are: the scalar variant, a nonzero filter
+// The host only (0 elsewhere): bytes of the weights and bias packed for the x86 variant
+// params.host_variant (kHostVariantInUse: the one in use; any variant's layout on any CPU), once, at load (0: the kernel reads the weights as they are: the scalar variant, a nonzero filter
 // offset); quantized_linear_host_pack writes them to `packed` (64-byte aligned).
 size_t quantized_linear_host_packed_size(const LinearParams& params);
 void quantized_linear_host_pack(const LinearParams& params, const int8_t* weights, const int32_t* bias,
