@@ -332,11 +332,12 @@ class LoadedProgram {
   }
 
   // Arenas are pooled: each concurrent run takes one and gives it back. Each holds the program's
-  // arena and the scratch the host's kernels need beyond the program's plan.
+  // arena and the scratch the host's kernels need beyond the program's plan. A new arena is zeroed:
+  // the loader proves a run reads only bytes it wrote, and no run sees the heap's old contents.
   AlignedBytes new_arena() const {
     const size_t bytes = program_.required_arena_size();
     try {
-      return AlignedBytes(static_cast<uint8_t*>(::operator new(bytes ? bytes : 1, std::align_val_t(runtime::kAlignment))));
+      return aligned_bytes(bytes);
     } catch (const std::bad_alloc&) {
       throw GraphError(origin_ + ": program: arena_size = " + std::to_string(program_.arena_size()) +
                        " (" + std::to_string(bytes) + " bytes with the host kernels' scratch): cannot be allocated on the host");
@@ -357,6 +358,17 @@ class LoadedProgram {
     std::lock_guard<std::mutex> lock(arenas_mutex_);
     arenas_.push_back(std::move(arena));
   }
+
+ public:
+  // For tests: the bytes of the arena the next run takes (a new one when none is pooled).
+  py::bytes next_arena_bytes() {
+    AlignedBytes arena = take_arena();
+    py::bytes bytes(reinterpret_cast<const char*>(arena.get()), program_.required_arena_size());
+    release_arena(std::move(arena));
+    return bytes;
+  }
+
+ private:
 
   // Each op's weights packed for one variant of the host CPU's kernels (runtime::host_pack), in
   // one buffer; read-only once made, so concurrent runs share it.
@@ -503,6 +515,8 @@ void bind_program(py::module_& m) {
       .def("ops", &LoadedProgram::ops)
       .def("bundled", &LoadedProgram::bundled)
       .def("run", [](LoadedProgram& p, const py::list& inputs) { return p.run(inputs, nullptr, nullptr); })
+      .def("_next_arena_bytes", &LoadedProgram::next_arena_bytes,
+           "For tests: the bytes of the arena the next run takes.")
       .def("run_batch", &LoadedProgram::run_batch, py::arg("cases"), py::arg("threads"),
            "Runs each case (a list of inputs) on up to `threads` threads (at most 256), one arena each, with "
            "the GIL released; returns each case's outputs, in order. RuntimeError if a thread cannot start.")

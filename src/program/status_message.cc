@@ -19,7 +19,9 @@ std::string status_message(const runtime::Status& status, const void* buffer, si
   const auto* bytes = static_cast<const uint8_t*>(buffer);
   const bool structured = std::string(status.section ? status.section : "") != "program" && bytes &&
                           size >= 12 && fb::SizePrefixedProgramBufferHasIdentifier(bytes);
-  if (structured && status.section_index >= 0) {
+  // A name the loader refused is not printed (it may hold control characters).
+  const bool bad_name = field.rfind("name", 0) == 0;
+  if (structured && status.section_index >= 0 && !bad_name) {
     flatbuffers::Verifier verifier(bytes, size);
     if (fb::VerifySizePrefixedProgramBuffer(verifier)) {
       const fb::Program* p = fb::GetSizePrefixedProgram(bytes);

@@ -191,6 +191,36 @@ bool verify_program(flatbuffers::Verifier& v, const uint8_t* bytes, const OpReso
          v.VerifyVectorOfTables(p->bundled()) && v.EndTable();
 }
 
+// The longest string (target, op or tensor name) a program may hold; docs/program.md.
+constexpr uint32_t kMaxStringLength = 256;
+
+// A string of the file: absent, or at most kMaxStringLength printable ASCII characters (0x20 to
+// 0x7e), so errors, profiles and logs that print it stay one plain line.
+Status check_string(const flatbuffers::String* s, const char* section, int64_t index, const char* field,
+                    const char* size_field) {
+  if (!s) return kStatusOk;
+  if (s->size() > kMaxStringLength)
+    return program_error(section, index, size_field, s->size(), "must be at most 256 characters");
+  for (uint32_t i = 0; i < s->size(); ++i) {
+    const auto c = static_cast<uint8_t>(s->Get(i));
+    if (c < 0x20 || c > 0x7e)
+      return program_error(section, index, field, c, "must be printable ASCII (characters 0x20 to 0x7e)", i);
+  }
+  return kStatusOk;
+}
+
+// Every string of the file, before anything prints one: the target, tensor names and op names.
+Status check_strings(const fb::Program& p) {
+  CORTEXM_RETURN_IF_STATUS(check_string(p.target(), "program", -1, "target", "target.size"));
+  for (uint32_t i = 0; i < p.tensors()->size(); ++i)
+    if (const fb::Tensor* t = p.tensors()->Get(i))
+      CORTEXM_RETURN_IF_STATUS(check_string(t->name(), "tensors", i, "name", "name.size"));
+  for (uint32_t i = 0; i < p.ops()->size(); ++i)
+    if (const fb::Op* op = p.ops()->Get(i))
+      CORTEXM_RETURN_IF_STATUS(check_string(op->name(), "ops", i, "name", "name.size"));
+  return kStatusOk;
+}
+
 // extra_scratch: the largest scratch an op needs beyond its planned one, so far.
 Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   const fb::Program& p = program.fb();
@@ -276,6 +306,87 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
   return kStatusOk;
 }
 
+// What an arena byte holds just before op `before` runs: the last earlier op whose output covers
+// it wrote it; the last whose scratch covers it left it undefined (kernels and isas use scratch
+// differently); with neither, a program input wrote it or nothing did.
+enum class ByteState : uint8_t { kWritten, kScratch, kUnwritten };
+
+// The state of byte `at` before op `before`; *run_end: a byte (<= limit) before which every byte
+// from `at` on is in that state. Scans the ops back from `before` until one covers `at`, lowering
+// the run's end to every later range starting inside it.
+ByteState byte_state(const Program& program, int32_t before, uint64_t at, uint64_t limit, uint64_t* run_end) {
+  const fb::Program& p = program.fb();
+  uint64_t end = limit;
+  // True when `r` holds `at`; else shortens the run to a range starting after `at`.
+  const auto covers = [&](const Range& r) {
+    if (r.begin <= at && at < r.end) {
+      *run_end = r.end < end ? r.end : end;
+      return true;
+    }
+    if (at < r.begin && r.begin < r.end && r.begin < end) end = r.begin;
+    return false;
+  };
+  for (int32_t j = before - 1; j >= 0; --j) {
+    const fb::Op* op = p.ops()->Get(j);
+    if (covers({op->scratch_offset(), op->scratch_offset() + op->scratch_size()})) return ByteState::kScratch;
+    for (uint32_t o = 0; o < op->outputs()->size(); ++o)
+      if (covers(arena_range(program, op->outputs()->Get(o)))) return ByteState::kWritten;
+  }
+  for (int32_t i = 0; i < program.num_inputs(); ++i)
+    if (covers(arena_range(program, program.input_tensor(i)))) return ByteState::kWritten;
+  *run_end = end;
+  return ByteState::kUnwritten;
+}
+
+// kWritten when every byte of arena tensor `tensor` is written before op `before` (num_ops: after
+// the last op), else the state of its first byte that is not. A cursor walks the tensor's bytes
+// run by run (each run ends at a range boundary), so the work is bounded by the ranges, not bytes.
+ByteState tensor_state(const Program& program, int32_t before, int32_t tensor) {
+  const Range r = arena_range(program, tensor);
+  for (uint64_t at = r.begin; at < r.end;) {
+    uint64_t next = r.end;
+    const ByteState state = byte_state(program, before, at, r.end, &next);
+    if (state != ByteState::kWritten) return state;
+    at = next;
+  }
+  return ByteState::kWritten;
+}
+
+// Every arena byte an op reads was written before it (by a program input or an earlier op's
+// output), and so was every byte of every program output: a run's outputs depend on its inputs
+// only, never on what the arena held before. Kernels write all of each output (in place too).
+Status check_writes_before_reads(const Program& program) {
+  const fb::Program& p = program.fb();
+  for (int32_t k = 0; k < program.num_ops(); ++k) {
+    const fb::Op* op = p.ops()->Get(k);
+    for (uint32_t i = 0; i < op->inputs()->size(); ++i) {
+      const int32_t t = op->inputs()->Get(i);
+      if (t < 0 || !is_arena(p, t)) continue;
+      const ByteState state = tensor_state(program, k, t);
+      if (state == ByteState::kScratch)
+        return program_error("ops", k, "inputs", t,
+                             "must be written before the op reads it: some of its arena bytes were last an earlier "
+                             "op's scratch, whose contents are undefined", i);
+      if (state == ByteState::kUnwritten)
+        return program_error("ops", k, "inputs", t,
+                             "must be written before the op reads it: some of its arena bytes are in no program "
+                             "input and no earlier op's output", i);
+    }
+  }
+  for (int32_t i = 0; i < program.num_outputs(); ++i) {
+    const ByteState state = tensor_state(program, program.num_ops(), program.output_tensor(i));
+    if (state == ByteState::kScratch)
+      return program_error("outputs", i, "tensor", program.output_tensor(i),
+                           "must be written by the program: some of its arena bytes were last an op's scratch, "
+                           "whose contents are undefined");
+    if (state == ByteState::kUnwritten)
+      return program_error("outputs", i, "tensor", program.output_tensor(i),
+                           "must be written by the program: some of its arena bytes are in no program input and "
+                           "no op's output");
+  }
+  return kStatusOk;
+}
+
 Status check_io(const Program& program, const flatbuffers::Vector<int32_t>* list, const char* section) {
   if (!list) return program_error(section, -1, "size", 0, "must be present");
   for (uint32_t i = 0; i < list->size(); ++i) {
@@ -342,6 +453,7 @@ Status Program::load(const void* data, size_t size, Program* program, const OpRe
   if (p->arena_size() > kMaxBytes) return program_error("program", -1, "arena_size", static_cast<int64_t>(p->arena_size()), "is too large");
   if (!p->tensors()) return program_error("program", -1, "tensors", 0, "must be present");
   if (!p->ops()) return program_error("program", -1, "ops", 0, "must be present");
+  CORTEXM_RETURN_IF_STATUS(check_strings(*p));
 
   Program out;
   out.program_ = p;
@@ -382,6 +494,7 @@ Status Program::load(const void* data, size_t size, Program* program, const OpRe
       out.extra_scratch_offset() + out.extra_scratch_ < out.arena_size_)
     return program_error("program", -1, "arena_size", static_cast<int64_t>(out.arena_size_),
                          "is too large for the scratch this runtime's kernels add after it");
+  CORTEXM_RETURN_IF_STATUS(check_writes_before_reads(out));
   CORTEXM_RETURN_IF_STATUS(check_bundled(out));
   *program = out;
   return kStatusOk;

@@ -4,7 +4,8 @@
 // FlatBuffers verifier it walks the tables with the schema's type tables and writes a boundary,
 // nearby or random value into one scalar field or scalar vector element, which keeps the buffer
 // valid, so the mutants reach the loader's field checks and the kernels' prepare steps. Other
-// mutants are libFuzzer's byte-level ones with the size prefix kept right.
+// mutants are libFuzzer's byte-level ones with the size prefix kept right. Each loaded program runs
+// twice (arena_oracle.h): its outputs must not depend on what the arena held before.
 #include <cstdint>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "arena_oracle.h"
 #include "flatbuffers/minireflect.h"
 #include "program_fuzz_generated.h"  // the program schema with type tables (namespace cortexm::fuzz_fb)
 #include "runtime/program.h"
@@ -287,10 +289,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size) std::memcpy(bytes.data, data, size);
   Program program;
   if (!Program::load(bytes.data, size, &program).ok()) return 0;
-  if (program.arena_size() > kMaxArena) return 0;
-  AlignedBytes arena(program.arena_size());
-  for (size_t i = 0; i < program.arena_size(); ++i) arena.data[i] = static_cast<uint8_t>(i * 37 + 11);
-  cortexm::runtime::execute(program, arena.data, program.arena_size());
+  if (program.required_arena_size() > kMaxArena) return 0;
+  // The uninitialized-read oracle: two runs on differently pre-filled arenas must agree.
+  const int32_t op = cortexm::fuzz::first_arena_dependence(program);
+  if (op >= 0) {
+    std::fprintf(stderr, "op %d (num_ops: the program's outputs) depends on the arena's previous contents\n", op);
+    std::abort();
+  }
   static const bool host_variants = std::getenv("CORTEXM_FUZZ_HOST_VARIANTS") != nullptr;
   if (host_variants) check_host_variants(program);
   return 0;

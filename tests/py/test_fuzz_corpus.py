@@ -20,10 +20,15 @@ FOUND = {
     # A slice of one element with step 8.6e18: preparing it multiplied the input stride by the step
     # (signed overflow) before a later op's error refused the file.
     "program/slice_huge_step_one_element.cmpte": r"ops\[1\] \('select_copy', Select\): output.dtype = 3: must be the input's",
+    # The permute before the softmax writes another tensor, so the softmax read arena bytes nothing
+    # wrote: its outputs were whatever the arena held before (found as the log softmax one below).
+    "program/unwritten_softmax_input.cmpte":
+        r"ops\[1\] \('quantized_softmax', QuantizedSoftmax\): inputs\[0\] = 1: must be written before the op reads it",
 }
 
 RUNS = {
-    # A log softmax whose diff_min is INT32_MIN: diff_min - 1 overflowed int32.
+    # A log softmax whose diff_min is INT32_MIN: diff_min - 1 overflowed int32 (the permute's
+    # output set back to the softmax's input, which unwritten_softmax_input.cmpte lacks).
     "program/log_softmax_diff_min_int32_min.cmpte",
 }
 
