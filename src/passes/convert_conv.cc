@@ -7,7 +7,10 @@
 
 namespace cortexm::convert {
 
+namespace {
+
 void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
+  weight_dtype(graph, graph.node(id).inputs[0], graph.node(id).inputs[1], "weight");  // NotLowered for int16 weights
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
@@ -89,6 +92,17 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
   if (one_d) v = rw.view(v, out.shape);
   rw.commit(v, &target);
+}
+
+}  // namespace
+
+// The int8 input's (convert_conv_s16.cc: int16; convert_transpose_conv.cc: transposed).
+CORTEXM_CONVERTER(conv) {
+  static const Converter converter{
+      {"aten.convolution.default"}, convert_conv, Form::kFolded, [](const Graph& graph, const Node& node) {
+        return !is_transposed_conv(node) && graph.value(node.inputs[0]).info.dtype != DType::kInt16;
+      }};
+  return converter;
 }
 
 }  // namespace cortexm::convert

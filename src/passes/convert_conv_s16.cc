@@ -54,8 +54,6 @@ void pack_ohwi(const Tensor& src_tensor, Tensor* packed, int64_t c_out, int64_t 
               src[((o * c_per_group + i) * kh + y) * kw + x0];
 }
 
-}  // namespace
-
 void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -161,6 +159,16 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
   if (one_d) v = rw.view(v, out.shape);
   rw.commit(v, &target);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(conv_s16) {
+  static const Converter converter{
+      {"aten.convolution.default"}, convert_conv_s16, Form::kFolded, [](const Graph& graph, const Node& node) {
+        return !is_transposed_conv(node) && graph.value(node.inputs[0]).info.dtype == DType::kInt16;
+      }};
+  return converter;
 }
 
 }  // namespace cortexm::convert

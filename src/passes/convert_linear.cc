@@ -147,8 +147,6 @@ void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
   rw.commit(y, &target);
 }
 
-}  // namespace
-
 void convert_linear(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -188,6 +186,13 @@ void convert_linear(Graph& graph, NodeId id, const TargetConfig&) {
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(y, &target);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(linear) {
+  static const Converter converter{{"aten.linear.default", "aten.addmm.default"}, convert_linear};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -1,14 +1,14 @@
-// ConvertToCortexM: folded aten ops on int8 values become cortex_m ops (the rewrites live in
-// convert_conv.cc, convert_linear.cc, convert_binary.cc, convert_pool.cc, convert_mean.cc,
-// convert_batch_matmul.cc, convert_minmax.cc, convert_transpose_conv.cc, convert_layer_norm.cc),
-// and so do int8 -> int8 rescalings left outside the folded form (convert_requantize.cc). A
-// folded op that cannot be lowered stays as it is with meta lowering = "float: <reason>".
+// ConvertToCortexM: folded aten ops on int8 / int16 values become cortex_m ops, and so do
+// rescalings left outside the folded form; each convert_*.cc registers the ops its rewrite takes
+// (CORTEXM_CONVERTER, collected into the generated passes/converters.inc). A folded op that cannot
+// be lowered stays as it is with meta lowering = "float: <reason>".
 #include "passes/convert_to_cortex_m.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <unordered_map>
 
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "cortexm/kernels/requantize.h"
@@ -306,6 +306,10 @@ std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one
   not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
 }
 
+bool is_transposed_conv(const Node& node) {
+  return OpArgs(node.op, node.name, node.attrs).b("transposed");
+}
+
 ValueId contiguous_quantized_input(Rewrite& rw) {
   const ValueId x = rw.old().inputs[0];
   const TensorInfo in = rw.graph().value(x).info;  // a copy: the rewrite's new values may move the graph's
@@ -398,51 +402,37 @@ void Rewrite::commit(ValueId new_value, const OutputTarget* target) {
   committed_ = true;
 }
 
+// Every convert_*.cc's registration, from the generated list.
+#define CORTEXM_CONVERTER_FILE(name) CORTEXM_CONVERTER(name);
+#include "passes/converters.inc"
+#undef CORTEXM_CONVERTER_FILE
+
+const std::vector<const Converter*>& converters() {
+  static const std::vector<const Converter*> all = {
+#define CORTEXM_CONVERTER_FILE(name) &name##_converter(),
+#include "passes/converters.inc"
+#undef CORTEXM_CONVERTER_FILE
+  };
+  return all;
+}
+
+const Converter* converter_for(const Graph& graph, const Node& node, bool folded) {
+  static const std::unordered_map<std::string, std::vector<const Converter*>> by_op = [] {
+    std::unordered_map<std::string, std::vector<const Converter*>> map;
+    for (const Converter* c : converters())
+      for (const std::string& op : c->ops) map[op].push_back(c);
+    return map;
+  }();
+  const auto it = by_op.find(node.op);
+  if (it == by_op.end()) return nullptr;
+  for (const Converter* c : it->second)
+    if ((folded || c->form == Form::kAny) && (!c->accepts || c->accepts(graph, node))) return c;
+  return nullptr;
+}
+
 }  // namespace convert
 
 namespace {
-
-using Converter = void (*)(Graph&, NodeId, const TargetConfig&);
-
-Converter converter_for(const std::string& op) {
-  if (op == "aten.convolution.default") return convert::convert_convolution;
-  if (op == "aten.linear.default" || op == "aten.addmm.default") return convert::convert_linear;
-  if (op == "aten.add.Tensor" || op == "aten.sub.Tensor" || op == "aten.mul.Tensor")
-    return convert::convert_binary;
-  if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default")
-    return convert::convert_pool;
-  if (op == "aten._softmax.default" || op == "aten._log_softmax.default")
-    return convert::convert_softmax;
-  if (op == "aten.sqrt.default") return convert::convert_sqrt;
-  if (convert::is_table_activation(op)) return convert::convert_activation;
-  if (op == "aten.mean.dim" || op == "aten.sum.dim_IntList") return convert::convert_mean;
-  if (op == "aten.layer_norm.default") return convert::convert_layer_norm;
-  if (op == "aten.amax.default" || op == "aten.amin.default") return convert::convert_extremum;
-  if (op == "aten.argmax.default" || op == "aten.argmin.default") return convert::convert_arg_extremum;
-  if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;
-  if (op == "aten.maximum.default" || op == "aten.minimum.default") return convert::convert_minmax;
-  if (op == "aten.upsample_bilinear2d.default") return convert::convert_upsample_bilinear;
-  return nullptr;
-}
-
-bool reads_dequantize(const Graph& graph, const Node& node) {
-  for (ValueId v : node.inputs) {
-    const NodeId p = v == kNoValue ? kNoNode : graph.producer(v);
-    if (p != kNoNode &&
-        graph.node(p).op == "quantized_decomposed.dequantize_per_tensor.default")
-      return true;
-  }
-  return false;
-}
-
-// Nodes outside the folded form that lower too: a quantize of a dequantize (a requantize) and a
-// cat of dequantized inputs (convert_requantize.cc).
-Converter unfolded_converter_for(const Graph& graph, const Node& node) {
-  if (node.op == "quantized_decomposed.quantize_per_tensor.default" && reads_dequantize(graph, node))
-    return convert::convert_requantize;
-  if (node.op == "aten.cat.default" && reads_dequantize(graph, node)) return convert::convert_cat;
-  return nullptr;
-}
 
 // An aten compute op reading or producing quantized values.
 bool is_folded(const Graph& graph, const Node& node) {
@@ -465,14 +455,14 @@ bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
   const std::vector<NodeId> order = graph.order();
   for (NodeId id : order) {
     if (!is_live(graph, id)) continue;
-    const Converter unfolded = unfolded_converter_for(graph, graph.node(id));
-    if (!unfolded && !is_folded(graph, graph.node(id))) continue;
+    const bool folded = is_folded(graph, graph.node(id));
+    const convert::Converter* converter = convert::converter_for(graph, graph.node(id), folded);
+    if (!converter && !folded) continue;
     const std::string op = graph.node(id).op;
-    const Converter convert = unfolded ? unfolded : converter_for(op);
     std::string reason = "no cortex_m kernel for " + op;
-    if (convert) {
+    if (converter) {
       try {
-        convert(graph, id, target);
+        converter->convert(graph, id, target);
         changed = true;
         continue;
       } catch (const convert::NotLowered& e) {

@@ -134,6 +134,9 @@ class Rewrite {
 // 2-D; a 1-D convolution's one value is w, with h = one_d_h (its (N, C, 1, W) view).
 std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h);
 
+// An aten.convolution node with transposed = True.
+bool is_transposed_conv(const Node& node);
+
 // A size_t scratch size as the int attribute scratch_bytes; NotLowered beyond int32.
 int64_t scratch_bytes(size_t bytes);
 
@@ -144,30 +147,41 @@ ValueId contiguous_quantized_input(Rewrite& rw);
 // pattern); those qparams in *qparams.
 ValueId contiguous_passthrough_input(Rewrite& rw, QuantParams* qparams);
 
-// The rewrites, one per file. Each lowers the node or throws NotLowered (or GraphError when the
-// cortex_m op rejects what it was given). Ops whose kernel needs scratch record scratch_bytes, the
-// kernel's *_scratch_size for the target's isa.
-void convert_conv(Graph& graph, NodeId node, const TargetConfig& target);     // convert_conv.cc
-void convert_linear(Graph& graph, NodeId node, const TargetConfig& target);   // convert_linear.cc
-void convert_binary(Graph& graph, NodeId node, const TargetConfig& target);   // convert_binary.cc
-void convert_pool(Graph& graph, NodeId node, const TargetConfig& target);     // convert_pool.cc
-void convert_softmax(Graph& graph, NodeId node, const TargetConfig& target);  // convert_softmax.cc
-// convert_activation.cc: elementwise unary ops as a lookup table.
+// The elementwise unary ops lowered as a lookup table (convert_activation.cc), and that lowering:
+// the sqrt rewrite and ConvertUnfusedClamps fall back to it.
 bool is_table_activation(const std::string& op);
 void convert_activation(Graph& graph, NodeId node, const TargetConfig& target);
-void convert_batch_matmul(Graph& graph, NodeId node, const TargetConfig& target);  // bmm, mm
-void convert_minmax(Graph& graph, NodeId node, const TargetConfig& target);  // maximum, minimum
-void convert_mean(Graph& graph, NodeId node, const TargetConfig& target);    // convert_mean.cc
-void convert_layer_norm(Graph& graph, NodeId node, const TargetConfig& target);  // convert_layer_norm.cc
-void convert_extremum(Graph& graph, NodeId node, const TargetConfig& target);  // amax, amin
-void convert_arg_extremum(Graph& graph, NodeId node, const TargetConfig& target);  // argmax, argmin
-void convert_upsample_bilinear(Graph& graph, NodeId node, const TargetConfig& target);
-void convert_transpose_conv(Graph& graph, NodeId node, const TargetConfig& target);
-void convert_convolution(Graph& graph, NodeId node, const TargetConfig& target);  // transposed or not
-void convert_conv_s16(Graph& graph, NodeId node, const TargetConfig& target);  // int16 input
-// sqrt(a * a + b * b) of int16 a, b as the magnitude kernel, other sqrt as a table.
-void convert_sqrt(Graph& graph, NodeId node, const TargetConfig& target);  // convert_magnitude.cc
-void convert_requantize(Graph& graph, NodeId node, const TargetConfig& target);  // Q of DQ
-void convert_cat(Graph& graph, NodeId node, const TargetConfig& target);  // cat of DQs
+
+// What one rewrite lowers. Each convert_*.cc registers its own next to the rewrite:
+//
+//   CORTEXM_CONVERTER(linear) {
+//     static const Converter converter{{"aten.linear.default", "aten.addmm.default"}, convert_linear};
+//     return converter;
+//   }
+//
+// CMake collects the CORTEXM_CONVERTER names of the convert_*.cc files into the generated
+// passes/converters.inc, which ConvertToCortexM reads: adding a rewrite touches only its file.
+// The rewrite lowers the node or throws NotLowered (or GraphError when the cortex_m op rejects what
+// it was given). Ops whose kernel needs scratch record scratch_bytes, the kernel's *_scratch_size
+// for the target's isa.
+using ConvertFn = void (*)(Graph& graph, NodeId node, const TargetConfig& target);
+enum class Form {
+  kFolded,  // a folded node: an aten compute op reading or producing quantized values
+  kAny,     // a node outside the folded form too (a quantize of a dequantize)
+};
+struct Converter {
+  std::vector<std::string> ops;
+  ConvertFn convert = nullptr;
+  Form form = Form::kFolded;
+  // Of the nodes of those ops (in that form), the ones it takes; null: every one. The converters
+  // registered for one op accept disjoint sets of nodes.
+  bool (*accepts)(const Graph& graph, const Node& node) = nullptr;
+};
+#define CORTEXM_CONVERTER(name) const ::cortexm::convert::Converter& name##_converter()
+
+// Every registered converter, in the generated list's order.
+const std::vector<const Converter*>& converters();
+// The converter that takes node (folded: whether it is in the folded form), else null.
+const Converter* converter_for(const Graph& graph, const Node& node, bool folded);
 
 }  // namespace cortexm::convert

@@ -2,10 +2,12 @@
 // (2-D, or 1-D through view_copy to (N, C, 1, W); groups 1, dilation 1) -> _clone_dim_order to
 // channels-last, cortex_m.quantized_transpose_conv2d (torch's weight [C_in, C_out, KH, KW] repacked
 // OHWI [C_out, KH, KW, C_in], per-channel multipliers s_in * s_w[c] / s_out, int32 bias at
-// s_in * s_w[c]), _clone_dim_order back. convert_convolution picks this or convert_conv.
+// s_in * s_w[c]), _clone_dim_order back.
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
+
+namespace {
 
 void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
@@ -80,12 +82,12 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
   rw.commit(v, &target);
 }
 
-void convert_convolution(Graph& graph, NodeId id, const TargetConfig& target) {
-  const Node& node = graph.node(id);
-  if (OpArgs(node.op, node.name, node.attrs).b("transposed")) return convert_transpose_conv(graph, id, target);
-  if (graph.value(node.inputs[0]).info.dtype == DType::kInt16) return convert_conv_s16(graph, id, target);
-  weight_dtype(graph, node.inputs[0], node.inputs[1], "weight");  // NotLowered for int16 weights
-  convert_conv(graph, id, target);
+}  // namespace
+
+CORTEXM_CONVERTER(transpose_conv) {
+  static const Converter converter{{"aten.convolution.default"}, convert_transpose_conv, Form::kFolded,
+                                   [](const Graph&, const Node& node) { return is_transposed_conv(node); }};
+  return converter;
 }
 
 }  // namespace cortexm::convert
