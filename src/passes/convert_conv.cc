@@ -43,15 +43,8 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   // One input channel is a regular conv (its im2col kernels beat a depth multiplier of C_out).
   const bool depthwise = groups == c_in && c_in > 1 && c_out % c_in == 0;
 
-  std::vector<double> bias_scales, real_scales;
-  for (int64_t c = 0; c < c_out; ++c) {
-    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
-    real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
-  }
-  std::vector<int64_t> multipliers, shifts;
-  requantize_attrs(real_scales, &multipliers, &shifts);
-  std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
-  add_tail_offset(target, bias_scales, &bias);
+  const ChannelRequantization requantization = channel_requantization(
+      graph, b, q_in.scales[0], weight.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
 
   // Weights: OHWI [C_out, KH, KW, C_in / groups]; depthwise IHWO [1, KH, KW, C_out].
   TensorInfo w_info;
@@ -75,8 +68,8 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   if (depthwise) attrs.emplace_back("depth_multiplier", c_out / c_in);
   attrs.insert(attrs.end(), {{"input_offset", -q_in.zero_points[0]},
                              {"output_offset", q_out.zero_points[0]},
-                             {"requantize_multipliers", multipliers},
-                             {"requantize_shifts", shifts},
+                             {"requantize_multipliers", requantization.multipliers},
+                             {"requantize_shifts", requantization.shifts},
                              {"activation_min", target.activation_min},
                              {"activation_max", target.activation_max}});
 
@@ -84,7 +77,7 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
   v = rw.clone_dim_order(v, channels_last_dim_order(4));
   const ValueId w_packed = rw.constant(depthwise ? "ihwo" : "ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
+  const ValueId b_packed = rw.constant("bias", requantization.bias);
   const ValueId y = rw.call(depthwise ? "cortex_m.quantized_depthwise_conv2d.default"
                                       : "cortex_m.quantized_conv2d.default",
                             {v, w_packed, b_packed}, attrs, true);

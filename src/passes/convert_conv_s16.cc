@@ -100,19 +100,10 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   const std::vector<int64_t> padding = conv_spatial(args, "padding", one_d, 0);
   const std::vector<int64_t> dilation = conv_spatial(args, "dilation", one_d, 1);
 
-  std::vector<double> bias_scales, real_scales;
-  for (int64_t c = 0; c < c_out; ++c) {
-    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
-    real_scales.push_back(bias_scales.back() / q_conv.scales[0]);
-  }
-  std::vector<int64_t> multipliers, shifts;
-  requantize_s64_attrs(real_scales, &multipliers, &shifts);
-  Tensor bias = int64_bias(graph, b, bias_scales, w16);
-  if (target.offset != 0.0) {  // the tail's offset in accumulator units
-    for (int64_t c = 0; c < c_out; ++c)
-      bias.data<int64_t>()[c] += static_cast<int64_t>(
-          std::nearbyint(target.offset / (target.scale * bias_scales[c])));
-  }
+  // q_conv's scale has the tail's scale already.
+  const ChannelRequantization requantization =
+      channel_requantization(graph, b, q_in.scales[0], weight.scales, q_conv.scales[0], 1.0, target,
+                             w16 ? Accumulator::kInt64W16 : Accumulator::kInt64);
 
   TensorInfo w_info;
   w_info.dtype = w_dtype;
@@ -129,8 +120,8 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   Attrs attrs = {{"stride", stride},
                  {"padding", padding},
                  {"dilation", dilation},
-                 {"requantize_multipliers", multipliers},
-                 {"requantize_shifts", shifts},
+                 {"requantize_multipliers", requantization.multipliers},
+                 {"requantize_shifts", requantization.shifts},
                  {"activation_min", int16_output ? q_conv.quant_min : int64_t{-32768}},
                  {"activation_max", int16_output ? q_conv.quant_max : int64_t{32767}}};
 
@@ -138,7 +129,7 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
   v = rw.clone_dim_order(v, channels_last_dim_order(4));
   const ValueId w_packed = rw.constant("ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", bias);
+  const ValueId b_packed = rw.constant("bias", requantization.bias);
   ValueId y = rw.call(w16 ? "cortex_m.quantized_conv2d_s16w16.default" : "cortex_m.quantized_conv2d_s16.default",
                       {v, w_packed, b_packed}, attrs, true);
   rw.set_qparams(y, q_conv);

@@ -138,52 +138,6 @@ std::vector<int64_t> rounded_bias(const Graph& graph, ValueId bias,
 
 }  // namespace
 
-std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
-                                const std::vector<double>& scales) {
-  const std::vector<int64_t> values =
-      rounded_bias(graph, bias, scales, std::numeric_limits<int32_t>::min(),
-                   std::numeric_limits<int32_t>::max(), "int32");
-  return std::vector<int32_t>(values.begin(), values.end());
-}
-
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
-                  bool int16_weights) {
-  // CMSIS-NN's 16x8 kernels keep sums within +-2^47; a bias beyond +-2^40 is not a real model's.
-  // The 16x16 scales are 2^8 finer, and their sums reach 2^46 (requantize.h).
-  const double limit = int16_weights ? static_cast<double>(kMaxBiasS16W16) : std::ldexp(1.0, 40);
-  const std::vector<int64_t> values =
-      rounded_bias(graph, bias, scales, -limit, limit, int16_weights ? "+-2^46" : "+-2^40");
-  TensorInfo info;
-  info.dtype = DType::kInt64;
-  info.shape = {static_cast<int64_t>(scales.size())};
-  QuantParams q;
-  q.scales = scales;
-  q.zero_points.assign(scales.size(), 0);
-  q.axis = 0;
-  q.quant_min = std::numeric_limits<int64_t>::min();
-  q.quant_max = std::numeric_limits<int64_t>::max();
-  info.qparams = q;
-  Tensor t(info);
-  std::copy(values.begin(), values.end(), t.data<int64_t>());
-  return t;
-}
-
-Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales) {
-  TensorInfo info;
-  info.dtype = DType::kInt32;
-  info.shape = {static_cast<int64_t>(values.size())};
-  QuantParams q;
-  q.scales = scales;
-  q.zero_points.assign(values.size(), 0);
-  q.axis = 0;
-  q.quant_min = std::numeric_limits<int32_t>::min();
-  q.quant_max = std::numeric_limits<int32_t>::max();
-  info.qparams = q;
-  Tensor t(info);
-  std::copy(values.begin(), values.end(), t.data<int32_t>());
-  return t;
-}
-
 void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
                       std::vector<int64_t>* shifts) {
   for (double real : real_scales) {
@@ -194,21 +148,6 @@ void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_
     const QuantizedMultiplier m = quantize_multiplier(real);
     multipliers->push_back(m.multiplier);
     shifts->push_back(m.shift);
-  }
-}
-
-void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
-                          std::vector<int64_t>* shifts) {
-  requantize_attrs(real_scales, multipliers, shifts);
-  for (size_t c = 0; c < real_scales.size(); ++c) {
-    if ((*shifts)[c] > kMaxShiftS64)
-      not_lowered("requantize shift " + std::to_string((*shifts)[c]) + " exceeds 7");
-    if ((*multipliers)[c] == 0) {
-      char scale[32];
-      std::snprintf(scale, sizeof(scale), "%.6g", real_scales[c]);
-      not_lowered(std::string("requantize scale ") + scale +
-                  " is below 2^-32 (the requantize's smallest shift is -31)");
-    }
   }
 }
 
@@ -282,6 +221,69 @@ OutputTarget output_target(const Graph& graph, const Node& node, DType dtype) {
   return t;
 }
 
+namespace {
+
+std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
+                                const std::vector<double>& scales) {
+  const std::vector<int64_t> values =
+      rounded_bias(graph, bias, scales, std::numeric_limits<int32_t>::min(),
+                   std::numeric_limits<int32_t>::max(), "int32");
+  return std::vector<int32_t>(values.begin(), values.end());
+}
+
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
+                  bool int16_weights) {
+  // CMSIS-NN's 16x8 kernels keep sums within +-2^47; a bias beyond +-2^40 is not a real model's.
+  // The 16x16 scales are 2^8 finer, and their sums reach 2^46 (requantize.h).
+  const double limit = int16_weights ? static_cast<double>(kMaxBiasS16W16) : std::ldexp(1.0, 40);
+  const std::vector<int64_t> values =
+      rounded_bias(graph, bias, scales, -limit, limit, int16_weights ? "+-2^46" : "+-2^40");
+  TensorInfo info;
+  info.dtype = DType::kInt64;
+  info.shape = {static_cast<int64_t>(scales.size())};
+  QuantParams q;
+  q.scales = scales;
+  q.zero_points.assign(scales.size(), 0);
+  q.axis = 0;
+  q.quant_min = std::numeric_limits<int64_t>::min();
+  q.quant_max = std::numeric_limits<int64_t>::max();
+  info.qparams = q;
+  Tensor t(info);
+  std::copy(values.begin(), values.end(), t.data<int64_t>());
+  return t;
+}
+
+Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales) {
+  TensorInfo info;
+  info.dtype = DType::kInt32;
+  info.shape = {static_cast<int64_t>(values.size())};
+  QuantParams q;
+  q.scales = scales;
+  q.zero_points.assign(values.size(), 0);
+  q.axis = 0;
+  q.quant_min = std::numeric_limits<int32_t>::min();
+  q.quant_max = std::numeric_limits<int32_t>::max();
+  info.qparams = q;
+  Tensor t(info);
+  std::copy(values.begin(), values.end(), t.data<int32_t>());
+  return t;
+}
+
+void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
+                          std::vector<int64_t>* shifts) {
+  requantize_attrs(real_scales, multipliers, shifts);
+  for (size_t c = 0; c < real_scales.size(); ++c) {
+    if ((*shifts)[c] > kMaxShiftS64)
+      not_lowered("requantize shift " + std::to_string((*shifts)[c]) + " exceeds 7");
+    if ((*multipliers)[c] == 0) {
+      char scale[32];
+      std::snprintf(scale, sizeof(scale), "%.6g", real_scales[c]);
+      not_lowered(std::string("requantize scale ") + scale +
+                  " is below 2^-32 (the requantize's smallest shift is -31)");
+    }
+  }
+}
+
 void add_tail_offset(const OutputTarget& t, const std::vector<double>& bias_scales,
                      std::vector<int32_t>* bias) {
   if (t.offset == 0.0) return;
@@ -292,6 +294,36 @@ void add_tail_offset(const OutputTarget& t, const std::vector<double>& bias_scal
       not_lowered("bias with the activation's offset does not fit int32");
     (*bias)[c] = static_cast<int32_t>(v);
   }
+}
+
+}  // namespace
+
+ChannelRequantization channel_requantization(const Graph& graph, ValueId bias, double input_scale,
+                                             const std::vector<double>& weight_scales,
+                                             double output_scale, double tail_scale,
+                                             const OutputTarget& target, Accumulator accumulator,
+                                             bool one_multiplier) {
+  std::vector<double> bias_scales, real_scales;
+  for (size_t c = 0; c < weight_scales.size(); ++c) {
+    bias_scales.push_back(input_scale * weight_scales[c]);
+    if (!one_multiplier || c == 0) real_scales.push_back(bias_scales.back() * tail_scale / output_scale);
+  }
+  ChannelRequantization r;
+  if (accumulator == Accumulator::kInt32) {
+    requantize_attrs(real_scales, &r.multipliers, &r.shifts);
+    std::vector<int32_t> values = int32_bias(graph, bias, bias_scales);
+    add_tail_offset(target, bias_scales, &values);
+    r.bias = bias_tensor(values, bias_scales);
+    return r;
+  }
+  requantize_s64_attrs(real_scales, &r.multipliers, &r.shifts);
+  r.bias = int64_bias(graph, bias, bias_scales, accumulator == Accumulator::kInt64W16);
+  if (target.offset != 0.0) {  // the tail's offset in accumulator units
+    for (size_t c = 0; c < bias_scales.size(); ++c)
+      r.bias.data<int64_t>()[c] += static_cast<int64_t>(
+          std::nearbyint(target.offset / (target.scale * bias_scales[c])));
+  }
+  return r;
 }
 
 std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h) {

@@ -44,29 +44,9 @@ QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int
 // int16; NotLowered for int16 weights on any other input (what: the weight's name in the op).
 DType weight_dtype(const Graph& graph, ValueId x, ValueId w, const std::string& what);
 
-// int32 bias at scales[c] (one per channel): zeros when absent; a quantized bias at another scale
-// or zero point is requantized from its real value, a float bias quantized. The bias must be a
-// constant with one element per scale.
-std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
-                                const std::vector<double>& scales);
-
-// The 16x8 kernels' int64 [C] bias at scales[c] (zero point 0): as int32_bias (a quantized bias
-// at the target scale taken exactly, as an integer), within +-2^40; the 16x16 kernels'
-// (int16_weights) within +-kMaxBiasS16W16 (2^46: requantize.h says why).
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
-                  bool int16_weights = false);
-
-// The int32 [C] bias constant's data, quantized per channel at scales[c] with zero point 0.
-Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales);
-
 // quantize_multiplier of each real scale, as int attributes; NotLowered if one is out of range.
 void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
                       std::vector<int64_t>* shifts);
-// The same for the 16x8 / 16x16 kernels' requantize_s64: shifts in [-31, 7]; NotLowered for a
-// larger scale, or one below 2^-32 (quantize_multiplier's 0, which would zero every output).
-void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
-                          std::vector<int64_t>* shifts);
-
 // relu / hardtanh / clamp / hardsigmoid as out = clamp(scale * x + offset, lo, hi), bounds in
 // float32 as their kernels use them; false for any other op.
 struct ClampActivation {
@@ -94,9 +74,28 @@ struct OutputTarget {
 };
 OutputTarget output_target(const Graph& graph, const Node& node, DType dtype = DType::kInt8);
 
-// bias[c] += offset / (scale * bias_scales[c]) (the tail's offset in accumulator units).
-void add_tail_offset(const OutputTarget& target, const std::vector<double>& bias_scales,
-                     std::vector<int32_t>* bias);
+// What a conv / linear kernel's accumulator is, and so its bias and requantization.
+enum class Accumulator {
+  kInt32,     // the int8 kernels: int32 bias, requantize (shifts up to 30)
+  kInt64,     // the 16x8 kernels: int64 bias within +-2^40, requantize_s64 (shifts in [-31, 7])
+  kInt64W16,  // the 16x16 kernels: the same, bias within +-kMaxBiasS16W16 (2^46: requantize.h)
+};
+
+// The per-channel requantization of a conv / linear: for each output channel c, the multiplier
+// and shift of s_in * s_w[c] * tail_scale / s_out (one, of channel 0, with one_multiplier), and
+// the bias constant at s_in * s_w[c] (zero point 0; zeros when bias is absent; a quantized bias
+// at another scale requantized from its real value, a float one quantized) plus the output
+// target's offset in accumulator units, offset / (target.scale * s_in * s_w[c]). tail_scale is
+// target.scale, or 1 when s_out has it already. NotLowered for a scale or bias out of range.
+struct ChannelRequantization {
+  std::vector<int64_t> multipliers, shifts;
+  Tensor bias;  // int32 [C] or int64 [C], quantized per channel
+};
+ChannelRequantization channel_requantization(const Graph& graph, ValueId bias, double input_scale,
+                                             const std::vector<double>& weight_scales,
+                                             double output_scale, double tail_scale,
+                                             const OutputTarget& target, Accumulator accumulator,
+                                             bool one_multiplier = false);
 
 // Builds the replacement of one node before it. Unless commit() is called, the destructor erases
 // the nodes it made, so a failed rewrite leaves the graph as it was (but for unused constants).

@@ -37,15 +37,8 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
   for (int64_t zp : weight.zero_points)
     if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (symmetric weights only)");
 
-  std::vector<double> bias_scales, real_scales;
-  for (int64_t c = 0; c < c_out; ++c) {
-    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
-    real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
-  }
-  std::vector<int64_t> multipliers, shifts;
-  requantize_attrs(real_scales, &multipliers, &shifts);
-  std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
-  add_tail_offset(target, bias_scales, &bias);
+  const ChannelRequantization requantization = channel_requantization(
+      graph, b, q_in.scales[0], weight.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
 
   TensorInfo w_info;
   w_info.dtype = DType::kInt8;
@@ -64,15 +57,15 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
   ValueId xc = one_d ? rw.view(x, {in.shape[0], c_in, 1, in.shape[2]}) : x;
   xc = rw.clone_dim_order(xc, channels_last_dim_order(4));
   const ValueId w_packed = rw.constant("ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
+  const ValueId b_packed = rw.constant("bias", requantization.bias);
   const ValueId y = rw.call("cortex_m.quantized_transpose_conv2d.default", {xc, w_packed, b_packed},
                             {{"stride", stride},
                              {"padding", padding},
                              {"output_padding", output_padding},
                              {"input_offset", -q_in.zero_points[0]},
                              {"output_offset", q_out.zero_points[0]},
-                             {"requantize_multipliers", multipliers},
-                             {"requantize_shifts", shifts},
+                             {"requantize_multipliers", requantization.multipliers},
+                             {"requantize_shifts", requantization.shifts},
                              {"activation_min", target.activation_min},
                              {"activation_max", target.activation_max}},
                             true);
