@@ -15,13 +15,10 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
   if (args.b("transposed")) not_lowered("transposed convolution");
-  const ValueId x = node.inputs[0];
-  const ValueId w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const TensorInfo in = graph.value(x).info;
-  const bool one_d = in.rank() == 3;
-  if (!one_d && in.rank() != 4)
-    not_lowered("input rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  const ConvOperands conv = conv_operands(graph, node, "input rank");
+  const ValueId x = conv.x, w = conv.w, b = conv.b;
+  const TensorInfo& in = conv.in;
+  const bool one_d = conv.one_d;
   const QuantParams q_in = int8_per_tensor(graph, x, "input");
   const OutputTarget target = output_target(graph, node);
   const QuantParams& q_out = target.q;
@@ -73,18 +70,14 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
                              {"activation_min", target.activation_min},
                              {"activation_max", target.activation_max}});
 
-  ValueId v = x;
-  if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
-  v = rw.clone_dim_order(v, channels_last_dim_order(4));
+  const ValueId v = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant(depthwise ? "ihwo" : "ohwi", packed);
   const ValueId b_packed = rw.constant("bias", requantization.bias);
   const ValueId y = rw.call(depthwise ? "cortex_m.quantized_depthwise_conv2d.default"
                                       : "cortex_m.quantized_conv2d.default",
                             {v, w_packed, b_packed}, attrs, true);
   rw.set_qparams(y, q_out);
-  v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
-  if (one_d) v = rw.view(v, out.shape);
-  rw.commit(v, &target);
+  commit_conv_output(rw, y, conv, out, target);
 }
 
 }  // namespace

@@ -58,13 +58,9 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
-  const ValueId x = node.inputs[0];
-  const ValueId w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const TensorInfo in = graph.value(x).info;
-  const bool one_d = in.rank() == 3;
-  if (!one_d && in.rank() != 4)
-    not_lowered("input rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  const ConvOperands conv = conv_operands(graph, node, "input rank");
+  const ValueId x = conv.x, w = conv.w, b = conv.b;
+  const bool one_d = conv.one_d;
   const QuantParams q_in = int16_per_tensor(graph, x, "input");
 
   // The kernel's int16 output: the node's own, or a value spanning the int8 output's range.
@@ -90,7 +86,6 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   const std::vector<int64_t> ws = graph.value(w).info.shape;
   const int64_t c_out = ws[0], c_per_group = ws[1];
   const int64_t kh = one_d ? 1 : ws[2], kw = ws.back();
-  const int64_t c_in = in.shape[1];
   const DType w_dtype = weight_dtype(graph, x, w, "weight");
   const bool w16 = w_dtype == DType::kInt16;
   const QuantizedConstant weight = quantized_constant(graph, w, 0, c_out, "weight", w_dtype);
@@ -125,9 +120,7 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
                  {"activation_min", int16_output ? q_conv.quant_min : int64_t{-32768}},
                  {"activation_max", int16_output ? q_conv.quant_max : int64_t{32767}}};
 
-  ValueId v = x;
-  if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
-  v = rw.clone_dim_order(v, channels_last_dim_order(4));
+  const ValueId v = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant("ohwi", packed);
   const ValueId b_packed = rw.constant("bias", requantization.bias);
   ValueId y = rw.call(w16 ? "cortex_m.quantized_conv2d_s16w16.default" : "cortex_m.quantized_conv2d_s16.default",
@@ -147,9 +140,7 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
                  {"activation_max", target.activation_max}});
     rw.set_qparams(y, q);
   }
-  v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
-  if (one_d) v = rw.view(v, out.shape);
-  rw.commit(v, &target);
+  commit_conv_output(rw, y, conv, out, target);
 }
 
 }  // namespace

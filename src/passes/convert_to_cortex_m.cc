@@ -10,6 +10,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "cortexm/kernels/conv_params.h"
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "cortexm/kernels/requantize.h"
 #include "graph/errors.h"
@@ -328,14 +329,35 @@ ChannelRequantization channel_requantization(const Graph& graph, ValueId bias, d
 
 std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h) {
   const std::vector<int64_t>& v = args.ints(attr);
-  if (one_d) {
-    if (v.size() != 1) not_lowered(std::string("attribute '") + attr + "' of a 1-D conv has " +
-                                   std::to_string(v.size()) + " values");
-    return {one_d_h, v[0]};
-  }
-  if (v.size() == 1) return {v[0], v[0]};
-  if (v.size() == 2) return v;
-  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
+  int64_t h = 0, w = 0;
+  if (!conv_spatial_pair(v.data(), v.size(), one_d, one_d_h, &h, &w))
+    not_lowered(std::string("attribute '") + attr + "'" + (one_d ? " of a 1-D conv" : "") + " has " +
+                std::to_string(v.size()) + " values");
+  return {h, w};
+}
+
+ConvOperands conv_operands(const Graph& graph, const Node& node, const std::string& what) {
+  ConvOperands c;
+  c.x = node.inputs[0];
+  c.w = node.inputs[1];
+  c.b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  c.in = graph.value(c.x).info;
+  c.one_d = c.in.rank() == 3;
+  if (!c.one_d && c.in.rank() != 4)
+    not_lowered(what + " " + std::to_string(c.in.rank()) + " (1-D or 2-D only)");
+  return c;
+}
+
+ValueId conv_kernel_input(Rewrite& rw, const ConvOperands& c) {
+  const ValueId v = c.one_d ? rw.view(c.x, {c.in.shape[0], c.in.shape[1], 1, c.in.shape[2]}) : c.x;
+  return rw.clone_dim_order(v, channels_last_dim_order(4));
+}
+
+void commit_conv_output(Rewrite& rw, ValueId y, const ConvOperands& c, const TensorInfo& out,
+                        const OutputTarget& target) {
+  ValueId v = rw.clone_dim_order(y, c.one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
+  if (c.one_d) v = rw.view(v, out.shape);
+  rw.commit(v, &target);
 }
 
 bool is_transposed_conv(const Node& node) {

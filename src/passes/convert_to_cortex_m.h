@@ -133,6 +133,22 @@ class Rewrite {
 // 2-D; a 1-D convolution's one value is w, with h = one_d_h (its (N, C, 1, W) view).
 std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h);
 
+// The operands of an aten.convolution node: input x, weight w, bias b (kNoValue when absent), the
+// input's info and whether the conv is 1-D (lowered through the input's (N, C, 1, W) view).
+// NotLowered for a rank other than 3 or 4 (what: the rank's name in the reason).
+struct ConvOperands {
+  ValueId x = kNoValue, w = kNoValue, b = kNoValue;
+  TensorInfo in;
+  bool one_d = false;
+};
+ConvOperands conv_operands(const Graph& graph, const Node& node, const std::string& what);
+// The input as the conv kernels take it: its (N, C, 1, W) view when 1-D, channels-last.
+ValueId conv_kernel_input(Rewrite& rw, const ConvOperands& conv);
+// Commits the kernel's channels-last output y, back in the layout of the target's value `out`
+// (and its 1-D shape).
+void commit_conv_output(Rewrite& rw, ValueId y, const ConvOperands& conv, const TensorInfo& out,
+                        const OutputTarget& target);
+
 // An aten.convolution node with transposed = True.
 bool is_transposed_conv(const Node& node);
 

@@ -13,13 +13,9 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
-  const ValueId x = node.inputs[0];
-  const ValueId w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const TensorInfo in = graph.value(x).info;
-  const bool one_d = in.rank() == 3;
-  if (!one_d && in.rank() != 4)
-    not_lowered("transposed convolution of rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  const ConvOperands conv = conv_operands(graph, node, "transposed convolution of rank");
+  const ValueId x = conv.x, w = conv.w, b = conv.b;
+  const bool one_d = conv.one_d;
   if (args.i("groups") != 1) not_lowered("transposed convolution with groups != 1");
   const std::vector<int64_t> dilation = conv_spatial(args, "dilation", one_d, 1);
   if (dilation[0] != 1 || dilation[1] != 1) not_lowered("transposed convolution with dilation > 1");
@@ -54,8 +50,7 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
         for (int64_t x0 = 0; x0 < kw; ++x0)
           dst[((o * kh + y) * kw + x0) * c_in + i] = src[((i * c_out + o) * kh + y) * kw + x0];
 
-  ValueId xc = one_d ? rw.view(x, {in.shape[0], c_in, 1, in.shape[2]}) : x;
-  xc = rw.clone_dim_order(xc, channels_last_dim_order(4));
+  const ValueId xc = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant("ohwi", packed);
   const ValueId b_packed = rw.constant("bias", requantization.bias);
   const ValueId y = rw.call("cortex_m.quantized_transpose_conv2d.default", {xc, w_packed, b_packed},
@@ -70,9 +65,7 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
                              {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
-  ValueId v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
-  if (one_d) v = rw.view(v, out.shape);
-  rw.commit(v, &target);
+  commit_conv_output(rw, y, conv, out, target);
 }
 
 }  // namespace
