@@ -4,25 +4,12 @@ namespace cortexm::portable {
 
 namespace {
 
-// Input column of output column j, as torch computes it.
-int64_t source_index(int64_t j, int64_t width, int64_t left) {
-  int64_t i;
-  if (j < left) {
-    i = 2 * left - j;
-  } else if (j < width + left) {
-    i = j;
-  } else {
-    i = 2 * (width + left - 1) - j;
-  }
-  return i + (left < 0 ? -left : 0) - (left > 0 ? left : 0);
-}
-
 template <typename T>
 void reflect(const T* in, T* out, int64_t rows, int64_t width, int64_t out_width, int64_t left) {
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = in + r * width;
     T* orow = out + r * out_width;
-    for (int64_t j = 0; j < out_width; ++j) orow[j] = row[source_index(j, width, left)];
+    for (int64_t j = 0; j < out_width; ++j) orow[j] = row[reflection_source_index(j, width, left)];
   }
 }
 
@@ -38,14 +25,8 @@ Error reflection_pad1d_prepare(const ReflectionPad1dParams& p, Shape* output) {
   if (p.right >= width) return invalid("padding", p.right, "must be below the input width", 1);
   const int64_t out_width = width + p.left + p.right;
   if (out_width < 1) return invalid("padding", p.left, "leaves an output width below 1", 0);
-  // Crops and reflections must stay inside the row; checking both ends of each segment suffices
-  // since source_index is piecewise linear.
-  const int64_t ends[] = {0, p.left - 1, p.left, width + p.left - 1, width + p.left, out_width - 1};
-  for (int64_t j : ends) {
-    if (j < 0 || j >= out_width) continue;
-    const int64_t i = source_index(j, width, p.left);
-    if (i < 0 || i >= width) return invalid("padding", p.left, "crops and reflects past the input", 0);
-  }
+  if (!reflection_stays_inside(width, p.left, p.right))
+    return invalid("padding", p.left, "crops and reflects past the input", 0);
   if (output) {
     Shape out = p.input;
     out.dims[out.rank - 1] = out_width;

@@ -39,14 +39,7 @@ Error validate_conv_common(const ConvQuantParams& quant, const ConvGeometry& g, 
   if (input.c < 1) return invalid("input.shape[3]", input.c, "must be >= 1");
   if (kernel_h < 1) return invalid("weight.shape[1]", kernel_h, "must be >= 1");
   if (kernel_w < 1) return invalid("weight.shape[2]", kernel_w, "must be >= 1");
-  if (g.stride_h < 1) return invalid("stride", g.stride_h, "must be >= 1", 0);
-  if (g.stride_w < 1) return invalid("stride", g.stride_w, "must be >= 1", 1);
-  if (g.dilation_h < 1) return invalid("dilation", g.dilation_h, "must be >= 1", 0);
-  if (g.dilation_w < 1) return invalid("dilation", g.dilation_w, "must be >= 1", 1);
-  if (g.padding.top < 0) return invalid("padding", g.padding.top, "must be >= 0", 0);
-  if (g.padding.left < 0) return invalid("padding", g.padding.left, "must be >= 0", 1);
-  if (g.padding.bottom < 0) return invalid("padding", g.padding.bottom, "must be >= 0", 2);
-  if (g.padding.right < 0) return invalid("padding", g.padding.right, "must be >= 0", 3);
+  CORTEXM_RETURN_IF_ERROR(check_conv_window(g));
   const int32_t oh = window_output_size(input.h, kernel_h, g.stride_h, g.dilation_h,
                                         g.padding.top, g.padding.bottom);
   const int32_t ow = window_output_size(input.w, kernel_w, g.stride_w, g.dilation_w,

@@ -54,12 +54,8 @@ CORTEXM_PREPARE_STEP Error quantized_transpose_conv2d_prepare(const TransposeCon
   // One column of int16 x int8 products stays below 2^31 in magnitude.
   if (int64_t{p.filter.h} * p.filter.w * p.filter.c > 65536)
     return invalid("weight.shape[3]", p.filter.c, "makes KH * KW * C_in exceed 65536");
-  if (p.stride_h < 1) return invalid("stride", p.stride_h, "must be >= 1", 0);
-  if (p.stride_w < 1) return invalid("stride", p.stride_w, "must be >= 1", 1);
-  if (p.padding.top < 0) return invalid("padding", p.padding.top, "must be >= 0", 0);
-  if (p.padding.left < 0) return invalid("padding", p.padding.left, "must be >= 0", 1);
-  if (p.padding.bottom < 0) return invalid("padding", p.padding.bottom, "must be >= 0", 2);
-  if (p.padding.right < 0) return invalid("padding", p.padding.right, "must be >= 0", 3);
+  CORTEXM_RETURN_IF_ERROR(check_conv_window(p.stride_h, p.stride_w, 1, 1, p.padding.top, p.padding.left,
+                                            p.padding.bottom, p.padding.right));  // dilation 1
   if (p.output_padding_h < 0 || p.output_padding_h >= p.stride_h)
     return invalid("output_padding", p.output_padding_h, "must be in [0, stride)", 0);
   if (p.output_padding_w < 0 || p.output_padding_w >= p.stride_w)

@@ -29,8 +29,8 @@ from torch.nn import functional as F
 
 from . import _core
 
-# The graph ops cortexm.lower turns into cortex_m kernels, per precision (src/passes/
-# convert_to_cortex_m.cc's converters and the kernels they reach). Data movement stays integer
+# The graph ops cortexm.lower turns into cortex_m kernels, per precision (the converters the
+# src/passes/convert_*.cc files register and the kernels they reach). Data movement stays integer
 # without a kernel of its own and is not listed.
 LOWERING = {
     "int8": {

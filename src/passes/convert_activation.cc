@@ -98,18 +98,28 @@ void convert_activation_s16(Graph& graph, NodeId id) {
 
 }  // namespace
 
-bool is_table_activation(const std::string& op) {
-  static const char* const kOps[] = {
+namespace {
+
+// sqrt is the magnitude rewrite's (convert_magnitude.cc), which falls back to the table.
+constexpr const char* kSqrt = "aten.sqrt.default";
+
+const std::vector<std::string>& table_ops() {
+  static const std::vector<std::string> ops = {
       "aten.sigmoid.default", "aten.tanh.default", "aten.silu.default",
       "aten.gelu.default",    "aten.hardswish.default",
-      "aten.sqrt.default",    "aten.abs.default",  "aten.pow.Tensor_Scalar",
+      kSqrt,                  "aten.abs.default",  "aten.pow.Tensor_Scalar",
       "aten.add.Scalar",      "aten.sub.Scalar",   "aten.mul.Scalar",
       "aten.div.Scalar",      "aten.leaky_relu.default", "aten.elu.default",
       "aten.exp.default",     "aten.log.default",  "aten.rsqrt.default",
       "aten.neg.default",     "aten.reciprocal.default", "aten.softplus.default",
       "aten.mish.default"};
-  return std::find_if(std::begin(kOps), std::end(kOps),
-                      [&](const char* o) { return op == o; }) != std::end(kOps);
+  return ops;
+}
+
+}  // namespace
+
+bool is_table_activation(const std::string& op) {
+  return std::find(table_ops().begin(), table_ops().end(), op) != table_ops().end();
 }
 
 void convert_activation(Graph& graph, NodeId id, const TargetConfig&) {
@@ -136,6 +146,16 @@ void convert_activation(Graph& graph, NodeId id, const TargetConfig&) {
                             {x, rw.constant("table", table)}, {}, true);
   rw.set_qparams(y, q_out);
   rw.commit(y);
+}
+
+CORTEXM_CONVERTER(activation) {
+  static const Converter converter = [] {
+    Converter c{{}, convert_activation};
+    for (const std::string& op : table_ops())
+      if (op != kSqrt) c.ops.push_back(op);
+    return c;
+  }();
+  return converter;
 }
 
 }  // namespace cortexm::convert

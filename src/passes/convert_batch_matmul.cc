@@ -30,8 +30,6 @@ ValueId permuted_from(const Graph& graph, ValueId v, const std::vector<int64_t>&
   return permute.inputs[0];
 }
 
-}  // namespace
-
 void convert_batch_matmul(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -78,6 +76,13 @@ void convert_batch_matmul(Graph& graph, NodeId id, const TargetConfig&) {
     rw.set_qparams(y, qo);
   }
   rw.commit(y);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(batch_matmul) {
+  static const Converter converter{{"aten.bmm.default", "aten.mm.default"}, convert_batch_matmul};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -29,8 +29,6 @@ void check_left_shift(int64_t acc_bound, int64_t shift, const char* what) {
                 " that overflows int32 (output scale too small for the inputs')");
 }
 
-}  // namespace
-
 void convert_binary(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -101,6 +99,14 @@ void convert_binary(Graph& graph, NodeId id, const TargetConfig&) {
   }
   rw.set_qparams(y, qo);
   rw.commit(y);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(binary) {
+  static const Converter converter{{"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor"},
+                                   convert_binary};
+  return converter;
 }
 
 }  // namespace cortexm::convert

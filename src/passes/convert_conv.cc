@@ -7,18 +7,18 @@
 
 namespace cortexm::convert {
 
+namespace {
+
 void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
+  weight_dtype(graph, graph.node(id).inputs[0], graph.node(id).inputs[1], "weight");  // NotLowered for int16 weights
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
   if (args.b("transposed")) not_lowered("transposed convolution");
-  const ValueId x = node.inputs[0];
-  const ValueId w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const TensorInfo in = graph.value(x).info;
-  const bool one_d = in.rank() == 3;
-  if (!one_d && in.rank() != 4)
-    not_lowered("input rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  const ConvOperands conv = conv_operands(graph, node, "input rank");
+  const ValueId x = conv.x, w = conv.w, b = conv.b;
+  const TensorInfo& in = conv.in;
+  const bool one_d = conv.one_d;
   const QuantParams q_in = int8_per_tensor(graph, x, "input");
   const OutputTarget target = output_target(graph, node);
   const QuantParams& q_out = target.q;
@@ -40,15 +40,8 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   // One input channel is a regular conv (its im2col kernels beat a depth multiplier of C_out).
   const bool depthwise = groups == c_in && c_in > 1 && c_out % c_in == 0;
 
-  std::vector<double> bias_scales, real_scales;
-  for (int64_t c = 0; c < c_out; ++c) {
-    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
-    real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
-  }
-  std::vector<int64_t> multipliers, shifts;
-  requantize_attrs(real_scales, &multipliers, &shifts);
-  std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
-  add_tail_offset(target, bias_scales, &bias);
+  const ChannelRequantization requantization = channel_requantization(
+      graph, b, q_in.scales[0], weight.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
 
   // Weights: OHWI [C_out, KH, KW, C_in / groups]; depthwise IHWO [1, KH, KW, C_out].
   TensorInfo w_info;
@@ -72,23 +65,30 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   if (depthwise) attrs.emplace_back("depth_multiplier", c_out / c_in);
   attrs.insert(attrs.end(), {{"input_offset", -q_in.zero_points[0]},
                              {"output_offset", q_out.zero_points[0]},
-                             {"requantize_multipliers", multipliers},
-                             {"requantize_shifts", shifts},
+                             {"requantize_multipliers", requantization.multipliers},
+                             {"requantize_shifts", requantization.shifts},
                              {"activation_min", target.activation_min},
                              {"activation_max", target.activation_max}});
 
-  ValueId v = x;
-  if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
-  v = rw.clone_dim_order(v, channels_last_dim_order(4));
+  const ValueId v = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant(depthwise ? "ihwo" : "ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
+  const ValueId b_packed = rw.constant("bias", requantization.bias);
   const ValueId y = rw.call(depthwise ? "cortex_m.quantized_depthwise_conv2d.default"
                                       : "cortex_m.quantized_conv2d.default",
                             {v, w_packed, b_packed}, attrs, true);
   rw.set_qparams(y, q_out);
-  v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
-  if (one_d) v = rw.view(v, out.shape);
-  rw.commit(v, &target);
+  commit_conv_output(rw, y, conv, out, target);
+}
+
+}  // namespace
+
+// The int8 input's (convert_conv_s16.cc: int16; convert_transpose_conv.cc: transposed).
+CORTEXM_CONVERTER(conv) {
+  static const Converter converter{
+      {"aten.convolution.default"}, convert_conv, Form::kFolded, [](const Graph& graph, const Node& node) {
+        return !is_transposed_conv(node) && graph.value(node.inputs[0]).info.dtype != DType::kInt16;
+      }};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -54,19 +54,13 @@ void pack_ohwi(const Tensor& src_tensor, Tensor* packed, int64_t c_out, int64_t 
               src[((o * c_per_group + i) * kh + y) * kw + x0];
 }
 
-}  // namespace
-
 void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
-  const ValueId x = node.inputs[0];
-  const ValueId w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const TensorInfo in = graph.value(x).info;
-  const bool one_d = in.rank() == 3;
-  if (!one_d && in.rank() != 4)
-    not_lowered("input rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  const ConvOperands conv = conv_operands(graph, node, "input rank");
+  const ValueId x = conv.x, w = conv.w, b = conv.b;
+  const bool one_d = conv.one_d;
   const QuantParams q_in = int16_per_tensor(graph, x, "input");
 
   // The kernel's int16 output: the node's own, or a value spanning the int8 output's range.
@@ -92,7 +86,6 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   const std::vector<int64_t> ws = graph.value(w).info.shape;
   const int64_t c_out = ws[0], c_per_group = ws[1];
   const int64_t kh = one_d ? 1 : ws[2], kw = ws.back();
-  const int64_t c_in = in.shape[1];
   const DType w_dtype = weight_dtype(graph, x, w, "weight");
   const bool w16 = w_dtype == DType::kInt16;
   const QuantizedConstant weight = quantized_constant(graph, w, 0, c_out, "weight", w_dtype);
@@ -102,19 +95,10 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   const std::vector<int64_t> padding = conv_spatial(args, "padding", one_d, 0);
   const std::vector<int64_t> dilation = conv_spatial(args, "dilation", one_d, 1);
 
-  std::vector<double> bias_scales, real_scales;
-  for (int64_t c = 0; c < c_out; ++c) {
-    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
-    real_scales.push_back(bias_scales.back() / q_conv.scales[0]);
-  }
-  std::vector<int64_t> multipliers, shifts;
-  requantize_s64_attrs(real_scales, &multipliers, &shifts);
-  Tensor bias = int64_bias(graph, b, bias_scales, w16);
-  if (target.offset != 0.0) {  // the tail's offset in accumulator units
-    for (int64_t c = 0; c < c_out; ++c)
-      bias.data<int64_t>()[c] += static_cast<int64_t>(
-          std::nearbyint(target.offset / (target.scale * bias_scales[c])));
-  }
+  // q_conv's scale has the tail's scale already.
+  const ChannelRequantization requantization =
+      channel_requantization(graph, b, q_in.scales[0], weight.scales, q_conv.scales[0], 1.0, target,
+                             w16 ? Accumulator::kInt64W16 : Accumulator::kInt64);
 
   TensorInfo w_info;
   w_info.dtype = w_dtype;
@@ -131,16 +115,14 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
   Attrs attrs = {{"stride", stride},
                  {"padding", padding},
                  {"dilation", dilation},
-                 {"requantize_multipliers", multipliers},
-                 {"requantize_shifts", shifts},
+                 {"requantize_multipliers", requantization.multipliers},
+                 {"requantize_shifts", requantization.shifts},
                  {"activation_min", int16_output ? q_conv.quant_min : int64_t{-32768}},
                  {"activation_max", int16_output ? q_conv.quant_max : int64_t{32767}}};
 
-  ValueId v = x;
-  if (one_d) v = rw.view(v, {in.shape[0], c_in, 1, in.shape[2]});
-  v = rw.clone_dim_order(v, channels_last_dim_order(4));
+  const ValueId v = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant("ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", bias);
+  const ValueId b_packed = rw.constant("bias", requantization.bias);
   ValueId y = rw.call(w16 ? "cortex_m.quantized_conv2d_s16w16.default" : "cortex_m.quantized_conv2d_s16.default",
                       {v, w_packed, b_packed}, attrs, true);
   rw.set_qparams(y, q_conv);
@@ -158,9 +140,17 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
                  {"activation_max", target.activation_max}});
     rw.set_qparams(y, q);
   }
-  v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
-  if (one_d) v = rw.view(v, out.shape);
-  rw.commit(v, &target);
+  commit_conv_output(rw, y, conv, out, target);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(conv_s16) {
+  static const Converter converter{
+      {"aten.convolution.default"}, convert_conv_s16, Form::kFolded, [](const Graph& graph, const Node& node) {
+        return !is_transposed_conv(node) && graph.value(node.inputs[0]).info.dtype == DType::kInt16;
+      }};
+  return converter;
 }
 
 }  // namespace cortexm::convert

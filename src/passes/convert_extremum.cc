@@ -9,6 +9,8 @@
 
 namespace cortexm::convert {
 
+namespace {
+
 void convert_extremum(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -28,6 +30,18 @@ void convert_arg_extremum(Graph& graph, NodeId id, const TargetConfig&) {
   const bool max = node.op == "aten.argmax.default";
   rw.commit(rw.call(max ? "cortex_m.quantized_argmax.default" : "cortex_m.quantized_argmin.default", {source},
                     node.attrs, true));
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(extremum) {
+  static const Converter converter{{"aten.amax.default", "aten.amin.default"}, convert_extremum};
+  return converter;
+}
+
+CORTEXM_CONVERTER(arg_extremum) {
+  static const Converter converter{{"aten.argmax.default", "aten.argmin.default"}, convert_arg_extremum};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -48,8 +48,6 @@ std::vector<int64_t> identity(int64_t rank) {
   return order;
 }
 
-}  // namespace
-
 void convert_layer_norm(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -127,6 +125,13 @@ void convert_layer_norm(Graph& graph, NodeId id, const TargetConfig& /*target*/)
   rw.set_qparams(y, q_out);
   if (!out.contiguous()) y = rw.clone_dim_order(y, out.effective_dim_order());
   rw.commit(y);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(layer_norm) {
+  static const Converter converter{{"aten.layer_norm.default"}, convert_layer_norm};
+  return converter;
 }
 
 }  // namespace cortexm::convert

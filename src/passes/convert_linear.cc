@@ -118,36 +118,23 @@ void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
 
   // One multiplier for per-tensor weights, one per channel otherwise.
   const bool per_channel = graph.value(o.w).info.qparams->per_channel();
-  std::vector<double> bias_scales, real_scales;
-  for (int64_t c = 0; c < o.n; ++c) {
-    bias_scales.push_back(q_in.scales[0] * o.channels.scales[c]);
-    if (per_channel || c == 0)
-      real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
-  }
-  std::vector<int64_t> multipliers, shifts;
-  requantize_s64_attrs(real_scales, &multipliers, &shifts);
-  Tensor bias = int64_bias(graph, o.b, bias_scales, o.int16_weights);
-  if (target.offset != 0.0) {  // the tail's offset in accumulator units
-    for (int64_t c = 0; c < o.n; ++c)
-      bias.data<int64_t>()[c] += static_cast<int64_t>(
-          std::nearbyint(target.offset / (target.scale * bias_scales[c])));
-  }
+  const ChannelRequantization requantization = channel_requantization(
+      graph, o.b, q_in.scales[0], o.channels.scales, q_out.scales[0], target.scale, target,
+      o.int16_weights ? Accumulator::kInt64W16 : Accumulator::kInt64, !per_channel);
 
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
-  const ValueId b_packed = rw.constant("bias", bias);
+  const ValueId b_packed = rw.constant("bias", requantization.bias);
   const ValueId y = rw.call(o.int16_weights ? "cortex_m.quantized_linear_s16w16.default"
                                             : "cortex_m.quantized_linear_s16.default",
                             {o.x, w_packed, b_packed},
-                            {{"requantize_multipliers", multipliers},
-                             {"requantize_shifts", shifts},
+                            {{"requantize_multipliers", requantization.multipliers},
+                             {"requantize_shifts", requantization.shifts},
                              {"activation_min", target.activation_min},
                              {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(y, &target);
 }
-
-}  // namespace
 
 void convert_linear(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
@@ -165,29 +152,29 @@ void convert_linear(Graph& graph, NodeId id, const TargetConfig&) {
   for (int64_t zp : channels.zero_points)
     if (zp != w_zp) not_lowered("weight zero points differ between channels");
 
-  std::vector<double> bias_scales, real_scales;
-  for (int64_t c = 0; c < n; ++c) {
-    bias_scales.push_back(q_in.scales[0] * channels.scales[c]);
-    real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
-  }
-  std::vector<int64_t> multipliers, shifts;
-  requantize_attrs(real_scales, &multipliers, &shifts);
-  std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
-  add_tail_offset(target, bias_scales, &bias);
+  const ChannelRequantization requantization = channel_requantization(
+      graph, b, q_in.scales[0], channels.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
 
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
-  const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
+  const ValueId b_packed = rw.constant("bias", requantization.bias);
   const ValueId y = rw.call("cortex_m.quantized_linear.default", {x, w_packed, b_packed},
                             {{"input_offset", -q_in.zero_points[0]},
                              {"filter_offset", -w_zp},
                              {"output_offset", q_out.zero_points[0]},
-                             {"requantize_multipliers", multipliers},
-                             {"requantize_shifts", shifts},
+                             {"requantize_multipliers", requantization.multipliers},
+                             {"requantize_shifts", requantization.shifts},
                              {"activation_min", target.activation_min},
                              {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
   rw.commit(y, &target);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(linear) {
+  static const Converter converter{{"aten.linear.default", "aten.addmm.default"}, convert_linear};
+  return converter;
 }
 
 }  // namespace cortexm::convert

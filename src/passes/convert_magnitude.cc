@@ -26,8 +26,6 @@ ValueId squared(const Graph& graph, NodeId mul) {
   return n.inputs.size() == 2 && n.inputs[0] == n.inputs[1] ? n.inputs[0] : kNoValue;
 }
 
-}  // namespace
-
 void convert_sqrt(Graph& graph, NodeId id, const TargetConfig& target) {
   const Node& node = graph.node(id);
   const NodeId add = sole_producer(graph, node.inputs[0], "aten.add.Tensor", id);
@@ -68,6 +66,13 @@ void convert_sqrt(Graph& graph, NodeId id, const TargetConfig& target) {
   graph.erase_node(add);
   graph.erase_node(mul_a);
   graph.erase_node(mul_b);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(sqrt) {
+  static const Converter converter{{"aten.sqrt.default"}, convert_sqrt};
+  return converter;
 }
 
 }  // namespace cortexm::convert

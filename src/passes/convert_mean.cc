@@ -68,8 +68,6 @@ void convert_mean_s16(Graph& graph, NodeId id) {
   rw.commit(y);
 }
 
-}  // namespace
-
 void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
   const bool int16 = graph.value(graph.node(id).inputs[0]).info.dtype == DType::kInt16;
   if (int16 && reduces_size_one_dims(graph, graph.node(id))) return convert_mean_s16(graph, id);
@@ -124,6 +122,13 @@ void convert_mean(Graph& graph, NodeId id, const TargetConfig& /*target*/) {
   rw.set_qparams(y, q_out);
   // keepdim's [N, C, 1, 1] keeps the channels-last order: back to the graph's contiguous one.
   rw.commit(spatial && args.b("keepdim") ? rw.clone_dim_order(y, {0, 1, 2, 3}) : y);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(mean) {
+  static const Converter converter{{"aten.mean.dim", "aten.sum.dim_IntList"}, convert_mean};
+  return converter;
 }
 
 }  // namespace cortexm::convert

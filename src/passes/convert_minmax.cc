@@ -9,6 +9,8 @@
 
 namespace cortexm::convert {
 
+namespace {
+
 void convert_minmax(Graph& graph, NodeId id, const TargetConfig& target) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -33,6 +35,13 @@ void convert_minmax(Graph& graph, NodeId id, const TargetConfig& target) {
       true);
   rw.set_qparams(y, qo);
   rw.commit(y);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(minmax) {
+  static const Converter converter{{"aten.maximum.default", "aten.minimum.default"}, convert_minmax};
+  return converter;
 }
 
 }  // namespace cortexm::convert

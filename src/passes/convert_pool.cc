@@ -36,8 +36,6 @@ int64_t pad_after(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64
   return after;
 }
 
-}  // namespace
-
 void convert_pool(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -83,6 +81,13 @@ void convert_pool(Graph& graph, NodeId id, const TargetConfig&) {
                             {xc}, attrs, true);
   rw.set_qparams(y, q_out);
   rw.commit(rw.clone_dim_order(y, out.effective_dim_order()));
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(pool) {
+  static const Converter converter{{"aten.max_pool2d.default", "aten.avg_pool2d.default"}, convert_pool};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -87,8 +87,6 @@ ValueId requantized_s16(Rewrite& rw, const Dequantized& in, const QuantParams& o
   return y;
 }
 
-}  // namespace
-
 void convert_requantize(Graph& graph, NodeId id, const TargetConfig& target) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -135,6 +133,30 @@ void convert_cat(Graph& graph, NodeId id, const TargetConfig& target) {
   const std::string float_value = graph.value(out).name;  // its quantizes did not fold
   rw.commit(y);
   note_float_value(graph, y, float_value);  // y is cat's own output
+}
+
+bool reads_dequantize(const Graph& graph, const Node& node) {
+  for (ValueId v : node.inputs) {
+    const NodeId p = v == kNoValue ? kNoNode : graph.producer(v);
+    if (p != kNoNode &&
+        graph.node(p).op == "quantized_decomposed.dequantize_per_tensor.default")
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Outside the folded form: a quantize or a cat reading a dequantize.
+CORTEXM_CONVERTER(requantize) {
+  static const Converter converter{{"quantized_decomposed.quantize_per_tensor.default"},
+                                   convert_requantize, Form::kAny, reads_dequantize};
+  return converter;
+}
+
+CORTEXM_CONVERTER(cat) {
+  static const Converter converter{{"aten.cat.default"}, convert_cat, Form::kAny, reads_dequantize};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -93,8 +93,6 @@ void convert_softmax_s16(Graph& graph, NodeId id) {
   rw.commit(y);
 }
 
-}  // namespace
-
 void convert_softmax(Graph& graph, NodeId id, const TargetConfig&) {
   if (graph.value(graph.node(id).inputs[0]).info.dtype == DType::kInt16)
     return convert_softmax_s16(graph, id);
@@ -146,6 +144,14 @@ void convert_softmax(Graph& graph, NodeId id, const TargetConfig&) {
   rw.set_qparams(y, q_out);
   if (order != out.effective_dim_order()) y = rw.clone_dim_order(y, out.effective_dim_order());
   rw.commit(y);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(softmax) {
+  static const Converter converter{{"aten._softmax.default", "aten._log_softmax.default"},
+                                   convert_softmax};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -1,15 +1,16 @@
-// ConvertToCortexM: folded aten ops on int8 values become cortex_m ops (the rewrites live in
-// convert_conv.cc, convert_linear.cc, convert_binary.cc, convert_pool.cc, convert_mean.cc,
-// convert_batch_matmul.cc, convert_minmax.cc, convert_transpose_conv.cc, convert_layer_norm.cc),
-// and so do int8 -> int8 rescalings left outside the folded form (convert_requantize.cc). A
-// folded op that cannot be lowered stays as it is with meta lowering = "float: <reason>".
+// ConvertToCortexM: folded aten ops on int8 / int16 values become cortex_m ops, and so do
+// rescalings left outside the folded form; each convert_*.cc registers the ops its rewrite takes
+// (CORTEXM_CONVERTER, collected into the generated passes/converters.inc). A folded op that cannot
+// be lowered stays as it is with meta lowering = "float: <reason>".
 #include "passes/convert_to_cortex_m.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <unordered_map>
 
+#include "cortexm/kernels/conv_params.h"
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "cortexm/kernels/requantize.h"
 #include "graph/errors.h"
@@ -138,52 +139,6 @@ std::vector<int64_t> rounded_bias(const Graph& graph, ValueId bias,
 
 }  // namespace
 
-std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
-                                const std::vector<double>& scales) {
-  const std::vector<int64_t> values =
-      rounded_bias(graph, bias, scales, std::numeric_limits<int32_t>::min(),
-                   std::numeric_limits<int32_t>::max(), "int32");
-  return std::vector<int32_t>(values.begin(), values.end());
-}
-
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
-                  bool int16_weights) {
-  // CMSIS-NN's 16x8 kernels keep sums within +-2^47; a bias beyond +-2^40 is not a real model's.
-  // The 16x16 scales are 2^8 finer, and their sums reach 2^46 (requantize.h).
-  const double limit = int16_weights ? static_cast<double>(kMaxBiasS16W16) : std::ldexp(1.0, 40);
-  const std::vector<int64_t> values =
-      rounded_bias(graph, bias, scales, -limit, limit, int16_weights ? "+-2^46" : "+-2^40");
-  TensorInfo info;
-  info.dtype = DType::kInt64;
-  info.shape = {static_cast<int64_t>(scales.size())};
-  QuantParams q;
-  q.scales = scales;
-  q.zero_points.assign(scales.size(), 0);
-  q.axis = 0;
-  q.quant_min = std::numeric_limits<int64_t>::min();
-  q.quant_max = std::numeric_limits<int64_t>::max();
-  info.qparams = q;
-  Tensor t(info);
-  std::copy(values.begin(), values.end(), t.data<int64_t>());
-  return t;
-}
-
-Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales) {
-  TensorInfo info;
-  info.dtype = DType::kInt32;
-  info.shape = {static_cast<int64_t>(values.size())};
-  QuantParams q;
-  q.scales = scales;
-  q.zero_points.assign(values.size(), 0);
-  q.axis = 0;
-  q.quant_min = std::numeric_limits<int32_t>::min();
-  q.quant_max = std::numeric_limits<int32_t>::max();
-  info.qparams = q;
-  Tensor t(info);
-  std::copy(values.begin(), values.end(), t.data<int32_t>());
-  return t;
-}
-
 void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
                       std::vector<int64_t>* shifts) {
   for (double real : real_scales) {
@@ -194,21 +149,6 @@ void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_
     const QuantizedMultiplier m = quantize_multiplier(real);
     multipliers->push_back(m.multiplier);
     shifts->push_back(m.shift);
-  }
-}
-
-void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
-                          std::vector<int64_t>* shifts) {
-  requantize_attrs(real_scales, multipliers, shifts);
-  for (size_t c = 0; c < real_scales.size(); ++c) {
-    if ((*shifts)[c] > kMaxShiftS64)
-      not_lowered("requantize shift " + std::to_string((*shifts)[c]) + " exceeds 7");
-    if ((*multipliers)[c] == 0) {
-      char scale[32];
-      std::snprintf(scale, sizeof(scale), "%.6g", real_scales[c]);
-      not_lowered(std::string("requantize scale ") + scale +
-                  " is below 2^-32 (the requantize's smallest shift is -31)");
-    }
   }
 }
 
@@ -282,6 +222,69 @@ OutputTarget output_target(const Graph& graph, const Node& node, DType dtype) {
   return t;
 }
 
+namespace {
+
+std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
+                                const std::vector<double>& scales) {
+  const std::vector<int64_t> values =
+      rounded_bias(graph, bias, scales, std::numeric_limits<int32_t>::min(),
+                   std::numeric_limits<int32_t>::max(), "int32");
+  return std::vector<int32_t>(values.begin(), values.end());
+}
+
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
+                  bool int16_weights) {
+  // CMSIS-NN's 16x8 kernels keep sums within +-2^47; a bias beyond +-2^40 is not a real model's.
+  // The 16x16 scales are 2^8 finer, and their sums reach 2^46 (requantize.h).
+  const double limit = int16_weights ? static_cast<double>(kMaxBiasS16W16) : std::ldexp(1.0, 40);
+  const std::vector<int64_t> values =
+      rounded_bias(graph, bias, scales, -limit, limit, int16_weights ? "+-2^46" : "+-2^40");
+  TensorInfo info;
+  info.dtype = DType::kInt64;
+  info.shape = {static_cast<int64_t>(scales.size())};
+  QuantParams q;
+  q.scales = scales;
+  q.zero_points.assign(scales.size(), 0);
+  q.axis = 0;
+  q.quant_min = std::numeric_limits<int64_t>::min();
+  q.quant_max = std::numeric_limits<int64_t>::max();
+  info.qparams = q;
+  Tensor t(info);
+  std::copy(values.begin(), values.end(), t.data<int64_t>());
+  return t;
+}
+
+Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales) {
+  TensorInfo info;
+  info.dtype = DType::kInt32;
+  info.shape = {static_cast<int64_t>(values.size())};
+  QuantParams q;
+  q.scales = scales;
+  q.zero_points.assign(values.size(), 0);
+  q.axis = 0;
+  q.quant_min = std::numeric_limits<int32_t>::min();
+  q.quant_max = std::numeric_limits<int32_t>::max();
+  info.qparams = q;
+  Tensor t(info);
+  std::copy(values.begin(), values.end(), t.data<int32_t>());
+  return t;
+}
+
+void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
+                          std::vector<int64_t>* shifts) {
+  requantize_attrs(real_scales, multipliers, shifts);
+  for (size_t c = 0; c < real_scales.size(); ++c) {
+    if ((*shifts)[c] > kMaxShiftS64)
+      not_lowered("requantize shift " + std::to_string((*shifts)[c]) + " exceeds 7");
+    if ((*multipliers)[c] == 0) {
+      char scale[32];
+      std::snprintf(scale, sizeof(scale), "%.6g", real_scales[c]);
+      not_lowered(std::string("requantize scale ") + scale +
+                  " is below 2^-32 (the requantize's smallest shift is -31)");
+    }
+  }
+}
+
 void add_tail_offset(const OutputTarget& t, const std::vector<double>& bias_scales,
                      std::vector<int32_t>* bias) {
   if (t.offset == 0.0) return;
@@ -294,16 +297,71 @@ void add_tail_offset(const OutputTarget& t, const std::vector<double>& bias_scal
   }
 }
 
+}  // namespace
+
+ChannelRequantization channel_requantization(const Graph& graph, ValueId bias, double input_scale,
+                                             const std::vector<double>& weight_scales,
+                                             double output_scale, double tail_scale,
+                                             const OutputTarget& target, Accumulator accumulator,
+                                             bool one_multiplier) {
+  std::vector<double> bias_scales, real_scales;
+  for (size_t c = 0; c < weight_scales.size(); ++c) {
+    bias_scales.push_back(input_scale * weight_scales[c]);
+    if (!one_multiplier || c == 0) real_scales.push_back(bias_scales.back() * tail_scale / output_scale);
+  }
+  ChannelRequantization r;
+  if (accumulator == Accumulator::kInt32) {
+    requantize_attrs(real_scales, &r.multipliers, &r.shifts);
+    std::vector<int32_t> values = int32_bias(graph, bias, bias_scales);
+    add_tail_offset(target, bias_scales, &values);
+    r.bias = bias_tensor(values, bias_scales);
+    return r;
+  }
+  requantize_s64_attrs(real_scales, &r.multipliers, &r.shifts);
+  r.bias = int64_bias(graph, bias, bias_scales, accumulator == Accumulator::kInt64W16);
+  if (target.offset != 0.0) {  // the tail's offset in accumulator units
+    for (size_t c = 0; c < bias_scales.size(); ++c)
+      r.bias.data<int64_t>()[c] += static_cast<int64_t>(
+          std::nearbyint(target.offset / (target.scale * bias_scales[c])));
+  }
+  return r;
+}
+
 std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h) {
   const std::vector<int64_t>& v = args.ints(attr);
-  if (one_d) {
-    if (v.size() != 1) not_lowered(std::string("attribute '") + attr + "' of a 1-D conv has " +
-                                   std::to_string(v.size()) + " values");
-    return {one_d_h, v[0]};
-  }
-  if (v.size() == 1) return {v[0], v[0]};
-  if (v.size() == 2) return v;
-  not_lowered(std::string("attribute '") + attr + "' has " + std::to_string(v.size()) + " values");
+  int64_t h = 0, w = 0;
+  if (!conv_spatial_pair(v.data(), v.size(), one_d, one_d_h, &h, &w))
+    not_lowered(std::string("attribute '") + attr + "'" + (one_d ? " of a 1-D conv" : "") + " has " +
+                std::to_string(v.size()) + " values");
+  return {h, w};
+}
+
+ConvOperands conv_operands(const Graph& graph, const Node& node, const std::string& what) {
+  ConvOperands c;
+  c.x = node.inputs[0];
+  c.w = node.inputs[1];
+  c.b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  c.in = graph.value(c.x).info;
+  c.one_d = c.in.rank() == 3;
+  if (!c.one_d && c.in.rank() != 4)
+    not_lowered(what + " " + std::to_string(c.in.rank()) + " (1-D or 2-D only)");
+  return c;
+}
+
+ValueId conv_kernel_input(Rewrite& rw, const ConvOperands& c) {
+  const ValueId v = c.one_d ? rw.view(c.x, {c.in.shape[0], c.in.shape[1], 1, c.in.shape[2]}) : c.x;
+  return rw.clone_dim_order(v, channels_last_dim_order(4));
+}
+
+void commit_conv_output(Rewrite& rw, ValueId y, const ConvOperands& c, const TensorInfo& out,
+                        const OutputTarget& target) {
+  ValueId v = rw.clone_dim_order(y, c.one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
+  if (c.one_d) v = rw.view(v, out.shape);
+  rw.commit(v, &target);
+}
+
+bool is_transposed_conv(const Node& node) {
+  return OpArgs(node.op, node.name, node.attrs).b("transposed");
 }
 
 ValueId contiguous_quantized_input(Rewrite& rw) {
@@ -398,51 +456,37 @@ void Rewrite::commit(ValueId new_value, const OutputTarget* target) {
   committed_ = true;
 }
 
+// Every convert_*.cc's registration, from the generated list.
+#define CORTEXM_CONVERTER_FILE(name) CORTEXM_CONVERTER(name);
+#include "passes/converters.inc"
+#undef CORTEXM_CONVERTER_FILE
+
+const std::vector<const Converter*>& converters() {
+  static const std::vector<const Converter*> all = {
+#define CORTEXM_CONVERTER_FILE(name) &name##_converter(),
+#include "passes/converters.inc"
+#undef CORTEXM_CONVERTER_FILE
+  };
+  return all;
+}
+
+const Converter* converter_for(const Graph& graph, const Node& node, bool folded) {
+  static const std::unordered_map<std::string, std::vector<const Converter*>> by_op = [] {
+    std::unordered_map<std::string, std::vector<const Converter*>> map;
+    for (const Converter* c : converters())
+      for (const std::string& op : c->ops) map[op].push_back(c);
+    return map;
+  }();
+  const auto it = by_op.find(node.op);
+  if (it == by_op.end()) return nullptr;
+  for (const Converter* c : it->second)
+    if ((folded || c->form == Form::kAny) && (!c->accepts || c->accepts(graph, node))) return c;
+  return nullptr;
+}
+
 }  // namespace convert
 
 namespace {
-
-using Converter = void (*)(Graph&, NodeId, const TargetConfig&);
-
-Converter converter_for(const std::string& op) {
-  if (op == "aten.convolution.default") return convert::convert_convolution;
-  if (op == "aten.linear.default" || op == "aten.addmm.default") return convert::convert_linear;
-  if (op == "aten.add.Tensor" || op == "aten.sub.Tensor" || op == "aten.mul.Tensor")
-    return convert::convert_binary;
-  if (op == "aten.max_pool2d.default" || op == "aten.avg_pool2d.default")
-    return convert::convert_pool;
-  if (op == "aten._softmax.default" || op == "aten._log_softmax.default")
-    return convert::convert_softmax;
-  if (op == "aten.sqrt.default") return convert::convert_sqrt;
-  if (convert::is_table_activation(op)) return convert::convert_activation;
-  if (op == "aten.mean.dim" || op == "aten.sum.dim_IntList") return convert::convert_mean;
-  if (op == "aten.layer_norm.default") return convert::convert_layer_norm;
-  if (op == "aten.amax.default" || op == "aten.amin.default") return convert::convert_extremum;
-  if (op == "aten.argmax.default" || op == "aten.argmin.default") return convert::convert_arg_extremum;
-  if (op == "aten.bmm.default" || op == "aten.mm.default") return convert::convert_batch_matmul;
-  if (op == "aten.maximum.default" || op == "aten.minimum.default") return convert::convert_minmax;
-  if (op == "aten.upsample_bilinear2d.default") return convert::convert_upsample_bilinear;
-  return nullptr;
-}
-
-bool reads_dequantize(const Graph& graph, const Node& node) {
-  for (ValueId v : node.inputs) {
-    const NodeId p = v == kNoValue ? kNoNode : graph.producer(v);
-    if (p != kNoNode &&
-        graph.node(p).op == "quantized_decomposed.dequantize_per_tensor.default")
-      return true;
-  }
-  return false;
-}
-
-// Nodes outside the folded form that lower too: a quantize of a dequantize (a requantize) and a
-// cat of dequantized inputs (convert_requantize.cc).
-Converter unfolded_converter_for(const Graph& graph, const Node& node) {
-  if (node.op == "quantized_decomposed.quantize_per_tensor.default" && reads_dequantize(graph, node))
-    return convert::convert_requantize;
-  if (node.op == "aten.cat.default" && reads_dequantize(graph, node)) return convert::convert_cat;
-  return nullptr;
-}
 
 // An aten compute op reading or producing quantized values.
 bool is_folded(const Graph& graph, const Node& node) {
@@ -465,14 +509,14 @@ bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
   const std::vector<NodeId> order = graph.order();
   for (NodeId id : order) {
     if (!is_live(graph, id)) continue;
-    const Converter unfolded = unfolded_converter_for(graph, graph.node(id));
-    if (!unfolded && !is_folded(graph, graph.node(id))) continue;
+    const bool folded = is_folded(graph, graph.node(id));
+    const convert::Converter* converter = convert::converter_for(graph, graph.node(id), folded);
+    if (!converter && !folded) continue;
     const std::string op = graph.node(id).op;
-    const Converter convert = unfolded ? unfolded : converter_for(op);
     std::string reason = "no cortex_m kernel for " + op;
-    if (convert) {
+    if (converter) {
       try {
-        convert(graph, id, target);
+        converter->convert(graph, id, target);
         changed = true;
         continue;
       } catch (const convert::NotLowered& e) {

@@ -44,29 +44,9 @@ QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int
 // int16; NotLowered for int16 weights on any other input (what: the weight's name in the op).
 DType weight_dtype(const Graph& graph, ValueId x, ValueId w, const std::string& what);
 
-// int32 bias at scales[c] (one per channel): zeros when absent; a quantized bias at another scale
-// or zero point is requantized from its real value, a float bias quantized. The bias must be a
-// constant with one element per scale.
-std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
-                                const std::vector<double>& scales);
-
-// The 16x8 kernels' int64 [C] bias at scales[c] (zero point 0): as int32_bias (a quantized bias
-// at the target scale taken exactly, as an integer), within +-2^40; the 16x16 kernels'
-// (int16_weights) within +-kMaxBiasS16W16 (2^46: requantize.h says why).
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
-                  bool int16_weights = false);
-
-// The int32 [C] bias constant's data, quantized per channel at scales[c] with zero point 0.
-Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales);
-
 // quantize_multiplier of each real scale, as int attributes; NotLowered if one is out of range.
 void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
                       std::vector<int64_t>* shifts);
-// The same for the 16x8 / 16x16 kernels' requantize_s64: shifts in [-31, 7]; NotLowered for a
-// larger scale, or one below 2^-32 (quantize_multiplier's 0, which would zero every output).
-void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
-                          std::vector<int64_t>* shifts);
-
 // relu / hardtanh / clamp / hardsigmoid as out = clamp(scale * x + offset, lo, hi), bounds in
 // float32 as their kernels use them; false for any other op.
 struct ClampActivation {
@@ -94,9 +74,28 @@ struct OutputTarget {
 };
 OutputTarget output_target(const Graph& graph, const Node& node, DType dtype = DType::kInt8);
 
-// bias[c] += offset / (scale * bias_scales[c]) (the tail's offset in accumulator units).
-void add_tail_offset(const OutputTarget& target, const std::vector<double>& bias_scales,
-                     std::vector<int32_t>* bias);
+// What a conv / linear kernel's accumulator is, and so its bias and requantization.
+enum class Accumulator {
+  kInt32,     // the int8 kernels: int32 bias, requantize (shifts up to 30)
+  kInt64,     // the 16x8 kernels: int64 bias within +-2^40, requantize_s64 (shifts in [-31, 7])
+  kInt64W16,  // the 16x16 kernels: the same, bias within +-kMaxBiasS16W16 (2^46: requantize.h)
+};
+
+// The per-channel requantization of a conv / linear: for each output channel c, the multiplier
+// and shift of s_in * s_w[c] * tail_scale / s_out (one, of channel 0, with one_multiplier), and
+// the bias constant at s_in * s_w[c] (zero point 0; zeros when bias is absent; a quantized bias
+// at another scale requantized from its real value, a float one quantized) plus the output
+// target's offset in accumulator units, offset / (target.scale * s_in * s_w[c]). tail_scale is
+// target.scale, or 1 when s_out has it already. NotLowered for a scale or bias out of range.
+struct ChannelRequantization {
+  std::vector<int64_t> multipliers, shifts;
+  Tensor bias;  // int32 [C] or int64 [C], quantized per channel
+};
+ChannelRequantization channel_requantization(const Graph& graph, ValueId bias, double input_scale,
+                                             const std::vector<double>& weight_scales,
+                                             double output_scale, double tail_scale,
+                                             const OutputTarget& target, Accumulator accumulator,
+                                             bool one_multiplier = false);
 
 // Builds the replacement of one node before it. Unless commit() is called, the destructor erases
 // the nodes it made, so a failed rewrite leaves the graph as it was (but for unused constants).
@@ -134,6 +133,25 @@ class Rewrite {
 // 2-D; a 1-D convolution's one value is w, with h = one_d_h (its (N, C, 1, W) view).
 std::vector<int64_t> conv_spatial(const OpArgs& args, const char* attr, bool one_d, int64_t one_d_h);
 
+// The operands of an aten.convolution node: input x, weight w, bias b (kNoValue when absent), the
+// input's info and whether the conv is 1-D (lowered through the input's (N, C, 1, W) view).
+// NotLowered for a rank other than 3 or 4 (what: the rank's name in the reason).
+struct ConvOperands {
+  ValueId x = kNoValue, w = kNoValue, b = kNoValue;
+  TensorInfo in;
+  bool one_d = false;
+};
+ConvOperands conv_operands(const Graph& graph, const Node& node, const std::string& what);
+// The input as the conv kernels take it: its (N, C, 1, W) view when 1-D, channels-last.
+ValueId conv_kernel_input(Rewrite& rw, const ConvOperands& conv);
+// Commits the kernel's channels-last output y, back in the layout of the target's value `out`
+// (and its 1-D shape).
+void commit_conv_output(Rewrite& rw, ValueId y, const ConvOperands& conv, const TensorInfo& out,
+                        const OutputTarget& target);
+
+// An aten.convolution node with transposed = True.
+bool is_transposed_conv(const Node& node);
+
 // A size_t scratch size as the int attribute scratch_bytes; NotLowered beyond int32.
 int64_t scratch_bytes(size_t bytes);
 
@@ -144,30 +162,41 @@ ValueId contiguous_quantized_input(Rewrite& rw);
 // pattern); those qparams in *qparams.
 ValueId contiguous_passthrough_input(Rewrite& rw, QuantParams* qparams);
 
-// The rewrites, one per file. Each lowers the node or throws NotLowered (or GraphError when the
-// cortex_m op rejects what it was given). Ops whose kernel needs scratch record scratch_bytes, the
-// kernel's *_scratch_size for the target's isa.
-void convert_conv(Graph& graph, NodeId node, const TargetConfig& target);     // convert_conv.cc
-void convert_linear(Graph& graph, NodeId node, const TargetConfig& target);   // convert_linear.cc
-void convert_binary(Graph& graph, NodeId node, const TargetConfig& target);   // convert_binary.cc
-void convert_pool(Graph& graph, NodeId node, const TargetConfig& target);     // convert_pool.cc
-void convert_softmax(Graph& graph, NodeId node, const TargetConfig& target);  // convert_softmax.cc
-// convert_activation.cc: elementwise unary ops as a lookup table.
+// The elementwise unary ops lowered as a lookup table (convert_activation.cc), and that lowering:
+// the sqrt rewrite and ConvertUnfusedClamps fall back to it.
 bool is_table_activation(const std::string& op);
 void convert_activation(Graph& graph, NodeId node, const TargetConfig& target);
-void convert_batch_matmul(Graph& graph, NodeId node, const TargetConfig& target);  // bmm, mm
-void convert_minmax(Graph& graph, NodeId node, const TargetConfig& target);  // maximum, minimum
-void convert_mean(Graph& graph, NodeId node, const TargetConfig& target);    // convert_mean.cc
-void convert_layer_norm(Graph& graph, NodeId node, const TargetConfig& target);  // convert_layer_norm.cc
-void convert_extremum(Graph& graph, NodeId node, const TargetConfig& target);  // amax, amin
-void convert_arg_extremum(Graph& graph, NodeId node, const TargetConfig& target);  // argmax, argmin
-void convert_upsample_bilinear(Graph& graph, NodeId node, const TargetConfig& target);
-void convert_transpose_conv(Graph& graph, NodeId node, const TargetConfig& target);
-void convert_convolution(Graph& graph, NodeId node, const TargetConfig& target);  // transposed or not
-void convert_conv_s16(Graph& graph, NodeId node, const TargetConfig& target);  // int16 input
-// sqrt(a * a + b * b) of int16 a, b as the magnitude kernel, other sqrt as a table.
-void convert_sqrt(Graph& graph, NodeId node, const TargetConfig& target);  // convert_magnitude.cc
-void convert_requantize(Graph& graph, NodeId node, const TargetConfig& target);  // Q of DQ
-void convert_cat(Graph& graph, NodeId node, const TargetConfig& target);  // cat of DQs
+
+// What one rewrite lowers. Each convert_*.cc registers its own next to the rewrite:
+//
+//   CORTEXM_CONVERTER(linear) {
+//     static const Converter converter{{"aten.linear.default", "aten.addmm.default"}, convert_linear};
+//     return converter;
+//   }
+//
+// CMake collects the CORTEXM_CONVERTER names of the convert_*.cc files into the generated
+// passes/converters.inc, which ConvertToCortexM reads: adding a rewrite touches only its file.
+// The rewrite lowers the node or throws NotLowered (or GraphError when the cortex_m op rejects what
+// it was given). Ops whose kernel needs scratch record scratch_bytes, the kernel's *_scratch_size
+// for the target's isa.
+using ConvertFn = void (*)(Graph& graph, NodeId node, const TargetConfig& target);
+enum class Form {
+  kFolded,  // a folded node: an aten compute op reading or producing quantized values
+  kAny,     // a node outside the folded form too (a quantize of a dequantize)
+};
+struct Converter {
+  std::vector<std::string> ops;
+  ConvertFn convert = nullptr;
+  Form form = Form::kFolded;
+  // Of the nodes of those ops (in that form), the ones it takes; null: every one. The converters
+  // registered for one op accept disjoint sets of nodes.
+  bool (*accepts)(const Graph& graph, const Node& node) = nullptr;
+};
+#define CORTEXM_CONVERTER(name) const ::cortexm::convert::Converter& name##_converter()
+
+// Every registered converter, in the generated list's order.
+const std::vector<const Converter*>& converters();
+// The converter that takes node (folded: whether it is in the folded form), else null.
+const Converter* converter_for(const Graph& graph, const Node& node, bool folded);
 
 }  // namespace cortexm::convert

@@ -2,22 +2,20 @@
 // (2-D, or 1-D through view_copy to (N, C, 1, W); groups 1, dilation 1) -> _clone_dim_order to
 // channels-last, cortex_m.quantized_transpose_conv2d (torch's weight [C_in, C_out, KH, KW] repacked
 // OHWI [C_out, KH, KW, C_in], per-channel multipliers s_in * s_w[c] / s_out, int32 bias at
-// s_in * s_w[c]), _clone_dim_order back. convert_convolution picks this or convert_conv.
+// s_in * s_w[c]), _clone_dim_order back.
 #include "passes/convert_to_cortex_m.h"
 
 namespace cortexm::convert {
+
+namespace {
 
 void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
-  const ValueId x = node.inputs[0];
-  const ValueId w = node.inputs[1];
-  const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-  const TensorInfo in = graph.value(x).info;
-  const bool one_d = in.rank() == 3;
-  if (!one_d && in.rank() != 4)
-    not_lowered("transposed convolution of rank " + std::to_string(in.rank()) + " (1-D or 2-D only)");
+  const ConvOperands conv = conv_operands(graph, node, "transposed convolution of rank");
+  const ValueId x = conv.x, w = conv.w, b = conv.b;
+  const bool one_d = conv.one_d;
   if (args.i("groups") != 1) not_lowered("transposed convolution with groups != 1");
   const std::vector<int64_t> dilation = conv_spatial(args, "dilation", one_d, 1);
   if (dilation[0] != 1 || dilation[1] != 1) not_lowered("transposed convolution with dilation > 1");
@@ -35,15 +33,8 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
   for (int64_t zp : weight.zero_points)
     if (zp != 0) not_lowered("weight zero point " + std::to_string(zp) + " (symmetric weights only)");
 
-  std::vector<double> bias_scales, real_scales;
-  for (int64_t c = 0; c < c_out; ++c) {
-    bias_scales.push_back(q_in.scales[0] * weight.scales[c]);
-    real_scales.push_back(bias_scales.back() * target.scale / q_out.scales[0]);
-  }
-  std::vector<int64_t> multipliers, shifts;
-  requantize_attrs(real_scales, &multipliers, &shifts);
-  std::vector<int32_t> bias = int32_bias(graph, b, bias_scales);
-  add_tail_offset(target, bias_scales, &bias);
+  const ChannelRequantization requantization = channel_requantization(
+      graph, b, q_in.scales[0], weight.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
 
   TensorInfo w_info;
   w_info.dtype = DType::kInt8;
@@ -59,33 +50,30 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
         for (int64_t x0 = 0; x0 < kw; ++x0)
           dst[((o * kh + y) * kw + x0) * c_in + i] = src[((i * c_out + o) * kh + y) * kw + x0];
 
-  ValueId xc = one_d ? rw.view(x, {in.shape[0], c_in, 1, in.shape[2]}) : x;
-  xc = rw.clone_dim_order(xc, channels_last_dim_order(4));
+  const ValueId xc = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant("ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", bias_tensor(bias, bias_scales));
+  const ValueId b_packed = rw.constant("bias", requantization.bias);
   const ValueId y = rw.call("cortex_m.quantized_transpose_conv2d.default", {xc, w_packed, b_packed},
                             {{"stride", stride},
                              {"padding", padding},
                              {"output_padding", output_padding},
                              {"input_offset", -q_in.zero_points[0]},
                              {"output_offset", q_out.zero_points[0]},
-                             {"requantize_multipliers", multipliers},
-                             {"requantize_shifts", shifts},
+                             {"requantize_multipliers", requantization.multipliers},
+                             {"requantize_shifts", requantization.shifts},
                              {"activation_min", target.activation_min},
                              {"activation_max", target.activation_max}},
                             true);
   rw.set_qparams(y, q_out);
-  ValueId v = rw.clone_dim_order(y, one_d ? std::vector<int64_t>{0, 1, 2, 3} : out.effective_dim_order());
-  if (one_d) v = rw.view(v, out.shape);
-  rw.commit(v, &target);
+  commit_conv_output(rw, y, conv, out, target);
 }
 
-void convert_convolution(Graph& graph, NodeId id, const TargetConfig& target) {
-  const Node& node = graph.node(id);
-  if (OpArgs(node.op, node.name, node.attrs).b("transposed")) return convert_transpose_conv(graph, id, target);
-  if (graph.value(node.inputs[0]).info.dtype == DType::kInt16) return convert_conv_s16(graph, id, target);
-  weight_dtype(graph, node.inputs[0], node.inputs[1], "weight");  // NotLowered for int16 weights
-  convert_conv(graph, id, target);
+}  // namespace
+
+CORTEXM_CONVERTER(transpose_conv) {
+  static const Converter converter{{"aten.convolution.default"}, convert_transpose_conv, Form::kFolded,
+                                   [](const Graph&, const Node& node) { return is_transposed_conv(node); }};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -9,6 +9,8 @@
 
 namespace cortexm::convert {
 
+namespace {
+
 void convert_upsample_bilinear(Graph& graph, NodeId id, const TargetConfig&) {
   Rewrite rw(graph, id);
   const Node& node = rw.old();
@@ -40,6 +42,13 @@ void convert_upsample_bilinear(Graph& graph, NodeId id, const TargetConfig&) {
   const ValueId y = rw.call("cortex_m.quantized_upsample_bilinear2d.default", {source}, attrs, true);
   rw.set_qparams(y, q_out);
   rw.commit(y);
+}
+
+}  // namespace
+
+CORTEXM_CONVERTER(upsample_bilinear) {
+  static const Converter converter{{"aten.upsample_bilinear2d.default"}, convert_upsample_bilinear};
+  return converter;
 }
 
 }  // namespace cortexm::convert

@@ -2,6 +2,7 @@
 // padding and optional bias (portable::convolution_f32; a program's FloatConvolution); transposed
 // (weight [C_in, C_out / groups, KH, KW], output_padding) as torch's conv_transpose, on the host
 // only: the portable kernels have no transposed convolution.
+#include "cortexm/kernels/conv_params.h"
 #include "cortexm/portable/convolution.h"
 #include "ops/aten/portable_call.h"
 #include "ops/op_util.h"
@@ -20,14 +21,11 @@ struct ConvShape {
 // 1-D convolutions are computed as 2-D with H = 1.
 ConvShape conv_shape(const OpArgs& args, const TensorInfo& input, const TensorInfo& weight) {
   const bool one_d = input.rank() == 3;
-  auto pick = [&](const char* attr, size_t axis) {
+  auto pair = [&](const char* attr, int64_t one_d_h, int64_t* h, int64_t* w) {
     const auto& v = args.ints(attr);
-    const size_t spatial = one_d ? 1 : 2;
-    if (v.size() != 1 && v.size() != spatial)
+    if (!conv_spatial_pair(v.data(), v.size(), one_d, one_d_h, h, w))
       args.fail("attribute '" + std::string(attr) + "' has " + std::to_string(v.size()) +
-                " values, expected 1 or " + std::to_string(spatial));
-    if (one_d) return axis == 0 ? int64_t{-1} : v[0];
-    return v.size() == 1 ? v[0] : v[axis];
+                " values, expected 1 or " + std::to_string(one_d ? 1 : 2));
   };
   ConvShape s{};
   const bool transposed = args.b("transposed");
@@ -40,12 +38,9 @@ ConvShape conv_shape(const OpArgs& args, const TensorInfo& input, const TensorIn
   s.c_out = transposed ? weight.shape[1] * s.groups : weight.shape[0];
   s.kh = one_d ? 1 : weight.shape[2];
   s.kw = weight.shape[one_d ? 2 : 3];
-  s.stride_h = one_d ? 1 : pick("stride", 0);
-  s.stride_w = pick("stride", 1);
-  s.pad_h = one_d ? 0 : pick("padding", 0);
-  s.pad_w = pick("padding", 1);
-  s.dil_h = one_d ? 1 : pick("dilation", 0);
-  s.dil_w = pick("dilation", 1);
+  pair("stride", 1, &s.stride_h, &s.stride_w);
+  pair("padding", 0, &s.pad_h, &s.pad_w);
+  pair("dilation", 1, &s.dil_h, &s.dil_w);
   if (s.c_in % s.groups || s.c_out % s.groups)
     args.fail("groups = " + std::to_string(s.groups) + " must divide in channels " +
               std::to_string(s.c_in) + " and out channels " + std::to_string(s.c_out));
@@ -59,12 +54,11 @@ ConvShape conv_shape(const OpArgs& args, const TensorInfo& input, const TensorIn
               std::to_string(weight.shape[1] * s.groups) + " input channels, input has " +
               std::to_string(s.c_in));
   }
-  if (s.stride_h < 1 || s.stride_w < 1) args.fail("stride must be >= 1");
-  if (s.dil_h < 1 || s.dil_w < 1) args.fail("dilation must be >= 1");
-  if (s.pad_h < 0 || s.pad_w < 0) args.fail("padding must be >= 0");
+  const Error window =
+      check_conv_window(s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.pad_h, s.pad_w, s.pad_h, s.pad_w);
+  if (!window.ok()) args.fail(std::string(window.argument) + " " + window.requirement);
   if (transposed) {
-    s.out_pad_h = one_d ? 0 : pick("output_padding", 0);
-    s.out_pad_w = pick("output_padding", 1);
+    pair("output_padding", 0, &s.out_pad_h, &s.out_pad_w);
     if (s.out_pad_h < 0 || s.out_pad_w < 0 ||
         (s.out_pad_h >= s.stride_h && s.out_pad_h >= s.dil_h) ||
         (s.out_pad_w >= s.stride_w && s.out_pad_w >= s.dil_w))

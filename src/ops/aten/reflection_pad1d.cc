@@ -7,23 +7,6 @@
 
 namespace cortexm::ops {
 
-namespace {
-
-// Source column of output column j, as torch computes it.
-int64_t source_index(int64_t j, int64_t width, int64_t left) {
-  int64_t i;
-  if (j < left) {
-    i = 2 * left - j;
-  } else if (j < width + left) {
-    i = j;
-  } else {
-    i = 2 * (width + left - 1) - j;
-  }
-  return i + std::max<int64_t>(0, -left) - std::max<int64_t>(0, left);
-}
-
-}  // namespace
-
 void register_aten_reflection_pad1d(OpRegistry& registry) {
   OpSchema s;
   s.name = "aten.reflection_pad1d.default";
@@ -52,12 +35,9 @@ void register_aten_reflection_pad1d(OpRegistry& registry) {
     if (out_width < 1)
       ctx.fail("attribute 'padding' = " + shape_to_string(padding) + " leaves width " +
                std::to_string(out_width) + " of input width " + std::to_string(width));
-    for (int64_t j = 0; j < out_width; ++j) {
-      const int64_t i = source_index(j, width, left);
-      if (i < 0 || i >= width)
-        ctx.fail("attribute 'padding' = " + shape_to_string(padding) +
-                 " crops and reflects past the input width " + std::to_string(width));
-    }
+    if (!portable::reflection_stays_inside(width, left, right))
+      ctx.fail("attribute 'padding' = " + shape_to_string(padding) +
+               " crops and reflects past the input width " + std::to_string(width));
     std::vector<int64_t> shape = in.shape;
     shape.back() = out_width;
     TensorInfo out = make_info(in.dtype, shape);

@@ -23,42 +23,24 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
 
 void kernel(const KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
-  const std::vector<int64_t>& shape = in.shape();
-  const int64_t axis = normalize_dim(ctx, "axis", ctx.i("axis"), in.info().rank());
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
-  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
-  const int64_t channels = shape[axis];
-  const std::vector<double>& scales = ctx.floats("scales");
-  const std::vector<int64_t>& zero_points = ctx.ints("zero_points");
-  QuantizeParams p;
-  p.quant_min = static_cast<int32_t>(ctx.i("quant_min"));
-  p.quant_max = static_cast<int32_t>(ctx.i("quant_max"));
-  p.dtype = in.dtype() == DType::kInt16 ? QuantDtype::kInt16 : QuantDtype::kInt8;
+  const QuantDtype dtype = in.dtype() == DType::kInt16 ? QuantDtype::kInt16 : QuantDtype::kInt8;
   const size_t elem = dtype_size(in.dtype());
   const uint8_t* q = static_cast<const uint8_t*>(in.raw());
   float* y = ctx.output().data<float>();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c = 0; c < channels; ++c) {
-      const float scale = static_cast<float>(scales[c]);
-      const int64_t start = (o * channels + c) * inner;
-      if (in.dtype() == DType::kInt32) {
-        const int32_t* q32 = in.data<int32_t>() + start;
-        for (int64_t i = 0; i < inner; ++i)
-          y[start + i] = static_cast<float>(int64_t{q32[i]} - zero_points[c]) * scale;
-        continue;
-      }
-      if (in.dtype() == DType::kInt64) {
-        const int64_t* q64 = in.data<int64_t>() + start;
-        for (int64_t i = 0; i < inner; ++i)
-          y[start + i] = static_cast<float>(q64[i] - zero_points[c]) * scale;
-        continue;
-      }
-      p.scale = scale;
-      p.zero_point = static_cast<int32_t>(zero_points[c]);
-      dequantize_per_tensor(p, q + start * elem, y + start, static_cast<size_t>(inner));
+  for_each_channel_run(ctx, in.shape(), dtype, [&](const ChannelRun& r) {
+    float* out = y + r.start;
+    if (in.dtype() == DType::kInt32) {
+      const int32_t* q32 = in.data<int32_t>() + r.start;
+      for (int64_t i = 0; i < r.count; ++i)
+        out[i] = static_cast<float>(int64_t{q32[i]} - r.zero_point) * r.params.scale;
+    } else if (in.dtype() == DType::kInt64) {
+      const int64_t* q64 = in.data<int64_t>() + r.start;
+      for (int64_t i = 0; i < r.count; ++i)
+        out[i] = static_cast<float>(q64[i] - r.zero_point) * r.params.scale;
+    } else {
+      dequantize_per_tensor(r.params, q + r.start * elem, out, static_cast<size_t>(r.count));
     }
-  }
+  });
 }
 
 }  // namespace

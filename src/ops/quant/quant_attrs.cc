@@ -72,6 +72,31 @@ QuantizeParams quantize_params(const OpArgs& args) {
   return p;
 }
 
+void for_each_channel_run(const OpArgs& args, const std::vector<int64_t>& shape, QuantDtype dtype,
+                          const std::function<void(const ChannelRun&)>& run) {
+  const int64_t axis = normalize_dim(args, "axis", args.i("axis"), static_cast<int64_t>(shape.size()));
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  const int64_t channels = shape[axis];
+  const std::vector<double>& scales = args.floats("scales");
+  const std::vector<int64_t>& zero_points = args.ints("zero_points");
+  ChannelRun r;
+  r.params.quant_min = static_cast<int32_t>(args.i("quant_min"));
+  r.params.quant_max = static_cast<int32_t>(args.i("quant_max"));
+  r.params.dtype = dtype;
+  r.count = inner;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < channels; ++c) {
+      r.params.scale = static_cast<float>(scales[c]);
+      r.params.zero_point = static_cast<int32_t>(zero_points[c]);
+      r.zero_point = zero_points[c];
+      r.start = (o * channels + c) * inner;
+      run(r);
+    }
+  }
+}
+
 EncodeFn encode_quantize_per_tensor(fb::KernelId kernel_id) {
   return [kernel_id](program::ParamsBuilder& b, const NodeContext& node) {
     const DType dtype = node.dtype("dtype");

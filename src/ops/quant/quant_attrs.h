@@ -1,6 +1,8 @@
 // Attributes and checks shared by the quantize / dequantize ops.
 #pragma once
 
+#include <functional>
+
 #include "cortexm/kernels/quantize_per_tensor.h"
 #include "ops/op_util.h"
 #include "program/program_generated.h"
@@ -25,6 +27,20 @@ QuantParams quant_params_from_attrs(const OpArgs& args, bool per_channel, int64_
 
 // Kernel params from the per-tensor attributes (checked by quant_params_from_attrs).
 QuantizeParams quantize_params(const OpArgs& args);
+
+// One run of a per-channel (de)quantize: `count` elements from `start` (the flat index) of one
+// channel, with the kernel params of that channel (float32 scale, int32 zero point) and its zero
+// point as given (int32 / int64 biases take it whole).
+struct ChannelRun {
+  QuantizeParams params;
+  int64_t zero_point = 0;
+  int64_t start = 0, count = 0;
+};
+// Calls run(ChannelRun) for each run of one channel along the per-channel attribute axis of a
+// tensor of `shape`, in memory order: the one walk of quantize_per_channel and
+// dequantize_per_channel. The params' quant_min / quant_max are the attributes', dtype `dtype`.
+void for_each_channel_run(const OpArgs& args, const std::vector<int64_t>& shape, QuantDtype dtype,
+                          const std::function<void(const ChannelRun&)>& run);
 
 // The program encode of cortex_m.quantize_per_tensor / dequantize_per_tensor
 // (program/params/quantize.h); the runtime's kernels take int8 and int16 only.

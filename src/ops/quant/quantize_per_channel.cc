@@ -31,29 +31,13 @@ std::vector<TensorInfo> infer(const InferContext& ctx) {
 
 void kernel(const KernelContext& ctx) {
   const Tensor& in = ctx.input(0);
-  const std::vector<int64_t>& shape = in.shape();
-  const int64_t axis = normalize_dim(ctx, "axis", ctx.i("axis"), in.info().rank());
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
-  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
-  const int64_t channels = shape[axis];
-  const std::vector<double>& scales = ctx.floats("scales");
-  const std::vector<int64_t>& zero_points = ctx.ints("zero_points");
-  QuantizeParams p;
-  p.quant_min = static_cast<int32_t>(ctx.i("quant_min"));
-  p.quant_max = static_cast<int32_t>(ctx.i("quant_max"));
-  p.dtype = ctx.dtype("dtype") == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
+  const QuantDtype dtype = ctx.dtype("dtype") == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
   const size_t elem = dtype_size(ctx.output().dtype());
   const float* x = in.data<float>();
   uint8_t* q = static_cast<uint8_t*>(ctx.output().raw());
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c = 0; c < channels; ++c) {
-      p.scale = static_cast<float>(scales[c]);
-      p.zero_point = static_cast<int32_t>(zero_points[c]);
-      const int64_t start = (o * channels + c) * inner;
-      quantize_per_tensor(p, x + start, q + start * elem, static_cast<size_t>(inner));
-    }
-  }
+  for_each_channel_run(ctx, in.shape(), dtype, [&](const ChannelRun& r) {
+    quantize_per_tensor(r.params, x + r.start, q + r.start * elem, static_cast<size_t>(r.count));
+  });
 }
 
 }  // namespace

@@ -7,18 +7,6 @@ namespace cortexm::runtime {
 
 namespace {
 
-int64_t source_index(int64_t j, int64_t width, int64_t left) {
-  int64_t i;
-  if (j < left) {
-    i = 2 * left - j;
-  } else if (j < width + left) {
-    i = j;
-  } else {
-    i = 2 * (width + left - 1) - j;
-  }
-  return i + (left < 0 ? -left : 0) - (left > 0 ? left : 0);
-}
-
 portable::ReflectionPad1dParams portable_params(const OpContext& ctx) {
   const auto* p = ctx.op.params_as_ReflectionPad1dParams();
   portable::ReflectionPad1dParams r;
@@ -63,7 +51,7 @@ void run_reflection_pad1d(const OpContext& ctx) {
   for (int64_t j = 0; j < out.shape[last]; ++j) {
     TensorView src = in, dst = out;
     src.shape[last] = dst.shape[last] = 1;
-    src.data = in.data + source_index(j, width, p->left()) * in.strides[last] * static_cast<int64_t>(in.element_size());
+    src.data = in.data + portable::reflection_source_index(j, width, p->left()) * in.strides[last] * static_cast<int64_t>(in.element_size());
     dst.data = out.data + j * out.strides[last] * static_cast<int64_t>(out.element_size());
     copy_logical(src, dst);
   }

@@ -120,5 +120,25 @@ TEST(ReflectionPad1d, RandomPadsAndCrops) {
   EXPECT_GT(checked, 200);
 }
 
+// The shared index math (reflection_pad1d.h) that the interpreter's op, the runtime's strided path
+// and this kernel use: torch's column for every output column, and the bounds check of every
+// column from the ends of its pieces, for pads and crops in and beyond (-width, width).
+TEST(ReflectionPad1d, SharedIndexMath) {
+  static_assert(reflection_source_index(0, 4, 2) == 2, "usable in constant expressions");
+  for (int64_t width = 1; width <= 7; ++width)
+    for (int64_t left = -2 * width; left <= 2 * width; ++left)
+      for (int64_t right = -2 * width; right <= 2 * width; ++right) {
+        const int64_t out_width = width + left + right;
+        if (out_width < 1) continue;
+        bool inside = true;
+        for (int64_t j = 0; j < out_width; ++j) {
+          const int64_t x = reflection_source_index(j, width, left);
+          if (left < width) EXPECT_EQ(x, reflect_reference(j, width, left)) << width << " " << left << " " << j;
+          inside = inside && x >= 0 && x < width;
+        }
+        EXPECT_EQ(reflection_stays_inside(width, left, right), inside) << width << " " << left << " " << right;
+      }
+}
+
 }  // namespace
 }  // namespace cortexm::portable

@@ -25,6 +25,40 @@ struct ConvGeometry {
   Padding2d padding;
 };
 
+// A convolution attribute (stride, padding, dilation, output_padding) as (h, w): a 2-D
+// convolution's one value (for both) or two; a 1-D convolution, run as 2-D with H = 1, has one:
+// w, with h = one_d_h (1 for stride and dilation, 0 for padding). The one 1-D -> 2-D rule of the
+// graph op, its lowering and the kernels' params; false for another count.
+constexpr bool conv_spatial_pair(const int64_t* values, size_t count, bool one_d, int64_t one_d_h,
+                                 int64_t* h, int64_t* w) {
+  if (one_d ? count != 1 : count != 1 && count != 2) return false;
+  *h = one_d ? one_d_h : values[0];
+  *w = values[count - 1];
+  return true;
+}
+
+// The window of any convolution: stride and dilation >= 1, padding (top, left, bottom, right)
+// >= 0. The one check of those ranges, from the graph op to the kernels' prepare: names the first
+// value out of range.
+constexpr Error check_conv_window(int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+                                  int64_t dilation_w, int64_t top, int64_t left, int64_t bottom,
+                                  int64_t right) {
+  if (stride_h < 1) return invalid("stride", stride_h, "must be >= 1", 0);
+  if (stride_w < 1) return invalid("stride", stride_w, "must be >= 1", 1);
+  if (dilation_h < 1) return invalid("dilation", dilation_h, "must be >= 1", 0);
+  if (dilation_w < 1) return invalid("dilation", dilation_w, "must be >= 1", 1);
+  if (top < 0) return invalid("padding", top, "must be >= 0", 0);
+  if (left < 0) return invalid("padding", left, "must be >= 0", 1);
+  if (bottom < 0) return invalid("padding", bottom, "must be >= 0", 2);
+  if (right < 0) return invalid("padding", right, "must be >= 0", 3);
+  return kOk;
+}
+
+constexpr Error check_conv_window(const ConvGeometry& g) {
+  return check_conv_window(g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, g.padding.top,
+                           g.padding.left, g.padding.bottom, g.padding.right);
+}
+
 // window_output_size returns int32: the padded input must stay below 2^31 on both axes.
 // Names the larger pad of the axis.
 Error check_padded_extent(const Dims4& input, const Padding2d& pad);
