@@ -18,6 +18,8 @@ from ._core import Graph
 from .atomic_write import write_file_atomically
 from .escape import printable
 from .export_c import export_c as _export_c
+from .memory_plan import STEPS_PER_ROW, Box, html_page, plan_memory, write_plot
+from .patches import fit
 
 # The FlatBuffers schema of program files (for flatc --json and other readers), installed with
 # the package.
@@ -91,8 +93,6 @@ class ProgramMemoryPlan:
 
     def boxes(self) -> list:
         """The buffers as cortexm.memory_plan draws them (step -1: before the first op)."""
-        from .memory_plan import Box
-
         kinds = {"value": "intermediate"}
         boxes = []
         for b in self.buffers:
@@ -109,16 +109,12 @@ class ProgramMemoryPlan:
         """The timeline (x = op step, y = arena offset), written atomically: a PNG (or the format the
         extension names) in rows of steps_per_row steps, or for a .html path a self-contained page;
         see cortexm.memory_plan.plot_boxes / html_page."""
-        from .memory_plan import STEPS_PER_ROW, write_plot
-
         write_plot(path, self.boxes(), self.arena_size, dict(enumerate(self.op_names)),
                    title or f"arena {self.arena_size} B, lower bound {self.lower_bound} B",
                    [(f"lower bound {self.lower_bound} B", self.lower_bound)],
                    STEPS_PER_ROW if steps_per_row is None else steps_per_row, self.table())
 
     def to_html(self, title: str | None = None) -> str:
-        from .memory_plan import html_page
-
         return html_page(self.boxes(), self.arena_size, dict(enumerate(self.op_names)),
                          title or f"arena {self.arena_size} B, lower bound {self.lower_bound} B",
                          [(f"lower bound {self.lower_bound} B", self.lower_bound)], self.table())
@@ -416,16 +412,12 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
         if layout is not None:
             raise ValueError(f"to_program: arena_limit = {arena_limit!r} needs the planner's layout (layout=None), "
                              f"got layout = {layout!r}")
-        from .patches import fit
-
         patch_plan = fit(lowered, arena_limit, target, preserve_inputs)
         lowered = patch_plan.graph
     how, plan = "caller", None
     if layout is None:
         info = _core.planned_layout(lowered, target, preserve_inputs)
         if info["extra_scratch"] == 0:  # the arena is exactly the planner's plan
-            from .memory_plan import plan_memory
-
             plan = plan_memory(lowered, preserve_inputs=preserve_inputs)
         how = (f"planner ({info['policy']}): plan {info['plan_arena_size']} B, planner lower bound "
                f"{info['lower_bound']} B, + {info['extra_scratch']} B scratch the graph does not declare")
