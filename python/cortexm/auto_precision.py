@@ -9,7 +9,7 @@ from typing import Optional
 
 from . import qemu
 from .passes import DATA_MOVEMENT, lower
-from .program import to_program
+from .build import to_program
 from .quantizer import CortexMQuantizer
 from .quantizer import quantize as _quantize
 

@@ -17,7 +17,7 @@ from .auto_precision import quantize
 from .escape import printable
 from .export import export
 from .passes import as_target, lower_unchecked
-from .program import to_program
+from .build import to_program
 
 @dataclass(frozen=True)
 class Problem:

@@ -116,3 +116,15 @@ def test_the_public_api_is_unchanged():
                  "load_program", "check", "compare", "export", "plan_memory", "MemoryPlan", "run_on_qemu"):
         assert name in cortexm.__all__ and hasattr(cortexm, name), name
     assert cortexm.quantizer.is_quantized is cortexm.qdq.is_quantized
+
+
+def test_program_py_is_the_wrapper_build_py_the_pipeline():
+    defined = {}
+    for module in ("program", "build", "program_plan"):
+        tree = ast.parse((PACKAGE / f"{module}.py").read_text())
+        defined[module] = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert {"Program", "load_program"} <= defined["program"]
+    assert not {"to_program", "ProgramMemoryPlan", "Buffer"} & defined["program"]
+    assert "to_program" in defined["build"]
+    assert {"ProgramMemoryPlan", "Buffer"} <= defined["program_plan"]
+    from cortexm.program import Program, ProgramMemoryPlan, load_program, to_program  # noqa: F401
