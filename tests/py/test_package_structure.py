@@ -6,6 +6,8 @@ import ast
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 # the package as imported (not run: its source)
 PACKAGE = Path(importlib.util.find_spec("cortexm").origin).parent
 #: heavy optional third-party modules, imported where they are used so that cortexm imports without them
@@ -128,3 +130,17 @@ def test_program_py_is_the_wrapper_build_py_the_pipeline():
     assert "to_program" in defined["build"]
     assert {"ProgramMemoryPlan", "Buffer"} <= defined["program_plan"]
     from cortexm.program import Program, ProgramMemoryPlan, load_program, to_program  # noqa: F401
+
+
+def test_the_quantizer_alone_asks_for_the_lowering_precision_auto_needs():
+    import numpy as np
+
+    import cortexm
+    import cortexm.quantizer
+
+    g = cortexm.Graph()
+    x = g.add_input("x", [1, 4], "float32")
+    g.outputs = [g.call("aten.relu.default", [x], {})]
+    sample = (np.ones((1, 4), np.float32),)
+    with pytest.raises(ValueError, match=r"precision='auto' lowers its candidate graphs: call cortexm.quantize"):
+        cortexm.quantizer.quantize(g, [sample], precision="auto", progress=False)
