@@ -22,7 +22,7 @@ from .compare import Comparison, compare
 from .export import export
 from .memory_plan import MemoryPlan, plan_memory
 from .passes import CortexMPassManager, lower
-from .quantizer import CortexMQuantizer, quantization_report, quantize
+from .quantizer import CortexMQuantizer, quantization_report
 
 __all__ = [
     "Comparison",
@@ -67,6 +67,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'cortexm' has no attribute {name!r}")
 
 from .program import Program, load_program, to_program  # noqa: E402
+from .auto_precision import quantize  # noqa: E402
 
 __all__ += ["Program", "load_program", "to_program"]
 from .qemu import run_on_qemu  # noqa: E402

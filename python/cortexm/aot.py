@@ -45,14 +45,16 @@ import warnings
 
 import numpy as np
 
+import cortexm
+
 from . import _core
 from .escape import printable
+from .export_c import IDENTIFIER, default_name
+from .passes import DATA_MOVEMENT
 
 
 def load_model(spec: str):
     """(model, example_inputs, calibration or None) from a zoo name or path.py:factory."""
-    import cortexm
-
     if ":" in spec and spec.split(":", 1)[0].endswith(".py"):
         path, factory_name = spec.split(":", 1)
         if not os.path.exists(path):
@@ -106,7 +108,7 @@ def _samples(arrays: list, where: str, example: list, stacked: bool) -> list[tup
 
 def load_calibration(path: str, example) -> list[tuple]:
     """Calibration input tuples (torch tensors) from --calibration-data (see the module docstring)."""
-    import torch
+    import torch  # optional: cortexm imports without it
 
     example = [np.asarray(x.detach().numpy() if hasattr(x, "detach") else x) for x in example]
     if os.path.isdir(path):
@@ -125,10 +127,6 @@ def load_calibration(path: str, example) -> list[tuple]:
         raise ValueError(f"--calibration-data {path!r} holds no samples")
     return [tuple(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)) for x in sample)
             for sample in samples]
-
-
-# Ops that only move or reshape data, as the C++ op registry flags them (OpSchema::is_data_movement).
-DATA_MOVEMENT = frozenset(name for name in _core.registered_ops() if _core.op_info(name).is_data_movement)
 
 
 def lowering_summary(graph) -> str:
@@ -255,8 +253,6 @@ def parse_args(argv):
     if args.export_c_name is not None and not args.export_c:
         p.error("--export-c-name needs --export-c DIR")
     if args.export_c:
-        from cortexm.export_c import IDENTIFIER, default_name
-
         if args.export_c_name is None:
             args.export_c_name = default_name(os.path.splitext(os.path.basename(args.output))[0])
         if not IDENTIFIER.match(args.export_c_name):
@@ -303,8 +299,6 @@ def calibration_samples(args, example, calibration) -> list:
 
 def check_model(args) -> int:
     """--check: cortexm.check's report on stdout; 1 when a problem prevents deployment."""
-    import cortexm
-
     model, example, calibration = load_model(args.model)
     if args.calibration_data:
         samples = calibration_samples(args, example, calibration)
@@ -319,8 +313,6 @@ def check_model(args) -> int:
 
 
 def compile_model(args) -> int:
-    import cortexm
-
     model, example, calibration = load_model(args.model)
     inputs = [x.detach().numpy() if hasattr(x, "detach") else np.asarray(x) for x in example]
     try:

@@ -13,7 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import _core
+from .auto_precision import quantize
 from .escape import printable
+from .export import export
+from .passes import as_target, lower_unchecked
+from .build import to_program
 
 @dataclass(frozen=True)
 class Problem:
@@ -105,9 +109,6 @@ def check(model, example_inputs, calibration=None, *, target="cortex-m55+int8", 
     lower and to_program for target, and reports every problem each stage finds (export lists
     every unsupported op; lower every node no program can run) plus the float fallback ops. It
     stops at the first stage with problems, as the next needs that stage's output."""
-    from . import export, quantize, to_program
-    from .passes import as_target, lower_unchecked
-
     if not isinstance(example_inputs, (tuple, list)):
         example_inputs = (example_inputs,)
     target = str(as_target(target))

@@ -34,6 +34,8 @@ import numpy as np
 from . import _core
 from .atomic_write import write_file_atomically
 from .escape import printable
+from .export import export
+from .program import Program
 
 __all__ = ["Comparison", "CompareRow", "compare"]
 
@@ -143,6 +145,7 @@ class Comparison:
         """Writes SQNR per tensor in execution order (the layer's own and the accumulated one) as an
         image (PNG unless the path's extension says otherwise), atomically; the five worst layers
         are named."""
+        # matplotlib is slow to import: only plots load it
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -208,9 +211,7 @@ def _float_graph(model, sample):
     if isinstance(model, _core.Graph):
         return model
     if hasattr(model, "forward"):  # a torch.nn.Module
-        import torch
-
-        from .export import export
+        import torch  # optional: only a torch model needs it
 
         return export(model, tuple(torch.from_numpy(np.array(x)) for x in sample))
     raise ValueError(f"compare: float_model = {type(model).__name__}: give the float cortexm.Graph "
@@ -269,8 +270,6 @@ def compare(float_model, int8_model, inputs, *, sort_by: str = "layer") -> Compa
     sort_by: "layer" (worst layer SQNR first), "model" (worst accumulated SQNR first) or "order".
     Raises ValueError naming a bad argument, and when no tensor of the int8 model matches the float
     model's."""
-    from .program import Program
-
     if sort_by not in SORT_KEYS:
         raise ValueError(f"compare: sort_by = {sort_by!r} must be one of {', '.join(map(repr, SORT_KEYS))}")
     if not isinstance(int8_model, (_core.Graph, Program)):

@@ -17,6 +17,9 @@ import sys
 
 import numpy as np
 
+import cortexm
+
+from . import qemu
 from .escape import printable
 from .models import kws_digits as kws
 from .run import error
@@ -27,8 +30,6 @@ DEFAULT_VOICE = "en-us+Andy"
 
 
 def compile_program(cpu: str):
-    import cortexm
-
     model, example, calibration = cortexm.models.get("kws_digits")
     graph = cortexm.quantize(cortexm.export(model, example), calibration(64), progress=False)
     target = f"{cpu}+int8"
@@ -69,9 +70,6 @@ def main(argv=None) -> int:
                    help=f"words per minute ({kws.SPEEDS[0]} to {kws.SPEEDS[1]}, espeak-ng's range)")
     p.add_argument("--cpu", default="cortex-m55", help="the emulated core ('' skips QEMU)")
     args = p.parse_args(argv)
-
-    import cortexm
-    from . import qemu
 
     if args.cpu and args.cpu not in qemu.MACHINES:
         return _error(f"--cpu {args.cpu!r} has no QEMU machine: choose one of {', '.join(qemu.MACHINES)} "

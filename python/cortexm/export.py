@@ -27,6 +27,7 @@ def export(module_or_exported_program, example_inputs=None, *, dynamic_shapes=No
     represent, each with its module path (also as ``error.problems``: [(op, module path, message)]);
     a node downstream of a refused one is listed only when its own op is unsupported.
     """
+    # The _export package needs torch, which cortexm imports without.
     from ._export.capture import capture
     from ._export.convert import convert
 

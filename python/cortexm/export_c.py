@@ -17,12 +17,15 @@
   cortexm's startup code and linker script (CORTEXM_QEMU_MACHINE).
 
 The six files change together: they are written into a new directory that replaces dir in one step.
+Their text is in the package's templates/*.in (shipped with the wheel like every file of the
+package), rendered by _render with explicit values: the program's strings escaped by escape.py.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from importlib import resources
 
 import numpy as np
 
@@ -37,6 +40,9 @@ IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 EXPORTED_FILE = re.compile(r"(main\.cc|cortexm\.cmake|CMakeLists\.txt|[A-Za-z][A-Za-z0-9_]*_(program\.[ch]|ops\.cc))\Z")
 _BYTES_PER_LINE = 16
 _BYTE_TEXT = [f"0x{b:02x}," for b in range(256)]
+#: a template's placeholders: @KEY@ inline, or alone on its line for a block of lines
+_PLACEHOLDER = re.compile(r"@([A-Z][A-Z0-9_]*)@")
+_BLOCK_PLACEHOLDER = re.compile(r"^@([A-Z][A-Z0-9_]*)@\n", re.M)
 
 
 def default_name(stem: str) -> str:
@@ -94,85 +100,62 @@ def kernels(program) -> list[str]:
     return list(dict.fromkeys(op["kernel"] for op in program.ops()))
 
 
+def _render(template: str, values: dict) -> str:
+    """The template file templates/<template> with each @KEY@ replaced by values[KEY]. A str value is
+    placed inline and may not hold a line break (strings from the program come escaped, see
+    escape.py); a list of lines replaces a line that holds only its placeholder (no line when the
+    list is empty). Every placeholder must have a value and every value a placeholder."""
+    text = (resources.files(__package__) / "templates" / template).read_text(encoding="utf-8")
+    used = set()
+
+    def block(match):
+        key = match.group(1)
+        lines = values[key]
+        if not isinstance(lines, list):
+            raise ValueError(f"{template}: @{key}@ takes a list of lines")
+        used.add(key)
+        return "".join(line + "\n" for line in lines)
+
+    def inline(match):
+        key = match.group(1)
+        value = values[key]
+        if not isinstance(value, str) or "\n" in value or "\r" in value:
+            raise ValueError(f"{template}: @{key}@ takes a one-line string, got {value!r:.80}")
+        used.add(key)
+        return value
+
+    text = _PLACEHOLDER.sub(inline, _BLOCK_PLACEHOLDER.sub(block, text))
+    if used != set(values):
+        raise ValueError(f"{template}: no placeholder for {sorted(set(values) - used)}")
+    return text
+
+
 def _header(program, name: str) -> str:
-    prefix = name.upper()
-    guard = f"{prefix}_PROGRAM_H_"
-    input_bytes = sum(_nbytes(s) for s in program.inputs)
-    output_bytes = sum(_nbytes(s) for s in program.outputs)
-    lines = [
-        f"// The cortexm program {name!r} ({c_comment(program.target)}, {program.num_ops} ops) as C data, written by",
-        "// cortexm's Program.export_c. Load it with",
-        f"//   cortexm::runtime::Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program)",
-        f"// and run it on an arena of {prefix}_ARENA_SIZE bytes, 16-byte aligned (main.cc shows how);",
-        f"// {prefix}_SCALAR_ARENA_SIZE with the portable scalar kernels (a host build, a core without",
-        "// DSP or MVE), whose scratch may be larger than the target's.",
-        "// Inputs and outputs have their logical (PyTorch) shapes; *_BYTES counts contiguous bytes.",
-        "// A quantized one has *_SCALE and *_ZERO_POINT: real value = (q - ZERO_POINT) * SCALE.",
-        f"#ifndef {guard}",
-        f"#define {guard}",
-        "",
-        "#include <stdint.h>",
-        "",
-        f"#define {prefix}_PROGRAM_SIZE {len(program.data)}u",
-        f"#define {prefix}_ARENA_SIZE {program.arena_size}u",
-        f"#define {prefix}_SCALAR_ARENA_SIZE {program.scalar_arena_size}u",
-        f"#define {prefix}_ALIGNMENT 16u  // of the program bytes and the arena",
-        f"#define {prefix}_NUM_OPS {program.num_ops}",
-        f"#define {prefix}_NUM_INPUTS {len(program.inputs)}",
-        f"#define {prefix}_NUM_OUTPUTS {len(program.outputs)}",
-        f"#define {prefix}_INPUT_BYTES {input_bytes}u",
-        f"#define {prefix}_OUTPUT_BYTES {output_bytes}u",
-        f"#define {prefix}_NUM_BUNDLED_CASES {len(program.bundled())}",
-        f"// The kernels the program runs, registered by {name}_ops() ({name}_ops.cc)",
-        f"#define {prefix}_NUM_KERNELS {len(kernels(program))}  // {', '.join(kernels(program))}",
-        "",
-        *_io_macros(prefix, "input", program.inputs),
-        "",
-        *_io_macros(prefix, "output", program.outputs),
-        "",
-        "#ifdef __cplusplus",
-        'extern "C" {',
-        "#endif",
-        "",
-        "// The program file (section CORTEXM_PROGRAM_SECTION, by default .rodata.cortexm_program).",
-        f"extern const uint8_t {name}_program[{prefix}_PROGRAM_SIZE];",
-        "",
-        "#ifdef __cplusplus",
-        "}",
-        "",
-        "namespace cortexm::runtime {",
-        "class OpResolver;",
-        "}  // namespace cortexm::runtime",
-        "",
-        f"// The kernels of this program and no other ({name}_ops.cc): Program::load({name}_program, ..., {name}_ops()).",
-        f"const cortexm::runtime::OpResolver& {name}_ops();",
-        "#endif",
-        "",
-        f"#endif  // {guard}",
-        "",
-    ]
-    return "\n".join(lines)
+    return _render("program.h.in", {
+        "NAME": name,
+        "PREFIX": name.upper(),
+        "TARGET_COMMENT": c_comment(program.target),
+        "PROGRAM_SIZE": str(len(program.data)),
+        "ARENA_SIZE": str(program.arena_size),
+        "SCALAR_ARENA_SIZE": str(program.scalar_arena_size),
+        "NUM_OPS": str(program.num_ops),
+        "NUM_INPUTS": str(len(program.inputs)),
+        "NUM_OUTPUTS": str(len(program.outputs)),
+        "INPUT_BYTES": str(sum(_nbytes(s) for s in program.inputs)),
+        "OUTPUT_BYTES": str(sum(_nbytes(s) for s in program.outputs)),
+        "NUM_BUNDLED_CASES": str(len(program.bundled())),
+        "NUM_KERNELS": str(len(kernels(program))),
+        "KERNELS": ", ".join(kernels(program)),
+        "INPUT_MACROS": _io_macros(name.upper(), "input", program.inputs),
+        "OUTPUT_MACROS": _io_macros(name.upper(), "output", program.outputs),
+    })
 
 
 def _source(program, name: str) -> str:
     data = program.data
     rows = ["  " + "".join(_BYTE_TEXT[b] for b in data[i:i + _BYTES_PER_LINE])
             for i in range(0, len(data), _BYTES_PER_LINE)]
-    head = f"""// The cortexm program {name!r} as C data, written by cortexm's Program.export_c (do not edit).
-#include "{name}_program.h"
-
-// The section of the program bytes: define CORTEXM_PROGRAM_SECTION (e.g. -DCORTEXM_PROGRAM_SECTION=\\".flash_models\\")
-// to map them to a region of your linker script. The runtime reads them in place, they are never written.
-#ifndef CORTEXM_PROGRAM_SECTION
-#define CORTEXM_PROGRAM_SECTION ".rodata.cortexm_program"
-#endif
-
-#if defined(__ELF__)
-__attribute__((section(CORTEXM_PROGRAM_SECTION)))
-#endif
-__attribute__((aligned(16))) const uint8_t {name}_program[{name.upper()}_PROGRAM_SIZE] = {{
-"""
-    return head + "\n".join(rows) + "\n};\n"
+    return _render("program.c.in", {"NAME": name, "PREFIX": name.upper(), "PROGRAM_BYTES": rows})
 
 
 def kernel_paths(program) -> dict:
@@ -187,327 +170,21 @@ def kernel_paths(program) -> dict:
 
 def _ops_source(program, name: str) -> str:
     paths = kernel_paths(program)
-    entries = "".join(f"    CORTEXM_OP_PATHS({kernel}, {paths[kernel]:#x}),\n" if kernel in paths
-                      else f"    CORTEXM_OP({kernel}),\n" for kernel in kernels(program))
-    return f"""// The kernels the cortexm program {name!r} runs, written by cortexm's Program.export_c (do not
-// edit): the OpResolver to load it with. Only the kernels listed here are linked into the firmware,
-// the conv kernels with only the code paths the program's ops take (CORTEXM_OP_PATHS).
-#include "{name}_program.h"
-#include "runtime/op_resolver.h"
-#include "runtime/ops/op_paths.h"
-
-const cortexm::runtime::OpResolver& {name}_ops() {{
-  static constexpr cortexm::runtime::OpEntry entries[] = {{
-{entries}  }};
-  static constexpr cortexm::runtime::OpResolver resolver(entries, sizeof entries / sizeof entries[0]);
-  return resolver;
-}}
-"""
+    entries = [f"    CORTEXM_OP_PATHS({kernel}, {paths[kernel]:#x})," if kernel in paths else f"    CORTEXM_OP({kernel}),"
+               for kernel in kernels(program)]
+    return _render("ops.cc.in", {"NAME": name, "OP_ENTRIES": entries})
 
 
-def _main(program, name: str) -> str:
-    prefix = name.upper()
-    return f"""// A minimal main for the cortexm program {name!r}, written by cortexm's Program.export_c: loads
-// the program and runs it on each bundled case (once on zero inputs when it bundles none), printing
-// each output's size and FNV-1a checksum. With bundled cases it compares every output with the
-// expected one bit for bit: prints PASS and returns 0, or prints FAIL and returns 1. Built with
-// CORTEXM_MEASURE_STACK (the QEMU build) it prints the most stack the run used.
-#include <unistd.h>
-
-#include <cstdint>
-#include <cstring>
-
-#include "{name}_program.h"
-#include "cortexm/kernels/kernel_isa.h"
-#include "program/program_generated.h"
-#include "runtime/op_resolver.h"
-#include "runtime/program.h"
-
-#ifdef CORTEXM_MEASURE_STACK
-// The stack's bounds, from cortexm's linker script (firmware/ld/common.ld).
-extern "C" uint32_t __stack_limit[], __stack_top[];
-#endif
-
-namespace {{
-
-using cortexm::runtime::Program;
-using cortexm::runtime::Status;
-using cortexm::runtime::TensorView;
-
-// The program's working memory (activations and scratch), 16-byte aligned; the scalar kernels' own
-// size when this build runs them (Program::required_arena_size says what this build needs).
-constexpr size_t kArenaBytes = CORTEXM_BUILT_ISA == 0 ? {prefix}_SCALAR_ARENA_SIZE : {prefix}_ARENA_SIZE;
-alignas(16) uint8_t arena[kArenaBytes > 0 ? kArenaBytes : 1];
-// The outputs, copied out of the arena one after the other as contiguous bytes.
-alignas(16) uint8_t outputs[{prefix}_OUTPUT_BYTES > 0 ? {prefix}_OUTPUT_BYTES : 1];
-
-// Console output straight through write(2): printf and stdio's buffers would take more flash
-// than some programs' kernels.
-void put(const char* text) {{
-  if (write(1, text, std::strlen(text)) < 0) return;
-}}
-
-void put_dec(long value) {{
-  char digits[24];
-  char* p = digits + sizeof digits;
-  *--p = '\\0';
-  unsigned long magnitude = value < 0 ? 0ul - static_cast<unsigned long>(value) : static_cast<unsigned long>(value);
-  do *--p = static_cast<char>('0' + magnitude % 10); while (magnitude /= 10);
-  if (value < 0) *--p = '-';
-  put(p);
-}}
-
-void put_hex(uint32_t value) {{  // 8 digits
-  char digits[9] = {{}};
-  for (int i = 7; i >= 0; --i, value >>= 4) digits[i] = "0123456789abcdef"[value & 15];
-  put(digits);
-}}
-
-// A view of contiguous bytes with the shape and dtype of `like` (arena tensors may be channels-last).
-TensorView contiguous(const TensorView& like, const uint8_t* data) {{
-  TensorView view = like;
-  view.data = const_cast<uint8_t*>(data);  // only read when it is a copy's source
-  cortexm::runtime::strides_for(view.shape, view.rank, nullptr, view.strides);
-  return view;
-}}
-
-uint32_t fnv1a(const uint8_t* data, size_t size) {{
-  uint32_t hash = 2166136261u;
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 16777619u;
-  return hash;
-}}
-
-// Whether a and b hold the same string (the C library's strcmp would link 442 bytes on the M55).
-bool same(const char* a, const char* b) {{
-  while (*a != '\\0' && *a == *b) {{
-    ++a;
-    ++b;
-  }}
-  return *a == *b;
-}}
-
-// "FAIL: <what>: <section> <index>: <field> = <value> [(<kernel>)] <requirement>"
-int fail(const char* what, const Status& status) {{
-  const char* field = status.detail.argument ? status.detail.argument : "?";
-  put("FAIL: ");
-  put(what);
-  put(": ");
-  put(status.section ? status.section : "?");
-  put(" ");
-  put_dec(static_cast<long>(status.section_index));
-  put(": ");
-  put(field);
-  put(" = ");
-  put_dec(static_cast<long>(status.detail.value));
-  if (same(field, "kernel")) {{
-    put(" (");
-    put(cortexm::runtime::kernel_name(static_cast<uint8_t>(status.detail.value)));
-    put(")");
-  }}
-  put(" ");
-  put(status.detail.requirement ? status.detail.requirement : "");
-  put("\\n");
-  return 1;
-}}
-
-#ifdef CORTEXM_MEASURE_STACK
-constexpr uint32_t kStackPaint = 0x5aa5c33cu;
-
-// Fills the free stack, up to 256 bytes below this frame, with kStackPaint.
-__attribute__((noinline)) void paint_stack() {{
-  uint32_t here = 0;
-  volatile uint32_t* end = reinterpret_cast<volatile uint32_t*>(&here) - 64;
-  for (volatile uint32_t* p = __stack_limit; p < end; ++p) *p = kStackPaint;
-}}
-
-// The bytes between the stack's top and the deepest word written since paint_stack.
-long stack_used() {{
-  const uint32_t* p = __stack_limit;
-  while (p < __stack_top && *p == kStackPaint) ++p;
-  return static_cast<long>(__stack_top - p) * 4;
-}}
-#endif
-
-}}  // namespace
-
-int main() {{
-#ifdef CORTEXM_MEASURE_STACK
-  paint_stack();
-#endif
-  Program program;
-  const Status loaded = Program::load({name}_program, {prefix}_PROGRAM_SIZE, &program, {name}_ops());
-  if (!loaded.ok()) return fail("loading {name}", loaded);
-  const auto* cases = program.fb().bundled();
-  const long num_cases = cases ? static_cast<long>(cases->size()) : 0;
-
-  int differing = 0;
-  for (long c = 0; c < (num_cases > 0 ? num_cases : 1); ++c) {{
-    const cortexm::fb::BundledCase* bundled = num_cases > 0 ? cases->Get(static_cast<uint32_t>(c)) : nullptr;
-    std::memset(arena, 0, sizeof arena);  // zero inputs when no case is bundled
-    for (int32_t i = 0; i < program.num_inputs(); ++i) {{
-      const TensorView input = program.tensor(program.input_tensor(i), arena);
-      // Firmware writes its own input here, before every run (a run may write over its inputs):
-      // copy_logical(contiguous(input, bytes), input).
-      if (bundled) cortexm::runtime::copy_logical(contiguous(input, bundled->inputs()->Get(i)->data()->data()), input);
-    }}
-
-    cortexm::runtime::RunStats stats;
-    const Status ran = cortexm::runtime::execute(program, arena, sizeof arena, nullptr, &stats);
-    if (!ran.ok()) return fail("running {name}", ran);
-    put("{name} case ");
-    put_dec(c);
-    put(": ");
-    put_dec(stats.ops);
-    put(" ops run\\n");
-
-    uint8_t* out = outputs;
-    for (int32_t i = 0; i < program.num_outputs(); ++i) {{
-      const TensorView output = program.tensor(program.output_tensor(i), arena);
-      cortexm::runtime::copy_logical(output, contiguous(output, out));
-      const size_t size = output.nbytes();
-      put("case ");
-      put_dec(c);
-      put(" output ");
-      put_dec(i);
-      put(": ");
-      put_dec(static_cast<long>(size));
-      put(" bytes, fnv1a 0x");
-      put_hex(fnv1a(out, size));
-      put("\\n");
-      if (bundled) {{
-        const uint8_t* expected = bundled->expected_outputs()->Get(i)->data()->data();
-        size_t first = 0;
-        while (first < size && out[first] == expected[first]) ++first;
-        if (first < size) {{
-          put("case ");
-          put_dec(c);
-          put(" output ");
-          put_dec(i);
-          put(" differs from the expected output from byte ");
-          put_dec(static_cast<long>(first));
-          put("\\n");
-          ++differing;
-        }}
-      }}
-      out += size;
-    }}
-  }}
-#ifdef CORTEXM_MEASURE_STACK
-  put("stack: ");
-  put_dec(stack_used());
-  put(" bytes used of ");
-  put_dec(static_cast<long>(__stack_top - __stack_limit) * 4);
-  put("\\n");
-#endif
-  if (num_cases == 0) {{
-    put("DONE: no expected outputs bundled to compare\\n");
-    return 0;
-  }}
-  put(differing ? "FAIL\\n" : "PASS\\n");
-  return differing ? 1 : 0;
-}}
-"""
+def _main(name: str) -> str:
+    return _render("main.cc.in", {"NAME": name, "PREFIX": name.upper()})
 
 
 def _cmake_snippet(name: str) -> str:
-    return f"""# The cortexm program {name!r} for your firmware, written by cortexm's Program.export_c.
-#
-#   set(CORTEXM_ROOT /path/to/cortexm)          # the cortexm source tree (else $ENV{{CORTEXM_ROOT}})
-#   include(/path/to/this/directory/cortexm.cmake)
-#   cortexm_add_{name}(my_firmware)             # adds {name}_program.c, {name}_ops.cc, links cortexm_runtime
-#
-# The runtime and the kernels are built from CORTEXM_ROOT with your toolchain (C++17, no heap, no
-# exceptions); building them needs flatc and the flatbuffers headers. Programs exported into other
-# directories can be included next to this one: the runtime is added once. Load each program with
-# its {name}_ops() resolver: only the kernels the programs register are linked (with the
-# toolchain's -ffunction-sections -fdata-sections -Wl,--gc-sections, as cmake/arm-none-eabi.cmake).
-if(CMAKE_VERSION VERSION_LESS 3.20)
-  message(FATAL_ERROR "cortexm.cmake needs CMake 3.20 or newer, this is ${{CMAKE_VERSION}}")
-endif()
-if(NOT CORTEXM_ROOT AND DEFINED ENV{{CORTEXM_ROOT}})
-  set(CORTEXM_ROOT $ENV{{CORTEXM_ROOT}})
-endif()
-if(NOT CORTEXM_ROOT OR NOT EXISTS "${{CORTEXM_ROOT}}/src/runtime/CMakeLists.txt"
-   OR NOT EXISTS "${{CORTEXM_ROOT}}/kernels/CMakeLists.txt")
-  message(FATAL_ERROR "cortexm.cmake: set CORTEXM_ROOT to the cortexm source tree (with src/runtime and "
-                      "kernels), got '${{CORTEXM_ROOT}}'")
-endif()
-set(CORTEXM_KERNEL_OPTIMIZATION "" CACHE STRING
-    "Optimization flag for the kernels, e.g. -Os for the least flash (empty: the build type's, -O3 in Release)")
-if(NOT TARGET cortexm_runtime)
-  add_subdirectory(${{CORTEXM_ROOT}}/kernels ${{CMAKE_BINARY_DIR}}/cortexm/kernels EXCLUDE_FROM_ALL)
-  add_subdirectory(${{CORTEXM_ROOT}}/src/runtime ${{CMAKE_BINARY_DIR}}/cortexm/runtime EXCLUDE_FROM_ALL)
-  target_compile_features(cortexm_kernels PUBLIC cxx_std_17)
-  # The runtime verifies the program once and hands each op to its kernel: built for size it takes
-  # half the flash and runs as fast (docs/program.md, "Flash and RAM").
-  target_compile_options(cortexm_runtime PRIVATE -Os)
-  if(CORTEXM_KERNEL_OPTIMIZATION)
-    target_compile_options(cortexm_kernels PRIVATE ${{CORTEXM_KERNEL_OPTIMIZATION}})
-  endif()
-endif()
-
-function(cortexm_add_{name} target)
-  target_sources(${{target}} PRIVATE ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}}/{name}_program.c
-                 ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}}/{name}_ops.cc)
-  target_include_directories(${{target}} PRIVATE ${{CMAKE_CURRENT_FUNCTION_LIST_DIR}})
-  target_link_libraries(${{target}} PRIVATE cortexm_runtime)
-endfunction()
-"""
+    return _render("cortexm.cmake.in", {"NAME": name})
 
 
 def _cmakelists(name: str) -> str:
-    return f"""# Builds {name}_main from main.cc, the program {name!r} and the cortexm runtime (cortexm.cmake).
-# Written by cortexm's Program.export_c.
-#
-# Host:
-#   cmake -S . -B build -G Ninja -DCORTEXM_ROOT=/path/to/cortexm
-#   cmake --build build && build/{name}_main
-# Cortex-M55 on QEMU's mps3-an547, with cortexm's startup code, semihosting and linker script:
-#   cmake -S . -B build-m55 -G Ninja -DCORTEXM_ROOT=/path/to/cortexm \\
-#     -DCMAKE_TOOLCHAIN_FILE=/path/to/cortexm/cmake/arm-none-eabi.cmake -DCORTEXM_CPU=cortex-m55 \\
-#     -DCORTEXM_QEMU_MACHINE=mps3-an547
-#   cmake --build build-m55
-#   qemu-system-arm -M mps3-an547 -nographic -monitor none -serial none \\
-#     -semihosting-config enable=on,target=native -kernel build-m55/{name}_main.elf
-cmake_minimum_required(VERSION 3.24)
-project({name}_cortexm LANGUAGES C CXX)
-
-set(CORTEXM_ROOT "" CACHE PATH "The cortexm source tree")
-set(CORTEXM_QEMU_MACHINE "" CACHE STRING
-    "Link for this QEMU machine with cortexm's firmware (mps2-an385, mps2-an386, mps2-an500, mps2-an505, mps3-an547)")
-if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
-  set(CMAKE_BUILD_TYPE Release)
-endif()
-include(${{CMAKE_CURRENT_SOURCE_DIR}}/cortexm.cmake)
-
-add_executable({name}_main main.cc)
-target_compile_options({name}_main PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti>)
-cortexm_add_{name}({name}_main)
-
-if(CORTEXM_QEMU_MACHINE)
-  if(NOT CMAKE_CROSSCOMPILING)
-    message(FATAL_ERROR "CORTEXM_QEMU_MACHINE needs the arm-none-eabi toolchain "
-                        "(-DCMAKE_TOOLCHAIN_FILE=${{CORTEXM_ROOT}}/cmake/arm-none-eabi.cmake)")
-  endif()
-  set(_firmware ${{CORTEXM_ROOT}}/firmware)
-  # Programs larger than the machine's code memory: the -large script where there is one (code and
-  # constants in DDR: ${{_firmware}}/ld/mps3-an547-large.ld).
-  set(CORTEXM_LINKER_SCRIPT ${{_firmware}}/ld/${{CORTEXM_QEMU_MACHINE}}.ld CACHE FILEPATH
-      "Linker script for CORTEXM_QEMU_MACHINE")
-  if(NOT EXISTS ${{CORTEXM_LINKER_SCRIPT}})
-    message(FATAL_ERROR "CORTEXM_QEMU_MACHINE=${{CORTEXM_QEMU_MACHINE}}: no linker script ${{CORTEXM_LINKER_SCRIPT}}")
-  endif()
-  # Objects, not an archive: the C library's printf needs syscalls.c's _write after libc is scanned.
-  add_library({name}_qemu_startup OBJECT ${{_firmware}}/startup/startup.c ${{_firmware}}/startup/semihosting.c
-              ${{_firmware}}/startup/syscalls.c)
-  target_include_directories({name}_qemu_startup PUBLIC ${{_firmware}}/startup)
-  set_target_properties({name}_main PROPERTIES SUFFIX .elf)
-  target_link_libraries({name}_main PRIVATE {name}_qemu_startup)
-  set_target_properties({name}_main PROPERTIES LINK_DEPENDS ${{CORTEXM_LINKER_SCRIPT}})
-  target_link_options({name}_main PRIVATE -nostartfiles -T${{CORTEXM_LINKER_SCRIPT}} -L${{_firmware}}/ld)
-  target_compile_definitions({name}_main PRIVATE CORTEXM_MEASURE_STACK=1)  # the script's __stack_limit
-endif()
-"""
+    return _render("CMakeLists.txt.in", {"NAME": name})
 
 
 def export_c(program, directory, name: str | None = None) -> dict:
@@ -523,7 +200,7 @@ def export_c(program, directory, name: str | None = None) -> dict:
         "source": (f"{name}_program.c", _source(program, name)),
         "header": (f"{name}_program.h", _header(program, name)),
         "ops": (f"{name}_ops.cc", _ops_source(program, name)),
-        "main": ("main.cc", _main(program, name)),
+        "main": ("main.cc", _main(name)),
         "cmake": ("cortexm.cmake", _cmake_snippet(name)),
         "cmakelists": ("CMakeLists.txt", _cmakelists(name)),
     }

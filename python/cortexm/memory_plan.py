@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import operator
 import os
+from html import escape
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -294,6 +295,7 @@ def timeline_figure(boxes, arena_size: int, step_names: dict, title: str, bounds
     color; a buffer thinner than MIN_HEIGHT of the arena drawn that thick."""
     # Rows of steps rather than aggregates: every buffer stays drawn and named (inside it, or in the
     # HTML page's hover text), and a step keeps ~0.3 inch for its node's name however long the model.
+    # matplotlib is slow to import: only plots load it.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
@@ -362,8 +364,6 @@ def html_page(boxes, arena_size: int, step_names: dict, title: str, bounds=(), t
     model scrolls sideways instead of shrinking), each buffer a rectangle titled with what it is
     (shown when hovered) and named inside when it has room, inputs and outputs outlined thick; then
     the plan's table."""
-    from html import escape
-
     first = min([b.first for b in boxes] + [0])
     last = max([b.last for b in boxes] + list(step_names) + [first])
     steps = last - first + 1

@@ -7,9 +7,13 @@ from typing import Callable, Iterable, Sequence, Union
 
 from . import _core
 from ._core import CortexMTargetConfig, Graph
+from .qdq import is_quantized
 
 PythonPass = Callable[[Graph, CortexMTargetConfig], object]
 PassSpec = Union[str, PythonPass]
+
+# Ops that only move or reshape data, as the C++ op registry flags them (OpSchema::is_data_movement).
+DATA_MOVEMENT = frozenset(name for name in _core.registered_ops() if _core.op_info(name).is_data_movement)
 
 
 def pass_name(spec: PassSpec) -> str:
@@ -101,8 +105,6 @@ def lower_unchecked(qgraph: Graph, target: Union[str, CortexMTargetConfig] = "co
                     intermediates: str | os.PathLike | None = None) -> Graph:
     """lower() without its final check that a program can run every node (cortexm.check lists
     those nodes itself)."""
-    from .quantizer import is_quantized
-
     if not isinstance(qgraph, Graph):
         raise ValueError(f"lower takes a cortexm.Graph, got {type(qgraph).__name__}")
     if not is_quantized(qgraph):

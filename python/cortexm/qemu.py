@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .program import Program, load_program
+
 __all__ = ["ISAS", "MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_cases",
            "run_elf", "run_kernel_tests", "run_on_qemu"]
 
@@ -225,8 +227,6 @@ def _marker_address(elf: Path) -> int:
 
 
 def _as_program(program):
-    from .program import Program, load_program
-
     if isinstance(program, Program):
         return program
     if isinstance(program, (bytes, bytearray)):

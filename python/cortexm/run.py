@@ -20,6 +20,9 @@ import sys
 
 import numpy as np
 
+import cortexm
+
+from . import qemu
 from .escape import printable
 
 
@@ -70,9 +73,6 @@ def main(argv=None) -> int:
     p.add_argument("--isa", choices=["scalar", "dsp", "mve"],
                    help="with --qemu: force this kernel variant (default: the core's best)")
     args = p.parse_args(argv)
-    import cortexm
-    from . import qemu
-
     if args.qemu is not None and args.qemu not in qemu.MACHINES:
         error(f"--qemu {args.qemu!r} has no QEMU machine: choose one of {', '.join(qemu.MACHINES)}")
         return 2
@@ -127,8 +127,6 @@ def main(argv=None) -> int:
 def verify_on_qemu(program, bundled, cpu, isa, first_outputs=None) -> str | None:
     """None when the outputs on the core equal every bundled case's expected outputs bit for bit,
     else what differs. first_outputs: case 0's outputs when they have been run already."""
-    from . import qemu
-
     outputs = [] if first_outputs is None else [tuple(first_outputs)]
     if len(bundled) > len(outputs):
         rest = qemu.run_cases(program, [case[0] for case in bundled[len(outputs):]], cpu, isa=isa)
@@ -144,8 +142,6 @@ def run_qemu(program, inputs, cpu, per_op, isa=None, bundled=(), inputs_given=Fa
     """--qemu: runs inputs on cpu and compares with the host runtime's outputs, and every bundled
     case's outputs on cpu with its expected outputs (exit 3 as the host run). inputs_given: the
     inputs are not the first bundled case's (--inputs)."""
-    from . import qemu
-
     try:
         result = qemu.run(program, inputs, cpu, count_instructions=True, per_op=per_op, isa=isa)
         host = program.run(*inputs)

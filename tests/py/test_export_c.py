@@ -580,3 +580,28 @@ def test_int8_io_firmware_passes_on_qemu_m55(ds_cnn_int8, tmp_path):
     code, log = qemu.run_elf(elf, "cortex-m55", timeout=300)
     assert code == 0 and log.rstrip().endswith("PASS"), log
     assert printed_checksums(log) == host_checksums(program, [inputs])
+
+
+def test_the_firmware_sources_are_template_files_of_the_package(small, tmp_path):
+    from importlib import resources
+
+    templates = resources.files("cortexm") / "templates"
+    written = small[2].export_c(tmp_path / "c", "tiny")
+    main = (templates / "main.cc.in").read_text()
+    assert Path(written["main"]).read_text() == main.replace("@NAME@", "tiny").replace("@PREFIX@", "TINY")
+    for kind, template in (("source", "program.c.in"), ("header", "program.h.in"), ("ops", "ops.cc.in"),
+                           ("cmake", "cortexm.cmake.in"), ("cmakelists", "CMakeLists.txt.in")):
+        first_line = (templates / template).read_text().splitlines()[0]
+        assert Path(written[kind]).read_text().splitlines()[0] == first_line.replace("@NAME@", "tiny").replace(
+            "@TARGET_COMMENT@", small[2].target).replace("@NUM_OPS@", str(small[2].num_ops))
+
+
+def test_template_values_are_explicit_and_one_line():
+    from cortexm.export_c import _render
+
+    with pytest.raises(ValueError, match="one-line string"):
+        _render("cortexm.cmake.in", {"NAME": 'x\n#include "/etc/passwd"'})
+    with pytest.raises(KeyError, match="NAME"):
+        _render("cortexm.cmake.in", {})
+    with pytest.raises(ValueError, match=r"no placeholder for \['PREFIX'\]"):
+        _render("cortexm.cmake.in", {"NAME": "x", "PREFIX": "X"})

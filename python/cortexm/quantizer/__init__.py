@@ -19,22 +19,15 @@ from .calibrate import calibrate
 from .config import CortexMQuantizer
 from .convert import convert
 from .reciprocal_division import divisions_as_reciprocals
+from ..qdq import is_quantized
 from .report import QDQ_OPS, PrecisionChoice, QuantizationReport, ReportRow, quantization_report
 
 __all__ = ["CortexMQuantizer", "QuantizationReport", "ReportRow", "is_quantized", "quantization_report",
            "quantize"]
 
 
-def is_quantized(graph) -> bool:
-    """True when the graph already has quantize / dequantize ops or quantized (int) activations with
-    qparams, e.g. cortexm.quantize's output or a graph exported from PyTorch's PT2E flow."""
-    if any(node.op in QDQ_OPS or node.op.startswith("cortex_m.") for node in graph.nodes):
-        return True
-    return any(v.qparams is not None and v.dtype != "float32" for v in graph.inputs)
-
-
 def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, progress: bool = True,
-             precision: str | None = None):
+             precision: str | None = None, lowering=None):
     """A new graph with int8 (or int16) activations and int8 weights, fake-quantized in convert_pt2e
     form: it still runs in graph.run, float in and float out.
 
@@ -46,6 +39,8 @@ def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, p
     precision: 'int8', '16x8' or 'auto' (CortexMQuantizer(precision=...); with a quantizer, it must
     say the same). 'auto' calibrates once and searches for the fewest int16 groups meeting the
     quantizer's target (auto.py); quantization_report(qgraph).precision describes the choice.
+    lowering: what 'auto' lowers its candidates with (auto.Lowering); cortexm.quantize passes
+    cortexm.auto_precision's, the quantizer itself imports nothing above it.
     """
     if quantizer is None:
         quantizer = CortexMQuantizer(precision=precision)
@@ -58,7 +53,10 @@ def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, p
                          "lower it as it is instead of quantizing it again")
     graph = divisions_as_reciprocals(graph)
     if quantizer.precision == "auto":
-        return auto.quantize_auto(graph, calibration, quantizer, progress)
+        if lowering is None:
+            raise ValueError("precision='auto' lowers its candidate graphs: call cortexm.quantize(graph, calibration, "
+                             "precision='auto'), or pass lowering=cortexm.auto_precision.LOWERING")
+        return auto.quantize_auto(graph, calibration, quantizer, progress, lowering)
     annotation = annotate(graph, quantizer)
     statistics = gptq.collect(annotation) if quantizer.weight_rounding == "gptq" else {}
     watchers = {}

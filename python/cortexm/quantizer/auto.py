@@ -49,6 +49,7 @@ import numpy as np
 from . import gptq
 from .annotator import Group, annotate
 from .calibrate import calibrate, sample_arrays
+from .config import CortexMQuantizer
 from .convert import INT16_WEIGHT_PATTERNS, convert
 
 META_KEY = "auto_precision"  # the summary, a JSON string on the quantized graph's first node
@@ -110,10 +111,9 @@ def _as_list(outputs) -> list:
 
 
 class _Search:
-    def __init__(self, graph, samples, quantizer, evaluation, progress):
-        from .config import CortexMQuantizer
-
+    def __init__(self, graph, samples, quantizer, evaluation, progress, lowering):
         self.graph = graph
+        self.lowering = lowering
         self.quantizer = quantizer
         self.base = CortexMQuantizer(quantizer.activation_observer, quantizer.per_channel, "int8",
                                      fuse_magnitude=True)
@@ -155,8 +155,6 @@ class _Search:
     def convert(self, int16: frozenset, rounding: str, weights: frozenset = frozenset()):
         """The graph with the groups of `int16` in int16, the rest int8, and the weights of
         `weights` whose op's group is int16 in int16."""
-        from .config import CortexMQuantizer
-
         quantizer = CortexMQuantizer(self.base.activation_observer, self.base.per_channel, "int8",
                                      int16_activations=int16, fuse_magnitude=True,
                                      int16_weights=self.applicable(weights, int16))
@@ -304,13 +302,9 @@ class _Search:
             reason += f"; kept int8 (no int16 kernel): {', '.join(r for r in self.candidates if r not in lowerable)}"
         return self.finish(qgraph, int16, weights, rounding, scores, summary, reason)
 
-    def float_ops(self, qgraph, lowered=None) -> list:
+    def float_ops(self, qgraph) -> list:
         """The float compute ops left when qgraph is lowered."""
-        from .. import lower
-        from ..aot import DATA_MOVEMENT
-
-        lowered = lowered or lower(qgraph, self.quantizer.cost_target)
-        return sorted(n.op for n in lowered.nodes if n.op.startswith("aten.") and n.op not in DATA_MOVEMENT)
+        return self.lowering.float_ops(qgraph, self.quantizer.cost_target)
 
     def adding_no_float_op(self, candidates, graph_with) -> list:
         """The candidates whose promotion adds no float op to the lowered graph: all of them when
@@ -333,31 +327,18 @@ class _Search:
         weights = self.applicable(self.weight_groups, everything)
         return frozenset(self.adding_no_float_op(weights, lambda chosen: self.convert(everything, "nearest", chosen)))
 
-    def instructions(self, program) -> int:
-        """The program's executed instructions on cost_target's core under QEMU, first evaluation sample."""
-        from .. import qemu
-
-        cpu = self.quantizer.cost_target.split("+")[0]
-        return qemu.run(program, list(self.evaluation[0]), cpu, count_instructions=True).instructions
-
     def finish(self, qgraph, int16, weights, rounding, scores, summary, reason):
-        from .. import lower, to_program
-
         summary.update(score=min(scores), outputs=list(scores), weight_rounding=rounding, reason=reason, evaluations=self.evaluations,
                        int16=sorted(int16), int16_weights=sorted(weights))
         target = self.quantizer.cost_target
         arena, constants, floats, instructions = {}, {}, {}, {}
         for label, groups in (("int8", frozenset()), ("auto", int16), ("16x8", frozenset(self.roots))):
             graph = qgraph if label == "auto" else self.convert(groups, rounding)
-            lowered = lower(graph, target)
-            floats[label] = self.float_ops(graph, lowered)
-            try:
-                program = to_program(lowered, target=target)
-                arena[label], constants[label] = program.arena_size, program.constant_size
-            except NotImplementedError:
-                arena[label] = constants[label] = program = None
+            costs = self.lowering.costs(graph, target, list(self.evaluation[0]) if self.quantizer.count_instructions
+                                        else None)
+            floats[label], arena[label], constants[label] = costs.float_ops, costs.arena, costs.constants
             if self.quantizer.count_instructions:
-                instructions[label] = None if program is None else self.instructions(program)
+                instructions[label] = costs.instructions
         summary.update(arena=arena, constants=constants, cost_target=target, float_ops=floats["auto"])
         if self.quantizer.count_instructions:
             summary["instructions"] = instructions
@@ -368,7 +349,13 @@ class _Search:
         return qgraph
 
 
-def quantize_auto(graph, calibration, quantizer, progress: bool):
+def quantize_auto(graph, calibration, quantizer, progress: bool, lowering):
+    """The search above. lowering (cortexm.auto_precision.LOWERING) lowers the candidates, the
+    quantizer sits below the lowering and imports none of it:
+    - lowering.float_ops(qgraph, target): the float compute ops left when qgraph is lowered, sorted;
+    - lowering.costs(qgraph, target, inputs): a Costs of qgraph lowered for target (its float ops,
+      arena and constant bytes, None when it has no program; executed instructions on the
+      target's core for inputs, None without inputs)."""
     if calibration is None or not hasattr(calibration, "__iter__"):
         raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
     samples = list(calibration)
@@ -381,4 +368,4 @@ def quantize_auto(graph, calibration, quantizer, progress: bool):
             raise ValueError(f"state_feedback {{{output}: {input_}}}: output '{outputs[output].name}' has shape "
                              f"{list(outputs[output].shape)}, input '{inputs[input_].name}' {list(inputs[input_].shape)}")
     evaluation = quantizer.evaluation if quantizer.evaluation is not None else evaluation_samples(graph, samples)
-    return _Search(graph, samples, quantizer, list(evaluation), progress).run()
+    return _Search(graph, samples, quantizer, list(evaluation), progress, lowering).run()

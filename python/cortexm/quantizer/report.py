@@ -10,12 +10,8 @@ from dataclasses import dataclass
 
 from .. import _core
 from ..escape import printable
+from ..qdq import QDQ_OPS
 
-QDQ_OPS = frozenset({
-    "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default",
-    "quantized_decomposed.quantize_per_channel.default", "quantized_decomposed.dequantize_per_channel.default",
-    "cortex_m.quantize_per_tensor.default", "cortex_m.dequantize_per_tensor.default",
-})
 _QUANTIZE_OPS = frozenset(op for op in QDQ_OPS if ".quantize_" in op)
 _DEQUANTIZE_OPS = QDQ_OPS - _QUANTIZE_OPS
 
