@@ -6,13 +6,18 @@ the same lines before and after.
     python scripts/zoo_program_hashes.py [--models M ...] [--targets T ...] [--int16]
 
 --int16 adds each model's 16x8 program (--activations int16) for the first target.
+torch runs on one thread: its float sums (random weights, calibration) depend on the thread count,
+and so would the scales and the bytes.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
+
+os.environ["OMP_NUM_THREADS"] = "1"  # before torch is imported
 
 import cortexm
 from cortexm import _core
