@@ -28,6 +28,12 @@ from torch import nn
 from torch.nn import functional as F
 
 from . import _core
+from ._core import UnsupportedError
+from ._export.capture import capture
+from ._export.convert import HANDLERS, convert
+from .atomic_write import write_file_atomically
+from .quantizer.patterns import PASSES
+from .quantizer.reciprocal_division import divisions_as_reciprocals
 
 # The graph ops cortexm.lower turns into cortex_m kernels, per precision (the converters the
 # src/passes/convert_*.cc files register and the kernels they reach). Data movement stays integer
@@ -219,31 +225,22 @@ def sample_module(sample: Sample) -> nn.Module:
 
 
 def export_handlers() -> dict:
-    from ._export.convert import HANDLERS
-
     return HANDLERS
 
 
 def quantizer_ops() -> set:
     """The graph ops some quantizer pattern takes."""
-    from .quantizer.patterns import PASSES
-
     return {name for group in PASSES for pattern in group for name in pattern.ops}
 
 
 @functools.lru_cache(maxsize=None)
 def captured(sample: Sample):
     """The sample as torch.export captures and decomposes it (once per process)."""
-    from ._export.capture import capture
-
     return capture(sample_module(sample), sample_inputs(sample))
 
 
 @functools.lru_cache(maxsize=None)
 def _converted(sample: Sample):
-    from ._core import UnsupportedError
-    from ._export.convert import convert
-
     try:
         return convert(captured(sample))
     except UnsupportedError as e:
@@ -293,7 +290,6 @@ def claims(sample: Sample) -> Row:
     """The row's claims from the descriptors (see the module docstring)."""
     if sample.aten not in export_handlers():
         return Row(sample, False, [])
-    from .quantizer.reciprocal_division import divisions_as_reciprocals
 
     graph = exported(sample)
     ops = graph_ops(sample)
@@ -348,7 +344,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     text = matrix()
     if args.output:
-        from .atomic_write import write_file_atomically
 
         write_file_atomically(args.output, text.encode("utf-8"))
     else:
