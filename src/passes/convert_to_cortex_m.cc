@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <type_traits>
 #include <unordered_map>
 
 #include "cortexm/kernels/conv_params.h"
@@ -232,42 +233,30 @@ std::vector<int32_t> int32_bias(const Graph& graph, ValueId bias,
   return std::vector<int32_t>(values.begin(), values.end());
 }
 
-Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
-                  bool int16_weights) {
-  // CMSIS-NN's 16x8 kernels keep sums within +-2^47; a bias beyond +-2^40 is not a real model's.
-  // The 16x16 scales are 2^8 finer, and their sums reach 2^46 (requantize.h).
-  const double limit = int16_weights ? static_cast<double>(kMaxBiasS16W16) : std::ldexp(1.0, 40);
-  const std::vector<int64_t> values =
-      rounded_bias(graph, bias, scales, -limit, limit, int16_weights ? "+-2^46" : "+-2^40");
+// A per-channel bias constant of dtype T (int32 or int64) at scales[c], zero point 0.
+template <typename T>
+Tensor bias_tensor(const std::vector<T>& values, const std::vector<double>& scales) {
   TensorInfo info;
-  info.dtype = DType::kInt64;
-  info.shape = {static_cast<int64_t>(scales.size())};
-  QuantParams q;
-  q.scales = scales;
-  q.zero_points.assign(scales.size(), 0);
-  q.axis = 0;
-  q.quant_min = std::numeric_limits<int64_t>::min();
-  q.quant_max = std::numeric_limits<int64_t>::max();
-  info.qparams = q;
-  Tensor t(info);
-  std::copy(values.begin(), values.end(), t.data<int64_t>());
-  return t;
-}
-
-Tensor bias_tensor(const std::vector<int32_t>& values, const std::vector<double>& scales) {
-  TensorInfo info;
-  info.dtype = DType::kInt32;
+  info.dtype = std::is_same_v<T, int64_t> ? DType::kInt64 : DType::kInt32;
   info.shape = {static_cast<int64_t>(values.size())};
   QuantParams q;
   q.scales = scales;
   q.zero_points.assign(values.size(), 0);
   q.axis = 0;
-  q.quant_min = std::numeric_limits<int32_t>::min();
-  q.quant_max = std::numeric_limits<int32_t>::max();
+  q.quant_min = std::numeric_limits<T>::min();
+  q.quant_max = std::numeric_limits<T>::max();
   info.qparams = q;
   Tensor t(info);
-  std::copy(values.begin(), values.end(), t.data<int32_t>());
+  std::copy(values.begin(), values.end(), t.data<T>());
   return t;
+}
+
+Tensor int64_bias(const Graph& graph, ValueId bias, const std::vector<double>& scales,
+                  bool int16_weights) {
+  // CMSIS-NN's 16x8 kernels keep sums within +-2^47; a bias beyond +-2^40 is not a real model's.
+  // The 16x16 scales are 2^8 finer, and their sums reach 2^46 (requantize.h).
+  const double limit = int16_weights ? static_cast<double>(kMaxBiasS16W16) : std::ldexp(1.0, 40);
+  return bias_tensor(rounded_bias(graph, bias, scales, -limit, limit, int16_weights ? "+-2^46" : "+-2^40"), scales);
 }
 
 void requantize_s64_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
