@@ -1,4 +1,5 @@
-// OpRegistry::global(): every op of src/ops, registered from the one list ops/ops.def.
+// OpRegistry::global(): every op of the op families, registered from the generated ops/ops.def
+// (every register_<name> function of src/ops/<family>/*.cc; src/CMakeLists.txt).
 #include "graph/op_schema.h"
 
 namespace cortexm {

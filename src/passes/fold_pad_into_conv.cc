@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "graph/errors.h"
-#include "ops/cortex_m/cortex_m_util.h"
+#include "ops/cortex_m_util.h"
 #include "passes/pass.h"
 
 namespace cortexm {

@@ -1,14 +1,9 @@
-// Kernel id -> prepare / run, from ops/ops.def: one OpImpl per kernel and all_ops(), the resolver
-// that registers them all.
-#include "cortexm/kernels/quantized_add.h"
-#include "cortexm/kernels/quantized_add_s16.h"
-#include "cortexm/kernels/quantized_maximum.h"
-#include "cortexm/kernels/quantized_minimum.h"
-#include "cortexm/kernels/quantized_mul.h"
-#include "cortexm/kernels/quantized_mul_s16.h"
+// Kernel id -> prepare / run, from the generated runtime/ops/ops.def (every op family's
+// src/ops/<family>/runtime/ops.def in kernel id order): one OpImpl per kernel and all_ops(), the
+// resolver that registers them all.
 #include "runtime/op_context.h"
 #include "runtime/op_resolver.h"
-#include "runtime/ops/binary.h"
+#include "runtime/ops/ops.h"
 
 namespace cortexm::runtime {
 
@@ -22,9 +17,15 @@ namespace cortexm::runtime {
 
 // The kernels that write their output over input 0 from some bytes below it (OpImpl::in_place_lag).
 constexpr InPlaceLagFn in_place_lag_of(fb::KernelId id) {
-  return id == fb::KernelId_QuantizedConv2d            ? in_place_lag_quantized_conv2d
-         : id == fb::KernelId_QuantizedDepthwiseConv2d ? in_place_lag_quantized_depthwise_conv2d
-                                                       : nullptr;
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem)
+#define RUNTIME_BINARY(id, params, type, stem)
+#define RUNTIME_IN_PLACE_LAG(kernel, fn) \
+  if (id == fb::KernelId_##kernel) return fn;
+#include "runtime/ops/ops.def"
+#undef RUNTIME_IN_PLACE_LAG
+#undef RUNTIME_BINARY
+#undef RUNTIME_OP
+  return nullptr;
 }
 
 // One object per kernel: a resolver that names it links it, and only then its prepare, run,

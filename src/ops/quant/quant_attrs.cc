@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "graph/errors.h"
-#include "program/params/quantize.h"
+#include "ops/quant/runtime/quantize_codec.h"
 #include "program/params_builder.h"
 
 namespace cortexm::ops {

@@ -43,7 +43,7 @@ void for_each_channel_run(const OpArgs& args, const std::vector<int64_t>& shape,
                           const std::function<void(const ChannelRun&)>& run);
 
 // The program encode of cortex_m.quantize_per_tensor / dequantize_per_tensor
-// (program/params/quantize.h); the runtime's kernels take int8 and int16 only.
+// (ops/quant/runtime/quantize_codec.h); the runtime's kernels take int8 and int16 only.
 EncodeFn encode_quantize_per_tensor(fb::KernelId kernel_id);
 
 }  // namespace cortexm::ops

@@ -1,6 +1,6 @@
 // Checks shared by the op prepare functions.
 #include "cortexm/kernels/kernel_isa.h"
-#include "runtime/ops/conv_decode.h"
+#include "ops/conv/runtime/conv_decode.h"
 
 namespace cortexm::runtime {
 

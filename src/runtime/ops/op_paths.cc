@@ -1,7 +1,7 @@
 #include "runtime/ops/op_paths.h"
 
-#include "runtime/ops/conv.h"
-#include "runtime/ops/pool_decode.h"
+#include "ops/conv/runtime/conv.h"
+#include "ops/pool/runtime/pool_decode.h"
 
 namespace cortexm::runtime {
 

@@ -9,7 +9,7 @@
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_depthwise_conv2d.h"
 #include "runtime/op_context.h"
-#include "runtime/ops/conv.h"
+#include "ops/conv/runtime/conv.h"
 
 namespace cortexm::runtime {
 
@@ -26,7 +26,7 @@ Status prepare_conv2d_on_paths(const OpContext& ctx, uint32_t registered);
 Status prepare_depthwise_conv2d_on_paths(const OpContext& ctx, uint32_t registered);
 Status prepare_avg_pool2d_on_paths(const OpContext& ctx, uint32_t registered);
 
-// run_conv_with (runtime/ops/conv.h) for each kernel.
+// run_conv_with (ops/conv/runtime/conv.h) for each kernel.
 void run_conv2d_with(const OpContext& ctx, ConvKernel<Conv2dParams> kernel);
 void run_depthwise_conv2d_with(const OpContext& ctx, ConvKernel<DepthwiseConv2dParams> kernel);
 using AvgPool2dKernel = void (*)(const Pool2dParams&, const int8_t*, int8_t*, void*);

@@ -1,0 +1,22 @@
+// aten.leaky_relu.default: x > 0 ? x : x * negative_slope (portable::leaky_relu_f32).
+#include <cmath>
+
+#include "ops/portable_call.h"
+
+namespace cortexm::ops {
+
+void register_aten_leaky_relu(OpRegistry& registry) {
+  const UnaryParamsFn make = [](const OpArgs& args) {
+    portable::UnaryParams p;
+    p.op = portable::UnaryOp::kLeakyRelu;
+    p.a = static_cast<float>(args.f("negative_slope"));
+    if (!std::isfinite(p.a)) args.fail("attribute 'negative_slope' = " + std::to_string(p.a) + " must be finite");
+    return p;
+  };
+  OpSchema s = portable_unary_schema(
+      "aten.leaky_relu.default", {{"negative_slope", AttrKind::kFloat, false, AttrValue(0.01)}}, make);
+  s.encode = float_unary_encode(make);
+  registry.add(std::move(s));
+}
+
+}  // namespace cortexm::ops

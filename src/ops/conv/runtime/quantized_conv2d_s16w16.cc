@@ -1,0 +1,18 @@
+// QuantizedConv2dS16W16: NHWC int16 input, OHWI int16 weights, optional int64 bias, NHWC int16
+// output (the 16x8 conv's arithmetic with int16 weights; the Conv2dParams offsets must be 0).
+#include "cortexm/kernels/quantized_conv2d_s16w16.h"
+
+#include "ops/conv/runtime/conv.h"
+
+namespace cortexm::runtime {
+
+Status prepare_quantized_conv2d_s16w16(const OpContext& ctx) {
+  return prepare_conv<Conv2dS16W16Params, quantized_conv2d_s16w16_prepare,
+                      quantized_conv2d_s16w16_scratch_size>(ctx);
+}
+
+void run_quantized_conv2d_s16w16(const OpContext& ctx) {
+  run_conv<Conv2dS16W16Params, quantized_conv2d_s16w16, quantized_conv2d_s16w16_scratch_size>(ctx);
+}
+
+}  // namespace cortexm::runtime

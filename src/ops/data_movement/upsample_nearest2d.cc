@@ -1,0 +1,47 @@
+// aten.upsample_nearest2d.default: NCHW nearest-neighbour resize to output_size (OH, OW). The
+// source index is floor(dst * (in / out)) with the ratio in float32, as torch computes it. Any
+// dtype; per-tensor qparams pass through (portable::upsample_nearest2d).
+#include "cortexm/portable/upsample_nearest2d.h"
+#include "ops/portable_call.h"
+#include "program/params_builder.h"
+
+namespace cortexm::ops {
+
+void register_aten_upsample_nearest2d(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "aten.upsample_nearest2d.default";
+  s.inputs = {{"self"}};
+  s.attrs = {{"output_size", AttrKind::kInts}};
+  s.is_data_movement = true;
+  s.keeps_qparams = true;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_UpsampleNearest2d, fb::CreateUpsampleNearest2dParams(b.fbb()));
+  };
+  s.infer = [](const InferContext& ctx) {
+    require_rank(ctx, 0, {4});
+    const TensorInfo& in = ctx.input(0);
+    const std::vector<int64_t>& size = ctx.ints("output_size");
+    if (size.size() != 2)
+      ctx.fail("attribute 'output_size' = " + shape_to_string(size) + " must be (OH, OW)");
+    if (size[0] < 1 || size[1] < 1)
+      ctx.fail("attribute 'output_size' = " + shape_to_string(size) + " must be positive");
+    if (in.shape[2] < 1 || in.shape[3] < 1)
+      ctx.fail("input " + info_to_string(in) + " has an empty spatial dim");
+    TensorInfo out = make_info(in.dtype, {in.shape[0], in.shape[1], size[0], size[1]});
+    out.qparams = passthrough_qparams(in);
+    return std::vector<TensorInfo>{out};
+  };
+  s.kernel = [](const KernelContext& ctx) {
+    const Tensor& in = ctx.input(0);
+    portable::UpsampleNearest2dParams params;
+    params.input = portable_shape(ctx, in.shape());
+    params.out_h = ctx.ints("output_size")[0];
+    params.out_w = ctx.ints("output_size")[1];
+    params.element_size = element_size(in);
+    check_portable(ctx, "upsample_nearest2d", portable::upsample_nearest2d_prepare(params));
+    portable::upsample_nearest2d(params, in.raw(), ctx.output().raw());
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace cortexm::ops
