@@ -13,9 +13,10 @@
 namespace py = pybind11;
 
 namespace cortexm::bindings {
-#define CORTEXM_KERNEL(name) void bind_##name(py::module_& ops);
-#include "cortexm/kernels/kernels.def"
-#undef CORTEXM_KERNEL
+// Each op family's kernel bindings (src/ops/<family>/python/*.cc), from the generated list.
+#define CORTEXM_KERNEL_BINDING(fn) void fn(py::module_& ops);
+#include "bindings/kernel_bindings.inc"
+#undef CORTEXM_KERNEL_BINDING
 void bind_graph(py::module_& m);
 void bind_passes(py::module_& m);
 void bind_planner(py::module_& m);
@@ -105,9 +106,9 @@ PYBIND11_MODULE(_core, m) {
       "this CPU cannot run.");
 
   py::module_ ops = m.def_submodule("ops", "cortex_m int8 operators on numpy arrays");
-#define CORTEXM_KERNEL(name) cortexm::bindings::bind_##name(ops);
-#include "cortexm/kernels/kernels.def"
-#undef CORTEXM_KERNEL
+#define CORTEXM_KERNEL_BINDING(fn) cortexm::bindings::fn(ops);
+#include "bindings/kernel_bindings.inc"
+#undef CORTEXM_KERNEL_BINDING
 
   cortexm::bindings::bind_graph(m);
   cortexm::bindings::bind_passes(m);

@@ -1,6 +1,6 @@
 // softmax and log_softmax along a dim of an int8 array: one runner over the rows (rows_args.h);
 // each binding decodes its scaling, which its *_scaling helper computes from the input scale.
-#include "bindings/rows_args.h"
+#include "ops/softmax/python/rows_args.h"
 #include "cortexm/kernels/quantized_log_softmax.h"
 #include "cortexm/kernels/quantized_softmax.h"
 

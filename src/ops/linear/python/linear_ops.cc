@@ -1,6 +1,6 @@
 // The linear bindings, int8 and 16x8: shapes, bias and requantize parameters are checked once in
 // linear_args.h; each binding adds its offsets and activation range.
-#include "bindings/linear_args.h"
+#include "ops/linear/python/linear_args.h"
 #include "cortexm/kernels/quantized_linear.h"
 #include "cortexm/kernels/quantized_linear_s16.h"
 #include "cortexm/kernels/quantized_linear_s16w16.h"

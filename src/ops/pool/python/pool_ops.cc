@@ -1,6 +1,6 @@
 // The pooling bindings, average and max: one binding template over the kernel (same arguments,
 // same decoding in pool_args.h).
-#include "bindings/pool_args.h"
+#include "ops/pool/python/pool_args.h"
 #include "bindings/requant_args.h"
 #include "cortexm/kernels/quantized_avg_pool2d.h"
 #include "cortexm/kernels/quantized_max_pool2d.h"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "bindings/quantize_args.h"
+#include "ops/quant/python/quantize_args.h"
 
 namespace cortexm::bindings {
 namespace {

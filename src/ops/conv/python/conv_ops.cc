@@ -1,7 +1,7 @@
 // The convolution bindings (conv, 16x8 conv, depthwise, transpose): operands and per-channel
 // requantize parameters are decoded once in conv_args.h and run by run_conv; each binding adds its
 // geometry and offsets.
-#include "bindings/conv_args.h"
+#include "ops/conv/python/conv_args.h"
 #include "cortexm/kernels/quantized_conv2d.h"
 #include "cortexm/kernels/quantized_conv2d_s16.h"
 #include "cortexm/kernels/quantized_conv2d_s16w16.h"

@@ -1,7 +1,7 @@
 // The elementwise binary ops with numpy broadcasting (add, maximum, minimum, mul; int8 and int16):
 // one runner for all of them, one binding per argument layout, like TFLite Micro's
 // maximum_minimum.cc template over the op.
-#include "bindings/broadcast_args.h"
+#include "ops/binary/python/broadcast_args.h"
 #include "bindings/requant_args.h"
 #include "cortexm/kernels/quantized_add.h"
 #include "cortexm/kernels/quantized_add_s16.h"
