@@ -1,0 +1,75 @@
+"""Runs a .tflite through TFLite Micro's interpreter (the tflite-micro wheel) and through cortexm
+(from_tflite -> lower -> to_program, io="int8" for a model with integer inputs and outputs) on the
+same inputs, for byte-for-byte comparisons."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cortexm
+
+try:
+    from tflite_micro.python.tflite_micro import runtime as tflm_runtime
+    TFLM_REASON = ""
+except Exception as e:  # the wheel is missing or does not load on this machine
+    tflm_runtime = None
+    TFLM_REASON = f"the tflite-micro wheel does not import ({type(e).__name__}: {e}); pip install tflite-micro"
+
+needs_tflm = pytest.mark.skipif(tflm_runtime is None, reason=TFLM_REASON or "tflite-micro imports")
+
+
+def tflm_runner(model: bytes, n_outputs: int = 1):
+    interpreter = tflm_runtime.Interpreter.from_bytes(model)
+
+    def run(inputs):
+        for k, x in enumerate(inputs):
+            interpreter.set_input(x, k)
+        interpreter.invoke()
+        return [interpreter.get_output(k).copy() for k in range(n_outputs)]
+
+    return run
+
+
+def cortexm_program(model: bytes, target: str = "cortex-m55+int8"):
+    graph = cortexm.from_tflite(model)
+    lowered = cortexm.lower(graph, target)
+    integer_io = all(n.op.startswith("quantized_decomposed.quantize") for v in graph.inputs for n in v.users) and \
+        all(v.producer is not None and v.producer.op.startswith("quantized_decomposed.dequantize") for v in graph.outputs)
+    return lowered, cortexm.to_program(lowered, io="int8" if integer_io else "float")
+
+
+def float_ops(lowered) -> list:
+    """aten compute ops left float in a lowered graph (data movement excluded)."""
+    movement = {"aten.permute_copy.default", "aten.view_copy.default", "aten.constant_pad_nd.default",
+                "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default", "aten.cat.default"}
+    return [n.op for n in lowered.nodes if n.op.startswith("aten.") and n.op not in movement]
+
+
+def random_input(rng, shape, dtype):
+    if np.dtype(dtype) == np.float32:
+        return rng.standard_normal(shape).astype(np.float32)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, size=shape, dtype=np.int64).astype(dtype)
+
+
+def compare(model: bytes, cases: int, seed: int = 0, n_outputs: int = 1):
+    """(cases compared, the lowered graph): cortexm's host program against TFLite Micro, byte for byte."""
+    lowered, program = cortexm_program(model)
+    tflm = tflm_runner(model, n_outputs)
+    interpreter = tflm_runtime.Interpreter.from_bytes(model)
+    details = [interpreter.get_input_details(k) for k in range(len(program.inputs))]
+    rng = np.random.default_rng(seed)
+    for case in range(cases):
+        inputs = [random_input(rng, tuple(d["shape"]), d["dtype"]) for d in details]
+        want = tflm(inputs)
+        got = program.run(*inputs)
+        got = list(got) if isinstance(got, (tuple, list)) else [got]
+        for k, (g, w) in enumerate(zip(got, want)):
+            g = np.asarray(g).reshape(w.shape)
+            assert g.dtype == w.dtype, (case, k, g.dtype, w.dtype)
+            if not np.array_equal(g, w):
+                diff = np.flatnonzero(g.reshape(-1) != w.reshape(-1))
+                raise AssertionError(f"case {case} output {k}: {diff.size} of {w.size} elements differ, first at "
+                                     f"{diff[0]}: cortexm {g.reshape(-1)[diff[0]]} TFLM {w.reshape(-1)[diff[0]]}")
+    return cases, lowered
