@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import schema as S
-from .importer import Unsupported
+from .importer import Malformed, Unsupported
 
 
 def window(padding: str, size: int, kernel: int, stride: int, dilation: int = 1) -> tuple[int, int, int]:
     """(output size, padding before, padding after) as TFLite's ComputePaddingHeightWidth."""
     if stride < 1 or dilation < 1 or kernel < 1:
-        raise Unsupported(f"stride {stride}, dilation {dilation} and kernel {kernel} must be >= 1")
+        raise Malformed(f"stride {stride}, dilation {dilation} and kernel {kernel} must be >= 1")
     effective = (kernel - 1) * dilation + 1
     if padding == "SAME":
         out = (size + stride - 1) // stride
@@ -21,7 +21,7 @@ def window(padding: str, size: int, kernel: int, stride: int, dilation: int = 1)
     else:
         raise Unsupported(f"padding {padding}")
     if out < 1:
-        raise Unsupported(f"a {kernel}-tap window (dilation {dilation}) over {size} gives no output")
+        raise Malformed(f"a {kernel}-tap window (dilation {dilation}) over {size} gives no output")
     total = max((out - 1) * stride + effective - size, 0)
     return out, total // 2, total - total // 2
 
@@ -67,7 +67,7 @@ def int32_bias(ctx, op, k: int, channels: int):
         raise Unsupported(f"bias tensor {op.inputs[k]} '{t.name}' is {t.type}"
                           f"{'' if t.data is not None else ' and not constant'} (an int32 constant is imported)")
     if t.data.size != channels:
-        raise Unsupported(f"bias tensor {op.inputs[k]} '{t.name}' has {t.data.size} elements for {channels} channels")
+        raise Malformed(f"bias tensor {op.inputs[k]} '{t.name}' has {t.data.size} elements for {channels} channels")
     return t.data.reshape(channels)
 
 
@@ -85,5 +85,5 @@ def check_shape(ctx, i: int, got, want_file_shape, layout: str):
     if layout == "nchw" and len(want) == 4:
         want = [want[0], want[3], want[1], want[2]]
     if list(got) != want:
-        raise Unsupported(f"output tensor {i} has shape {list(want_file_shape)} where the operator computes "
+        raise Malformed(f"output tensor {i} has shape {list(want_file_shape)} where the operator computes "
                           f"{list(got)} ({layout})")

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import schema as S
 from .common import activation_of, bias_constant, check_shape, int32_bias, int8_weights, padding_of, window
-from .importer import Unsupported, tflite_op
+from .importer import Malformed, Unsupported, tflite_op
 
 CONVOLUTION = "aten.convolution.default"
 PAD = "aten.constant_pad_nd.default"
@@ -64,11 +64,11 @@ def conv_2d(ctx, op):
                 o.scalar(S.CONV2D_DILATION_W, "int32", "dilation_w_factor", 1))
     data, scales, zps = int8_weights(ctx, ctx.input_index(1), 0)
     if data.ndim != 4:
-        raise Unsupported(f"filter rank {data.ndim} (OHWI expected)")
+        raise Malformed(f"filter rank {data.ndim} (OHWI expected)")
     c_in = ctx.tensor(ctx.input_index(0)).shape[-1]
     c_out, _, _, c_per_group = data.shape
     if c_per_group < 1 or c_in % c_per_group or c_out % (c_in // c_per_group):
-        raise Unsupported(f"filter input depth {c_per_group} does not divide the input's {c_in} channels into groups")
+        raise Malformed(f"filter input depth {c_per_group} does not divide the input's {c_in} channels into groups")
     _conv(ctx, op, data.transpose(0, 3, 1, 2), scales, zps, c_out, c_in // c_per_group, stride, dilation,
           padding_of(o, S.CONV2D_PADDING), activation_of(o, S.CONV2D_ACTIVATION))
 
@@ -81,14 +81,14 @@ def depthwise_conv_2d(ctx, op):
                 o.scalar(S.DW_DILATION_W, "int32", "dilation_w_factor", 1))
     data, scales, zps = int8_weights(ctx, ctx.input_index(1), 3)
     if data.ndim != 4 or data.shape[0] != 1:
-        raise Unsupported(f"filter shape {list(data.shape)} ([1, KH, KW, C x multiplier] expected)")
+        raise Malformed(f"filter shape {list(data.shape)} ([1, KH, KW, C x multiplier] expected)")
     c_in = ctx.tensor(ctx.input_index(0)).shape[-1]
     c_out = data.shape[3]
     if c_in < 1 or c_out % c_in:
-        raise Unsupported(f"filter depth {c_out} is not a multiple of the input's {c_in} channels")
+        raise Malformed(f"filter depth {c_out} is not a multiple of the input's {c_in} channels")
     multiplier = o.scalar(S.DW_DEPTH_MULTIPLIER, "int32", "depth_multiplier")
     if multiplier not in (0, c_out // c_in):
-        raise Unsupported(f"depth_multiplier {multiplier} is not filter depth / input depth = {c_out // c_in}")
+        raise Malformed(f"depth_multiplier {multiplier} is not filter depth / input depth = {c_out // c_in}")
     # [1, KH, KW, C*m] -> [C*m, 1, KH, KW]: output channel c*m + k reads input channel c, as groups = C does.
     weight = data[0].transpose(2, 0, 1)[:, None, :, :]
     _conv(ctx, op, weight, scales, zps, c_out, c_in, stride, dilation,

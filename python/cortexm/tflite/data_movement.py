@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .importer import Unsupported, tflite_op
+from .importer import Malformed, Unsupported, tflite_op
 
 
 @tflite_op("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
@@ -19,7 +19,7 @@ def reshape(ctx, op):
     if (q_in["scales"], q_in["zero_points"]) != (q_out["scales"], q_out["zero_points"]):
         raise Unsupported("input and output qparams differ (TFLite copies the integers)")
     if int(np.prod(x_t.shape)) != int(np.prod(out_t.shape)):
-        raise Unsupported(f"input shape {list(x_t.shape)} and output shape {list(out_t.shape)} differ in size")
+        raise Malformed(f"input shape {list(x_t.shape)} and output shape {list(out_t.shape)} differ in size")
     x = ctx.value(x_i, "file")
     if list(x.shape) == list(out_t.shape):
         ctx.set_value(out_i, x)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .._core import Graph
+from .._core import Graph, GraphError
 
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
@@ -48,6 +48,10 @@ def tflite_op(*names):
 
 class Unsupported(Exception):
     """What the file asks for that the importer cannot import exactly (listed with the others)."""
+
+
+class Malformed(Exception):
+    """Operands no valid model has (shapes that do not fit the operator): a ValueError."""
 
 
 class Unavailable(Exception):
@@ -192,7 +196,7 @@ def describe_operator(model, op) -> str:
 def build(model):
     ctx = Context(model)
     g = ctx.g
-    problems = []
+    problems, malformed = [], []
     for i in model.inputs:
         t = model.tensors[i]
         name = f"input{len(g.inputs)}_{_safe(t.name)}"
@@ -232,10 +236,17 @@ def build(model):
         except Unsupported as e:
             problems.append(f"{describe_operator(model, op)}: {e}")
             ctx.unavailable.update(op.outputs)
+        except (GraphError, Malformed) as e:  # shapes or attributes no valid operator has
+            malformed.append(f"{describe_operator(model, op)}: {e}")
+            ctx.unavailable.update(op.outputs)
     ctx.op = None
+    if malformed:
+        raise ValueError(f"{model.name}: {len(malformed)} operator(s) are inconsistent:\n  " + "\n  ".join(malformed))
     if problems:
         raise NotImplementedError(f"{model.name}: {len(problems)} problem(s) importing the model:\n  "
                                   + "\n  ".join(problems))
+    if not model.outputs:
+        raise ValueError(f"{model.name}: subgraphs[0].outputs: the model has no outputs")
     outs = []
     for i in model.outputs:
         if i not in ctx.values:

@@ -4,9 +4,9 @@ fused activations.
 
 Per-tensor weights: TFLite Micro's effective scale is double(float32(s_in * s_w)) / s_out, the
 product rounded to float32 first (GetQuantizedConvolutionMultipler), where cortexm's lowering
-computes s_in * s_w in double. The weight's graph scale is the double w nearest s_w with
-s_in * w == float32(s_in * s_w) exactly, so the lowering computes TFLite's number; the bias is at
-that product. Per-channel weights use double products in both."""
+computes s_in * s_w in double. The weight's graph scale is the double w near s_w whose product
+s_in * w is nearest float32(s_in * s_w) and gives TFLite's multiplier (checked); the bias is at
+s_in * w, which the lowering computes the same, so it takes the integers as they are. Per-channel weights use double products in both."""
 
 from __future__ import annotations
 
@@ -14,22 +14,30 @@ import math
 
 import numpy as np
 
+from .. import _core
 from . import schema as S
 from .common import activation_of, bias_constant, int32_bias, int8_weights
-from .importer import Unsupported, tflite_op
+from .importer import Malformed, Unsupported, tflite_op
 
 VIEW = "aten.view_copy.default"
 
 
-def product_exact_scale(s_in: float, s_w: float) -> float | None:
-    """A double w near s_w with s_in * w (in double) equal to float32(s_in * s_w), else None."""
+def product_matching_scale(s_in: float, s_w: float, s_out: float) -> float | None:
+    """A double w near s_w for which cortexm's multiplier of (s_in * w) / s_out is TFLite Micro's
+    of double(float32(s_in * s_w)) / s_out: w with s_in * w nearest that float32 product (equal
+    to it when a double hits it; otherwise one double ulp off, which the 31-bit multiplier
+    absorbs unless the scale lies on a rounding boundary: checked), else None."""
     target = float(np.float32(s_in) * np.float32(s_w))
+    want = _core.quantize_multiplier(target / s_out)
     w = target / s_in
-    for _ in range(4):
-        if s_in * w == target:
-            return w
-        w = math.nextafter(w, math.inf if s_in * w < target else -math.inf)
-    return None
+    candidates = [w]
+    for direction in (math.inf, -math.inf):
+        v = w
+        for _ in range(3):
+            v = math.nextafter(v, direction)
+            candidates.append(v)
+    best = min(candidates, key=lambda c: abs(s_in * c - target))
+    return best if _core.quantize_multiplier((s_in * best) / s_out) == want else None
 
 
 @tflite_op("FULLY_CONNECTED")
@@ -44,19 +52,20 @@ def fully_connected(ctx, op):
         raise Unsupported(f"input {x_t.type} and output {out_t.type}: int8 fully connected layers are imported")
     data, scales, zps = int8_weights(ctx, ctx.input_index(1), 0)
     if data.ndim != 2:
-        raise Unsupported(f"weights rank {data.ndim} ([N, K] expected)")
+        raise Malformed(f"weights rank {data.ndim} ([N, K] expected)")
     n, k = data.shape
     numel = int(np.prod(x_t.shape)) if x_t.shape else 1
     if k < 1 or numel % k:
-        raise Unsupported(f"input of {numel} elements is not a whole number of rows of K = {k}")
+        raise Malformed(f"input of {numel} elements is not a whole number of rows of K = {k}")
     batch = numel // k
     q_in = ctx.qparams(x_i)
     s_in = q_in["scales"][0]
     if scales.size == 1:
-        w_scale = product_exact_scale(s_in, float(scales[0]))
+        s_out = ctx.qparams(out_i)["scales"][0]
+        w_scale = product_matching_scale(s_in, float(scales[0]), s_out)
         if w_scale is None:
-            raise Unsupported(f"no double weight scale near {float(scales[0])!r} makes s_in * s_w equal TFLite's "
-                              "float32 product")
+            raise Unsupported(f"TFLite Micro's multiplier from float32(s_in * s_w) / s_out for scales {s_in!r}, "
+                              f"{float(scales[0])!r}, {s_out!r} has no double weight scale giving it in cortexm")
         w_scales, bias_scales = [w_scale], [s_in * w_scale]
         if int(zps[0]) < -128 or int(zps[0]) > 127:
             raise Unsupported(f"weight zero point {int(zps[0])} outside int8")
@@ -84,6 +93,6 @@ def fully_connected(ctx, op):
     want = list(out_t.shape)
     expected = list(x_t.shape[:-1]) + [n] if keep_num_dims else [batch, n]
     if int(np.prod(want)) != batch * n or (want != expected and keep_num_dims):
-        raise Unsupported(f"output shape {want} is not {expected}")
+        raise Malformed(f"output shape {want} is not {expected}")
     if want != [batch, n]:
         ctx.set_value(out_i, ctx.g.call(VIEW, [out], {"size": want}, source=ctx.source()))
