@@ -11,6 +11,7 @@ import pytest
 import cortexm
 from cortexm.tflite import schema as S
 from cortexm.tflite.common import window
+from cortexm.tflite.model import parse
 from tflite_compare import compare, cortexm_program, float_ops, needs_tflm, tflm_runner
 from tflite_writer import ModelBuilder, Table
 
@@ -411,7 +412,6 @@ def test_lowered_fully_connected_multiplier_is_tflms_float32_product(seed):
     linear = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_linear.default")
     dq_in = next(n for n in graph.nodes if n.op == "aten.linear.default").inputs[0].producer
     s_in = dq_in.attrs["scale"]
-    from cortexm.tflite.model import parse
     tensors = parse(model, "m").tensors
     s_w, s_out = float(tensors[1].quant.scales[0]), float(tensors[3].quant.scales[0])
     want = cortexm.quantize_multiplier(float(np.float32(s_in) * np.float32(s_w)) / s_out)

@@ -1,0 +1,33 @@
+"""The MLPerf Tiny reference models (github mlcommons/tiny, benchmark/training/*/trained_models/)
+through cortexm.from_tflite: each imports, lowers with no float op left and gives TFLite Micro's
+interpreter's bytes on 16 random inputs. The files are not in the repository: set MLPERF_TINY_DIR
+to a directory holding them (skipped when unset; a model missing there is skipped by name).
+
+    MLPERF_TINY_DIR=/path/to/models pytest -q tests/py/test_tflite_mlperf_tiny.py
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tflite_compare import compare, float_ops, needs_tflm
+
+MODELS = ["kws_ref_model.tflite", "vww_96_int8.tflite", "pretrainedResnet_quant.tflite", "ad01_int8.tflite",
+          "str_ww_ref_model.tflite"]
+DIR = os.environ.get("MLPERF_TINY_DIR")
+
+
+@needs_tflm
+@pytest.mark.skipif(not DIR, reason="MLPERF_TINY_DIR is not set (a directory with the MLPerf Tiny .tflite files)")
+@pytest.mark.parametrize("name", MODELS)
+def test_mlperf_tiny_model_matches_tflm(name):
+    path = os.path.join(DIR, name)
+    if not os.path.exists(path):
+        pytest.skip(f"{path} does not exist")
+    with open(path, "rb") as f:
+        model = f.read()
+    n, lowered = compare(model, 16, seed=0)
+    assert n == 16
+    assert float_ops(lowered) == []
