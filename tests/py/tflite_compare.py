@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import cortexm
+from cortexm.tflite import program_io
 
 try:
     from tflite_micro.python.tflite_micro import runtime as tflm_runtime
@@ -34,9 +35,7 @@ def tflm_runner(model: bytes, n_outputs: int = 1):
 def cortexm_program(model: bytes, target: str = "cortex-m55+int8"):
     graph = cortexm.from_tflite(model)
     lowered = cortexm.lower(graph, target)
-    integer_io = all(n.op.startswith("quantized_decomposed.quantize") for v in graph.inputs for n in v.users) and \
-        all(v.producer is not None and v.producer.op.startswith("quantized_decomposed.dequantize") for v in graph.outputs)
-    return lowered, cortexm.to_program(lowered, io="int8" if integer_io else "float")
+    return lowered, cortexm.to_program(lowered, io=program_io(model))
 
 
 def float_ops(lowered) -> list:

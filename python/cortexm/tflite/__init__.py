@@ -29,8 +29,17 @@ def from_tflite(source):
     return importer.build(model.parse(data, name))
 
 
+def program_io(source) -> str:
+    """The to_program io that gives the file's own input and output dtypes: "int8" when every
+    input and output of the .tflite is int8 (the graph's boundary quantize / dequantize stand for
+    them), else "float" (its QUANTIZE / DEQUANTIZE are in the graph)."""
+    data, name = model.read_source(source)
+    m = model.parse(data, name)
+    return "int8" if all(m.tensors[i].type == "INT8" for i in (*m.inputs, *m.outputs)) else "float"
+
+
 def supported_operators() -> list[str]:
     return sorted(HANDLERS)
 
 
-__all__ = ["from_tflite", "supported_operators", "tflite_op"]
+__all__ = ["from_tflite", "program_io", "supported_operators", "tflite_op"]
