@@ -1,0 +1,115 @@
+"""from_tflite against TFLite Micro for MEAN, PAD / PADV2 and CONCATENATION: randomized
+single-operator files, byte for byte, no float op left."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cortexm
+from cortexm.tflite import schema as S
+from test_tflite_import import ACTS, CASES, MODELS, check, log_uniform, zero_point
+from tflite_compare import needs_tflm
+from tflite_writer import ModelBuilder
+
+
+def random_shape(rng, rank):
+    return [1] + [int(rng.integers(1, 7)) for _ in range(rank - 1)]
+
+
+def mean_model(rng):
+    rank = int(rng.choice([2, 3, 4]))
+    shape = random_shape(rng, rank)
+    start = int(rng.integers(1, rank))
+    stop = int(rng.integers(start + 1, rank + 1))
+    axes = list(range(start, stop))
+    keep = bool(rng.random() < 0.5)
+    out_shape = [1 if d in axes else n for d, n in enumerate(shape)] if keep else \
+        [n for d, n in enumerate(shape) if d not in axes]
+    m = ModelBuilder()
+    s = log_uniform(rng, 1e-3, 1.0)
+    x = m.tensor(shape, "INT8", s, zero_point(rng))
+    a = m.tensor([len(axes)], "INT32", data=np.array(axes, np.int32))
+    same = rng.random() < 0.3
+    out = m.tensor(out_shape, "INT8", s if same else log_uniform(rng, 1e-3, 1.0), zero_point(rng))
+    m.operator("MEAN", [x, a], [out], S.OPTIONS_REDUCER, {S.REDUCER_KEEP_DIMS: ("B", int(keep))})
+    return m.build([x], [out])
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_mean_matches_tflm(seed):
+    assert check(mean_model(np.random.default_rng(1100 + seed)), seed) == CASES
+
+
+def pad_model(rng, v2: bool):
+    rank = int(rng.choice([2, 3, 4]))
+    shape = random_shape(rng, rank)
+    pads = rng.integers(0, 3, size=(rank, 2)).astype(np.int32)
+    pads[0] = 0
+    out_shape = [n + int(a) + int(b) for n, (a, b) in zip(shape, pads.tolist())]
+    m = ModelBuilder()
+    s, zp = log_uniform(rng, 1e-3, 1.0), zero_point(rng)
+    x = m.tensor(shape, "INT8", s, zp)
+    p = m.tensor([rank, 2], "INT32", data=pads)
+    out = m.tensor(out_shape, "INT8", s, zp)
+    if v2:
+        c = m.tensor([1], "INT8", s, zp, data=np.array([rng.integers(-128, 128)], np.int8))
+        m.operator("PADV2", [x, p, c], [out])
+    else:
+        m.operator("PAD", [x, p], [out])
+    return m.build([x], [out])
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_pad_matches_tflm(seed):
+    assert check(pad_model(np.random.default_rng(1200 + seed), v2=seed % 2 == 1), seed) == CASES
+
+
+def concat_model(rng):
+    rank = int(rng.choice([2, 3, 4]))
+    base = random_shape(rng, rank)
+    axis = int(rng.integers(1, rank))
+    n = int(rng.integers(1, 4))
+    shapes = []
+    for _ in range(n):
+        s = list(base)
+        s[axis] = int(rng.integers(1, 5))
+        shapes.append(s)
+    out_shape = list(base)
+    out_shape[axis] = sum(s[axis] for s in shapes)
+    m = ModelBuilder()
+    scale, zp = log_uniform(rng, 1e-3, 1.0), zero_point(rng)
+    ins = [m.tensor(s, "INT8", scale, zp) for s in shapes]
+    out = m.tensor(out_shape, "INT8", scale, zp)
+    m.operator("CONCATENATION", ins, [out], S.OPTIONS_CONCATENATION,
+               {S.CONCAT_AXIS: ("i", axis if rng.random() < 0.5 else axis - rank)})
+    return m.build(ins, [out])
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_concatenation_matches_tflm(seed):
+    assert check(concat_model(np.random.default_rng(1300 + seed)), seed) == CASES
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(8))
+def test_concatenation_of_conv_outputs_with_different_activations(seed):
+    """Two convolutions (RELU6 and NONE, one output scale) concatenated along channels, NCHW side."""
+    rng = np.random.default_rng(1400 + seed)
+    m = ModelBuilder()
+    x = m.tensor((1, 5, 4, 3), "INT8", 0.05, 2)
+    outs = []
+    for act in ("RELU6", "NONE"):
+        s_w = log_uniform(rng, 1e-3, 1e-2, 4)
+        w = m.tensor((4, 1, 1, 3), "INT8", s_w, 0, rng.integers(-127, 128, (4, 1, 1, 3)).astype(np.int8))
+        y = m.tensor((1, 5, 4, 4), "INT8", 0.03, -100)
+        m.operator("CONV_2D", [x, w], [y], S.OPTIONS_CONV2D,
+                   {S.CONV2D_PADDING: ("b", 1), S.CONV2D_STRIDE_W: ("i", 1), S.CONV2D_STRIDE_H: ("i", 1),
+                    S.CONV2D_ACTIVATION: ("b", ACTS[act])})
+        outs.append(y)
+    out = m.tensor((1, 5, 4, 8), "INT8", 0.03, -100)
+    m.operator("CONCATENATION", outs, [out], S.OPTIONS_CONCATENATION, {S.CONCAT_AXIS: ("i", 3)})
+    assert check(m.build([x], [out]), seed) == CASES
