@@ -9,7 +9,7 @@ import pytest
 import cortexm
 from cortexm.tflite import schema as S
 from test_tflite_import import ACTS, CASES, MODELS, check, log_uniform, zero_point
-from tflite_compare import needs_tflm
+from tflite_compare import cortexm_program, needs_tflm, tflm_runner
 from tflite_writer import ModelBuilder
 
 
@@ -113,3 +113,46 @@ def test_concatenation_of_conv_outputs_with_different_activations(seed):
     out = m.tensor((1, 5, 4, 8), "INT8", 0.03, -100)
     m.operator("CONCATENATION", outs, [out], S.OPTIONS_CONCATENATION, {S.CONCAT_AXIS: ("i", 3)})
     assert check(m.build([x], [out]), seed) == CASES
+
+
+def table_model(builtin, scale, zp, shape=(1, 256)):
+    m = ModelBuilder()
+    x = m.tensor(shape, "INT8", scale, zp)
+    out = m.tensor(shape, "INT8", *({"LOGISTIC": (1 / 256, -128), "TANH": (1 / 128, 0)}[builtin]))
+    m.operator(builtin, [x], [out])
+    return m.build([x], [out])
+
+
+@needs_tflm
+@pytest.mark.parametrize("builtin", ["LOGISTIC", "TANH"])
+def test_logistic_and_tanh_tables_are_tflms_for_every_input(builtin):
+    """Every int8 input at 100 input scales from 1e-4 to 20 (where TFLite Micro's fixed point
+    departs from the float function and, above ~8, saturates oddly): the program's table and
+    TFLite Micro's kernel agree on all 256 inputs."""
+    rng = np.random.default_rng(1500)
+    every = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
+    for _ in range(100):
+        scale = log_uniform(rng, 1e-4, 20.0)
+        model = table_model(builtin, scale, int(rng.integers(-128, 128)))
+        _, program = cortexm_program(model)
+        np.testing.assert_array_equal(np.asarray(program.run(every)).reshape(1, 256), tflm_runner(model)([every])[0],
+                                      err_msg=f"{builtin} input scale {scale!r}")
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_logistic_and_tanh_match_tflm(seed):
+    rng = np.random.default_rng(1600 + seed)
+    shape = random_shape(rng, int(rng.choice([2, 4])))
+    builtin = "LOGISTIC" if seed % 2 else "TANH"
+    assert check(table_model(builtin, log_uniform(rng, 1e-3, 1.0), zero_point(rng), shape), seed) == CASES
+
+
+def test_tanh_with_another_output_scale_is_refused():
+    m = ModelBuilder()
+    x = m.tensor((1, 4), "INT8", 0.1, 0)
+    out = m.tensor((1, 4), "INT8", 1 / 256, -128)
+    m.operator("TANH", [x], [out])
+    with pytest.raises(NotImplementedError, match=r"operator 0 TANH .*output scale 0.00390625 and zero point -128 "
+                                                  r"\(TFLite requires 0.0078125 and 0\)"):
+        cortexm.from_tflite(m.build([x], [out]))
