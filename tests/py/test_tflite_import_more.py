@@ -156,3 +156,23 @@ def test_tanh_with_another_output_scale_is_refused():
     with pytest.raises(NotImplementedError, match=r"operator 0 TANH .*output scale 0.00390625 and zero point -128 "
                                                   r"\(TFLite requires 0.0078125 and 0\)"):
         cortexm.from_tflite(m.build([x], [out]))
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(12))
+def test_add_and_mul_with_a_constant_operand_match_tflm(seed):
+    """A constant int8 operand with its own qparams: per channel ([C], the file's layout) or 4-D
+    ([1, 1, W, C] broadcast, transposed to NCHW with the activation)."""
+    rng = np.random.default_rng(1700 + seed)
+    builtin = "ADD" if seed % 2 else "MUL"
+    shape = [1, int(rng.integers(1, 5)), int(rng.integers(1, 5)), int(rng.integers(1, 7))]
+    c_shape = [shape[3]] if seed % 4 < 2 else [1, 1, shape[2], shape[3]]
+    m = ModelBuilder()
+    sa, sc = log_uniform(rng, 1e-3, 1.0), log_uniform(rng, 1e-3, 1.0)
+    a = m.tensor(shape, "INT8", sa, zero_point(rng))
+    c = m.tensor(c_shape, "INT8", sc, zero_point(rng), data=rng.integers(-128, 128, c_shape).astype(np.int8))
+    so = np.float32(max(sa, sc) * rng.uniform(0.5, 3)) if builtin == "ADD" else np.float32(sa * sc * rng.uniform(2, 200))
+    out = m.tensor(shape, "INT8", so, zero_point(rng))
+    options = {"ADD": S.OPTIONS_ADD, "MUL": S.OPTIONS_MUL}[builtin]
+    m.operator(builtin, [a, c] if seed % 3 else [c, a], [out], options, {0: ("b", 0)})
+    assert check(m.build([a], [out]), seed) == CASES
