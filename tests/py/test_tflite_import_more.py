@@ -176,3 +176,38 @@ def test_add_and_mul_with_a_constant_operand_match_tflm(seed):
     options = {"ADD": S.OPTIONS_ADD, "MUL": S.OPTIONS_MUL}[builtin]
     m.operator(builtin, [a, c] if seed % 3 else [c, a], [out], options, {0: ("b", 0)})
     assert check(m.build([a], [out]), seed) == CASES
+
+
+def plain_conv_model(rng, c_in, c_out, groups, output_scale):
+    m = ModelBuilder()
+    s_in = log_uniform(rng, 1e-3, 1.0)
+    s_w = log_uniform(rng, 1e-3, 1e-1, c_out)
+    x = m.tensor((1, 6, 5, c_in), "INT8", s_in, zero_point(rng))
+    shape = (c_out, 3, 3, c_in // groups)
+    w = m.tensor(shape, "INT8", s_w, 0, rng.integers(-127, 128, shape).astype(np.int8))
+    b = m.tensor((c_out,), "INT32", s_in * s_w, 0, rng.integers(-5000, 5000, c_out).astype(np.int32))
+    y = m.tensor((1, 6, 5, c_out), "INT8", output_scale(s_in, s_w), zero_point(rng))
+    m.operator("CONV_2D", [x, w, b], [y], S.OPTIONS_CONV2D,
+               {S.CONV2D_PADDING: ("b", 0), S.CONV2D_STRIDE_W: ("i", 1), S.CONV2D_STRIDE_H: ("i", 1)})
+    return m.build([x], [y])
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_conv_2d_with_multipliers_above_one_matches_tflm(seed):
+    """Output scales far below s_in * s_w: requantize multipliers above 1 (left shifts), saturation."""
+    rng = np.random.default_rng(1800 + seed)
+    c_in, c_out = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+    model = plain_conv_model(rng, c_in, c_out, 1, lambda s_in, s_w: np.float32(s_in * np.min(s_w) / rng.uniform(1, 2000)))
+    assert check(model, seed) == CASES
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(12))
+def test_grouped_conv_2d_matches_tflm(seed):
+    """CONV_2D whose filter spans C_in / groups channels (TFLite's grouped convolution)."""
+    rng = np.random.default_rng(1900 + seed)
+    groups = int(rng.integers(2, 4))
+    c_in, c_out = groups * int(rng.integers(1, 4)), groups * int(rng.integers(1, 4))
+    model = plain_conv_model(rng, c_in, c_out, groups, lambda s_in, s_w: np.float32(s_in * np.max(s_w) * 100))
+    assert check(model, seed) == CASES
