@@ -154,3 +154,14 @@ def test_random_corruptions_raise_only_documented_errors(seed):
         except (ValueError, NotImplementedError):
             pass
     assert time.monotonic() - start < 60
+
+
+def test_a_scalar_where_a_convolution_reads_nhwc():
+    m = ModelBuilder()
+    x = m.tensor((), "INT8", 0.05, 3)
+    wt = m.tensor((1, 1, 1, 3), "INT8", 0.01, 0, np.ones((1, 1, 1, 3), np.int8), axis=3)
+    y = m.tensor((1, 1, 1, 3), "INT8", 0.1, 0)
+    m.operator("DEPTHWISE_CONV_2D", [x, wt], [y], S.OPTIONS_DEPTHWISE_CONV2D,
+               {S.DW_PADDING: ("b", 1), S.DW_STRIDE_W: ("i", 1), S.DW_STRIDE_H: ("i", 1)})
+    with pytest.raises(ValueError, match=r"operator 0 DEPTHWISE_CONV_2D .*input shape \[\] \(NHWC expected\)"):
+        cortexm.from_tflite(m.build([x], [y]))

@@ -56,6 +56,13 @@ def _conv(ctx, op, weight_nchw, scales, zero_points, out_channels, groups, strid
     ctx.quantize_output(out_i, y, "nchw", activation)
 
 
+def _input_depth(ctx) -> int:
+    shape = ctx.tensor(ctx.input_index(0)).shape
+    if len(shape) != 4:
+        raise Malformed(f"input shape {list(shape)} (NHWC expected)")
+    return shape[3]
+
+
 @tflite_op("CONV_2D")
 def conv_2d(ctx, op):
     o = ctx.options(S.OPTIONS_CONV2D)
@@ -65,7 +72,7 @@ def conv_2d(ctx, op):
     data, scales, zps = int8_weights(ctx, ctx.input_index(1), 0)
     if data.ndim != 4:
         raise Malformed(f"filter rank {data.ndim} (OHWI expected)")
-    c_in = ctx.tensor(ctx.input_index(0)).shape[-1]
+    c_in = _input_depth(ctx)
     c_out, _, _, c_per_group = data.shape
     if c_per_group < 1 or c_in % c_per_group or c_out % (c_in // c_per_group):
         raise Malformed(f"filter input depth {c_per_group} does not divide the input's {c_in} channels into groups")
@@ -82,7 +89,7 @@ def depthwise_conv_2d(ctx, op):
     data, scales, zps = int8_weights(ctx, ctx.input_index(1), 3)
     if data.ndim != 4 or data.shape[0] != 1:
         raise Malformed(f"filter shape {list(data.shape)} ([1, KH, KW, C x multiplier] expected)")
-    c_in = ctx.tensor(ctx.input_index(0)).shape[-1]
+    c_in = _input_depth(ctx)
     c_out = data.shape[3]
     if c_in < 1 or c_out % c_in:
         raise Malformed(f"filter depth {c_out} is not a multiple of the input's {c_in} channels")

@@ -7,6 +7,8 @@ op in float and quantize_per_tensor gives its int8 output; weights are int8 cons
 dequantize_per_tensor / _per_channel, biases int32 constants at input scale x weight scale behind a
 dequantize. A fused activation is the output quantize's range (quant_min / quant_max), which the
 lowering takes as the kernel's activation_min / activation_max, computed here as TFLite Micro does.
+Data movement (reshape, pad, concatenation, permutes) works on the int8 values themselves, and
+LOGISTIC / TANH are cortex_m.quantized_activation tables of TFLite Micro's own results.
 
 Layout: values keep the file's shapes (NHWC) except where a handler asks for a 4-D value in NCHW
 (convolutions, pools), which the context makes with an int8 permute_copy and remembers.
@@ -238,6 +240,11 @@ def build(model):
             ctx.unavailable.update(op.outputs)
         except (GraphError, Malformed) as e:  # shapes or attributes no valid operator has
             malformed.append(f"{describe_operator(model, op)}: {e}")
+            ctx.unavailable.update(op.outputs)
+        except (ArithmeticError, IndexError, KeyError, TypeError) as e:
+            # operands a handler did not expect (a hostile file): named, never a crash
+            malformed.append(f"{describe_operator(model, op)}: operands the importer cannot read "
+                             f"({type(e).__name__}: {e})")
             ctx.unavailable.update(op.outputs)
     ctx.op = None
     if malformed:
