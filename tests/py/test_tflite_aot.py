@@ -10,6 +10,7 @@ import cortexm
 from cortexm import aot
 from test_tflite_import import mlperf_like_model
 from tflite_compare import needs_tflm, tflm_runner
+from tflite_writer import ModelBuilder
 
 
 def run(*args) -> int:
@@ -47,3 +48,17 @@ def test_aot_tflite_bad_file_is_one_error_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: bad.tflite: ") and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "m.cmpte").exists()
+
+
+def test_aot_tflite_lists_every_unsupported_operator(tmp_path, capsys):
+    m = ModelBuilder()
+    x = m.tensor((1, 4), "INT8", 0.1, 0)
+    y = m.tensor((1, 4), "INT8", 0.1, 0)
+    z = m.tensor((1, 4), "INT8", 0.1, 0)
+    m.operator("EXP", [x], [y])
+    m.operator("SQRT", [x], [z])
+    path = tmp_path / "m.tflite"
+    path.write_bytes(m.build([x], [y, z]))
+    assert run("--tflite", path, "--output", tmp_path / "m.cmpte") == 2
+    err = capsys.readouterr().err
+    assert "operator 0 EXP" in err and "operator 1 SQRT" in err

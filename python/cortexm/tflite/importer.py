@@ -224,8 +224,8 @@ def build(model):
         ctx.op = op
         handler = HANDLERS.get(op.builtin)
         if handler is None:
-            problems.append(f"{describe_operator(model, op)}: not supported by cortexm.from_tflite (supported: "
-                            f"{', '.join(sorted(HANDLERS))}); convert the model without it or file an issue")
+            problems.append(f"{describe_operator(model, op)}: not supported by cortexm.from_tflite; convert the "
+                            "model without it (or with the operators below), or file an issue")
             ctx.unavailable.update(op.outputs)
             continue
         try:
@@ -250,8 +250,11 @@ def build(model):
     if malformed:
         raise ValueError(f"{model.name}: {len(malformed)} operator(s) are inconsistent:\n  " + "\n  ".join(malformed))
     if problems:
-        raise NotImplementedError(f"{model.name}: {len(problems)} problem(s) importing the model:\n  "
-                                  + "\n  ".join(problems))
+        error = NotImplementedError(f"{model.name}: {len(problems)} problem(s) importing the model:\n  "
+                                    + "\n  ".join(problems) + "\ncortexm.from_tflite imports the int8 forms of: "
+                                    + ", ".join(sorted(HANDLERS)))
+        error.problems = problems  # the aot CLI prints every one
+        raise error
     if not model.outputs:
         raise ValueError(f"{model.name}: subgraphs[0].outputs: the model has no outputs")
     outs = []
