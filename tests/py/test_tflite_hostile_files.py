@@ -165,3 +165,11 @@ def test_a_scalar_where_a_convolution_reads_nhwc():
                {S.DW_PADDING: ("b", 1), S.DW_STRIDE_W: ("i", 1), S.DW_STRIDE_H: ("i", 1)})
     with pytest.raises(ValueError, match=r"operator 0 DEPTHWISE_CONV_2D .*input shape \[\] \(NHWC expected\)"):
         cortexm.from_tflite(m.build([x], [y]))
+
+
+def test_an_operator_without_outputs():
+    m = ModelBuilder()
+    x = m.tensor((1, 4), "INT8", 0.1, 0)
+    m.operator("RESHAPE", [x], [])
+    with pytest.raises(ValueError, match=r"operator 0 RESHAPE \(inputs: int8 \[1, 4\]; outputs: \): the operator has no outputs"):
+        cortexm.from_tflite(m.build([x], [x]))

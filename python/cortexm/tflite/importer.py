@@ -228,6 +228,9 @@ def build(model):
                             "model without it (or with the operators below), or file an issue")
             ctx.unavailable.update(op.outputs)
             continue
+        if not op.outputs:
+            malformed.append(f"{describe_operator(model, op)}: the operator has no outputs")
+            continue
         try:
             handler(ctx, op)
             for o in op.outputs:
