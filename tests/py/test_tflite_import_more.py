@@ -211,3 +211,19 @@ def test_grouped_conv_2d_matches_tflm(seed):
     c_in, c_out = groups * int(rng.integers(1, 4)), groups * int(rng.integers(1, 4))
     model = plain_conv_model(rng, c_in, c_out, groups, lambda s_in, s_w: np.float32(s_in * np.max(s_w) * 100))
     assert check(model, seed) == CASES
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_add_and_mul_with_multipliers_above_one_match_tflm(seed):
+    """Output scales far below the inputs' (MUL: below s_a * s_b): saturating outputs."""
+    rng = np.random.default_rng(7000 + seed)
+    builtin = "MUL" if seed % 2 else "ADD"
+    shape = [1, int(rng.integers(1, 5)), int(rng.integers(1, 5)), int(rng.integers(1, 7))]
+    sa, sb = log_uniform(rng, 1e-3, 1.0), log_uniform(rng, 1e-3, 1.0)
+    so = np.float32((sa * sb if builtin == "MUL" else max(sa, sb)) / rng.uniform(1, 3000))
+    m = ModelBuilder()
+    a, b = m.tensor(shape, "INT8", sa, zero_point(rng)), m.tensor(shape, "INT8", sb, zero_point(rng))
+    out = m.tensor(shape, "INT8", so, zero_point(rng))
+    m.operator(builtin, [a, b], [out], S.OPTIONS_MUL if builtin == "MUL" else S.OPTIONS_ADD, {0: ("b", 0)})
+    assert check(m.build([a, b], [out]), seed) == CASES
