@@ -416,3 +416,14 @@ def test_lowered_fully_connected_multiplier_is_tflms_float32_product(seed):
     s_w, s_out = float(tensors[1].quant.scales[0]), float(tensors[3].quant.scales[0])
     want = cortexm.quantize_multiplier(float(np.float32(s_in) * np.float32(s_w)) / s_out)
     assert (linear.attrs["requantize_multipliers"][0], linear.attrs["requantize_shifts"][0]) == want
+
+
+def test_fused_activation_bound_overflowing_int32_is_refused():
+    m = ModelBuilder()
+    x = m.tensor((1, 4), "INT8", 1.0, 0)
+    wt = m.tensor((2, 4), "INT8", 1.0, 0, np.ones((2, 4), np.int8))
+    out = m.tensor((1, 2), "INT8", 1e-40, 0)  # 6 / 1e-40 is infinite in float32
+    m.operator("FULLY_CONNECTED", [x, wt], [out], S.OPTIONS_FULLY_CONNECTED, {S.FC_ACTIVATION: ("b", ACTS["RELU6"])})
+    with pytest.raises(NotImplementedError, match=r"operator 0 FULLY_CONNECTED .*fused activation RELU6: 6.0 / output "
+                                                  r"scale .* overflows int32"):
+        cortexm.from_tflite(m.build([x], [out]))

@@ -68,7 +68,13 @@ def tflite_round(x: float) -> int:
 def activation_range(activation: str, scale: float, zero_point: int, qmin: int, qmax: int) -> tuple[int, int]:
     """CalculateActivationRangeQuantized: zero_point + round(f / scale) in float32, clamped."""
     def q(f):
-        return zero_point + tflite_round(float(np.float32(f) / np.float32(scale)))
+        with np.errstate(over="ignore"):
+            tmp = float(np.float32(f) / np.float32(scale))
+        rounded = tflite_round(tmp) if math.isfinite(tmp) else tmp
+        if not -2.0 ** 31 <= rounded <= 2.0 ** 31 - 1:  # TFLite Micro refuses the model (its Quantize check)
+            raise Unsupported(f"fused activation {activation}: {f} / output scale {scale!r} overflows int32 "
+                              "(TFLite Micro refuses it)")
+        return zero_point + int(rounded)
 
     if activation == "NONE":
         return qmin, qmax

@@ -27,7 +27,10 @@ def product_matching_scale(s_in: float, s_w: float, s_out: float) -> float | Non
     of double(float32(s_in * s_w)) / s_out: w with s_in * w nearest that float32 product (equal
     to it when a double hits it; otherwise one double ulp off, which the 31-bit multiplier
     absorbs unless the scale lies on a rounding boundary: checked), else None."""
-    target = float(np.float32(s_in) * np.float32(s_w))
+    with np.errstate(over="ignore", under="ignore"):
+        target = float(np.float32(s_in) * np.float32(s_w))
+    if not (math.isfinite(target) and target > 0 and math.isfinite(target / s_out)):
+        return None
     want = _core.quantize_multiplier(target / s_out)
     w = target / s_in
     candidates = [w]
