@@ -20,8 +20,14 @@ except Exception as e:  # the wheel is missing or does not load on this machine
 needs_tflm = pytest.mark.skipif(tflm_runtime is None, reason=TFLM_REASON or "tflite-micro imports")
 
 
+def tflm_interpreter(model: bytes):
+    """TFLite Micro's interpreter with an arena for the tests' activations (the wheel's default
+    is 10 times the file's size, too small for a small file with large tensors)."""
+    return tflm_runtime.Interpreter.from_bytes(model, arena_size=max(10 * len(model), 4 << 20))
+
+
 def tflm_runner(model: bytes, n_outputs: int = 1):
-    interpreter = tflm_runtime.Interpreter.from_bytes(model)
+    interpreter = tflm_interpreter(model)
 
     def run(inputs):
         for k, x in enumerate(inputs):
@@ -56,7 +62,7 @@ def compare(model: bytes, cases: int, seed: int = 0, n_outputs: int = 1):
     """(cases compared, the lowered graph): cortexm's host program against TFLite Micro, byte for byte."""
     lowered, program = cortexm_program(model)
     tflm = tflm_runner(model, n_outputs)
-    interpreter = tflm_runtime.Interpreter.from_bytes(model)
+    interpreter = tflm_interpreter(model)
     details = [interpreter.get_input_details(k) for k in range(len(program.inputs))]
     rng = np.random.default_rng(seed)
     for case in range(cases):
