@@ -421,3 +421,35 @@ def test_fused_activation_bound_overflowing_int32_is_refused():
     with pytest.raises(NotImplementedError, match=r"operator 0 FULLY_CONNECTED .*fused activation RELU6: 6.0 / output "
                                                   r"scale .* overflows int32"):
         cortexm.from_tflite(m.build([x], [out]))
+
+
+@pytest.mark.parametrize("depthwise", [False, True])
+def test_lowered_conv_multipliers_are_tflms(depthwise):
+    """TFLite Micro's per-channel effective scale: double(s_in) * double(s_w[c]) / double(s_out)
+    (PopulateConvolutionQuantizationParams, a per-tensor scale broadcast), QuantizeMultiplier."""
+    for seed in range(MODELS):
+        model = conv_model(np.random.default_rng(3000 + seed), depthwise)
+        tensors = parse(model, "m").tensors
+        lowered = cortexm.lower(cortexm.from_tflite(model), "cortex-m55+int8")
+        conv = next(n for n in lowered.nodes if n.op in ("cortex_m.quantized_conv2d.default",
+                                                         "cortex_m.quantized_depthwise_conv2d.default"))
+        s_in, s_out = float(tensors[0].quant.scales[0]), float(tensors[3].quant.scales[0])
+        s_w = tensors[1].quant.scales.tolist()
+        c_out = tensors[3].shape[-1]
+        want = [cortexm.quantize_multiplier(s_in * float(s_w[c if len(s_w) > 1 else 0]) / s_out) for c in range(c_out)]
+        got = list(zip(conv.attrs["requantize_multipliers"], conv.attrs["requantize_shifts"]))
+        assert got == want, seed
+
+
+def test_lowered_softmax_scaling_is_tflms():
+    """PreprocessSoftmaxScaling(beta 1, s_in, 5 integer bits) and -CalculateInputRadius(5, shift)."""
+    for seed in range(MODELS):
+        model = softmax_model(np.random.default_rng(3100 + seed))
+        s_in = float(parse(model, "m").tensors[0].quant.scales[0])
+        lowered = cortexm.lower(cortexm.from_tflite(model), "cortex-m55+int8")
+        node = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_softmax.default")
+        real = min(1.0 * s_in * (1 << 26), (1 << 31) - 1.0)
+        multiplier, shift = cortexm.quantize_multiplier(real)
+        diff_min = -int(np.floor(1.0 * ((1 << 5) - 1) * (1 << 26) / (1 << shift)))
+        assert (node.attrs["input_multiplier"], node.attrs["input_shift"], node.attrs["diff_min"]) == \
+            (multiplier, shift, diff_min), seed
