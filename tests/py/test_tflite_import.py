@@ -60,7 +60,7 @@ def check(model: bytes, seed: int):
     return n
 
 
-def conv_model(rng, depthwise: bool):
+def conv_model(rng, depthwise: bool, dtype: str = "INT8"):
     h, w = int(rng.integers(1, 13)), int(rng.integers(1, 13))
     c_in = int(rng.integers(1, 9))
     kh, kw = int(rng.integers(1, 5)), int(rng.integers(1, 5))
@@ -86,12 +86,14 @@ def conv_model(rng, depthwise: bool):
     s_in = log_uniform(rng, 1e-3, 2.0)
     s_w = log_uniform(rng, 1e-4, 1e-1, c_out if per_channel else None)
     m = ModelBuilder()
-    x = m.tensor((1, h, w, c_in), "INT8", s_in, zero_point(rng))
+    wide = dtype == "INT16"  # 16x8: zero points 0, an int64 bias, outputs 256 times finer
+    x = m.tensor((1, h, w, c_in), dtype, s_in / 256 if wide else s_in, 0 if wide else zero_point(rng))
     wt = m.tensor(w_shape, "INT8", s_w, 0, weights(rng, w_shape), axis=axis)
-    bt = m.tensor((c_out,), "INT32", np.float32(s_in) * np.atleast_1d(s_w), 0, bias(rng, c_out), axis=0)
-    out = m.tensor((1, oh, ow, c_out), "INT8", act_scale(rng, act) if act != "NONE" else
-                   np.float32(s_in * np.max(s_w) * 127 * np.sqrt(kh * kw * c_in) * rng.uniform(0.05, 2)),
-                   zero_point(rng, act))
+    bt = m.tensor((c_out,), "INT64" if wide else "INT32", np.float32(s_in / 256 if wide else s_in) * np.atleast_1d(s_w), 0,
+                  bias(rng, c_out).astype(np.int64), axis=0)
+    out = m.tensor((1, oh, ow, c_out), dtype, (act_scale(rng, act) if act != "NONE" else
+                   np.float32(s_in * np.max(s_w) * 127 * np.sqrt(kh * kw * c_in) * rng.uniform(0.05, 2))) / (256 if wide else 1),
+                   0 if wide else zero_point(rng, act))
     pad = {"SAME": 0, "VALID": 1}[padding]
     if depthwise:
         options = {S.DW_PADDING: ("b", pad), S.DW_STRIDE_W: ("i", sw), S.DW_STRIDE_H: ("i", sh),
@@ -118,7 +120,7 @@ def test_depthwise_conv_2d_matches_tflm(seed):
     assert check(conv_model(np.random.default_rng(100 + seed), depthwise=True), seed) == CASES
 
 
-def fc_model(rng, per_channel: bool):
+def fc_model(rng, per_channel: bool, dtype: str = "INT8"):
     k, n = int(rng.integers(1, 40)), int(rng.integers(1, 20))
     keep = bool(rng.random() < 0.3)
     batch_shape = [int(rng.integers(1, 4))] if keep else [1]
@@ -127,13 +129,16 @@ def fc_model(rng, per_channel: bool):
     s_in = log_uniform(rng, 1e-3, 2.0)
     s_w = log_uniform(rng, 1e-4, 1e-1, n if per_channel else None)
     m = ModelBuilder()
-    x = m.tensor(x_shape, "INT8", s_in, zero_point(rng))
+    wide = dtype == "INT16"
+    x = m.tensor(x_shape, dtype, s_in / 256 if wide else s_in, 0 if wide else zero_point(rng))
     wt = m.tensor((n, k), "INT8", s_w, 0, weights(rng, (n, k)))
-    bt = m.tensor((n,), "INT32", np.float32(s_in) * np.atleast_1d(s_w), 0, bias(rng, n))
+    bt = m.tensor((n,), "INT64" if wide else "INT32", np.float32(s_in / 256 if wide else s_in) * np.atleast_1d(s_w), 0,
+                  bias(rng, n).astype(np.int64))
     rows = int(np.prod(x_shape)) // k
     out_shape = x_shape[:-1] + [n] if keep else [rows, n]
-    out = m.tensor(out_shape, "INT8", act_scale(rng, act) if act != "NONE" else
-                   np.float32(s_in * np.max(s_w) * 127 * np.sqrt(k) * rng.uniform(0.05, 2)), zero_point(rng, act))
+    out = m.tensor(out_shape, dtype, (act_scale(rng, act) if act != "NONE" else
+                   np.float32(s_in * np.max(s_w) * 127 * np.sqrt(k) * rng.uniform(0.05, 2))) / (256 if wide else 1),
+                   0 if wide else zero_point(rng, act))
     m.operator("FULLY_CONNECTED", [x, wt, bt], [out], S.OPTIONS_FULLY_CONNECTED,
                {S.FC_ACTIVATION: ("b", ACTS[act]), S.FC_KEEP_NUM_DIMS: ("B", int(keep))})
     return m.build([x], [out])
@@ -143,6 +148,21 @@ def fc_model(rng, per_channel: bool):
 @pytest.mark.parametrize("seed", range(MODELS))
 def test_fully_connected_per_tensor_matches_tflm(seed):
     assert check(fc_model(np.random.default_rng(200 + seed), per_channel=False), seed) == CASES
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_16x8_convolutions_match_tflm(seed):
+    """int16 activations (zero point 0), int8 weights, int64 bias: TFLite's 16x8 mode."""
+    model = conv_model(np.random.default_rng(2100 + seed), depthwise=seed % 2 == 1, dtype="INT16")
+    assert check(model, seed) == CASES
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_16x8_fully_connected_matches_tflm(seed):
+    model = fc_model(np.random.default_rng(2200 + seed), per_channel=seed % 2 == 1, dtype="INT16")
+    assert check(model, seed) == CASES
 
 
 @needs_tflm
@@ -453,3 +473,17 @@ def test_lowered_softmax_scaling_is_tflms():
         diff_min = -int(np.floor(1.0 * ((1 << 5) - 1) * (1 << 26) / (1 << shift)))
         assert (node.attrs["input_multiplier"], node.attrs["input_shift"], node.attrs["diff_min"]) == \
             (multiplier, shift, diff_min), seed
+
+
+@needs_tflm
+def test_16x8_sums_past_int32_after_requantizing_are_refused():
+    """TFLite Micro casts the requantized int64 sum to int32 (wrapping), cortexm saturates: such a
+    layer is refused rather than imported with other results."""
+    m = ModelBuilder()
+    x = m.tensor((1, 4), "INT16", 1e-3, 0)
+    wt = m.tensor((2, 4), "INT8", 1e-2, 0, np.full((2, 4), 127, np.int8))
+    b = m.tensor((2,), "INT64", 1e-5, 0, np.array([1 << 40, 0], np.int64))
+    out = m.tensor((1, 2), "INT16", 1e-4, 0)
+    m.operator("FULLY_CONNECTED", [x, wt, b], [out], S.OPTIONS_FULLY_CONNECTED, {})
+    with pytest.raises(NotImplementedError, match=r"16x8 sums can requantize to .*past int32"):
+        cortexm.from_tflite(m.build([x], [out]))

@@ -9,6 +9,7 @@ import pytest
 
 import cortexm
 from cortexm.tflite import program_io
+from cortexm.tflite.model import parse
 
 try:
     from tflite_micro.python.tflite_micro import runtime as tflm_runtime
@@ -17,6 +18,7 @@ except Exception as e:  # the wheel is missing or does not load on this machine
     tflm_runtime = None
     TFLM_REASON = f"the tflite-micro wheel does not import ({type(e).__name__}: {e}); pip install tflite-micro"
 
+NUMPY = {"INT8": np.int8, "INT16": np.int16, "FLOAT32": np.float32}
 needs_tflm = pytest.mark.skipif(tflm_runtime is None, reason=TFLM_REASON or "tflite-micro imports")
 
 
@@ -59,19 +61,25 @@ def random_input(rng, shape, dtype):
 
 
 def compare(model: bytes, cases: int, seed: int = 0, n_outputs: int = 1):
-    """(cases compared, the lowered graph): cortexm's host program against TFLite Micro, byte for byte."""
+    """(cases compared, the lowered graph): cortexm's host program against TFLite Micro, byte for byte.
+    An int16 boundary (a float program, program_io) goes in as q * scale and comes back rounded."""
     lowered, program = cortexm_program(model)
     tflm = tflm_runner(model, n_outputs)
-    interpreter = tflm_interpreter(model)
-    details = [interpreter.get_input_details(k) for k in range(len(program.inputs))]
+    parsed = parse(model, "model")
+    ins = [parsed.tensors[i] for i in parsed.inputs]
+    outs = [parsed.tensors[i] for i in parsed.outputs]
     rng = np.random.default_rng(seed)
     for case in range(cases):
-        inputs = [random_input(rng, tuple(d["shape"]), d["dtype"]) for d in details]
+        inputs = [random_input(rng, t.shape, NUMPY[t.type]) for t in ins]
         want = tflm(inputs)
-        got = program.run(*inputs)
+        given = [x.astype(np.float32) * np.float32(t.quant.scales[0]) if t.type == "INT16" else x
+                 for x, t in zip(inputs, ins)]
+        got = program.run(*given)
         got = list(got) if isinstance(got, (tuple, list)) else [got]
         for k, (g, w) in enumerate(zip(got, want)):
             g = np.asarray(g).reshape(w.shape)
+            if outs[k].type == "INT16":
+                g = np.rint(g / np.float32(outs[k].quant.scales[0])).astype(np.int16)
             assert g.dtype == w.dtype, (case, k, g.dtype, w.dtype)
             if not np.array_equal(g, w):
                 diff = np.flatnonzero(g.reshape(-1) != w.reshape(-1))

@@ -32,7 +32,9 @@ def from_tflite(source):
 def program_io(source) -> str:
     """The to_program io that gives the file's own input and output dtypes: "int8" when every
     input and output of the .tflite is int8 (the graph's boundary quantize / dequantize stand for
-    them), else "float" (its QUANTIZE / DEQUANTIZE are in the graph)."""
+    them), else "float" (its QUANTIZE / DEQUANTIZE are in the graph; an int16 boundary too: the
+    program then takes q * scale and gives float32 values that round back to the integers, as
+    to_program(io="int8") takes int8 only)."""
     data, name = model.read_source(source)
     m = model.parse(data, name)
     return "int8" if all(m.tensors[i].type == "INT8" for i in (*m.inputs, *m.outputs)) else "float"

@@ -58,25 +58,44 @@ def int8_weights(ctx, i: int, channels_axis: int):
     return t.data, q.scales, q.zero_points
 
 
-def int32_bias(ctx, op, k: int, channels: int):
-    """The int32 bias data of operator input k ([channels]), or None when absent."""
+ACTIVATION_TYPES = {("INT8", "INT8"): "INT32", ("INT16", "INT16"): "INT64"}  # (input, output) -> bias type
+
+
+def activation_types(ctx, x_i: int, out_i: int, what: str) -> str:
+    """The bias type for the input / output types of a convolution or fully connected layer: int8
+    (int32 bias) or TFLite's 16x8 (int16 activations, int8 weights, int64 bias)."""
+    types = (ctx.tensor(x_i).type, ctx.tensor(out_i).type)
+    if types not in ACTIVATION_TYPES:
+        raise Unsupported(f"input {types[0]} and output {types[1]}: int8 and 16x8 (int16) {what} are imported")
+    if types[0] == "INT16":
+        for i in (x_i, out_i):
+            if ctx.qparams(i)["zero_points"][0] != 0:
+                raise Unsupported(f"int16 tensor {i} has zero point {ctx.qparams(i)['zero_points'][0]} (16x8 takes 0)")
+    return ACTIVATION_TYPES[types]
+
+
+def bias_data(ctx, op, k: int, channels: int, bias_type: str = "INT32"):
+    """The bias data of operator input k ([channels], int32, or int64 for 16x8), or None when absent."""
     if k >= len(op.inputs) or op.inputs[k] < 0:
         return None
     t = ctx.tensor(op.inputs[k])
-    if t.data is None or t.type != "INT32":
+    allowed = ("INT32", "INT64") if bias_type == "INT64" else ("INT32",)
+    if t.data is None or t.type not in allowed:
         raise Unsupported(f"bias tensor {op.inputs[k]} '{t.name}' is {t.type}"
-                          f"{'' if t.data is not None else ' and not constant'} (an int32 constant is imported)")
+                          f"{'' if t.data is not None else ' and not constant'} (an {bias_type.lower()} constant "
+                          "is imported)")
     if t.data.size != channels:
         raise Malformed(f"bias tensor {op.inputs[k]} '{t.name}' has {t.data.size} elements for {channels} channels")
     return t.data.reshape(channels)
 
 
-def bias_constant(ctx, op, k: int, bias: np.ndarray, scales: list):
-    """bias (int32) behind a dequantize at scales (one or one per channel): the integers TFLite
-    adds, at the scale cortexm's lowering computes them at, so it takes them as they are."""
+def bias_constant(ctx, op, k: int, bias: np.ndarray, scales: list, bias_type: str = "INT32"):
+    """bias behind a dequantize at scales (one or one per channel): the integers TFLite adds, at
+    the scale cortexm's lowering computes them at, so it takes them as they are."""
     axis = None if len(scales) == 1 else 0
-    return ctx.constant(op.inputs[k], bias.astype(np.int32), scales, [0] * len(scales), axis, "int32",
-                        -(1 << 31), (1 << 31) - 1)
+    bits = 64 if bias_type == "INT64" else 32
+    return ctx.constant(op.inputs[k], bias.astype(f"int{bits}"), scales, [0] * len(scales), axis, f"int{bits}",
+                        -(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
 def check_shape(ctx, i: int, got, want_file_shape, layout: str):
@@ -87,3 +106,16 @@ def check_shape(ctx, i: int, got, want_file_shape, layout: str):
     if list(got) != want:
         raise Malformed(f"output tensor {i} has shape {list(want_file_shape)} where the operator computes "
                           f"{list(got)} ({layout})")
+
+
+def check_16x8_range(weights_by_channel: np.ndarray, bias, s_in: float, weight_scales, s_out: float) -> None:
+    """16x8: TFLite Micro requantizes the int64 sum and casts the result to int32 (wrapping) where
+    cortexm's kernels saturate; refuse a layer whose largest |sum| (every input at -32768, the bias)
+    could requantize past int32."""
+    magnitude = np.abs(weights_by_channel.astype(np.int64)).reshape(weights_by_channel.shape[0], -1).sum(axis=1)
+    sums = magnitude * 32768 + (np.abs(bias.astype(np.int64)) if bias is not None else 0)
+    scales = np.broadcast_to(np.asarray(weight_scales, np.float64), sums.shape)
+    worst = float(np.max(sums * (s_in * scales / s_out))) if sums.size else 0.0
+    if worst >= 2.0 ** 31:
+        raise Unsupported(f"16x8 sums can requantize to {worst:.3g}, past int32 (TFLite Micro wraps there, cortexm "
+                          "saturates)")

@@ -1,5 +1,5 @@
-"""CONV_2D and DEPTHWISE_CONV_2D -> aten.convolution.default on NCHW values (int8, per-tensor or
-per-channel weights, SAME / VALID padding, dilation, depth multiplier, fused activations). SAME's
+"""CONV_2D and DEPTHWISE_CONV_2D -> aten.convolution.default on NCHW values (int8, or 16x8: int16
+activations with zero point 0 and an int64 bias; int8 per-tensor or per-channel weights, SAME / VALID padding, dilation, depth multiplier, fused activations). SAME's
 extra bottom / right row is an int8 constant_pad_nd of the input zero point, which the lowering
 folds into the kernel's padding (TFLite's padded taps add nothing, as the zero point's do)."""
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import schema as S
-from .common import activation_of, bias_constant, check_shape, int32_bias, int8_weights, padding_of, window
+from .common import (activation_of, activation_types, bias_constant, bias_data, check_16x8_range, check_shape,
+                     int8_weights, padding_of, window)
 from .importer import Malformed, Unsupported, tflite_op
 
 CONVOLUTION = "aten.convolution.default"
@@ -18,9 +19,7 @@ PAD = "aten.constant_pad_nd.default"
 def _conv(ctx, op, weight_nchw, scales, zero_points, out_channels, groups, stride, dilation, padding, activation):
     x_i, out_i = ctx.input_index(0), op.outputs[0]
     x_t = ctx.tensor(x_i)
-    if x_t.type != "INT8" or ctx.tensor(out_i).type != "INT8":
-        raise Unsupported(f"input {x_t.type} and output {ctx.tensor(out_i).type}: int8 convolutions are imported "
-                          "(16x8 is not yet)")
+    bias_type = activation_types(ctx, x_i, out_i, "convolutions")
     if len(x_t.shape) != 4:
         raise Unsupported(f"input rank {len(x_t.shape)} (4 expected)")
     if any(int(z) != 0 for z in zero_points):
@@ -39,16 +38,18 @@ def _conv(ctx, op, weight_nchw, scales, zero_points, out_channels, groups, strid
         pads = [0, 0]
     x = ctx.g.call("quantized_decomposed.dequantize_per_tensor.default", [x],
                    {"scale": s_in, "zero_point": q_in["zero_points"][0], "quant_min": x.qparams["quant_min"],
-                    "quant_max": x.qparams["quant_max"], "dtype": "int8"}, source=ctx.source())
+                    "quant_max": x.qparams["quant_max"], "dtype": x.dtype}, source=ctx.source())
     per_channel = scales.size > 1
     weight = ctx.constant(op.inputs[1], weight_nchw, scales.tolist(), [0] * scales.size, 0 if per_channel else None,
                           "int8", -128, 127)
     inputs = [x, weight]
-    bias = int32_bias(ctx, op, 2, out_channels)
+    bias = bias_data(ctx, op, 2, out_channels, bias_type)
+    if bias_type == "INT64":
+        check_16x8_range(weight_nchw, bias, s_in, scales.tolist(), ctx.qparams(out_i)["scales"][0])
     if bias is not None:
         # cortexm's lowering computes the bias scale as input scale x weight scale in double, as
         # TFLite Micro's effective scale does: equal scales make it take the integers as they are.
-        inputs.append(bias_constant(ctx, op, 2, bias, [s_in * float(s) for s in scales.tolist()]))
+        inputs.append(bias_constant(ctx, op, 2, bias, [s_in * float(s) for s in scales.tolist()], bias_type))
     y = ctx.g.call(CONVOLUTION, inputs, {"stride": list(stride), "padding": pads, "dilation": list(dilation),
                                          "transposed": False, "output_padding": [0, 0], "groups": groups},
                    source=ctx.source())

@@ -1,6 +1,6 @@
 """FULLY_CONNECTED -> aten.linear.default on [batch, K] (a view_copy flattens the input as TFLite
-does; keep_num_dims keeps its leading dims), int8 weights per tensor or per channel, int32 bias,
-fused activations.
+does; keep_num_dims keeps its leading dims), int8 weights per tensor or per channel, int32 bias
+(16x8: int16 activations with zero point 0, an int32 or int64 bias), fused activations.
 
 Per-tensor weights: TFLite Micro's effective scale is double(float32(s_in * s_w)) / s_out, the
 product rounded to float32 first (GetQuantizedConvolutionMultipler), where cortexm's lowering
@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _core
 from . import schema as S
-from .common import activation_of, bias_constant, int32_bias, int8_weights
+from .common import activation_of, activation_types, bias_constant, bias_data, check_16x8_range, int8_weights
 from .importer import Malformed, Unsupported, tflite_op
 
 VIEW = "aten.view_copy.default"
@@ -51,8 +51,7 @@ def fully_connected(ctx, op):
     keep_num_dims = o.scalar(S.FC_KEEP_NUM_DIMS, "bool", "keep_num_dims", False)
     x_i, out_i = ctx.input_index(0), op.outputs[0]
     x_t, out_t = ctx.tensor(x_i), ctx.tensor(out_i)
-    if x_t.type != "INT8" or out_t.type != "INT8":
-        raise Unsupported(f"input {x_t.type} and output {out_t.type}: int8 fully connected layers are imported")
+    bias_type = activation_types(ctx, x_i, out_i, "fully connected layers")
     data, scales, zps = int8_weights(ctx, ctx.input_index(1), 0)
     if data.ndim != 2:
         raise Malformed(f"weights rank {data.ndim} ([N, K] expected)")
@@ -85,12 +84,16 @@ def fully_connected(ctx, op):
     q = x.qparams
     x = ctx.g.call("quantized_decomposed.dequantize_per_tensor.default", [x],
                    {"scale": s_in, "zero_point": q["zero_points"][0], "quant_min": q["quant_min"],
-                    "quant_max": q["quant_max"], "dtype": "int8"}, source=ctx.source())
+                    "quant_max": q["quant_max"], "dtype": x.dtype}, source=ctx.source())
     weight = ctx.constant(op.inputs[1], data, w_scales, w_zps, None if len(w_scales) == 1 else 0, "int8", -128, 127)
     inputs = [x, weight]
-    bias = int32_bias(ctx, op, 2, n)
+    bias = bias_data(ctx, op, 2, n, bias_type)
+    if bias_type == "INT64":
+        if any(z != 0 for z in w_zps):
+            raise Unsupported("16x8 weights with a nonzero zero point")
+        check_16x8_range(data, bias, s_in, [float(v) for v in scales.tolist()], ctx.qparams(out_i)["scales"][0])
     if bias is not None:
-        inputs.append(bias_constant(ctx, op, 2, bias, bias_scales))
+        inputs.append(bias_constant(ctx, op, 2, bias, bias_scales, bias_type))
     y = ctx.g.call("aten.linear.default", inputs, {}, source=ctx.source())
     out = ctx.quantize_output(out_i, y, "file", activation_of(o, S.FC_ACTIVATION))
     want = list(out_t.shape)
