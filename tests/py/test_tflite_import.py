@@ -364,15 +364,16 @@ def test_softmax_beta_is_refused_with_the_reason():
         cortexm.from_tflite(m.build([x], [z]))
 
 
-def test_int16_convolution_is_refused_naming_types():
+def test_mixed_int16_int8_convolution_is_refused_naming_types():
     m = ModelBuilder()
     x = m.tensor((1, 4, 4, 2), "INT16", 0.1, 0)
     wt = m.tensor((3, 1, 1, 2), "INT8", 0.1, 0, np.ones((3, 1, 1, 2), np.int8))
-    y = m.tensor((1, 4, 4, 3), "INT16", 0.1, 0)
+    y = m.tensor((1, 4, 4, 3), "INT8", 0.1, 0)
     m.operator("CONV_2D", [x, wt], [y], S.OPTIONS_CONV2D,
                {S.CONV2D_PADDING: ("b", 1), S.CONV2D_STRIDE_W: ("i", 1), S.CONV2D_STRIDE_H: ("i", 1)})
     with pytest.raises(NotImplementedError, match=r"operator 0 CONV_2D \(inputs: int16 \[1, 4, 4, 2\], int8 "
-                                                  r"\[3, 1, 1, 2\]; outputs: int16 \[1, 4, 4, 3\]\): input INT16"):
+                                                  r"\[3, 1, 1, 2\]; outputs: int8 \[1, 4, 4, 3\]\): input INT16 and "
+                                                  r"output INT8: int8 and 16x8 \(int16\) convolutions are imported"):
         cortexm.from_tflite(m.build([x], [y]))
 
 
