@@ -37,8 +37,12 @@ def _pool(ctx, op, is_max):
     padding = padding_of(o, S.POOL_PADDING)
     x_i, out_i = ctx.input_index(0), op.outputs[0]
     x_t, out_t = ctx.tensor(x_i), ctx.tensor(out_i)
-    if x_t.type != "INT8" or out_t.type != "INT8":
-        raise Unsupported(f"input {x_t.type} and output {out_t.type}: int8 pools are imported")
+    allowed = ("INT8", "INT16") if is_max else ("INT8",)
+    if x_t.type != out_t.type or x_t.type not in allowed:
+        raise Unsupported(f"input {x_t.type} and output {out_t.type}: int8 pools and int16 max pools are imported "
+                          "(cortexm has no 16x8 average pool kernel)")
+    if x_t.type == "INT16" and ctx.qparams(x_i)["zero_points"][0] != 0:
+        raise Unsupported("an int16 input with a nonzero zero point")
     if len(x_t.shape) != 4:
         raise Unsupported(f"input rank {len(x_t.shape)} (4 expected)")
     q_in, q_out = ctx.qparams(x_i), ctx.qparams(out_i)
@@ -47,8 +51,9 @@ def _pool(ctx, op, is_max):
                           f"{q_out['scales'][0]}, {q_out['zero_points'][0]} (TFLite pools the integers unscaled)")
     x = ctx.value(x_i, "nchw")
     lo, hi = x.qparams["quant_min"], x.qparams["quant_max"]
+    qmin, qmax = (-32768, 32767) if x_t.type == "INT16" else (-128, 127)
     act_lo, act_hi = activation_range(activation_of(o, S.POOL_ACTIVATION), q_out["scales"][0],
-                                      q_out["zero_points"][0], -128, 127)
+                                      q_out["zero_points"][0], qmin, qmax)
     if act_lo > lo or act_hi < hi:
         raise Unsupported(f"fused activation range [{act_lo}, {act_hi}] narrower than the input's [{lo}, {hi}]")
     _, _, h, w = x.shape
@@ -70,7 +75,7 @@ def _pool(ctx, op, is_max):
         ph, pw = (0, False), (0, False)
     xdq = ctx.g.call("quantized_decomposed.dequantize_per_tensor.default", [x],
                      {"scale": q_in["scales"][0], "zero_point": q_in["zero_points"][0], "quant_min": lo,
-                      "quant_max": hi, "dtype": "int8"}, source=ctx.source())
+                      "quant_max": hi, "dtype": x.dtype}, source=ctx.source())
     attrs = {"kernel_size": list(kernel), "stride": list(stride), "padding": [ph[0], pw[0]], "ceil_mode": ph[1]}
     if is_max:
         attrs["dilation"] = [1, 1]
@@ -82,7 +87,7 @@ def _pool(ctx, op, is_max):
     # The input's range: the pooled integers stay in it (the pool's own activation was checked wider).
     out = ctx.g.call("quantized_decomposed.quantize_per_tensor.default", [y],
                      {"scale": q_out["scales"][0], "zero_point": q_out["zero_points"][0], "quant_min": lo,
-                      "quant_max": hi, "dtype": "int8"}, source=ctx.source())
+                      "quant_max": hi, "dtype": x.dtype}, source=ctx.source())
     ctx.set_value(out_i, out, "nchw")
 
 
