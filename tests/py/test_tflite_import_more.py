@@ -327,3 +327,33 @@ def test_16x8_fully_connected_matches_tflm_on_every_int16_input(per_channel):
     got = np.asarray(program.run(q.astype(np.float32) * np.float32(s_in))).reshape(65536, n)
     got = np.rint(got / np.float32(parse(model, "m").tensors[3].quant.scales[0])).astype(np.int16)
     np.testing.assert_array_equal(got, tflm_runner(model)([q])[0])
+
+
+@needs_tflm
+def test_mean_and_average_pool_match_tflm_on_every_int8_pair():
+    """Two-element means and two-tap average pools over every int8 pair: MEAN's multiplier and
+    rounding at 6 scale pairs, AVERAGE_POOL_2D's halves away from zero."""
+    rng = np.random.default_rng(2700)
+    rows = np.stack(EVERY_PAIR, axis=-1).reshape(1, 65536, 2)
+    for _ in range(6):
+        s_in, s_out, zp_in, zp_out = log_uniform(rng, 1e-3, 1.0), log_uniform(rng, 1e-3, 1.0), zero_point(rng), zero_point(rng)
+        m = ModelBuilder()
+        x = m.tensor((1, 65536, 2), "INT8", s_in, zp_in)
+        a = m.tensor([1], "INT32", data=np.array([2], np.int32))
+        out = m.tensor((1, 65536), "INT8", s_out, zp_out)
+        m.operator("MEAN", [x, a], [out], S.OPTIONS_REDUCER, {S.REDUCER_KEEP_DIMS: ("B", 0)})
+        model = m.build([x], [out])
+        _, program = cortexm_program(model)
+        np.testing.assert_array_equal(np.asarray(program.run(rows)).reshape(1, 65536), tflm_runner(model)([rows])[0],
+                                      err_msg=f"MEAN scales {s_in!r} -> {s_out!r}")
+    m = ModelBuilder()
+    x = m.tensor((1, 65536, 2, 1), "INT8", 0.1, 3)
+    out = m.tensor((1, 65536, 1, 1), "INT8", 0.1, 3)
+    m.operator("AVERAGE_POOL_2D", [x], [out], S.OPTIONS_POOL2D,
+               {S.POOL_PADDING: ("b", 1), S.POOL_STRIDE_W: ("i", 2), S.POOL_STRIDE_H: ("i", 1),
+                S.POOL_FILTER_W: ("i", 2), S.POOL_FILTER_H: ("i", 1)})
+    model = m.build([x], [out])
+    _, program = cortexm_program(model)
+    pool_in = rows.reshape(1, 65536, 2, 1)
+    np.testing.assert_array_equal(np.asarray(program.run(pool_in)).reshape(1, 65536, 1, 1),
+                                  tflm_runner(model)([pool_in])[0])
