@@ -357,3 +357,40 @@ def test_mean_and_average_pool_match_tflm_on_every_int8_pair():
     pool_in = rows.reshape(1, 65536, 2, 1)
     np.testing.assert_array_equal(np.asarray(program.run(pool_in)).reshape(1, 65536, 1, 1),
                                   tflm_runner(model)([pool_in])[0])
+
+
+@needs_tflm
+@pytest.mark.parametrize("builtin", ["FULLY_CONNECTED", "CONV_2D"])
+def test_int8_layers_match_tflm_on_every_input_over_many_channels(builtin):
+    """One tap (K = 1, a 1x1 conv on one channel), 256 output channels with their own weights,
+    bias and (conv) scales, every int8 input: 65536 requantized sums per model, 4 models."""
+    rng = np.random.default_rng(2800 + len(builtin))
+    every = np.arange(-128, 128, dtype=np.int8)
+    for _ in range(4):
+        n = 256
+        s_in = log_uniform(rng, 1e-3, 1.0)
+        per_channel = builtin == "CONV_2D"
+        s_w = log_uniform(rng, 1e-3, 1e-1, n if per_channel else None)
+        w = rng.integers(-127, 128, n).astype(np.int8)
+        b = rng.integers(-20000, 20000, n).astype(np.int32)
+        s_out = np.float32(s_in * np.max(s_w) * 127 * rng.uniform(0.05, 1))
+        m = ModelBuilder()
+        if builtin == "FULLY_CONNECTED":
+            x = m.tensor((256, 1), "INT8", s_in, zero_point(rng))
+            wt = m.tensor((n, 1), "INT8", s_w, 0, w.reshape(n, 1))
+            bt = m.tensor((n,), "INT32", np.float32(s_in) * np.atleast_1d(s_w), 0, b)
+            out = m.tensor((256, n), "INT8", s_out, zero_point(rng))
+            m.operator(builtin, [x, wt, bt], [out], S.OPTIONS_FULLY_CONNECTED, {})
+            given = every.reshape(256, 1)
+        else:
+            x = m.tensor((1, 16, 16, 1), "INT8", s_in, zero_point(rng))
+            wt = m.tensor((n, 1, 1, 1), "INT8", s_w, 0, w.reshape(n, 1, 1, 1))
+            bt = m.tensor((n,), "INT32", np.float32(s_in) * s_w, 0, b)
+            out = m.tensor((1, 16, 16, n), "INT8", s_out, zero_point(rng))
+            m.operator(builtin, [x, wt, bt], [out], S.OPTIONS_CONV2D,
+                       {S.CONV2D_PADDING: ("b", 1), S.CONV2D_STRIDE_W: ("i", 1), S.CONV2D_STRIDE_H: ("i", 1)})
+            given = every.reshape(1, 16, 16, 1)
+        model = m.build([x], [out])
+        _, program = cortexm_program(model)
+        want = tflm_runner(model)([given])[0]
+        np.testing.assert_array_equal(np.asarray(program.run(given)).reshape(want.shape), want)
