@@ -76,3 +76,6 @@ __all__ += ["run_on_qemu"]
 from .check import CheckReport, check  # noqa: E402
 
 __all__ += ["CheckReport", "check"]
+from .tflite import from_tflite  # noqa: E402
+
+__all__ += ["from_tflite"]

@@ -6,7 +6,10 @@
         [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] [--io float|int8] --output ds_cnn.cmpte \\
         [--export-c DIR [--export-c-name NAME]] [--compare [ROWS]] [--compare-plot FILE]
     python -m cortexm.aot --model ds_cnn --check [--target T] [--precision int8|16x8] [--calibration-data FILE]
+    python -m cortexm.aot --tflite model.tflite --target cortex-m55+int8 [--io float|int8] --output model.cmpte
 
+--tflite FILE imports a TFLite int8 model with its own qparams (cortexm.from_tflite; no --quantize):
+the program takes and gives the file's own input / output dtypes unless --io says otherwise.
 --model is a zoo name (cortexm.models) or path.py:factory, where factory() returns
 (model, example_inputs) or (model, example_inputs, calibration) with calibration(n) yielding input
 tuples. --calibration-data FILE gives the calibration inputs instead: a .npz with one array per
@@ -153,7 +156,9 @@ def lowering_summary(graph) -> str:
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m cortexm.aot", description=__doc__.splitlines()[0])
-    p.add_argument("--model", "-m", required=True, help="zoo model name or path.py:factory")
+    p.add_argument("--model", "-m", help="zoo model name or path.py:factory")
+    p.add_argument("--tflite", metavar="FILE", help="a TFLite int8 model file instead of --model (cortexm.from_tflite: "
+                                                    "the file's own qparams, no --quantize)")
     p.add_argument("--target", "-t", default="cortex-m55+int8", help="e.g. cortex-m55+int8, cortex-m4+int8")
     p.add_argument("--quantize", "-q", action="store_true", help="quantize to int8 (Cortex-M needs it)")
     p.add_argument("--calibration-samples", type=int,
@@ -176,7 +181,7 @@ def parse_args(argv):
                    help="int8 weight rounding with --quantize (gptq: against the calibration inputs)")
     p.add_argument("--intermediates", "-i", help="directory for the exported, quantized and per-pass graphs")
     p.add_argument("--bundleio", action="store_true", help="bundle the example inputs and expected outputs")
-    p.add_argument("--io", choices=("float", "int8"), default="float",
+    p.add_argument("--io", choices=("float", "int8"), default=None,
                    help="the program's inputs and outputs: float (quantized inside), or int8 without the boundary "
                         "quantize / dequantize ops (scale and zero point in the program and the C header)")
     p.add_argument("--arena-limit", type=int, metavar="BYTES",
@@ -197,12 +202,29 @@ def parse_args(argv):
     p.add_argument("--compare-plot", metavar="FILE", help="with --compare: plot the per-layer SQNR into FILE (.png, .svg)")
     p.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
     args = p.parse_args(argv)
+    if (args.model is None) == (args.tflite is None):
+        p.error("give one of --model and --tflite")
+    if args.tflite is not None:
+        others = [flag for flag, used in (("--quantize", args.quantize), ("--check", args.check),
+                                          ("--calibration-data", args.calibration_data),
+                                          ("--calibration-samples", args.calibration_samples is not None),
+                                          ("--precision", args.precision), ("--bundleio", args.bundleio),
+                                          ("--compare", args.compare is not None),
+                                          ("--activations", args.activations != "int8"),
+                                          ("--fuse-magnitude", args.fuse_magnitude),
+                                          ("--weight-rounding", args.weight_rounding != "nearest"))
+                  if used]
+        if others:
+            p.error(f"--tflite takes the file's own quantization: drop {', '.join(others)}")
+        if not args.output:
+            p.error("the following arguments are required: --output/-o")
+        args.quantize = True  # the file is quantized
     if args.check:
         others = [flag for flag, used in (("--output", args.output), ("--export-c", args.export_c),
                                           ("--bundleio", args.bundleio), ("--compare", args.compare is not None),
                                           ("--intermediates", args.intermediates), ("--arena-limit", args.arena_limit),
                                           ("--preserve-inputs", args.preserve_inputs),
-                                          ("--io", args.io != "float"), ("--fuse-magnitude", args.fuse_magnitude),
+                                          ("--io", args.io not in (None, "float")), ("--fuse-magnitude", args.fuse_magnitude),
                                           ("--weight-rounding", args.weight_rounding != "nearest"))
                   if used]
         if others:
@@ -264,12 +286,16 @@ def parse_args(argv):
         if cwd == directory or cwd.startswith(directory.rstrip(os.sep) + os.sep):
             p.error(f"--export-c {args.export_c!r} is or holds the current directory: the export replaces the "
                     f"directory as a whole, give one of its own")
+    if args.io is None and args.model is not None:
+        args.io = "float"
     return args
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
+        if args.tflite is not None:
+            return compile_tflite(args)
         return check_model(args) if args.check else compile_model(args)
     except Exception as e:  # one line per error (every listed op or node of one); the traceback with --debug
         if args.debug:
@@ -359,9 +385,32 @@ def compile_model(args) -> int:
         if args.compare_plot:
             comparison.plot(args.compare_plot, title=f"{args.model}: float vs int8 ({args.target})")
             print(f"wrote {args.compare_plot}")
+    return write_program(args, lowered, tuple(inputs) if args.bundleio else None)
+
+
+def compile_tflite(args) -> int:
+    """--tflite FILE: cortexm.from_tflite, lowered for the target, the file's own input and output
+    dtypes unless --io says otherwise."""
+    graph = cortexm.from_tflite(args.tflite)
+    if args.intermediates:
+        os.makedirs(args.intermediates, exist_ok=True)
+        graph.save(os.path.join(args.intermediates, "imported.cmg"))
+    if args.io is None:
+        args.io = cortexm.tflite.program_io(args.tflite)
+    try:
+        lowered = cortexm.lower(graph, args.target_config, intermediates=args.intermediates)
+    except NotImplementedError as e:
+        print(f"error: cannot write a program: {e}", file=sys.stderr)
+        return 1
+    print(f"tflite {args.tflite} -> {args.target}")
+    print(lowering_summary(lowered))
+    return write_program(args, lowered, None)
+
+
+def write_program(args, lowered, bundle_inputs) -> int:
     try:
         program = cortexm.to_program(lowered, target=args.target_config, io=args.io,
-                                     bundle_inputs=tuple(inputs) if args.bundleio else None,
+                                     bundle_inputs=bundle_inputs,
                                      arena_limit=args.arena_limit, preserve_inputs=args.preserve_inputs)
     except NotImplementedError as e:
         print(f"error: cannot write a program: {e}", file=sys.stderr)

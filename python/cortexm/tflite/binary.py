@@ -1,0 +1,61 @@
+"""ADD, SUB, MUL -> aten.add / sub / mul.Tensor on dequantized int8 values (NCHW when both are
+4-D, else the file's layout; numpy broadcasting either way), fused activations in the output
+range. A constant operand is an int8 constant with its own qparams.
+
+The multipliers: cortexm's lowering derives them in double from the float32 scales, as TFLite
+Micro's ADD and MUL do, and as the tflite-micro wheel's SUB does. (TFLite Micro's sources at some
+revisions compute SUB's in float32 quotients, PrepareGeneralSubOp; the tests compare with the
+wheel, on every pair of int8 inputs.)"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import schema as S
+from .common import activation_of, check_shape
+from .importer import Unsupported, tflite_op
+
+TO_NCHW = (0, 3, 1, 2)
+
+
+def _operand(ctx, k, layout):
+    i = ctx.input_index(k)
+    t = ctx.tensor(i)
+    if t.data is None:
+        return ctx.dequantized(i, layout)
+    if t.type != "INT8":
+        raise Unsupported(f"constant operand {i} '{t.name}' is {t.type}")
+    q = ctx.qparams(i)
+    data = t.data.transpose(TO_NCHW) if layout == "nchw" else t.data
+    return ctx.constant(i, data, q["scales"], q["zero_points"], None, "int8", -128, 127)
+
+
+def _binary(ctx, op, aten, options_type, act_fid):
+    o = ctx.options(options_type)
+    a_i, b_i, out_i = ctx.input_index(0), ctx.input_index(1), op.outputs[0]
+    types = [ctx.tensor(i).type for i in (a_i, b_i, out_i)]
+    if types != ["INT8"] * 3:
+        raise Unsupported(f"types {', '.join(types)}: int8 inputs and output are imported")
+    sa, sb, so = (ctx.qparams(i)["scales"][0] for i in (a_i, b_i, out_i))
+    rank4 = len(ctx.tensor(a_i).shape) == 4 and len(ctx.tensor(b_i).shape) == 4
+    layout = "nchw" if rank4 else "file"
+    a, b = _operand(ctx, 0, layout), _operand(ctx, 1, layout)
+    attrs = {"alpha": 1.0} if aten != "aten.mul.Tensor" else {}
+    y = ctx.g.call(aten, [a, b], attrs, source=ctx.source())
+    check_shape(ctx, out_i, y.shape, ctx.tensor(out_i).shape, layout)
+    ctx.quantize_output(out_i, y, layout, activation_of(o, act_fid))
+
+
+@tflite_op("ADD")
+def add(ctx, op):
+    _binary(ctx, op, "aten.add.Tensor", S.OPTIONS_ADD, S.ADD_ACTIVATION)
+
+
+@tflite_op("SUB")
+def sub(ctx, op):
+    _binary(ctx, op, "aten.sub.Tensor", S.OPTIONS_SUB, S.SUB_ACTIVATION)
+
+
+@tflite_op("MUL")
+def mul(ctx, op):
+    _binary(ctx, op, "aten.mul.Tensor", S.OPTIONS_MUL, S.MUL_ACTIVATION)
