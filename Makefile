@@ -36,7 +36,8 @@ pytest:
 cross:
 	@for p in $(CROSS_PRESETS); do \
 	  cmake --preset $$p >/dev/null && cmake --build --preset $$p -j $(JOBS) && \
-	    bash scripts/check_freestanding.sh build/$$p/kernels/libcortexm_kernels.a || exit 1; \
+	    bash scripts/check_freestanding.sh build/$$p/kernels/libcortexm_kernels.a && \
+	    bash scripts/check_freestanding.sh build/$$p/src/runtime/libcortexm_runtime.a || exit 1; \
 	  echo "cross build $$p: ok"; \
 	done
 

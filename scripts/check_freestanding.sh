@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails if a cross-built kernel library references the heap, exceptions, RTTI or iostreams.
+# Fails if a cross-built kernel or runtime library references the heap, exceptions, RTTI or iostreams.
 set -euo pipefail
 lib=$1
 bad=$(arm-none-eabi-nm -u -C "$lib" | grep -E \

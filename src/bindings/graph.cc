@@ -423,16 +423,21 @@ void bind_graph(py::module_& m) {
           if (property == "is_view") has = s.is_view;
           else if (property == "is_data_movement") has = s.is_data_movement;
           else if (property == "keeps_qparams") has = s.keeps_qparams;
+          else if (property == "is_unary_elementwise") has = s.is_unary_elementwise;
+          else if (property == "keeps_element_order") has = s.keeps_element_order;
+          else if (property == "fuses_activation") has = s.fuses_activation;
           else if (property == "has_activation_range") has = s.has_activation_range();
           else if (property == "encode") has = s.encode != nullptr;
           else throw py::value_error("ops_with: property '" + property + "' is not one of is_view, "
-                                     "is_data_movement, keeps_qparams, has_activation_range, encode");
+                                     "is_data_movement, keeps_qparams, is_unary_elementwise, "
+                                     "keeps_element_order, fuses_activation, has_activation_range, encode");
           if (has) out.push_back(name);
         }
         return out;
       }, py::arg("property"),
       "Names of the registered ops whose descriptor has `property` (is_view, is_data_movement, "
-      "keeps_qparams, has_activation_range, encode: a program can hold the op).");
+      "keeps_qparams, is_unary_elementwise, keeps_element_order, fuses_activation, "
+      "has_activation_range, encode: a program can hold the op).");
 
   // The registry's schemas, read-only: Python derives its op sets (data movement, views, ops that
   // keep their input's qparams) from these flags instead of keeping lists of its own.
@@ -457,6 +462,15 @@ void bind_graph(py::module_& m) {
       .def_readonly("is_view", &OpSchema::is_view)
       .def_readonly("is_data_movement", &OpSchema::is_data_movement)
       .def_readonly("keeps_qparams", &OpSchema::keeps_qparams)
+      .def_readonly("is_unary_elementwise", &OpSchema::is_unary_elementwise,
+                    "Output element i depends on input element i alone, whatever the shape.")
+      .def_readonly("keeps_element_order", &OpSchema::keeps_element_order,
+                    "Output holds input 0's elements in the same logical order (a reshape or a dim "
+                    "order change).")
+      .def_readonly("fuses_activation", &OpSchema::fuses_activation,
+                    "A following relu / hardtanh / clamp folds into its activation range.")
+      .def_readonly("layout_following_inputs", &OpSchema::layout_following_inputs,
+                    "The inputs laid out like the output, element for element.")
       .def_readonly("in_place_input", &OpSchema::in_place_input,
                     "The input the output may overwrite when it dies at the op, or -1.")
       .def_readonly("in_place_narrowing", &OpSchema::in_place_narrowing,

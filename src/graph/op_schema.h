@@ -143,6 +143,18 @@ struct OpSchema {
   // An int8 output at input 0's qparams: the quantizer passes quantization through the op
   // (data movement, max pooling, relu / clamp).
   bool keeps_qparams = false;
+  // Output element i depends on input element i alone, whatever the shape (FuseViewCopy runs it
+  // on the shape of a view after it).
+  bool is_unary_elementwise = false;
+  // Output holds input 0's elements in the same logical order (a reshape or a dim order change):
+  // an elementwise op commutes with it, and its output aliases its input when the bytes match.
+  bool keeps_element_order = false;
+  // Its kernel clamps the output to activation_min / activation_max last: a following relu /
+  // hardtanh / clamp at the same qparams folds into that range (ActivationFusion).
+  bool fuses_activation = false;
+  // The inputs laid out like the output, element for element (SinkDimOrderClones moves a clone of
+  // such an input past the op when every one has the output's rank); empty: none.
+  std::vector<int> layout_following_inputs;
   // How a program runs the op: its kernel id and params table from the node (unset: a program
   // cannot hold the op) and the scratch its kernel needs on an isa (unset: none).
   EncodeFn encode = nullptr;

@@ -70,6 +70,7 @@ inline OpSchema portable_unary_schema(const std::string& name, std::vector<AttrS
     portable::unary_f32(params, ctx.input(0).data<float>(), ctx.output().data<float>());
   };
   s.encode = float_unary_encode(make);
+  s.is_unary_elementwise = true;
   return s;
 }
 

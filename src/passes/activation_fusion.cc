@@ -14,19 +14,7 @@ namespace cortexm {
 
 namespace {
 
-bool has_activation_range(const std::string& op) {
-  return op == "cortex_m.quantized_conv2d.default" || op == "cortex_m.quantized_conv2d_s16.default" ||
-         op == "cortex_m.quantized_depthwise_conv2d.default" ||
-         op == "cortex_m.quantized_transpose_conv2d.default" ||
-         op == "cortex_m.quantized_linear.default" ||
-         op == "cortex_m.quantized_linear_s16.default" ||
-         op == "cortex_m.quantized_conv2d_s16w16.default" ||
-         op == "cortex_m.quantized_linear_s16w16.default" || op == "cortex_m.quantized_add.default" ||
-         op == "cortex_m.quantized_mul.default" || op == "cortex_m.quantized_max_pool2d.default" ||
-         op == "cortex_m.quantized_max_pool2d_s16.default" ||
-         op == "cortex_m.quantized_avg_pool2d.default" ||
-         op == "cortex_m.quantized_add_s16.default" || op == "cortex_m.quantized_mul_s16.default";
-}
+const OpSchema* schema_of(const std::string& op) { return OpRegistry::global().find(op); }
 
 bool read_once(const Graph& graph, ValueId v) {
   return graph.users(v).size() == 1 && !graph.is_graph_output(v);
@@ -65,14 +53,14 @@ std::string fuse(Graph& graph, NodeId id) {
     if (!read_once(graph, v)) return "its input '" + graph.value(v).name + "' has other readers";
     producer = graph.producer(v);
     if (producer == kNoNode) return "its input is not computed by a cortex_m op";
-    const std::string& op = graph.node(producer).op;
-    if (op != "aten.view_copy.default" && op != "aten.squeeze_copy.dims" &&
-        op != "aten.unsqueeze_copy.default" && op != "dim_order_ops._clone_dim_order.default")
-      break;
+    const OpSchema* schema = schema_of(graph.node(producer).op);
+    if (!schema || !schema->keeps_element_order) break;
     v = graph.node(producer).inputs[0];
   }
   const Node& p = graph.node(producer);
-  if (!has_activation_range(p.op)) return "its producer " + p.op + " has no activation range";
+  const OpSchema* producer_schema = schema_of(p.op);
+  if (!producer_schema || !producer_schema->fuses_activation)
+    return "its producer " + p.op + " has no activation range";
   const TensorInfo& p_out = graph.value(p.outputs[0]).info;
   if (p_out.dtype != dtype || !p_out.qparams || *p_out.qparams != q)
     return "its producer's output has another dtype or other qparams";

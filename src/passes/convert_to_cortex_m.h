@@ -48,7 +48,7 @@ DType weight_dtype(const Graph& graph, ValueId x, ValueId w, const std::string& 
 void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_t>* multipliers,
                       std::vector<int64_t>* shifts);
 // relu / hardtanh / clamp / hardsigmoid as out = clamp(scale * x + offset, lo, hi), bounds in
-// float32 as their kernels use them; false for any other op.
+// float32 as their kernels use them; false for any other op (ops/activation/clamp_activation.cc).
 struct ClampActivation {
   double scale = 1.0, offset = 0.0;
   float lo = 0.0f, hi = 0.0f;

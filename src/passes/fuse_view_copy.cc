@@ -2,7 +2,6 @@
 // final shape), and view_copy -> (unary elementwise op or contiguous _clone_dim_order) -> view_copy
 // runs the middle node on the final shape (the first view takes it; the last becomes a no-op that
 // RemoveNoopViewCopy drops). Only contiguous values in single-reader chains are reshaped.
-#include <set>
 
 #include "passes/pass.h"
 
@@ -13,20 +12,9 @@ namespace {
 constexpr const char* kView = "aten.view_copy.default";
 constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 
-// Ops whose result at each element depends on that element alone, whatever the shape.
 bool is_unary_elementwise(const std::string& op) {
-  static const std::set<std::string> ops = {
-      "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default",
-      "aten.hardsigmoid.default", "aten.hardswish.default", "aten.sigmoid.default",
-      "aten.tanh.default", "aten.silu.default", "aten.gelu.default", "aten.sqrt.default",
-      "aten.abs.default", "aten.add.Scalar", "aten.sub.Scalar", "aten.mul.Scalar",
-      "aten.div.Scalar", "aten.pow.Tensor_Scalar", "aten.leaky_relu.default",
-      "aten.elu.default", "aten.exp.default", "aten.log.default", "aten.rsqrt.default",
-      "aten.neg.default", "aten.reciprocal.default", "aten.softplus.default", "aten.mish.default",
-      "quantized_decomposed.quantize_per_tensor.default",
-      "quantized_decomposed.dequantize_per_tensor.default",
-      "cortex_m.quantize_per_tensor.default", "cortex_m.dequantize_per_tensor.default"};
-  return ops.count(op) > 0;
+  const OpSchema* schema = OpRegistry::global().find(op);
+  return schema && schema->is_unary_elementwise;
 }
 
 bool read_once(const Graph& graph, ValueId v) {

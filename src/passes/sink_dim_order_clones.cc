@@ -30,15 +30,18 @@ constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 // Indices of the inputs that follow the layout of the consumer's output; empty: not a consumer
 // the pass moves clones past.
 std::vector<size_t> layout_inputs(const Graph& graph, const Node& node) {
-  if (node.op == "cortex_m.quantized_activation.default" || node.op == "cortex_m.requantize.default" ||
-      node.op == "aten.constant_pad_nd.default" || OpRegistry::global().get(node.op).is_view)
-    return {0};
-  if (node.op == "cortex_m.quantized_add.default" || node.op == "cortex_m.quantized_mul.default" ||
-      node.op == "cortex_m.quantized_add_s16.default" || node.op == "cortex_m.quantized_mul_s16.default") {
-    if (graph.value(node.inputs[0]).info.rank() != graph.value(node.inputs[1]).info.rank()) return {};
-    return {0, 1};
+  const OpSchema* schema = OpRegistry::global().find(node.op);
+  if (!schema) return {};
+  std::vector<size_t> inputs;
+  for (const int i : schema->layout_following_inputs) {
+    const size_t input = static_cast<size_t>(i);
+    if (input >= node.inputs.size() || node.inputs[input] == kNoValue) return {};
+    if (graph.value(node.inputs[input]).info.rank() != graph.value(node.outputs[0]).info.rank() &&
+        schema->layout_following_inputs.size() > 1)
+      return {};
+    inputs.push_back(input);
   }
-  return {};
+  return inputs;
 }
 
 // The clone producing v when it turns a non-contiguous value contiguous, else kNoNode.

@@ -350,9 +350,8 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
 }  // namespace
 
 bool is_aliasing_view(const Graph& graph, const Node& node) {
-  if (node.op != "aten.view_copy.default" && node.op != "aten.squeeze_copy.dims" &&
-      node.op != "aten.unsqueeze_copy.default" && node.op != "dim_order_ops._clone_dim_order.default")
-    return false;
+  const OpSchema* schema = OpRegistry::global().find(node.op);
+  if (!schema || !schema->keeps_element_order) return false;
   if (node.inputs.empty() || node.inputs[0] == kNoValue || node.outputs.size() != 1) return false;
   const Value& in = graph.value(node.inputs[0]);
   const Value& out = graph.value(node.outputs[0]);

@@ -18,6 +18,7 @@ OpSchema activation_schema(const char* name, fb::KernelId kernel_id) {
   s.name = name;
   s.inputs = {{"input"}, {"table"}};
   s.in_place_input = 0;  // one lookup per element; the table is a constant
+  if (dtype == DType::kInt8) s.layout_following_inputs = {0};  // (SinkDimOrderClones: int8 only yet)
   s.infer = [](const InferContext& ctx) {
     require_dtype(ctx, 0, {dtype});
     require_dtype(ctx, 1, {dtype});

@@ -60,12 +60,16 @@ P decode(const OpArgs& args, const TensorInfo& a, const TensorInfo& b) {
 }
 
 template <class P, class T, Error (*Prepare)(const P&), void (*Run)(const P&, const T*, const T*, T*)>
-void add_binary(OpRegistry& registry, const char* name, fb::KernelId kernel_id, int in_place_input) {
+void add_binary(OpRegistry& registry, const char* name, fb::KernelId kernel_id, int in_place_input,
+                bool elementwise_passes = false) {
   constexpr DType dtype = sizeof(T) == 1 ? DType::kInt8 : DType::kInt16;
   OpSchema s;
   s.name = name;
   s.inputs = {{"self"}, {"other"}};
   s.in_place_input = in_place_input;
+  // Taken by ActivationFusion and SinkDimOrderClones (add and mul, not yet sub, maximum, minimum).
+  s.fuses_activation = elementwise_passes;
+  if (elementwise_passes) s.layout_following_inputs = {0, 1};
   for (const std::string& attr : binary_attrs<P>()) s.attrs.push_back({attr, AttrKind::kInt});
   s.attrs.push_back({"activation_min", AttrKind::kInt, false,
                      AttrValue(int64_t{std::numeric_limits<T>::min()})});
@@ -95,7 +99,7 @@ constexpr int kNotInPlace = -1;
 
 void register_cortex_m_binary_ops(OpRegistry& registry) {
   add_binary<AddParams, int8_t, quantized_add_prepare, quantized_add>(
-      registry, "cortex_m.quantized_add.default", fb::KernelId_QuantizedAdd, 0);
+      registry, "cortex_m.quantized_add.default", fb::KernelId_QuantizedAdd, 0, true);
   add_binary<SubParams, int8_t, quantized_sub_prepare, quantized_sub>(
       registry, "cortex_m.quantized_sub.default", fb::KernelId_QuantizedSub, 0);
   add_binary<MinMaxParams, int8_t, quantized_maximum_prepare, quantized_maximum>(
@@ -103,11 +107,11 @@ void register_cortex_m_binary_ops(OpRegistry& registry) {
   add_binary<MinMaxParams, int8_t, quantized_minimum_prepare, quantized_minimum>(
       registry, "cortex_m.quantized_minimum.default", fb::KernelId_QuantizedMinimum, 0);
   add_binary<MulParams, int8_t, quantized_mul_prepare, quantized_mul>(
-      registry, "cortex_m.quantized_mul.default", fb::KernelId_QuantizedMul, kNotInPlace);
+      registry, "cortex_m.quantized_mul.default", fb::KernelId_QuantizedMul, kNotInPlace, true);
   add_binary<AddS16Params, int16_t, quantized_add_s16_prepare, quantized_add_s16>(
-      registry, "cortex_m.quantized_add_s16.default", fb::KernelId_QuantizedAddS16, kNotInPlace);
+      registry, "cortex_m.quantized_add_s16.default", fb::KernelId_QuantizedAddS16, kNotInPlace, true);
   add_binary<MulS16Params, int16_t, quantized_mul_s16_prepare, quantized_mul_s16>(
-      registry, "cortex_m.quantized_mul_s16.default", fb::KernelId_QuantizedMulS16, kNotInPlace);
+      registry, "cortex_m.quantized_mul_s16.default", fb::KernelId_QuantizedMulS16, kNotInPlace, true);
 }
 
 }  // namespace cortexm::ops

@@ -166,6 +166,7 @@ void add_conv(OpRegistry& registry, const char* name, fb::KernelId kernel_id,
   s.name = name;
   s.inputs = {{"input"}, {"weight"}, {"bias", true}};
   s.attrs = conv_attrs<P, T>();
+  s.fuses_activation = true;
   s.infer = [k](const InferContext& ctx) { return infer(k, ctx); };
   s.kernel = [k](const KernelContext& ctx) { run(k, ctx); };
   s.encode = [k, kernel_id](program::ParamsBuilder& b, const NodeContext& node) {

@@ -11,6 +11,7 @@ namespace cortexm::ops {
 void register_clone_dim_order(OpRegistry& registry) {
   OpSchema s;
   s.name = "dim_order_ops._clone_dim_order.default";
+  s.keeps_element_order = true;
   s.inputs = {{"input"}};
   s.attrs = {{"dim_order", AttrKind::kInts, true, AttrValue(NoneAttr{})},
              {"non_blocking", AttrKind::kBool, false, AttrValue(false)}};

@@ -66,6 +66,7 @@ void write_fill_value(const OpArgs& args, uint8_t* bytes) {
 void register_aten_constant_pad_nd(OpRegistry& registry) {
   OpSchema s;
   s.name = "aten.constant_pad_nd.default";
+  s.layout_following_inputs = {0};
   s.inputs = {{"self"}};
   s.attrs = {{"pad", AttrKind::kInts}, {"value", AttrKind::kFloat, false, AttrValue(0.0)}};
   s.is_data_movement = true;

@@ -11,6 +11,8 @@ void register_aten_squeeze_copy(OpRegistry& registry) {
   s.inputs = {{"self"}};
   s.attrs = {{"dim", AttrKind::kInts}};
   s.is_view = true;
+  s.keeps_element_order = true;
+  s.layout_following_inputs = {0};
   s.is_data_movement = true;
   s.keeps_qparams = true;
   s.encode = program::encode_view;

@@ -133,6 +133,7 @@ OpSchema linear_schema(const char* name, fb::KernelId kernel_id) {
   OpSchema s;
   s.name = name;
   s.inputs = {{"input"}, {"weights"}, {"bias", true}};
+  s.fuses_activation = true;
   if constexpr (has_linear_offsets<P>::value) {
     s.attrs = {{"input_offset", AttrKind::kInt},
                {"filter_offset", AttrKind::kInt, false, AttrValue(int64_t{0})},

@@ -8,6 +8,7 @@ namespace cortexm::ops {
 void register_cortex_m_quantized_avg_pool2d(OpRegistry& registry) {
   OpSchema s;
   s.name = "cortex_m.quantized_avg_pool2d.default";
+  s.fuses_activation = true;
   s.inputs = {{"input"}};
   s.attrs = pool_attrs();
   s.attrs.push_back(scratch_bytes_attr());

@@ -9,6 +9,7 @@ namespace cortexm::ops {
 void register_cortex_m_quantized_max_pool2d(OpRegistry& registry) {
   OpSchema s;
   s.name = "cortex_m.quantized_max_pool2d.default";
+  s.fuses_activation = true;
   s.inputs = {{"input"}};
   s.attrs = pool_attrs();
   s.infer = [](const InferContext& ctx) { return infer_pool(ctx, quantized_max_pool2d_prepare); };
@@ -26,6 +27,7 @@ void register_cortex_m_quantized_max_pool2d(OpRegistry& registry) {
 void register_cortex_m_quantized_max_pool2d_s16(OpRegistry& registry) {
   OpSchema s;
   s.name = "cortex_m.quantized_max_pool2d_s16.default";
+  s.fuses_activation = true;
   s.inputs = {{"input"}};
   s.attrs = pool_attrs(DType::kInt16);
   s.infer = [](const InferContext& ctx) {

@@ -14,6 +14,7 @@ void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode 
   s.name = name;
   s.inputs = {{"input"}};
   s.attrs = per_tensor_quant_attrs();
+  s.is_unary_elementwise = true;
   s.infer = [](const InferContext& ctx) {
     require_dtype(ctx, 0, {DType::kFloat32});
     const DType dtype = ctx.dtype("dtype");

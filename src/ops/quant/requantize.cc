@@ -27,6 +27,7 @@ RequantizeParams decode(const OpArgs& args, const TensorInfo& input) {
 void register_cortex_m_requantize(OpRegistry& registry) {
   OpSchema s;
   s.name = "cortex_m.requantize.default";
+  s.layout_following_inputs = {0};
   s.inputs = {{"input"}};
   s.in_place_input = 0;  // int8 -> int8, one lookup per element
   for (const char* name : {"input_zero_point", "output_zero_point", "output_multiplier",
