@@ -30,6 +30,10 @@ RUNS = {
     # A log softmax whose diff_min is INT32_MIN: diff_min - 1 overflowed int32 (the permute's
     # output set back to the softmax's input, which unwritten_softmax_input.cmpte lacks).
     "program/log_softmax_diff_min_int32_min.cmpte",
+    # resnet8 with a conv's bias moved from the constants into the arena (over the conv's input):
+    # the load packed the weights for the AVX2 kernels with that bias as absent, so the AVX2 run
+    # dropped it and its outputs differed from the scalar kernels' (host variant mode).
+    "program/conv_bias_in_arena.cmpte",
 }
 
 
@@ -56,6 +60,18 @@ def test_found_valid_inputs_run(name):
     again = program.run(*inputs)
     for a, b in zip(first, again):
         np.testing.assert_array_equal(a, b)
+    # Every x86 variant of the host kernels the CPU has gives the scalar kernels' bytes.
+    before = cortexm.host_kernels()
+    try:
+        runs = {}
+        for variant in cortexm.available_host_kernels():
+            cortexm.set_host_kernels(variant)
+            outs = program.run(*inputs)
+            runs[variant] = [np.asarray(o).tobytes() for o in (outs if isinstance(outs, tuple) else (outs,))]
+    finally:
+        cortexm.set_host_kernels(before)
+    for variant, outs in runs.items():
+        assert outs == runs["scalar"], variant
 
 
 def test_seeds_load():

@@ -160,3 +160,57 @@ def test_set_host_kernels_from_another_thread_never_changes_a_run(flip_graph, lo
         flipper.join()
         sys.setswitchinterval(interval)
     assert not wrong, f"runs whose outputs changed while the variant flipped: {wrong}"
+
+
+def weights_from_the_arena(kernel, operand, rng):
+    """A linear or conv whose weights or bias (`operand`) is a program input, not a constant: its
+    bytes exist only at run time (the fuzzer's program had a conv's bias moved into the arena).
+    Returns the graph and its inputs."""
+    g = cortexm.Graph()
+    rows, c_in, c_out = 5, 19, 12
+    if kernel == "linear":
+        x = rng.integers(-128, 128, (rows, c_in), dtype=np.int8)
+        weight = rng.integers(-128, 128, (c_out, c_in), dtype=np.int8)
+    else:
+        k = 1 if kernel == "pointwise_conv" else 3
+        x = rng.integers(-128, 128, (1, c_in, 4, rows), dtype=np.int8)
+        weight = rng.integers(-128, 128, (c_out, k, k, c_in), dtype=np.int8)
+    bias = rng.integers(-(1 << 16), 1 << 16, c_out, dtype=np.int32)
+    feeds = [x]
+    values = [g.add_input("x", list(x.shape), "int8")]
+    for name, value in (("weight", weight), ("bias", bias)):
+        if name == operand:
+            values.append(g.add_input(name, list(value.shape), str(value.dtype)))
+            feeds.append(value)
+        else:
+            values.append(g.add_constant(name, value))
+    quant = dict(input_offset=5, output_offset=-3, requantize_multipliers=[int(m) for m in rng.integers(1 << 30, 1 << 31, c_out)],
+                 requantize_shifts=[int(s) for s in rng.integers(-12, -8, c_out)])
+    if kernel == "linear":
+        y = g.call("cortex_m.quantized_linear.default", values, {**quant, "filter_offset": 0})
+    else:
+        values[0] = g.call("dim_order_ops._clone_dim_order.default", [values[0]], {"dim_order": [0, 2, 3, 1]})
+        pad = (weight.shape[1] - 1) // 2
+        y = g.call("cortex_m.quantized_conv2d.default", values,
+                   {**quant, "stride": [1, 1], "padding": [pad, pad], "dilation": [1, 1],
+                    "activation_min": -128, "activation_max": 127})
+        y = g.call("dim_order_ops._clone_dim_order.default", [y], {"dim_order": [0, 1, 2, 3]})
+    g.outputs = [y]
+    return g, feeds
+
+
+@pytest.mark.parametrize("variant", VARIANTS[1:])
+@pytest.mark.parametrize("operand", ["bias", "weight"])
+@pytest.mark.parametrize("kernel", ["linear", "pointwise_conv", "conv3x3"])
+def test_weights_or_bias_in_the_arena_give_the_scalar_bytes(variant, kernel, operand):
+    # The load packs constant weights for the variant in use, the bias folded in; an arena operand
+    # has no bytes then: packing it gave outputs without the run's bias (or read a null filter).
+    rng = np.random.default_rng(7)
+    graph, feeds = weights_from_the_arena(kernel, operand, rng)
+    cortexm.set_host_kernels(variant)  # the variant the load packs for
+    program = cortexm.to_program(graph)
+    assert [t["location"] for t in program.tensors() if t["name"] == operand] == ["arena"]
+    got = outputs_per_variant(program, [tuple(feeds)])
+    assert got[variant] == got["scalar"]
+    cortexm.set_host_kernels("scalar")
+    assert program.run(*feeds).tobytes() == graph.run(*feeds).tobytes()  # (the graph's own kernels)
