@@ -10,6 +10,7 @@
 #include <set>
 
 #include "cortexm/kernels/quantize_per_tensor.h"
+#include "passes/convert_to_cortex_m.h"
 #include "passes/qparams_util.h"
 #include "passes/rewrite_util.h"
 
@@ -120,9 +121,9 @@ void annotate(Graph& graph, NodeId id) {
 // Q / DQ between an op and its activation tail): the producer gets a quantized output.
 bool pass_qparams_back(Graph& graph, NodeId id) {
   const Node& act = graph.node(id);
-  if (act.op != "aten.relu.default" && act.op != "aten.hardtanh.default" &&
-      act.op != "aten.clamp.default")
-    return false;
+  convert::ClampActivation clamp;
+  if (!convert::clamp_activation(act, &clamp) || clamp.scale != 1.0 || clamp.offset != 0.0)
+    return false;  // a plain clamp: relu / hardtanh / clamp (not hardsigmoid)
   const TensorInfo& out = graph.value(act.outputs[0]).info;
   const ValueId in = act.inputs[0];
   if (!is_quantized(out) || out.qparams->per_channel() || is_quantized(graph.value(in).info))

@@ -3,8 +3,8 @@
 #include "cortexm/portable/copy.h"
 #include "ops/portable_call.h"
 #include "graph/layout.h"
-#include "ops/data_movement/runtime/permute_codec.h"
-#include "ops/data_movement/runtime/view_codec.h"
+#include "ops/data_movement/permute_codec.h"
+#include "ops/data_movement/view_codec.h"
 
 namespace cortexm::ops {
 

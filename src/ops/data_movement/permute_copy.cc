@@ -2,7 +2,7 @@
 // per-tensor qparams pass through.
 #include "cortexm/portable/permute.h"
 #include "ops/portable_call.h"
-#include "ops/data_movement/runtime/permute_codec.h"
+#include "ops/data_movement/permute_codec.h"
 
 namespace cortexm::ops {
 

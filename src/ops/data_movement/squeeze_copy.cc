@@ -1,7 +1,7 @@
 // aten.squeeze_copy.dims: removes the listed dims that have size 1 (a listed dim of another size
 // stays, as in torch). Any dtype; a view; per-tensor qparams pass through.
 #include "ops/op_util.h"
-#include "ops/data_movement/runtime/view_codec.h"
+#include "ops/data_movement/view_codec.h"
 
 namespace cortexm::ops {
 

@@ -1,7 +1,7 @@
 // aten.unsqueeze_copy.default: inserts a size-1 dim at `dim` in [-rank - 1, rank]. Any dtype; a
 // view; per-tensor qparams pass through.
 #include "ops/op_util.h"
-#include "ops/data_movement/runtime/view_codec.h"
+#include "ops/data_movement/view_codec.h"
 
 namespace cortexm::ops {
 

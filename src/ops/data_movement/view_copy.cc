@@ -1,6 +1,6 @@
 // aten.view_copy.default: the same elements in a new shape (one dim may be -1). Any dtype.
 #include "ops/op_util.h"
-#include "ops/data_movement/runtime/view_codec.h"
+#include "ops/data_movement/view_codec.h"
 
 namespace cortexm::ops {
 
