@@ -1,5 +1,5 @@
 // Graph passes of the lowering. Each pass lives in its own file (in src/passes/, or in its op
-// family's folder when it rewrites that family's ops, like ops/conv/fold_pad_into_conv.cc) and is
+// family's folder when it rewrites that family's ops, like ops/conv/fold_pad_into_conv.cc or the layout passes in ops/data_movement/) and is
 // listed in passes.def, in the order the default pipeline runs them; the Python
 // CortexMPassManager runs them by name.
 #pragma once
