@@ -1,6 +1,6 @@
 """Annotation: which nodes are quantized by which pattern, and which activations share qparams.
 
-annotate(graph, quantizer) offers every node to the patterns of patterns.PASSES in order; a node no
+annotate(graph, quantizer) offers every node to the patterns of patterns.passes() in order; a node no
 pattern takes stays float with the reasons of the checks that failed. Then, in execution order,
 each quantized activation value gets a Group: its own observer, another value's group (shared), or
 fixed qparams. Inputs of a quantized node that come from a graph input or a float node get an
@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .observers import ACTIVATION_RANGES, Observer, QParams, qparams_from_min_max
-from .patterns import PASSES, BelowMask, Fixed, Match, NoMatch, NotApplicable, Observed, SharedWith, mask_gap
+from .patterns import BelowMask, Fixed, Match, NoMatch, NotApplicable, Observed, SharedWith, mask_gap, passes
 
 
 class GraphView:
@@ -107,7 +107,7 @@ def _reason(failures: list, op: str) -> str:
 def annotate(graph, quantizer) -> Annotation:
     view = GraphView(graph, quantizer)
     failures = defaultdict(list)
-    for patterns in PASSES:
+    for patterns in passes():
         for node in view.nodes:
             if view.taken(node):
                 continue

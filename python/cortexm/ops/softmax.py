@@ -1,0 +1,43 @@
+"""softmax and log_softmax: export, quantizer patterns (TFLite's fixed output qparams), ops-matrix
+rows and lowering facts."""
+
+from __future__ import annotations
+
+from .._export.handlers import dim, handles, require_float_dtype
+from ..quantizer.patterns import NoMatch, Stage, fixed_or_observed, free, pattern, single
+from ._matrix import A, Sample, no_kernel, rows
+
+
+@handles("aten._softmax.default", "aten._log_softmax.default", "aten.softmax.int", "aten.log_softmax.int")
+def softmax(cx, a):
+    require_float_dtype(cx, a.get("dtype"))
+    name = cx.node.target._schema.name.split("::")[1].lstrip("_")
+    rank = len(cx.shape(a["self"]))
+    return cx.call(f"aten._{name}.default", [a["self"]], {"dim": dim(a["dim"], rank), "half_to_float": False})
+
+
+@pattern("softmax", ("aten._softmax.default",), stage=Stage.SINGLE, rank=20)
+def check_softmax(ctx, node):
+    free(ctx, node)
+    if node.attrs["half_to_float"]:
+        raise NoMatch("half_to_float=True")
+    return single(ctx, node, "softmax", fixed_or_observed(ctx, node, "softmax"))
+
+
+@pattern("log_softmax", ("aten._log_softmax.default",), stage=Stage.SINGLE, rank=30)
+def check_log_softmax(ctx, node):
+    free(ctx, node)
+    if node.attrs["half_to_float"]:
+        raise NoMatch("half_to_float=True")
+    return single(ctx, node, "log_softmax", fixed_or_observed(ctx, node, "log_softmax"))
+
+
+no_kernel("16x8", "aten._log_softmax.default")
+
+
+@rows
+def samples(torch, nn, F, op, Fn):
+    return (
+        Sample("aten._softmax.default", op(lambda x: torch.softmax(x, -1)), (A,), row=340),
+        Sample("aten._log_softmax.default", op(lambda x: torch.log_softmax(x, -1)), (A,), row=350),
+    )
