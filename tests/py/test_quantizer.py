@@ -85,6 +85,39 @@ def unary_graph(op, attrs=None, shape=(1, 4, 6, 6)):
     return g
 
 
+# --- the pattern registry -----------------------------------------------------------------------
+
+
+def position(name: str) -> tuple:
+    """(pass, place within the pass) of the first pattern called name in PASSES."""
+    return next((i, j) for i, group in enumerate(patterns.PASSES) for j, p in enumerate(group) if p.name == name)
+
+
+def test_patterns_are_offered_in_the_recorded_order():
+    """The family modules' @pattern(stage=..., rank=...) give the order the central PASSES tuple had."""
+    assert [len(group) for group in patterns.PASSES] == [7, 5, 9, 2]
+    # the convolutions share aten.convolution: each refuses the others' cases, in this order
+    conv = [position(n) for n in ("conv1d", "conv2d", "depthwise", "linear", "addmm", "transpose_conv", "magnitude")]
+    assert conv == [(0, j) for j in range(7)]
+    # the mask's add is offered the add first; then add, mul and the two-activation ops
+    assert [position(n) for n in ("attention_mask", "add", "mul", "matmul", "minmax")] == [(1, j) for j in range(5)]
+    # a magnitude's sqrt is taken before the table's (elementwise) is offered it
+    assert position("magnitude") < position("elementwise")
+    assert [position(n) for n in ("cat", "softmax", "log_softmax", "layer_norm", "activation", "elementwise",
+                                  "avg_pool", "sum", "index")] == [(2, j) for j in range(9)]
+    assert [p.check for p in patterns.PASSES[3]] == [data_movement.check_passthrough, data_movement.check_pad]
+    assert patterns.int16_weight_patterns() == ("conv1d", "conv2d", "depthwise", "linear", "addmm")
+
+
+def test_two_patterns_cannot_share_a_place():
+    def check_again(ctx, node):
+        return binary.check_add(ctx, node)
+
+    with pytest.raises(ValueError, match="patterns check_add and check_again both have stage BINARY, rank 20"):
+        patterns.pattern("again", ("aten.add.Tensor",), stage=patterns.Stage.BINARY, rank=20)(check_again)
+    assert "again" not in {p.name for group in patterns.PASSES for p in group}
+
+
 # --- weighted patterns --------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
-"""The export handler table, and the values handlers return besides graph Values. It needs no torch:
-the family modules of cortexm.ops register their handlers here with @handles when cortexm is
-imported; convert.py walks a captured program with HANDLERS."""
+"""The export tables, and the values handlers return besides graph Values. It needs no torch: the
+family modules of cortexm.ops register their handlers here with @handles (and keep_whole,
+makes_infinity) when cortexm is imported; convert.py walks a captured program with HANDLERS."""
 
 from __future__ import annotations
 
@@ -21,6 +21,21 @@ class HandlerTable(dict):
 
 HANDLERS = HandlerTable()
 handles = HANDLERS.handles
+
+# aten ops the capture keeps whole, though torch's default decompositions would expand them: the graph
+# has them as single ops (capture.decomposition_table).
+KEPT_WHOLE: set[str] = set()
+# torch ops that give an infinity for some finite input (log(0), x / 0, 0 ** -1, exp(100)): what
+# safe_softmax must rule out before it drops softmax's fully-masked-row branch.
+INFINITY_MAKING: set[str] = set()
+
+
+def keep_whole(*ops: str) -> None:
+    KEPT_WHOLE.update(ops)
+
+
+def makes_infinity(*ops: str) -> None:
+    INFINITY_MAKING.update(ops)
 
 
 class Const:

@@ -6,11 +6,21 @@ ops-matrix rows and lowering facts."""
 
 from __future__ import annotations
 
-from .._export.handlers import handles, scalar_value
-from ..quantizer.patterns import Observed, Stage, fixed_or_observed, pattern, register_tail, short, single
+import math
+
+from .._export.handlers import handles, keep_whole, makes_infinity, scalar_value
+from ..patches import register_elementwise
+from ..quantizer.patterns import (Observed, Stage, fixed_or_observed, pattern, register_saturation, register_tail,
+                                  short, single)
 from ._matrix import A, Sample, lowered_by_pass, rows
 
 # --- export ------------------------------------------------------------------------------------
+
+keep_whole("aten.hardswish.default", "aten.hardsigmoid.default", "aten.silu.default", "aten.softplus.default",
+           "aten.mish.default", "aten.celu.default", "aten.prelu.default")
+makes_infinity("aten.log.default", "aten.log2.default", "aten.log10.default", "aten.log1p.default",
+               "aten.reciprocal.default", "aten.rsqrt.default", "aten.exp.default", "aten.exp2.default",
+               "aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar", "aten.tan.default")
 
 UNARY = ("relu", "sigmoid", "tanh", "hardsigmoid", "hardswish", "silu", "sqrt", "abs",
          "exp", "log", "rsqrt", "neg", "reciprocal", "mish")
@@ -137,6 +147,16 @@ ELEMENTWISE_OPS = ("aten.sqrt.default", "aten.abs.default", "aten.pow.Tensor_Sca
 BOUNDED_ACTIVATIONS = {"aten.sigmoid.default": "sigmoid", "aten.tanh.default": "tanh"}
 
 
+@register_saturation("aten.sigmoid.default")
+def _sigmoid_saturation(output_scale: float) -> float:
+    return math.log(2 / output_scale - 1)
+
+
+@register_saturation("aten.tanh.default")
+def _tanh_saturation(output_scale: float) -> float:
+    return math.atanh(1 - output_scale / 2)
+
+
 @pattern("activation", ACTIVATION_OPS, stage=Stage.SINGLE, rank=50)
 def check_activation(ctx, node):
     """Non-linear activations: sigmoid and tanh with TFLite's fixed output qparams, the others
@@ -148,11 +168,12 @@ def check_activation(ctx, node):
 pattern("elementwise", ELEMENTWISE_OPS, stage=Stage.SINGLE, rank=60)(check_activation)
 
 
-# --- lowering and the ops matrix -----------------------------------------------------------------
+# --- lowering, patch-based execution and the ops matrix -------------------------------------
 
 # Fused into the op before them (ActivationFusion), else lowered alone (ConvertUnfusedClamps).
 lowered_by_pass("ConvertUnfusedClamps", "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default",
                 "aten.hardsigmoid.default")
+register_elementwise("cortex_m.quantized_activation.default")
 
 
 @rows

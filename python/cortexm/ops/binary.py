@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._export.handlers import handles, is_scalar
+from .._export.handlers import handles, is_scalar, makes_infinity
+from ..patches import register_elementwise
 from ..quantizer.patterns import (MASKED, BelowMask, Match, NoMatch, NotApplicable, Observed, Stage, activation,
                                   constant, free, pattern, short, two_activations, with_tail)
 from ._matrix import A, Sample, no_kernel, rows
 
 # --- export ------------------------------------------------------------------------------------
+
+
+makes_infinity("aten.div.Tensor", "aten.div.Tensor_mode")
 
 
 def binary(cx, op: str, x, y, alpha=1):
@@ -154,9 +158,12 @@ def check_magnitude(ctx, node) -> Match:
                  outputs={node.outputs[0].name: Observed()})
 
 
-# --- lowering and the ops matrix -----------------------------------------------------------------
+# --- lowering, patch-based execution and the ops matrix -------------------------------------
 
 no_kernel("16x8", "aten.sub.Tensor", "aten.maximum.default", "aten.minimum.default")
+register_elementwise("cortex_m.quantized_add.default", "cortex_m.quantized_sub.default",
+                     "cortex_m.quantized_mul.default", "cortex_m.quantized_maximum.default",
+                     "cortex_m.quantized_minimum.default")
 
 
 @rows

@@ -3,7 +3,11 @@ patterns, ops-matrix rows and lowering facts."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._export.handlers import handles, ints
+from ..patches import register_conv, register_macs
+from ..quantizer.gptq import register_layout
 from ..quantizer.patterns import NoMatch, NotApplicable, Stage, constant, free, pattern, weighted
 from ._matrix import IMG, Sample, refused, rows
 
@@ -107,6 +111,41 @@ def check_transpose_conv(ctx, node):
         raise NoMatch(f"transposed convolution with groups={node.attrs['groups']}")
     w = constant(node, 1, "weight")
     return weighted(ctx, node, f"transpose_conv{rank - 2}d", 0, 1, 1, 2, w.shape[1])
+
+
+def _windows(node, x: np.ndarray, groups: int) -> np.ndarray:
+    """GPTQ's input vectors of a convolution: the window each output position reads, per group:
+    [groups, positions, columns]."""
+    a = node.attrs
+    spatial = x.ndim - 2
+    kernel = node.inputs[1].shape[2:]
+    stride, padding, dilation = (list(a[k]) * (spatial if len(a[k]) == 1 else 1) for k in ("stride", "padding", "dilation"))
+    x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
+    windows = np.lib.stride_tricks.sliding_window_view(x, spans, axis=tuple(range(2, x.ndim)))
+    index = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) \
+        + tuple(slice(None, None, d) for d in dilation)
+    windows = windows[index]  # [N, C, *out, *kernel]
+    n, c = windows.shape[:2]
+    out = windows.shape[2:2 + spatial]
+    windows = np.moveaxis(windows, 1, 1 + spatial)  # [N, *out, C, *kernel]
+    per_group = windows.reshape(n * int(np.prod(out)), groups, -1)
+    return np.moveaxis(per_group, 1, 0)
+
+
+# GPTQ rounds the weights of convolutions, not transposed ones.
+register_layout("aten.convolution.default", columns=_windows, groups=lambda node: node.attrs["groups"],
+                takes=lambda node: not node.attrs["transposed"])
+
+
+# --- the lowered kernels (patch-based execution) ----------------------------------------------------
+
+register_conv("cortex_m.quantized_conv2d.default", "cortex_m.quantized_depthwise_conv2d.default")
+# MACs per output element: conv weight OHWI [C_out, KH, KW, C_in / groups], depthwise IHWO.
+for _op in ("cortex_m.quantized_conv2d.default", "cortex_m.quantized_conv2d_s16.default",
+            "cortex_m.quantized_conv2d_s16w16.default"):
+    register_macs(_op, lambda w: w[1] * w[2] * w[3])
+register_macs("cortex_m.quantized_depthwise_conv2d.default", lambda w: w[1] * w[2])
 
 
 # --- lowering and the ops matrix -----------------------------------------------------------------

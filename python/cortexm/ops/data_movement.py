@@ -9,10 +9,13 @@ import math
 
 import numpy as np
 
-from .._export.handlers import Const, dim, handles, ints
+from .._export.handlers import Const, dim, handles, ints, keep_whole
 from ..quantizer.patterns import (PASSTHROUGH_OPS, Match, NoMatch, Observed, SharedWith, Stage, activation, free,
                                   pattern, single)
 from ._matrix import IMG, A, Sample, rows
+
+keep_whole("aten.reflection_pad1d.default", "aten.upsample_nearest2d.default")
+
 
 def permute_to(cx, x, dims):
     return cx.call("aten.permute_copy.default", [x], {"dims": dims})
@@ -327,7 +330,7 @@ def samples(torch, nn, F, op, Fn):
         Sample("aten.reflection_pad1d.default", op(lambda x: F.pad(x, (2, 2), mode="reflect")), ((1, 2, 8),), row=490),
         Sample("aten.upsample_nearest2d.vec", op(lambda x: F.interpolate(x, scale_factor=2)), (IMG,), row=500),
         Sample("aten.upsample_bilinear2d.vec",
-           op(lambda x: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)), (IMG,), row=720),
+               op(lambda x: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)), (IMG,), row=720),
         Sample("aten.repeat.default", op(lambda x: x.repeat(1, 2)), (A,), row=730),
         Sample("aten.index.Tensor", op(lambda x: x[:, torch.tensor([0, 2])]), (A,), row=740),
         Sample("aten.flip.default", op(lambda x: torch.flip(x, [-1])), (A,), row=760),

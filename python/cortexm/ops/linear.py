@@ -3,11 +3,16 @@ activations: export, quantizer patterns and ops-matrix rows."""
 
 from __future__ import annotations
 
-from .._export.handlers import handles
+from .._export.handlers import handles, keep_whole
+from ..patches import register_macs
+from ..quantizer.gptq import register_layout, rows as input_rows
 from ..quantizer.patterns import NoMatch, Stage, constant, free, pattern, two_activations, weighted
 from ._matrix import A, Sample, rows
 
 # --- export ------------------------------------------------------------------------------------
+
+
+keep_whole("aten.linear.default")
 
 
 @handles("aten.linear.default")
@@ -61,7 +66,17 @@ def check_addmm(ctx, node):
     return match
 
 
+# GPTQ rounds their weights; their input vectors are the rows of x.
+register_layout("aten.linear.default", "aten.addmm.default", columns=input_rows)
+
+
 pattern("matmul", ("aten.bmm.default", "aten.mm.default"), stage=Stage.BINARY, rank=40)(two_activations)
+
+
+# MACs per output element of the lowered kernels: weight [C_out, C_in].
+for _op in ("cortex_m.quantized_linear.default", "cortex_m.quantized_linear_s16.default",
+            "cortex_m.quantized_linear_s16w16.default"):
+    register_macs(_op, lambda w: w[-1])
 
 
 # --- the ops matrix ----------------------------------------------------------------------------

@@ -141,7 +141,8 @@ def samples(torch, nn, F, op, Fn):
     return (
         Sample("aten.native_layer_norm.default", lambda: nn.LayerNorm(8), (A,), row=320),
         Sample("aten._native_batch_norm_legit_no_training.default", lambda: nn.BatchNorm2d(2), (IMG,),
-           "alone", row=510),
+               "alone", row=510),
         Sample("aten.native_group_norm.default", lambda: nn.GroupNorm(1, 2), (IMG,), row=520),
-        Sample("aten._native_batch_norm_legit.no_stats", lambda: nn.InstanceNorm2d(2), (IMG,), "instance norm", row=530),
+        Sample("aten._native_batch_norm_legit.no_stats", lambda: nn.InstanceNorm2d(2),
+               (IMG,), "instance norm", row=530),
     )

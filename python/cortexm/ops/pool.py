@@ -77,6 +77,6 @@ def samples(torch, nn, F, op, Fn):
         Sample("aten.max_pool2d_with_indices.default", op(lambda x: F.max_pool2d(x, 2)), (IMG,), row=370),
         Sample("aten._adaptive_avg_pool2d.default", op(lambda x: F.adaptive_avg_pool2d(x, 2)), (IMG,), row=380),
         Sample("aten._adaptive_avg_pool2d.default", op(lambda x: F.adaptive_avg_pool2d(x, 4)), (IMG,),
-           "not dividing", row=390),
+               "not dividing", row=390),
         Sample("aten.adaptive_max_pool2d.default", op(lambda x: F.adaptive_max_pool2d(x, 2)), (IMG,), row=710),
     )

@@ -6,6 +6,11 @@ tensors. (The requantize ops are the lowering's, src/passes/convert_requantize.c
 from __future__ import annotations
 
 from .._export.handlers import handles, scalar_value
+from ..patches import register_elementwise
+
+
+# The lowered requantize is element-wise (patch-based execution).
+register_elementwise("cortex_m.requantize.default")
 
 
 def dtype_attr(cx, dtype) -> str:

@@ -3,9 +3,12 @@ rows and lowering facts."""
 
 from __future__ import annotations
 
-from .._export.handlers import dim, handles, require_float_dtype
+from .._export.handlers import dim, handles, makes_infinity, require_float_dtype
 from ..quantizer.patterns import NoMatch, Stage, fixed_or_observed, free, pattern, single
 from ._matrix import A, Sample, no_kernel, rows
+
+
+makes_infinity("aten._log_softmax.default", "aten.log_softmax.int")
 
 
 @handles("aten._softmax.default", "aten._log_softmax.default", "aten.softmax.int", "aten.log_softmax.int")

@@ -234,6 +234,19 @@ def mask_gap(lo: float, hi: float) -> float:
     return 32.0 + 2.0 * (hi - lo + 40.0) / 255.0
 
 
+# Bounded activations with fixed output qparams: op -> saturation(output scale), the |x| beyond which
+# the op is within half an output step of its bound (an int16 input range reaches it: annotator).
+SATURATION: dict[str, Callable] = {}
+
+
+def register_saturation(op: str):
+    def register(fn):
+        SATURATION[op] = fn
+        return fn
+
+    return register
+
+
 # The ops whose int8 output keeps input 0's qparams (their descriptors' keeps_qparams).
 PASSTHROUGH_OPS = tuple(sorted(op for op in _core.registered_ops() if _core.op_info(op).keeps_qparams))
 
