@@ -107,6 +107,7 @@ def test_patterns_are_offered_in_the_recorded_order():
                                   "avg_pool", "sum", "index")] == [(2, j) for j in range(9)]
     assert [p.check for p in patterns.PASSES[3]] == [data_movement.check_passthrough, data_movement.check_pad]
     assert patterns.int16_weight_patterns() == ("conv1d", "conv2d", "depthwise", "linear", "addmm")
+    assert patterns.int16_only_patterns() == ("magnitude",)
 
 
 def test_two_patterns_cannot_share_a_place():

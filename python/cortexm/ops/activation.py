@@ -10,6 +10,7 @@ import math
 
 from .._export.handlers import handles, keep_whole, makes_infinity, scalar_value
 from ..patches import register_elementwise
+from ..quantizer.config import register_fixed_qparams
 from ..quantizer.patterns import (Observed, Stage, fixed_or_observed, pattern, register_saturation, register_tail,
                                   short, single)
 from ._matrix import A, Sample, lowered_by_pass, rows
@@ -143,8 +144,11 @@ ELEMENTWISE_OPS = ("aten.sqrt.default", "aten.abs.default", "aten.pow.Tensor_Sca
                    "aten.sub.Scalar", "aten.mul.Scalar", "aten.div.Scalar",
                    "aten.exp.default", "aten.log.default", "aten.rsqrt.default", "aten.neg.default",
                    "aten.reciprocal.default")
-# The activations with TFLite's fixed output qparams (CortexMQuantizer.fixed_qparams' kinds).
+# The activations with TFLite's fixed output qparams (CortexMQuantizer.fixed_qparams' kinds): sigmoid
+# [0, 1), tanh [-1, 1).
 BOUNDED_ACTIVATIONS = {"aten.sigmoid.default": "sigmoid", "aten.tanh.default": "tanh"}
+register_fixed_qparams("sigmoid", int8=(1 / 256, -128), int16=(1 / 32768, 0))
+register_fixed_qparams("tanh", int8=(1 / 128, 0), int16=(1 / 32768, 0))
 
 
 @register_saturation("aten.sigmoid.default")

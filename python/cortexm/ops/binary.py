@@ -134,7 +134,7 @@ def _single_reader_producer(ctx, value, op: str, what: str):
     return node
 
 
-@pattern("magnitude", ("aten.sqrt.default",), stage=Stage.WEIGHTED, rank=70)
+@pattern("magnitude", ("aten.sqrt.default",), stage=Stage.WEIGHTED, rank=70, int16_only=True)
 def check_magnitude(ctx, node) -> Match:
     """sqrt(a * a + b * b) (a complex magnitude, silero's STFT) when the quantizer fuses it: a and
     b observed, the magnitude observed, the squares and their sum not quantized."""

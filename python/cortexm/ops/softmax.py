@@ -4,6 +4,7 @@ rows and lowering facts."""
 from __future__ import annotations
 
 from .._export.handlers import dim, handles, makes_infinity, require_float_dtype
+from ..quantizer.config import register_fixed_qparams
 from ..quantizer.patterns import NoMatch, Stage, fixed_or_observed, free, pattern, single
 from ._matrix import A, Sample, no_kernel, rows
 
@@ -17,6 +18,11 @@ def softmax(cx, a):
     name = cx.node.target._schema.name.split("::")[1].lstrip("_")
     rank = len(cx.shape(a["self"]))
     return cx.call(f"aten._{name}.default", [a["self"]], {"dim": dim(a["dim"], rank), "half_to_float": False})
+
+
+# softmax [0, 1), int8 log_softmax [-16, 0]; int16 log_softmax is observed.
+register_fixed_qparams("softmax", int8=(1 / 256, -128), int16=(1 / 32768, 0))
+register_fixed_qparams("log_softmax", int8=(16 / 256, 127), int16=None)
 
 
 @pattern("softmax", ("aten._softmax.default",), stage=Stage.SINGLE, rank=20)

@@ -51,7 +51,7 @@ from .annotator import Group, annotate
 from .calibrate import calibrate, sample_arrays
 from .config import CortexMQuantizer
 from .convert import convert
-from .patterns import int16_weight_patterns
+from .patterns import int16_only_patterns, int16_weight_patterns
 
 META_KEY = "auto_precision"  # the summary, a JSON string on the quantized graph's first node
 MIN_EVALUATION = 16  # calibration samples the score uses at least, when no evaluation samples are given
@@ -136,8 +136,9 @@ class _Search:
         self.gptq_determined = any(s.determined for s in self.statistics.values())
         # Groups of matches with no int8 kernel: int16 whenever anything is.
         self.required = set()
+        int16_only = int16_only_patterns()
         for match in annotation.matches:
-            if match.pattern == "magnitude":
+            if match.pattern in int16_only:
                 self.required.update(annotation.groups[n.inputs[i].name].root for n, i in match.activations)
                 self.required.update(annotation.groups[name].root for name in match.outputs)
         self.candidates = [r for r in self.roots if r not in self.required]

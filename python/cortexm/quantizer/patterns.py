@@ -272,12 +272,13 @@ class Pattern:
     stage: Stage
     rank: int  # within the stage, patterns of lower rank are offered a node first
     int16_weights: bool = False  # its weight can be int16 (a 16x16 kernel; quantizer.int16_weights)
+    int16_only: bool = False  # no int8 kernel: precision='auto' makes it int16 whenever anything is
 
 
 _REGISTERED: list[Pattern] = []
 
 
-def pattern(name: str, ops, *, stage: Stage, rank: int, int16_weights: bool = False):
+def pattern(name: str, ops, *, stage: Stage, rank: int, int16_weights: bool = False, int16_only: bool = False):
     """Registers check(ctx, node) -> Match for the nodes of ops, offered in pass `stage` before the
     patterns of that stage with a higher rank."""
 
@@ -285,7 +286,7 @@ def pattern(name: str, ops, *, stage: Stage, rank: int, int16_weights: bool = Fa
         clash = [p.check.__name__ for p in _REGISTERED if (p.stage, p.rank) == (stage, rank)]
         if clash:
             raise ValueError(f"patterns {clash[0]} and {check.__name__} both have stage {stage.name}, rank {rank}")
-        _REGISTERED.append(Pattern(name, tuple(ops), check, Stage(stage), rank, int16_weights))
+        _REGISTERED.append(Pattern(name, tuple(ops), check, Stage(stage), rank, int16_weights, int16_only))
         return check
 
     return register
@@ -300,6 +301,11 @@ def passes() -> tuple:
 def int16_weight_patterns() -> tuple:
     """The names of the patterns whose weight can be int16."""
     return tuple(p.name for group in passes() for p in group if p.int16_weights)
+
+
+def int16_only_patterns() -> tuple:
+    """The names of the patterns with no int8 kernel."""
+    return tuple(p.name for group in passes() for p in group if p.int16_only)
 
 
 def __getattr__(name):
