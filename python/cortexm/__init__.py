@@ -14,10 +14,10 @@ from ._core import (
     Node,
     UnsupportedError,
     Value,
-    ops,
     quantize_multiplier,
     registered_ops,
 )
+from . import ops  # the kernel bindings and the op families (which register their handlers and patterns)
 from .compare import Comparison, compare
 from .export import export
 from .memory_plan import MemoryPlan, plan_memory

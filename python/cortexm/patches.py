@@ -19,30 +19,35 @@ overhead.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from . import _core
 from ._core import Graph
 
-CONV_OPS = ("cortex_m.quantized_conv2d.default", "cortex_m.quantized_depthwise_conv2d.default")
-# Same-shape element-wise ops: each output element reads the element at its position of every
-# non-constant input.
-ELEMENTWISE_OPS = ("cortex_m.quantized_add.default", "cortex_m.quantized_sub.default",
-                   "cortex_m.quantized_mul.default", "cortex_m.quantized_maximum.default",
-                   "cortex_m.quantized_minimum.default", "cortex_m.quantized_activation.default",
-                   "cortex_m.requantize.default")
 CHANNELS_LAST = [0, 2, 3, 1]
-# MACs per output element: conv weight OHWI [C_out, KH, KW, C_in / groups], depthwise IHWO.
-MAC_OPS = {
-    "cortex_m.quantized_conv2d.default": lambda w: w[1] * w[2] * w[3],
-    "cortex_m.quantized_conv2d_s16.default": lambda w: w[1] * w[2] * w[3],
-    "cortex_m.quantized_conv2d_s16w16.default": lambda w: w[1] * w[2] * w[3],
-    "cortex_m.quantized_depthwise_conv2d.default": lambda w: w[1] * w[2],
-    "cortex_m.quantized_linear.default": lambda w: w[-1],
-    "cortex_m.quantized_linear_s16.default": lambda w: w[-1],
-    "cortex_m.quantized_linear_s16w16.default": lambda w: w[-1],
-}
+
+# The kernels the patch rewrite knows, registered by the family modules of cortexm.ops:
+# convolutions whose output pixel reads a window of the input (attrs stride, padding, dilation);
+CONV_OPS: set[str] = set()
+# same-shape element-wise ops: each output element reads the element at its position of every
+# non-constant input;
+ELEMENTWISE_OPS: set[str] = set()
+# MACs per output element, from the weight's shape.
+MAC_OPS: dict[str, Callable] = {}
+
+
+def register_conv(*ops: str) -> None:
+    CONV_OPS.update(ops)
+
+
+def register_elementwise(*ops: str) -> None:
+    ELEMENTWISE_OPS.update(ops)
+
+
+def register_macs(op: str, per_output: Callable) -> None:
+    MAC_OPS[op] = per_output
 
 
 def macs(graph: Graph) -> int:
@@ -363,9 +368,9 @@ def _program_arena(graph: Graph, target: str, arena_limit: int, preserve_inputs:
     return _core.planned_layout(graph, target, preserve_inputs)["arena_size"] if arena <= arena_limit else arena
 
 
-# Ops whose output may share its input's bytes (a view the planner aliases): left out of bounds.
-_MAYBE_ALIASING = ("aten.view_copy.default", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default",
-                   "dim_order_ops._clone_dim_order.default")
+# Ops whose output may share its input's bytes (a view, or a dim order clone, the planner aliases):
+# left out of bounds.
+_MAYBE_ALIASING = frozenset(_core.ops_with("is_view")) | {"dim_order_ops._clone_dim_order.default"}
 
 
 def _aligned_bytes(value, alignment: int = 16) -> int:

@@ -3,13 +3,13 @@ quantizer (which refuses a quantized graph) and the lowering (which needs one)."
 
 from __future__ import annotations
 
+from . import _core
+
 __all__ = ["QDQ_OPS", "is_quantized"]
 
-QDQ_OPS = frozenset({
-    "quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default",
-    "quantized_decomposed.quantize_per_channel.default", "quantized_decomposed.dequantize_per_channel.default",
-    "cortex_m.quantize_per_tensor.default", "cortex_m.dequantize_per_tensor.default",
-})
+# The registered (de)quantize ops: PT2E's quantized_decomposed ones and the lowering's cortex_m ones.
+QDQ_OPS = frozenset(op for op in _core.registered_ops()
+                    if op.split(".")[1].startswith(("quantize_per_", "dequantize_per_")))
 
 
 def is_quantized(graph) -> bool:

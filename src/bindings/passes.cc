@@ -44,6 +44,20 @@ void bind_passes(py::module_& m) {
   m.def("is_table_activation", &convert::is_table_activation, py::arg("op"),
         "True for the elementwise ops ConvertToCortexM lowers to a lookup table (quantized_activation).");
   m.def(
+      "converters",
+      [] {
+        py::list out;
+        for (const convert::Converter* c : convert::converters()) {
+          py::dict d;
+          d["ops"] = c->ops;
+          d["folded_only"] = c->form == convert::Form::kFolded;
+          out.append(d);
+        }
+        return out;
+      },
+      "ConvertToCortexM's converters in order, each {'ops': the graph ops it lowers, 'folded_only': whether "
+      "it takes only their folded form (a compute op reading or producing quantized values)}.");
+  m.def(
       "run_pass",
       [](const std::string& name, const std::shared_ptr<Graph>& graph, const TargetConfig& target) {
         return find_pass(name).run(*graph, target);

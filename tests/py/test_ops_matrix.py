@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 
 from cortexm import ops_matrix  # noqa: E402
 from cortexm._export.converter import op_name  # noqa: E402
+from cortexm.ops import _matrix  # noqa: E402
 from cortexm.quantizer.reciprocal_division import divisions_as_reciprocals  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ops.md"
@@ -26,6 +27,19 @@ def test_docs_ops_md_is_generated():
 def test_rows_are_one_per_sample_and_labels_unique():
     labels = [s.label for s in ops_matrix.SAMPLES]
     assert len(labels) == len(set(labels))
+    assert len({s.row for s in ops_matrix.SAMPLES}) == len(ops_matrix.SAMPLES), "two samples share a row key"
+
+
+def test_lowering_facts_say_what_the_converters_do_not():
+    """LOWERING is the converters' ops with the families' facts: a missing kernel is of an op with a
+    converter, an op lowered by another pass has none of its own, a refusal is of a lowered op."""
+    converters = _matrix.converter_ops()
+    assert {"aten.convolution.default", "aten.linear.default", "aten.sigmoid.default"} <= converters
+    for precision in ops_matrix.PRECISIONS:
+        assert _matrix.NO_KERNEL[precision] <= converters
+        assert not _matrix.BY_PASS[precision] & converters
+        assert _matrix.BY_PASS[precision] <= set(cortexm.registered_ops())
+        assert set(ops_matrix.NOT_LOWERED[precision]) <= ops_matrix.LOWERING[precision]
 
 
 def deploys(graph, samples, precision: str) -> bool:

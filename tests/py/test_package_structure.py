@@ -1,9 +1,11 @@
-"""The package's import structure (issue 29): no function-level import of a cortexm module to dodge
-an import cycle, and a quantizer that imports nothing of the pipeline above it (lowering, programs,
-QEMU, the CLIs, the package root). Checked on the source with ast, without importing it."""
+"""The package's structure (issue 29): no function-level import of a cortexm module to dodge an import
+cycle, a quantizer that imports nothing of the pipeline above it (lowering, programs, QEMU, the CLIs,
+the package root), and no hand-kept op list outside the op families (cortexm/ops/). Checked on the
+source with ast, without importing it."""
 
 import ast
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,25 @@ OPTIONAL = {"torch", "matplotlib", "tqdm"}
 NOT_YET: set[str] = set()
 #: what the quantizer may import of cortexm: the C++ module, string escaping and the quantize/dequantize ops
 QUANTIZER_MAY_IMPORT = {"cortexm._core", "cortexm.escape", "cortexm.qdq"}
+#: a string naming a graph / kernel op (aten.relu.default, cortex_m.quantized_add.default, ...)
+OP_NAME = re.compile(r"\b(aten|cortex_m|quantized_decomposed|dim_order_ops)\.\w")
+#: op names outside cortexm/ops/ that are no op list: the few ops a generic mechanism makes or reads
+OP_NAMES_ALLOWED = {
+    # the quantize / dequantize nodes the quantizer's convert inserts
+    "quantizer/convert.py": {"quantized_decomposed.quantize_per_tensor.default",
+                             "quantized_decomposed.dequantize_per_tensor.default",
+                             "quantized_decomposed.dequantize_per_channel.default"},
+    # the rewrite of x / y into x * reciprocal(y), before annotation
+    "quantizer/reciprocal_division.py": {"aten.div.Tensor", "aten.reciprocal.default", "aten.mul.Tensor"},
+    # the lowered graph's input quantize, where compare starts
+    "compare.py": {"cortex_m.quantize_per_tensor.default"},
+    # the slices and cats the patch rewrite makes; the dim order clone the planner may alias
+    "patches.py": {"aten.slice_copy.Tensor", "aten.cat.default", "dim_order_ops._clone_dim_order.default"},
+    # the TFLite importer's quantize / dequantize around imported ops and its layout permutes
+    "tflite/importer.py": {"quantized_decomposed.quantize_per_tensor.default",
+                           "quantized_decomposed.dequantize_per_tensor.default",
+                           "quantized_decomposed.dequantize_per_channel.default", "aten.permute_copy.default"},
+}
 
 
 def module_name(path: Path) -> str:
@@ -144,3 +165,54 @@ def test_the_quantizer_alone_asks_for_the_lowering_precision_auto_needs():
     sample = (np.ones((1, 4), np.float32),)
     with pytest.raises(ValueError, match=r"precision='auto' lowers its candidate graphs: call cortexm.quantize"):
         cortexm.quantizer.quantize(g, [sample], precision="auto", progress=False)
+
+
+def docstrings(tree) -> set:
+    """The ids of the docstring constants of a module's, classes' and functions' bodies."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def op_names(path: Path) -> list[tuple[int, str]]:
+    """(line, string) of each string constant naming an op, docstrings aside (f-string parts included)."""
+    tree = ast.parse(path.read_text())
+    skip = docstrings(tree)
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+            and OP_NAME.search(node.value)]
+
+
+def is_family_module(path: Path) -> bool:
+    """cortexm/ops/<family>.py, or a TFLite front-end family, cortexm/tflite/<family>.py (the modules
+    registering importers with @tflite_op)."""
+    relative = path.relative_to(PACKAGE).as_posix()
+    if relative.startswith("ops/"):
+        return True
+    return relative.startswith("tflite/") and any(
+        isinstance(d, ast.Call) and getattr(d.func, "id", None) == "tflite_op"
+        for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.FunctionDef)
+        for d in node.decorator_list)
+
+
+def test_no_op_list_outside_the_op_families():
+    """An op's facts live in its family module (cortexm/ops/<family>.py), registered by decorator; the
+    rest of the package derives its op sets from those registries or from the C++ op registry."""
+    found = []
+    for path in sources():
+        relative = path.relative_to(PACKAGE).as_posix()
+        if is_family_module(path):
+            continue
+        allowed = OP_NAMES_ALLOWED.get(relative, set())
+        found += [f"{relative}:{line}: {text!r}" for line, text in op_names(path) if text not in allowed]
+    assert not found, "op names outside cortexm/ops/ (register them from the op's family module):\n" + \
+        "\n".join(found)
+
+
+def test_the_allowed_op_names_are_still_used():
+    for relative, allowed in OP_NAMES_ALLOWED.items():
+        assert allowed <= {text for _, text in op_names(PACKAGE / relative)}, relative

@@ -9,6 +9,8 @@ import pytest
 import torch
 
 import cortexm
+from cortexm.ops import activation, binary, data_movement, linear, pool, softmax
+from cortexm.ops import conv as conv_ops
 from cortexm.quantizer import annotator, is_quantized, observers, patterns
 
 Q = "quantized_decomposed.quantize_per_tensor.default"
@@ -83,12 +85,46 @@ def unary_graph(op, attrs=None, shape=(1, 4, 6, 6)):
     return g
 
 
+# --- the pattern registry -----------------------------------------------------------------------
+
+
+def position(name: str) -> tuple:
+    """(pass, place within the pass) of the first pattern called name in PASSES."""
+    return next((i, j) for i, group in enumerate(patterns.PASSES) for j, p in enumerate(group) if p.name == name)
+
+
+def test_patterns_are_offered_in_the_recorded_order():
+    """The family modules' @pattern(stage=..., rank=...) give the order the central PASSES tuple had."""
+    assert [len(group) for group in patterns.PASSES] == [7, 5, 9, 2]
+    # the convolutions share aten.convolution: each refuses the others' cases, in this order
+    conv = [position(n) for n in ("conv1d", "conv2d", "depthwise", "linear", "addmm", "transpose_conv", "magnitude")]
+    assert conv == [(0, j) for j in range(7)]
+    # the mask's add is offered the add first; then add, mul and the two-activation ops
+    assert [position(n) for n in ("attention_mask", "add", "mul", "matmul", "minmax")] == [(1, j) for j in range(5)]
+    # a magnitude's sqrt is taken before the table's (elementwise) is offered it
+    assert position("magnitude") < position("elementwise")
+    assert [position(n) for n in ("cat", "softmax", "log_softmax", "layer_norm", "activation", "elementwise",
+                                  "avg_pool", "sum", "index")] == [(2, j) for j in range(9)]
+    assert [p.check for p in patterns.PASSES[3]] == [data_movement.check_passthrough, data_movement.check_pad]
+    assert patterns.int16_weight_patterns() == ("conv1d", "conv2d", "depthwise", "linear", "addmm")
+    assert patterns.int16_only_patterns() == ("magnitude",)
+
+
+def test_two_patterns_cannot_share_a_place():
+    def check_again(ctx, node):
+        return binary.check_add(ctx, node)
+
+    with pytest.raises(ValueError, match="patterns check_add and check_again both have stage BINARY, rank 20"):
+        patterns.pattern("again", ("aten.add.Tensor",), stage=patterns.Stage.BINARY, rank=20)(check_again)
+    assert "again" not in {p.name for group in patterns.PASSES for p in group}
+
+
 # --- weighted patterns --------------------------------------------------------------------------
 
 
 def test_conv2d_pattern_and_convert_form():
     g = conv2d_graph()
-    m = patterns.check_conv2d(view_of(g), node(g, "conv"))
+    m = conv_ops.check_conv2d(view_of(g), node(g, "conv"))
     assert m.pattern == "conv2d" and m.weights[0].axis == 0 and len(m.biases) == 1
     qg = quantize(g)
     conv = node(qg, "conv")
@@ -111,7 +147,7 @@ def test_conv2d_pattern_and_convert_form():
 ])
 def test_activation_tail_shares_the_producer_quantization(tail, attrs, name):
     g = conv2d_graph(tail, attrs)
-    m = patterns.check_conv2d(view_of(g), node(g, "conv"))
+    m = conv_ops.check_conv2d(view_of(g), node(g, "conv"))
     assert m.pattern == f"conv2d+{name}" and [n.name for n in m.nodes] == ["conv", "tail"]
     qg = quantize(g)
     conv, t = node(qg, "conv"), node(qg, "tail")
@@ -122,7 +158,7 @@ def test_activation_tail_shares_the_producer_quantization(tail, attrs, name):
 
 def test_tail_not_fused_when_the_producer_has_another_user():
     g = conv2d_graph("aten.relu.default", extra_user=True)
-    assert patterns.check_conv2d(view_of(g), node(g, "conv")).pattern == "conv2d"
+    assert conv_ops.check_conv2d(view_of(g), node(g, "conv")).pattern == "conv2d"
     qg = quantize(g)
     assert node(qg, "conv").meta["pattern"] == "conv2d" and node(qg, "tail").meta["pattern"] == "passthrough"
     relu = node(qg, "tail")
@@ -133,9 +169,9 @@ def test_tail_not_fused_when_the_producer_has_another_user():
 def test_depthwise_pattern():
     g = conv2d_graph("aten.relu.default", groups=4, c_in=4, c_out=8)
     v = view_of(g)
-    assert patterns.check_depthwise(v, node(g, "conv")).pattern == "depthwise+relu"
+    assert conv_ops.check_depthwise(v, node(g, "conv")).pattern == "depthwise+relu"
     with pytest.raises(patterns.NotApplicable):
-        patterns.check_conv2d(v, node(g, "conv"))
+        conv_ops.check_conv2d(v, node(g, "conv"))
     assert node(quantize(g), "conv").meta["pattern"] == "depthwise+relu"
 
 
@@ -143,8 +179,8 @@ def test_grouped_conv_is_a_conv2d_with_per_channel_weights():
     g = conv2d_graph("aten.relu.default", groups=2, c_in=4, c_out=6)
     v = view_of(g)
     with pytest.raises(patterns.NotApplicable, match="groups=2 with 4 input channels is grouped"):
-        patterns.check_depthwise(v, node(g, "conv"))
-    assert patterns.check_conv2d(v, node(g, "conv")).pattern == "conv2d+relu"
+        conv_ops.check_depthwise(v, node(g, "conv"))
+    assert conv_ops.check_conv2d(v, node(g, "conv")).pattern == "conv2d+relu"
     conv = node(quantize(g), "conv")
     assert conv.meta["pattern"] == "conv2d+relu"
     weight = conv.inputs[1].producer
@@ -166,9 +202,9 @@ def test_conv1d_pattern():
     w = g.add_constant("w", rand(5, 3, 3, seed=1))
     y = g.call("aten.convolution.default", [x, w, None], CONV1D, name="conv")
     g.outputs = [g.call("aten.relu.default", [y])]
-    assert patterns.check_conv1d(view_of(g), node(g, "conv")).pattern == "conv1d+relu"
+    assert conv_ops.check_conv1d(view_of(g), node(g, "conv")).pattern == "conv1d+relu"
     with pytest.raises(patterns.NotApplicable):
-        patterns.check_conv2d(view_of(g), node(g, "conv"))
+        conv_ops.check_conv2d(view_of(g), node(g, "conv"))
     conv = node(quantize(g), "conv")
     assert conv.meta["pattern"] == "conv1d+relu" and src(conv.inputs[1]) == DQC and conv.inputs[2] is None
 
@@ -185,7 +221,7 @@ def linear_graph(tail=None):
 
 def test_linear_pattern():
     g = linear_graph("aten.relu.default")
-    assert patterns.check_linear(view_of(g), node(g, "fc")).pattern == "linear+relu"
+    assert linear.check_linear(view_of(g), node(g, "fc")).pattern == "linear+relu"
     fc = node(quantize(g), "fc")
     assert fc.meta["pattern"] == "linear+relu" and src(fc.inputs[1]) == DQC and src(fc.inputs[2]) == DQC
 
@@ -197,7 +233,7 @@ def test_addmm_with_permuted_weight():
     b = g.add_constant("b", rand(5, seed=2))
     wt = g.call("aten.permute_copy.default", [w], {"dims": [1, 0]}, name="t")
     g.outputs = [g.call("aten.addmm.default", [b, x, wt], name="mm")]
-    m = patterns.check_addmm(view_of(g), node(g, "mm"))
+    m = linear.check_addmm(view_of(g), node(g, "mm"))
     assert m.pattern == "addmm" and [n.name for n in m.nodes] == ["mm", "t"]
     assert (m.weights[0].node.name, m.weights[0].axis) == ("t", 0)
     qg = quantize(g)
@@ -224,15 +260,15 @@ def test_addmm_with_alpha_stays_float():
     g.outputs = [g.call("aten.addmm.default", [g.add_constant("b", rand(5)), x, g.add_constant("wt", rand(6, 5))],
                         {"alpha": 2.0}, name="mm")]
     with pytest.raises(patterns.NoMatch, match="alpha=2"):
-        patterns.check_addmm(view_of(g), node(g, "mm"))
+        linear.check_addmm(view_of(g), node(g, "mm"))
     assert node(quantize(g), "mm").meta["float_reason"].startswith("addmm: alpha=2")
 
 
 # --- binary patterns ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("op,check,name", [("aten.add.Tensor", patterns.check_add, "add"),
-                                           ("aten.mul.Tensor", patterns.check_mul, "mul")])
+@pytest.mark.parametrize("op,check,name", [("aten.add.Tensor", binary.check_add, "add"),
+                                           ("aten.mul.Tensor", binary.check_mul, "mul")])
 def test_add_and_mul_patterns(op, check, name):
     assert check(view_of(binary_graph(op)), node(binary_graph(op), "bin")).pattern == name
     g = binary_graph(op, "aten.relu.default")
@@ -248,7 +284,7 @@ def test_binary_with_a_constant_quantizes_the_constant_per_tensor_over_its_own_r
     """TFLite's ADD / SUB / MUL with a constant input: the constant an int8 tensor with qparams of
     its own (min / max with 0, asymmetric), never observed."""
     g = binary_graph(op, const_other=True)
-    m = patterns._binary(view_of(g), node(g, "bin"), "x")
+    m = binary._binary(view_of(g), node(g, "bin"), "x")
     assert [i for _, i in m.activations] == [0] and [i for _, i in m.constants] == [1]
     qg = quantize(g)
     b = node(qg, "bin")
@@ -272,7 +308,7 @@ def test_binary_of_two_constants_is_not_quantized():
                name="bin")
     g.outputs = [g.call("aten.mul.Tensor", [x, c], name="mul")]
     with pytest.raises(patterns.NoMatch, match="both inputs are constants"):
-        patterns._binary(view_of(g), node(g, "bin"), "x")
+        binary._binary(view_of(g), node(g, "bin"), "x")
 
 
 # --- single-op patterns ---------------------------------------------------------------------------
@@ -298,7 +334,7 @@ PASSTHROUGH = [
 @pytest.mark.parametrize("op,attrs", PASSTHROUGH, ids=[p[0].split(".")[1] for p in PASSTHROUGH])
 def test_passthrough_shares_the_input_qparams(op, attrs):
     g = unary_graph(op, attrs, shape=(1, 4, 6) if "1d" in op else (1, 4, 6, 6))
-    check = patterns.check_pad if "pad_nd" in op else patterns.check_passthrough
+    check = data_movement.check_pad if "pad_nd" in op else data_movement.check_passthrough
     m = check(view_of(g), node(g, "op"))
     assert m.pattern == "passthrough" and set(m.outputs.values()) == {patterns.SharedWith("x")}
     qg = quantize(g)
@@ -312,7 +348,7 @@ def test_passthrough_shares_the_input_qparams(op, attrs):
 @pytest.mark.parametrize("value", [1.5, -40.0])
 def test_padding_with_a_nonzero_value_widens_the_shared_range_to_hold_it(value):
     g = unary_graph("aten.constant_pad_nd.default", {"pad": [1, 1], "value": value})
-    m = patterns.check_pad(view_of(g), node(g, "op"))
+    m = data_movement.check_pad(view_of(g), node(g, "op"))
     assert m.outputs == {"op": patterns.SharedWith("x")} and m.range_includes == [value]
     data = samples(g, 4)
     qg = cortexm.quantize(g, data, cortexm.CortexMQuantizer("minmax"), progress=False)
@@ -338,14 +374,14 @@ def test_padding_with_an_infinite_value_stays_float():
 ])
 def test_average_pools_and_mean_keep_the_input_qparams(op, attrs):
     g = unary_graph(op, attrs)
-    assert patterns.check_pool(view_of(g), node(g, "op")).outputs == {"op": patterns.SharedWith("x")}
+    assert pool.check_pool(view_of(g), node(g, "op")).outputs == {"op": patterns.SharedWith("x")}
     qg = quantize(g)
     assert quantize_of(node(qg, "op").outputs[0]).attrs == quantize_of(qg.value("x")).attrs
 
 
 def test_softmax_has_fixed_qparams():
     g = unary_graph("aten._softmax.default", {"dim": 1}, shape=(2, 10))
-    assert patterns.check_softmax(view_of(g), node(g, "op")).outputs == {"op": patterns.Fixed(1 / 256, -128)}
+    assert softmax.check_softmax(view_of(g), node(g, "op")).outputs == {"op": patterns.Fixed(1 / 256, -128)}
     a = quantize_of(node(quantize(g), "op").outputs[0]).attrs
     assert (a["scale"], a["zero_point"], a["dtype"]) == (1 / 256, -128, "int8")
     a16 = quantize_of(node(quantize(g, activation_dtype="int16"), "op").outputs[0]).attrs
@@ -354,7 +390,7 @@ def test_softmax_has_fixed_qparams():
 
 def test_log_softmax_has_tflite_fixed_qparams():
     g = unary_graph("aten._log_softmax.default", {"dim": 1}, shape=(2, 10))
-    m = patterns.check_log_softmax(view_of(g), node(g, "op"))
+    m = softmax.check_log_softmax(view_of(g), node(g, "op"))
     assert m.outputs == {"op": patterns.Fixed(16 / 256, 127)}
     a = quantize_of(node(quantize(g), "op").outputs[0]).attrs
     assert (a["scale"], a["zero_point"], a["dtype"]) == (16 / 256, 127, "int8")
@@ -378,10 +414,10 @@ def test_elementwise_ops_get_observed_output_qparams(op, attrs):
     assert node(qg, "op").meta["pattern"] == op.split(".")[1]
 
 
-@pytest.mark.parametrize("op", [op for op in patterns.ACTIVATION_OPS if op not in patterns.BOUNDED_ACTIVATIONS])
+@pytest.mark.parametrize("op", [op for op in activation.ACTIVATION_OPS if op not in activation.BOUNDED_ACTIVATIONS])
 def test_nonlinear_activations_get_observed_output_qparams(op):
     g = unary_graph(op, shape=(2, 50))
-    assert patterns.check_activation(view_of(g), node(g, "op")).outputs == {"op": patterns.Observed()}
+    assert activation.check_activation(view_of(g), node(g, "op")).outputs == {"op": patterns.Observed()}
     data = samples(g, 8)
     qg = cortexm.quantize(g, data, cortexm.CortexMQuantizer("minmax"), progress=False)
     outs = np.stack([g.run(*s) for s in data])
@@ -395,7 +431,7 @@ def test_nonlinear_activations_get_observed_output_qparams(op):
                                            ("aten.tanh.default", (1 / 128, 0), (1 / 32768, 0))])
 def test_sigmoid_and_tanh_have_tflite_fixed_qparams(op, int8, int16):
     g = unary_graph(op, shape=(2, 50))
-    assert patterns.check_activation(view_of(g), node(g, "op")).outputs == {"op": patterns.Fixed(*int8)}
+    assert activation.check_activation(view_of(g), node(g, "op")).outputs == {"op": patterns.Fixed(*int8)}
     for quantizer, want in ((cortexm.CortexMQuantizer(), (*int8, "int8")),
                             (cortexm.CortexMQuantizer(activation_dtype="int16"), (*int16, "int16")),
                             (cortexm.CortexMQuantizer(int16_activations=["op"]), (*int16, "int16"))):
@@ -407,7 +443,7 @@ def test_cat_requantizes_its_inputs_to_the_output_qparams():
     g = cortexm.Graph()
     x, y = g.add_input("x", [1, 2, 4]), g.add_input("y", [1, 3, 4])
     g.outputs = [g.call("aten.cat.default", [x, y], {"dim": 1}, name="cat")]
-    m = patterns.check_cat(view_of(g), node(g, "cat"))
+    m = data_movement.check_cat(view_of(g), node(g, "cat"))
     assert m.requantized == m.activations and len(m.requantized) == 2
     data = [(rand(1, 2, 4, seed=i), rand(1, 3, 4, seed=50 + i, scale=10)) for i in range(8)]
     qg = cortexm.quantize(g, data, cortexm.CortexMQuantizer("minmax"), progress=False)
@@ -430,7 +466,7 @@ def test_cat_of_copies_of_one_value_keeps_its_qparams():
     g = cortexm.Graph()
     x = g.add_input("x", [1, 2, 4])
     g.outputs = [g.call("aten.cat.default", [x, x, x], {"dim": 1}, name="cat")]
-    m = patterns.check_cat(view_of(g), node(g, "cat"))
+    m = data_movement.check_cat(view_of(g), node(g, "cat"))
     assert m.pattern == "passthrough" and not m.requantized
     qg = cortexm.quantize(g, [(rand(1, 2, 4, seed=i),) for i in range(4)], progress=False)
     cat = node(qg, "cat")

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import cortexm
+from cortexm.ops import binary
 from cortexm.quantizer import observers, patterns
 
 Q = "quantized_decomposed.quantize_per_tensor.default"
@@ -100,7 +101,7 @@ def test_magnitude_needs_private_squares(square_read_twice, cross, reason):
     g = magnitude_graph(square_read_twice, cross)
     view = cortexm.quantizer.annotator.GraphView(g, cortexm.CortexMQuantizer(fuse_magnitude=True))
     with pytest.raises(patterns.NoMatch, match=reason):
-        patterns.check_magnitude(view, node(g, "mag"))
+        binary.check_magnitude(view, node(g, "mag"))
     qg = quantize(g, fuse_magnitude=True)
     assert node(qg, "mag").meta["pattern"] == "sqrt"  # each op its own pattern, as without the option
 

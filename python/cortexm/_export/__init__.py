@@ -1,3 +1,3 @@
-"""The pieces of cortexm.export: capture (torch.export + decompositions), converter (the FX walk),
-ops, quant and batchnorm (handler tables; batchnorm folds), convert (the walk with all tables).
-Imports go one way: converter <- ops <- quant, batchnorm <- convert."""
+"""The pieces of cortexm.export: capture (torch.export + decompositions), handlers (the handler
+table the family modules of cortexm.ops fill, torch-free), converter (the FX walk), convert (the
+walk with every handler). Imports go one way: handlers <- converter <- convert."""

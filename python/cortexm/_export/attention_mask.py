@@ -9,7 +9,7 @@ inputs) it is evaluated here and the add is rewritten:
                                   B: MASKED where M is -inf, else 0 (a constant of s + F's shape)
 
 MASKED is float32's most negative value. In float, s + MASKED is MASKED and softmax gives those
-entries exactly 0, as torch does. The quantizer recognizes the add of B (patterns.py,
+entries exactly 0, as torch does. The quantizer recognizes the add of B (ops/binary.py,
 `check_attention_mask`): masked entries saturate to the int8 minimum of a range that reaches
 MASKED_GAP below the scores' own, so the int8 softmax (differences below diff_min count as exp 0)
 gives them exactly 0 probability too and the other entries exactly what they get without them.

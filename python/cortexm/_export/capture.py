@@ -1,5 +1,5 @@
-"""Capture: an nn.Module or ExportedProgram -> an ExportedProgram in core ATen (plus the ops of
-PRESERVED, which the cortexm graph has as single ops)."""
+"""Capture: an nn.Module or ExportedProgram -> an ExportedProgram in core ATen (plus the ops the
+family modules keep whole, handlers.KEPT_WHOLE, which the cortexm graph has as single ops)."""
 
 from __future__ import annotations
 
@@ -7,25 +7,13 @@ import warnings
 
 import torch
 
-# Ops the default table would decompose but the graph vocabulary keeps whole.
-PRESERVED = (
-    "linear.default",
-    "hardswish.default",
-    "hardsigmoid.default",
-    "silu.default",
-    "reflection_pad1d.default",
-    "upsample_nearest2d.default",
-    "softplus.default",
-    "mish.default",
-    "celu.default",
-    "prelu.default",
-)
+from .handlers import KEPT_WHOLE
 
 
 def decomposition_table() -> dict:
     table = torch.export.default_decompositions()
-    for name in PRESERVED:
-        packet, overload = name.split(".")
+    for name in sorted(KEPT_WHOLE):
+        _, packet, overload = name.split(".")
         table.pop(getattr(getattr(torch.ops.aten, packet), overload), None)
     return table
 

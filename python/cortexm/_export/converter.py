@@ -1,5 +1,5 @@
 """The converter: walks an ExportedProgram's FX graph and builds the cortexm.Graph, calling one
-handler per torch op from a HandlerTable (convert.py assembles the tables of ops, quant and batchnorm).
+handler per torch op from a handler table (handlers.HANDLERS, which the family modules of cortexm.ops fill).
 
 Each FX value maps to one of: a graph Value; a Const (a tensor of the program, added to the graph
 only when a node reads it as a tensor, so handlers can read qparams and batch-norm statistics
@@ -16,6 +16,7 @@ import torch
 from torch.export.graph_signature import InputKind, OutputKind
 
 from .._core import Graph, GraphError, UnsupportedError, Value
+from .handlers import Const, Unavailable
 
 DTYPES = {
     torch.float32: "float32",
@@ -26,52 +27,6 @@ DTYPES = {
     torch.int64: "int64",
     torch.bool: "bool",
 }
-
-
-class HandlerTable(dict):
-    """torch op name -> handler(cx, args). One table per module of handlers, filled by its own
-    @handles decorators; convert.py merges them."""
-
-    def handles(self, *names):
-        def register(fn):
-            for name in names:
-                if name in self:
-                    raise ValueError(f"{name} has two handlers: {self[name].__name__} and {fn.__name__}")
-                self[name] = fn
-            return fn
-
-        return register
-
-
-def merge_tables(*tables: HandlerTable) -> dict:
-    """One lookup table; an op handled by two tables is an error."""
-    merged: dict = {}
-    for table in tables:
-        twice = sorted(merged.keys() & table.keys())
-        if twice:
-            raise ValueError(f"ops with two handlers: {', '.join(twice)}")
-        merged.update(table)
-    return merged
-
-
-class Const:
-    """A tensor of the program (parameter, buffer, lifted constant, get_attr)."""
-
-    __slots__ = ("tensor", "name", "value")
-
-    def __init__(self, tensor: torch.Tensor, name: str):
-        self.tensor = tensor.detach()
-        self.name = name
-        self.value = None  # its graph constant, once used
-
-
-class Unavailable:
-    """An output the graph does not compute (max-pool indices, batch-norm statistics)."""
-
-    __slots__ = ("what",)
-
-    def __init__(self, what: str):
-        self.what = what
 
 
 class Refused:
@@ -306,6 +261,18 @@ class Converter:
 
     def dtype(self, x) -> str:
         return DTYPES.get(x.tensor.dtype, str(x.tensor.dtype)) if isinstance(x, Const) else self.tensor(x).dtype
+
+    def op_name(self, fx_node: torch.fx.Node | None = None) -> str:
+        """The op of the node being converted (or of fx_node, one of its inputs), e.g. 'aten.conv2d.default'."""
+        return op_name((self.node if fx_node is None else fx_node).target)
+
+    def graph_dtype(self, dtype: torch.dtype) -> str | None:
+        """The graph's name of a torch dtype ('float32'), None for a dtype the graph does not have."""
+        return DTYPES.get(dtype)
+
+    def full(self, value) -> Const:
+        """A program constant of the node's output shape and dtype, every element `value`."""
+        return Const(torch.full(self.out_shape(), value, dtype=self.out_dtype()), self.node.name)
 
     def add_constant(self, name: str, data: np.ndarray) -> Value:
         return self.graph.add_constant(name, data)

@@ -29,16 +29,9 @@ import torch
 from .._core import UnsupportedError
 from .attention_mask import ancestors, constant_tensor, rewrite_masked_softmax
 from .converter import module_path, op_name
+from .handlers import INFINITY_MAKING
 
 aten = torch.ops.aten
-
-# Ops that give an infinity for some finite input (log(0), x / 0, 0 ** -1, exp(100)).
-INFINITY_MAKING = {
-    "aten.log.default", "aten.log2.default", "aten.log10.default", "aten.log1p.default",
-    "aten._log_softmax.default", "aten.log_softmax.int", "aten.div.Tensor", "aten.div.Tensor_mode",
-    "aten.reciprocal.default", "aten.rsqrt.default", "aten.exp.default", "aten.exp2.default",
-    "aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar", "aten.tan.default",
-}
 
 
 def is_op(node, target) -> bool:

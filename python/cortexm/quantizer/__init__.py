@@ -3,9 +3,10 @@
     qgraph = cortexm.quantize(graph, calibration)        # calibration: iterable of input tuples
     print(cortexm.quantization_report(qgraph))
 
-quantize() annotates the graph with the patterns of patterns.py, runs the calibration samples
-through the interpreter to feed the observers (observers.py), and returns a new graph in
-convert_pt2e form (convert.py). The input graph is left as it was.
+quantize() annotates the graph with the patterns the op families of cortexm/ops/ register (patterns.py
+holds the registry), runs the calibration samples through the interpreter to feed the observers
+(observers.py), and returns a new graph in convert_pt2e form (convert.py). The input graph is left
+as it was.
 
 Modules: config (CortexMQuantizer), observers, patterns, annotator, calibrate, gptq, convert, auto
 (precision='auto'), report, reciprocal_division (x / y as x * reciprocal(y)).

@@ -1,6 +1,6 @@
 """Annotation: which nodes are quantized by which pattern, and which activations share qparams.
 
-annotate(graph, quantizer) offers every node to the patterns of patterns.PASSES in order; a node no
+annotate(graph, quantizer) offers every node to the patterns of patterns.passes() in order; a node no
 pattern takes stays float with the reasons of the checks that failed. Then, in execution order,
 each quantized activation value gets a Group: its own observer, another value's group (shared), or
 fixed qparams. Inputs of a quantized node that come from a graph input or a float node get an
@@ -9,12 +9,12 @@ observed group of their own, so a float region ends with a quantize.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .observers import ACTIVATION_RANGES, Observer, QParams, qparams_from_min_max
-from .patterns import PASSES, BelowMask, Fixed, Match, NoMatch, NotApplicable, Observed, SharedWith, mask_gap
+from .patterns import (SATURATION, BelowMask, Fixed, Match, NoMatch, NotApplicable, Observed, SharedWith, mask_gap,
+                       passes)
 
 
 class GraphView:
@@ -107,7 +107,7 @@ def _reason(failures: list, op: str) -> str:
 def annotate(graph, quantizer) -> Annotation:
     view = GraphView(graph, quantizer)
     failures = defaultdict(list)
-    for patterns in PASSES:
+    for patterns in passes():
         for node in view.nodes:
             if view.taken(node):
                 continue
@@ -224,12 +224,10 @@ def _tie_repeated_steps(annotation: Annotation) -> None:
 
 
 def _saturation_point(op: str, output_scale: float) -> float | None:
-    """|x| beyond which sigmoid / tanh is within half an output step of its bound."""
-    if op == "aten.sigmoid.default":
-        return math.log(2 / output_scale - 1)
-    if op == "aten.tanh.default":
-        return math.atanh(1 - output_scale / 2)
-    return None
+    """|x| beyond which op (sigmoid / tanh: patterns.SATURATION) is within half an output step of
+    its bound; None for other ops."""
+    point = SATURATION.get(op)
+    return None if point is None else point(output_scale)
 
 
 def _widen_to_saturation(annotation: Annotation) -> None:

@@ -50,7 +50,8 @@ from . import gptq
 from .annotator import Group, annotate
 from .calibrate import calibrate, sample_arrays
 from .config import CortexMQuantizer
-from .convert import INT16_WEIGHT_PATTERNS, convert
+from .convert import convert
+from .patterns import int16_only_patterns, int16_weight_patterns
 
 META_KEY = "auto_precision"  # the summary, a JSON string on the quantized graph's first node
 MIN_EVALUATION = 16  # calibration samples the score uses at least, when no evaluation samples are given
@@ -135,15 +136,17 @@ class _Search:
         self.gptq_determined = any(s.determined for s in self.statistics.values())
         # Groups of matches with no int8 kernel: int16 whenever anything is.
         self.required = set()
+        int16_only = int16_only_patterns()
         for match in annotation.matches:
-            if match.pattern == "magnitude":
+            if match.pattern in int16_only:
                 self.required.update(annotation.groups[n.inputs[i].name].root for n, i in match.activations)
                 self.required.update(annotation.groups[name].root for name in match.outputs)
         self.candidates = [r for r in self.roots if r not in self.required]
         # Weights that can be int16 (conv / linear): weight name -> the root of its op's group.
         self.weight_groups = {}
+        int16_patterns = int16_weight_patterns()
         for match in annotation.matches:
-            if match.pattern.split("+")[0] in INT16_WEIGHT_PATTERNS and match.outputs:
+            if match.pattern.split("+")[0] in int16_patterns and match.outputs:
                 root = annotation.groups[next(iter(match.outputs))].root
                 for use in match.weights:
                     self.weight_groups[use.node.inputs[use.index].name] = root

@@ -9,12 +9,14 @@ from .observers import ACTIVATION_RANGES, OBSERVERS, Observer
 
 WEIGHT_ROUNDINGS = ("nearest", "gptq")
 PRECISIONS = {"int8": "int8", "16x8": "int16", "auto": None}  # precision -> activation_dtype
-FIXED_QPARAMS = {
-    ("softmax", "int8"): (1 / 256, -128), ("softmax", "int16"): (1 / 32768, 0),
-    ("sigmoid", "int8"): (1 / 256, -128), ("sigmoid", "int16"): (1 / 32768, 0),
-    ("tanh", "int8"): (1 / 128, 0), ("tanh", "int16"): (1 / 32768, 0),
-    ("log_softmax", "int8"): (16 / 256, 127), ("log_softmax", "int16"): None,
-}
+# TFLite's fixed output (scale, zero point) of the bounded ops, per kind and activation dtype (None:
+# observed), registered by the family modules of cortexm.ops.
+FIXED_QPARAMS: dict[tuple[str, str], tuple[float, int] | None] = {}
+
+
+def register_fixed_qparams(kind: str, int8: tuple[float, int] | None, int16: tuple[float, int] | None) -> None:
+    FIXED_QPARAMS[(kind, "int8")] = int8
+    FIXED_QPARAMS[(kind, "int16")] = int16
 
 
 def _names(names, option: str, kind: str) -> frozenset:

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import gptq
 from .annotator import Annotation
+from .patterns import int16_weight_patterns
 from .observers import (INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, WEIGHT16_QMAX, WEIGHT16_QMIN, WEIGHT_QMAX,
                         WEIGHT_QMIN, QParams, qparams_from_min_max, quantize_array, quantize_bias, quantize_bias_int64,
                         quantize_weight)
@@ -28,9 +29,6 @@ from .observers import (INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, WEIGHT16_QMA
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
 DEQUANTIZE_PER_CHANNEL = "quantized_decomposed.dequantize_per_channel.default"
-# The patterns whose weight can be int16 (quantizer.int16_weights): the conv / linear kernels with a
-# 16x16 form.
-INT16_WEIGHT_PATTERNS = ("conv1d", "conv2d", "depthwise", "linear", "addmm")
 
 
 def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = None,
@@ -116,8 +114,10 @@ def _insert_requantize(g, nodes: dict, annotation: Annotation) -> None:
 
 def _int16_weight_uses(annotation: Annotation, names) -> set:
     """The weight uses (reading node name, input index) of the constants in names (int16_weights),
-    each the weight of an INT16_WEIGHT_PATTERNS match reading an int16 activation; ValueError
-    naming the weight, the op and why for any other name."""
+    each the weight of a match of a pattern registered with int16_weights (the conv / linear kernels
+    with a 16x16 form) reading an int16 activation; ValueError naming the weight, the op and why for
+    any other name."""
+    int16_patterns = int16_weight_patterns()
     uses, found = set(), set()
     for match in annotation.matches:
         kind, op = match.pattern.split("+")[0], match.nodes[0]
@@ -125,9 +125,9 @@ def _int16_weight_uses(annotation: Annotation, names) -> set:
             w = use.node.inputs[use.index]
             if w.name not in names:
                 continue
-            if kind not in INT16_WEIGHT_PATTERNS:
+            if kind not in int16_patterns:
                 raise ValueError(f"int16_weights names '{w.name}', the weight of '{op.name}' ({op.op}, pattern "
-                                 f"{kind}), which has no 16x16 form (only {', '.join(INT16_WEIGHT_PATTERNS)})")
+                                 f"{kind}), which has no 16x16 form (only {', '.join(int16_patterns)})")
             x_node, x_index = match.activations[0]
             x = x_node.inputs[x_index]
             group = annotation.edge_groups.get((x_node.name, x_index)) or annotation.groups[x.name]

@@ -8,6 +8,9 @@ of its mean diagonal.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import numpy as np
 
 from .observers import WEIGHT_QMAX, WEIGHT_QMIN
@@ -62,25 +65,33 @@ class InputStatistics:
         return self.vectors >= self.columns
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How a weighted op reads its input, registered by its family (register_layout)."""
+
+    columns: Callable  # (node, x, groups) -> the input vectors each output position reads, per group:
+    #                    [groups, positions, columns]
+    groups: Callable  # node -> its groups (weight rows are split evenly between them)
+    takes: Callable  # node -> whether GPTQ rounds its weight (else round-to-nearest)
+
+
+LAYOUTS: dict[str, Layout] = {}
+
+
+def register_layout(*ops: str, columns: Callable, groups: Callable = lambda node: 1,
+                    takes: Callable = lambda node: True) -> None:
+    for op in ops:
+        LAYOUTS[op] = Layout(columns, groups, takes)
+
+
+def rows(node, x: np.ndarray, groups: int) -> np.ndarray:
+    """A linear's input vectors: the rows of x."""
+    return x.reshape(1, -1, x.shape[-1])
+
+
 def _columns(node, x: np.ndarray, groups: int) -> np.ndarray:
     """The input vectors each output position reads, per group: [groups, positions, columns]."""
-    if node.op != "aten.convolution.default":  # linear / addmm: rows of x
-        return x.reshape(1, -1, x.shape[-1])
-    a = node.attrs
-    spatial = x.ndim - 2
-    kernel = node.inputs[1].shape[2:]
-    stride, padding, dilation = (list(a[k]) * (spatial if len(a[k]) == 1 else 1) for k in ("stride", "padding", "dilation"))
-    x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
-    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
-    windows = np.lib.stride_tricks.sliding_window_view(x, spans, axis=tuple(range(2, x.ndim)))
-    index = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) \
-        + tuple(slice(None, None, d) for d in dilation)
-    windows = windows[index]  # [N, C, *out, *kernel]
-    n, c = windows.shape[:2]
-    out = windows.shape[2:2 + spatial]
-    windows = np.moveaxis(windows, 1, 1 + spatial)  # [N, *out, C, *kernel]
-    per_group = windows.reshape(n * int(np.prod(out)), groups, -1)
-    return np.moveaxis(per_group, 1, 0)
+    return LAYOUTS[node.op].columns(node, x, groups)
 
 
 def collect(annotation) -> dict:
@@ -91,15 +102,14 @@ def collect(annotation) -> dict:
         anchor = match.nodes[0]
         if not match.weights or not match.activations:
             continue
-        if anchor.op == "aten.convolution.default" and anchor.attrs["transposed"]:
-            continue
-        if anchor.op not in ("aten.convolution.default", "aten.linear.default", "aten.addmm.default"):
+        layout = LAYOUTS.get(anchor.op)
+        if layout is None or not layout.takes(anchor):
             continue
         (use,) = match.weights
         w = use.node.inputs[use.index]
         rows = w.shape[use.axis]
         columns = int(np.prod(w.shape)) // rows
-        groups = anchor.attrs["groups"] if anchor.op == "aten.convolution.default" else 1
+        groups = layout.groups(anchor)
         if columns > MAX_COLUMNS:
             continue
         stats[(use.node.name, use.index)] = (InputStatistics(anchor, columns, groups), match.activations[0])

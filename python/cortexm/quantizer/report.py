@@ -36,8 +36,9 @@ class ReportRow:
 
 
 KINDS = ("int8", "16x8", "16x16", "float")  # 16x16 shown only when a node is
-# Lowered ops that are lookup tables.
-_TABLE_OPS = frozenset({"cortex_m.quantized_activation.default", "cortex_m.quantized_activation_s16.default"})
+# Lowered ops that are lookup tables: the registered ops reading a `table` input.
+_TABLE_OPS = frozenset(op for op in _core.registered_ops()
+                       if any(i.name == "table" for i in _core.op_info(op).inputs))
 
 
 def _op_label(op: str) -> str:

@@ -1,6 +1,9 @@
-"""Batch norm in eval mode: y = x * scale + shift per channel (dim 1), with
-scale = weight / sqrt(running_var + eps) and shift = bias - running_mean * scale.
+"""Normalization: layer norm (export, quantizer pattern) and batch norm, which export folds into the
+convolution or linear before it or makes a mul and an add; ops-matrix rows (group and instance norms
+are refused) and lowering facts.
 
+Batch norm in eval mode: y = x * scale + shift per channel (dim 1), with
+scale = weight / sqrt(running_var + eps) and shift = bias - running_mean * scale.
 Folded into the convolution or linear that produces x when nothing else reads that output and its
 weight and bias are constants (new constants computed in float64, stored as float32); otherwise a
 mul and an add with per-channel constants shaped to broadcast."""
@@ -9,10 +12,46 @@ from __future__ import annotations
 
 import numpy as np
 
-from .converter import HandlerTable, Unavailable, op_name
+from .._export.handlers import Unavailable, handles, ints
+from ..quantizer.patterns import Match, Observed, Stage, activation, constant, free, pattern
+from ._matrix import IMG, A, Sample, no_kernel, rows
 
-HANDLERS = HandlerTable()
-handles = HANDLERS.handles
+# --- layer norm --------------------------------------------------------------------------------
+
+
+def layer_norm_call(cx, a):
+    """Layer norm over the trailing dims normalized_shape names; weight / bias optional."""
+    normalized = ints(a["normalized_shape"])
+    return cx.call("aten.layer_norm.default", [a["input"], a["weight"], a["bias"]],
+                   {"normalized_shape": normalized, "eps": float(a["eps"])})
+
+
+@handles("aten.native_layer_norm.default")
+def native_layer_norm(cx, a):
+    """Output 0 only: the graph does not compute the mean and rstd outputs (an error if used)."""
+    return layer_norm_call(cx, a), Unavailable("mean"), Unavailable("rstd")
+
+
+@handles("aten.layer_norm.default")
+def layer_norm(cx, a):
+    return layer_norm_call(cx, a)
+
+
+@pattern("layer_norm", ("aten.layer_norm.default",), stage=Stage.SINGLE, rank=40)
+def check_layer_norm(ctx, node):
+    """The input and the (float) layer norm output observed per tensor; weight and bias stay float
+    constants, quantized by the lowering (int16 weight, int32 bias in the kernel's units)."""
+    free(ctx, node)
+    activation(node, 0)
+    for index, what in ((1, "weight"), (2, "bias")):
+        if index < len(node.inputs) and node.inputs[index] is not None:
+            constant(node, index, what)
+    return Match("layer_norm", [node], activations=[(node, 0)], outputs={node.outputs[0].name: Observed()})
+
+
+no_kernel("16x8", "aten.layer_norm.default")
+
+# --- batch norm --------------------------------------------------------------------------------
 
 FOLDABLE = {"aten.convolution.default", "aten.linear.default"}
 # The torch ops whose handlers return the output of one of those graph nodes.
@@ -39,7 +78,7 @@ def scale_shift(cx, a) -> tuple[np.ndarray, np.ndarray]:
 def foldable_producer(cx, x):
     """The convolution / linear node to fold into, or None."""
     src = cx.node.args[0]
-    if src.op != "call_function" or op_name(src.target) not in FOLDABLE_SOURCES or len(src.users) != 1:
+    if src.op != "call_function" or cx.op_name(src) not in FOLDABLE_SOURCES or len(src.users) != 1:
         return None
     producer = x.producer
     if producer.op not in FOLDABLE:
@@ -95,3 +134,15 @@ def native_batch_norm(cx, a):
 def batch_norm_op(cx, a):
     reject_training(cx, a)
     return batch_norm(cx, a)
+
+
+@rows
+def samples(torch, nn, F, op, Fn):
+    return (
+        Sample("aten.native_layer_norm.default", lambda: nn.LayerNorm(8), (A,), row=320),
+        Sample("aten._native_batch_norm_legit_no_training.default", lambda: nn.BatchNorm2d(2), (IMG,),
+               "alone", row=510),
+        Sample("aten.native_group_norm.default", lambda: nn.GroupNorm(1, 2), (IMG,), row=520),
+        Sample("aten._native_batch_norm_legit.no_stats", lambda: nn.InstanceNorm2d(2),
+               (IMG,), "instance norm", row=530),
+    )

@@ -1,26 +1,28 @@
-"""quantized_decomposed ops (what PT2E's convert_pt2e leaves) -> the graph's quantized_decomposed
-ops with qparams as attributes. Scales and zero points may be Python numbers, one-element constant
-tensors (.tensor / .tensor2 overloads) or, per channel, constant tensors."""
+"""Quantize / dequantize: the quantized_decomposed ops PT2E's convert_pt2e leaves, exported as the
+graph's quantized_decomposed ops with qparams as attributes. Scales and zero points may be Python
+numbers, one-element constant tensors (.tensor / .tensor2 overloads) or, per channel, constant
+tensors. (The requantize ops are the lowering's, src/passes/convert_requantize.cc.)"""
 
 from __future__ import annotations
 
-import torch
+from .._export.handlers import handles, scalar_value
+from ..patches import register_elementwise
 
-from .converter import DTYPES, HandlerTable
-from .ops import scalar_value
 
-HANDLERS = HandlerTable()
-handles = HANDLERS.handles
+# The lowered requantize is element-wise (patch-based execution).
+register_elementwise("cortex_m.requantize.default")
 
 
 def dtype_attr(cx, dtype) -> str:
-    if dtype not in DTYPES:
+    name = cx.graph_dtype(dtype)
+    if name is None:
         raise cx.unsupported(f"{cx.node.target} to {dtype}")
-    return DTYPES[dtype]
+    return name
 
 
 def common(cx, a) -> dict:
-    if a.get("out_dtype") not in (None, torch.float32):
+    out_dtype = a.get("out_dtype")
+    if out_dtype is not None and cx.graph_dtype(out_dtype) != "float32":
         raise cx.unsupported(f"{cx.node.target} with out_dtype={a['out_dtype']}")
     return {"quant_min": int(scalar_value(cx, a["quant_min"], "quant_min")),
             "quant_max": int(scalar_value(cx, a["quant_max"], "quant_max")),
