@@ -59,3 +59,24 @@ def sub(ctx, op):
 @tflite_op("MUL")
 def mul(ctx, op):
     _binary(ctx, op, "aten.mul.Tensor", S.OPTIONS_MUL, S.MUL_ACTIVATION)
+
+
+@tflite_op("MAXIMUM", "MINIMUM")
+def maximum_minimum(ctx, op):
+    """-> aten.maximum / minimum.default. TFLite Micro compares the int8 integers as they are
+    (broadcasting), which is the values' order only when both inputs and the output share qparams:
+    required (the converter writes them so)."""
+    a_i, b_i, out_i = ctx.input_index(0), ctx.input_index(1), op.outputs[0]
+    types = [ctx.tensor(i).type for i in (a_i, b_i, out_i)]
+    if types != ["INT8"] * 3:
+        raise Unsupported(f"types {', '.join(types)}: int8 inputs and output are imported")
+    qs = [ctx.qparams(i) for i in (a_i, b_i, out_i)]
+    if any((q["scales"], q["zero_points"]) != (qs[2]["scales"], qs[2]["zero_points"]) for q in qs):
+        raise Unsupported("inputs and output with different qparams (TFLite Micro compares the integers unscaled)")
+    rank4 = len(ctx.tensor(a_i).shape) == 4 and len(ctx.tensor(b_i).shape) == 4
+    layout = "nchw" if rank4 else "file"
+    a, b = _operand(ctx, 0, layout), _operand(ctx, 1, layout)
+    aten = "aten.maximum.default" if op.builtin == "MAXIMUM" else "aten.minimum.default"
+    y = ctx.g.call(aten, [a, b], {}, source=ctx.source())
+    check_shape(ctx, out_i, y.shape, ctx.tensor(out_i).shape, layout)
+    ctx.quantize_output(out_i, y, layout)
