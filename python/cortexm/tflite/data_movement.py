@@ -206,3 +206,56 @@ def strided_slice(ctx, op):
     if list(x.shape) != kept:
         x = ctx.g.call("aten.view_copy.default", [x], {"size": kept}, source=ctx.source())
     ctx.set_value(out_i, x)
+
+
+def _resize_operands(ctx, op, options_type, align_fid, half_fid):
+    o = ctx.options(options_type)
+    align = bool(o.scalar(align_fid, "bool", "align_corners", False))
+    half = bool(o.scalar(half_fid, "bool", "half_pixel_centers", False))
+    x_i, out_i = ctx.input_index(0), op.outputs[0]
+    _same_qparams(ctx, x_i, out_i, "resizes")
+    x_t, out_t = ctx.tensor(x_i), ctx.tensor(out_i)
+    if len(x_t.shape) != 4:
+        raise Unsupported(f"input rank {len(x_t.shape)} (NHWC expected)")
+    size = [int(v) for v in _int_constant(ctx, op, 1, "size").reshape(-1).tolist()]
+    if len(size) != 2 or min(size) < 1:
+        raise Malformed(f"size {size} (two positive sizes expected)")
+    n, _, _, c = x_t.shape
+    if list(out_t.shape) != [n, size[0], size[1], c]:
+        raise Malformed(f"output shape {list(out_t.shape)} is not [N, {size[0]}, {size[1]}, C]")
+    return x_i, out_i, size, align, half
+
+
+@tflite_op("RESIZE_NEAREST_NEIGHBOR")
+def resize_nearest_neighbor(ctx, op):
+    """-> aten.upsample_nearest2d of the integers (NCHW): source index floor(dst * float32(in / out)),
+    TFLite Micro's without align_corners and half_pixel_centers (those are refused)."""
+    x_i, out_i, size, align, half = _resize_operands(ctx, op, S.OPTIONS_RESIZE_NEAREST_NEIGHBOR,
+                                                     S.RESIZE_NEAREST_ALIGN_CORNERS,
+                                                     S.RESIZE_NEAREST_HALF_PIXEL_CENTERS)
+    if align or half:
+        raise Unsupported(f"align_corners = {align}, half_pixel_centers = {half} (cortexm's nearest resize is "
+                          "TFLite's with both false)")
+    y = ctx.g.call("aten.upsample_nearest2d.default", [ctx.value(x_i, "nchw")], {"output_size": size},
+                   source=ctx.source())
+    ctx.set_value(out_i, y, "nchw")
+
+
+@tflite_op("RESIZE_BILINEAR")
+def resize_bilinear(ctx, op):
+    """-> aten.upsample_bilinear2d at the input's qparams, which cortexm lowers to TFLite Micro's
+    RESIZE_BILINEAR arithmetic (10-bit coordinates) with half_pixel_centers = not align_corners;
+    the legacy form (both false) is refused."""
+    x_i, out_i, size, align, half = _resize_operands(ctx, op, S.OPTIONS_RESIZE_BILINEAR,
+                                                     S.RESIZE_BILINEAR_ALIGN_CORNERS,
+                                                     S.RESIZE_BILINEAR_HALF_PIXEL_CENTERS)
+    if half == align:
+        raise Unsupported(f"align_corners = {align}, half_pixel_centers = {half} (cortexm's bilinear resize is "
+                          "TFLite's with half_pixel_centers = not align_corners)")
+    y = ctx.g.call("aten.upsample_bilinear2d.default", [ctx.dequantized(x_i, "nchw")],
+                   {"output_size": size, "align_corners": align, "scales": []}, source=ctx.source())
+    q = ctx.value(x_i, "nchw").qparams
+    out = ctx.g.call("quantized_decomposed.quantize_per_tensor.default", [y],
+                     {"scale": q["scales"][0], "zero_point": q["zero_points"][0], "quant_min": q["quant_min"],
+                      "quant_max": q["quant_max"], "dtype": ctx.value(x_i, "nchw").dtype}, source=ctx.source())
+    ctx.set_value(out_i, out, "nchw")
