@@ -2,6 +2,7 @@
 once (with the module path of each node) and every op that would run as float fallback, and why.
 
     report = cortexm.check(model, example_inputs)
+    report = cortexm.check("model.tflite")   # or its bytes: import, lower and plan the .tflite
     print(report)          # problems, float fallback, the program's size
     report.ok              # False when a problem prevents deployment
 
@@ -10,6 +11,8 @@ once (with the module path of each node) and every op that would run as float fa
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
 from . import _core
@@ -21,7 +24,8 @@ from .build import to_program
 
 @dataclass(frozen=True)
 class Problem:
-    """Something that prevents deployment: at stage "export", "quantize", "lower" or "program"."""
+    """Something that prevents deployment: at stage "export", "quantize", "lower" or "program" ("import"
+    for a .tflite)."""
 
     stage: str
     module: str  # the node's module path ("" = the top-level module)
@@ -104,14 +108,65 @@ def _float_fallback(lowered, precision: str) -> list:
     return out
 
 
-def check(model, example_inputs, calibration=None, *, target="cortex-m55+int8", precision: str = "int8") -> CheckReport:
+def is_tflite(model) -> bool:
+    """A .tflite path (str / os.PathLike ending in .tflite) or the bytes of one (TFL3 at offset 4)."""
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return bytes(model[4:8]) == b"TFL3"
+    return isinstance(model, (str, os.PathLike)) and os.fspath(model).lower().endswith(".tflite")
+
+
+_TFLITE_OPERATOR = re.compile(r"operator (\d+) (\w+) ")
+
+
+def _import_problem(text: str) -> Problem:
+    """One from_tflite problem ("operator 3 SVDF (inputs: ...): what") with its operator as the module."""
+    found = _TFLITE_OPERATOR.match(text)
+    if found:
+        return Problem("import", f"tflite operator {found.group(1)}", found.group(2), text)
+    return Problem("import", "", "", text)
+
+
+def _check_tflite(model, target: str, precision: str) -> CheckReport:
+    from .tflite import from_tflite, program_io
+
+    report = CheckReport(target, precision)
+    if precision != "int8":
+        raise ValueError(f"precision = {precision!r}: a .tflite carries its own types (int8 / 16x8); check it with "
+                         "precision='int8'")
+    report.stages.append("import")
+    try:
+        graph = from_tflite(model)
+        io = program_io(model)
+    except NotImplementedError as e:
+        found = getattr(e, "problems", None) or [str(e)]
+        report.problems += [_import_problem(p) for p in found]
+        return report
+    except (ValueError, OSError) as e:
+        report.problems.append(_error_problem("import", e))
+        return report
+    return _lower_and_program(report, graph, target, precision, io)
+
+
+def check(model, example_inputs=None, calibration=None, *, target="cortex-m55+int8",
+          precision: str = "int8") -> CheckReport:
     """Runs export, quantize (calibration: an iterable of input tuples; default the example inputs),
     lower and to_program for target, and reports every problem each stage finds (export lists
     every unsupported op; lower every node no program can run) plus the float fallback ops. It
-    stops at the first stage with problems, as the next needs that stage's output."""
+    stops at the first stage with problems, as the next needs that stage's output.
+
+    A .tflite (a path ending in .tflite, or the file's bytes) needs no example inputs: it is
+    imported with cortexm.from_tflite (stage "import": every operator or type it cannot import,
+    each with its operator index), then lowered and written with the file's own input / output
+    dtypes."""
+    target = str(as_target(target))
+    if is_tflite(model):
+        if example_inputs is not None or calibration is not None:
+            raise ValueError("example_inputs / calibration: a .tflite carries its own quantization; give only the file")
+        return _check_tflite(model, target, precision)
+    if example_inputs is None:
+        raise ValueError("example_inputs: required for a torch model (a tuple of tensors); only a .tflite needs none")
     if not isinstance(example_inputs, (tuple, list)):
         example_inputs = (example_inputs,)
-    target = str(as_target(target))
     report = CheckReport(target, precision)
     report.stages.append("export")
     try:
@@ -130,6 +185,10 @@ def check(model, example_inputs, calibration=None, *, target="cortex-m55+int8", 
     except (ValueError, NotImplementedError, RuntimeError) as e:
         report.problems.append(_error_problem("quantize", e))
         return report
+    return _lower_and_program(report, qgraph, target, precision, None)
+
+
+def _lower_and_program(report: CheckReport, qgraph, target: str, precision: str, io) -> CheckReport:
     report.stages.append("lower")
     try:
         lowered = lower_unchecked(qgraph, target)
@@ -146,7 +205,7 @@ def check(model, example_inputs, calibration=None, *, target="cortex-m55+int8", 
         return report
     report.stages.append("program")
     try:
-        report.program = to_program(lowered, target=target)
+        report.program = to_program(lowered, target=target, io=io or "float")
     except (ValueError, NotImplementedError, RuntimeError) as e:
         report.problems.append(_error_problem("program", e))
     return report

@@ -81,4 +81,20 @@ bool same_bytes(const TensorInfo& a, const TensorInfo& b) {
   return element_runs(a) == element_runs(b);
 }
 
+bool permute_keeps_bytes(const TensorInfo& in, const TensorInfo& out, const std::vector<int64_t>& dims) {
+  const size_t rank = in.shape.size();
+  if (in.dtype != out.dtype || dims.size() != rank || out.shape.size() != rank) return false;
+  const std::vector<int64_t> in_strides = layout_strides(in.shape, in.dim_order);
+  const std::vector<int64_t> out_strides = layout_strides(out.shape, out.dim_order);
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t d = dims[i] < 0 ? dims[i] + static_cast<int64_t>(rank) : dims[i];
+    if (d < 0 || d >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(d)]) return false;
+    seen[static_cast<size_t>(d)] = true;
+    if (out.shape[i] != in.shape[static_cast<size_t>(d)]) return false;
+    if (out.shape[i] > 1 && out_strides[i] != in_strides[static_cast<size_t>(d)]) return false;
+  }
+  return true;
+}
+
 }  // namespace cortexm

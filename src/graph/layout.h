@@ -33,4 +33,9 @@ std::vector<int64_t> layout_strides(const std::vector<int64_t>& shape,
 // view between them needs no data movement.
 bool same_bytes(const TensorInfo& a, const TensorInfo& b);
 
+// Whether permute_copy(in, dims) (output dim i = input dim dims[i]) into `out`'s dim order leaves
+// every element at its byte offset (NHWC data as NCHW in channels-last order): the planner then
+// aliases it, like a view that keeps the bytes.
+bool permute_keeps_bytes(const TensorInfo& in, const TensorInfo& out, const std::vector<int64_t>& dims);
+
 }  // namespace cortexm

@@ -138,6 +138,16 @@ int32_t in_place_input(uint8_t kernel) {
 // and strides and an element no larger may start at the input's first byte (float -> int8 / int16).
 bool narrows_in_place(uint8_t kernel) { return kernel == fb::KernelId_QuantizePerTensor; }
 
+// A Permute (permute_copy, _clone_dim_order) whose output puts every element where the input has it:
+// the planner aliases it (a permute into a dim order that relabels the input's, NHWC as
+// channels-last NCHW) and it runs as nothing.
+bool keeps_bytes_permute(const fb::Op& op, const TensorView& in, const TensorView& out) {
+  if (op.kernel() != fb::KernelId_Permute) return false;
+  const auto* params = op.params_as_PermuteParams();
+  if (params == nullptr || params->dims() == nullptr) return false;
+  return permute_keeps_bytes(in, out, params->dims()->data(), static_cast<int32_t>(params->dims()->size()));
+}
+
 // The verifier of op's params table: its kernel's, or that of another kernel `ops` registers taking
 // the same table; nullptr when none does (no params, an unknown table, or one of a kernel this
 // firmware is built without: check_op refuses such an op before anything reads its params).
@@ -273,7 +283,8 @@ Status check_op(const Program& program, int32_t index, size_t* extra_scratch) {
       // Only a view that leaves every element where it is (the planner's alias), or an in-place
       // kernel writing exactly over its in-place input's bytes in the same layout, may overlap.
       const TensorView src_view = program.tensor(in, nullptr), out_view = program.tensor(t, nullptr);
-      const bool alias = op->kernel() == fb::KernelId_View && src.begin == out.begin && same_bytes(src_view, out_view);
+      const bool alias = src.begin == out.begin && (op->kernel() == fb::KernelId_View ? same_bytes(src_view, out_view)
+                                                                                     : keeps_bytes_permute(*op, src_view, out_view));
       const bool in_place_input_here = o == 0 && i == in_place_input(op->kernel()) && src.begin == out.begin &&
                                        src_view.same_layout(out_view);
       const bool same_bytes_in_place = src.end == out.end && src_view.dtype == out_view.dtype;

@@ -85,6 +85,21 @@ bool same_bytes(const TensorView& a, const TensorView& b) {
   return true;
 }
 
+bool permute_keeps_bytes(const TensorView& in, const TensorView& out, const uint8_t* dims, int32_t count) {
+  if (dims == nullptr || count != in.rank || out.rank != in.rank || in.dtype != out.dtype) return false;
+  bool seen[kMaxRank] = {};
+  TensorView permuted = in;
+  for (int32_t i = 0; i < count; ++i) {
+    const uint8_t d = dims[i];
+    if (d >= in.rank || seen[d]) return false;
+    seen[d] = true;
+    permuted.shape[i] = in.shape[d];
+    permuted.strides[i] = in.strides[d];
+    if (permuted.shape[i] != out.shape[i]) return false;
+  }
+  return same_bytes(permuted, out);
+}
+
 void strides_for(const int64_t* shape, int32_t rank, const uint8_t* dim_order, int64_t* strides) {
   int64_t stride = 1;
   for (int32_t k = rank - 1; k >= 0; --k) {

@@ -39,6 +39,11 @@ struct TensorView {
 // a view that inserts or removes size-1 dims keeps the runs). Such a view may run in place.
 bool same_bytes(const TensorView& a, const TensorView& b);
 
+// Whether permuting `in` (output dim i = input dim dims[i], `count` entries) into `out` leaves
+// every element at its byte offset: dims is a permutation of in's dims, the permuted shape is
+// out's, and same_bytes(in permuted, out). Such a permute runs in place and moves nothing.
+bool permute_keeps_bytes(const TensorView& in, const TensorView& out, const uint8_t* dims, int32_t count);
+
 // Strides of `shape` laid out in `dim_order` (nullptr: contiguous).
 void strides_for(const int64_t* shape, int32_t rank, const uint8_t* dim_order, int64_t* strides);
 

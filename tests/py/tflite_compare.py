@@ -48,9 +48,7 @@ def cortexm_program(model: bytes, target: str = "cortex-m55+int8"):
 
 def float_ops(lowered) -> list:
     """aten compute ops left float in a lowered graph (data movement excluded)."""
-    movement = {"aten.permute_copy.default", "aten.view_copy.default", "aten.constant_pad_nd.default",
-                "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default", "aten.cat.default"}
-    return [n.op for n in lowered.nodes if n.op.startswith("aten.") and n.op not in movement]
+    return [n.op for n in lowered.nodes if n.op.startswith("aten.") and not cortexm._core.op_info(n.op).is_data_movement]
 
 
 def random_input(rng, shape, dtype):

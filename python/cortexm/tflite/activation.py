@@ -170,3 +170,156 @@ def table_activation(ctx, op):
     y.qparams = {"scales": [q_out["scales"][0]], "zero_points": [q_out["zero_points"][0]], "quant_min": -128,
                  "quant_max": 127}
     ctx.set_value(out_i, y)
+
+
+# --- RELU, RELU6, LEAKY_RELU, HARD_SWISH (int8; TFLite Micro has no RELU_N1_TO_1 kernel) ---------------------------------------
+# The same kind of table: each entry TFLite Micro's reference arithmetic for that input integer.
+
+def _f32(x) -> float:
+    return float(np.float32(x))
+
+
+def _quantize_multiplier(real: float) -> tuple[int, int]:
+    from .. import _core
+    return _core.quantize_multiplier(real)
+
+
+def _round_f32_quotient(value: float, scale: float) -> int:
+    """round(value / scale) of float32 operands (std::round: halves away from zero)."""
+    q = _f32(np.float32(value) / np.float32(scale))
+    return int(math.copysign(math.floor(abs(q) + 0.5), q))
+
+
+def _relu_table(builtin: str, q_in: dict, q_out: dict) -> np.ndarray:
+    """ReluQuantized (RELU: rescaled to the output, clamped below at zp_out + round(0 / s_out)) or Relu6Quantized (RELU6: the input integers clamped to [zp_in, zp_in + round(6 /
+    s_in)], not rescaled)."""
+    s_in, zp_in = q_in["scales"][0], q_in["zero_points"][0]
+    s_out, zp_out = q_out["scales"][0], q_out["zero_points"][0]
+    x = np.arange(-128, 128)
+    if builtin == "RELU6":
+        six = min(max(_round_f32_quotient(6.0, s_in) + zp_in, -128), 127)
+        return np.clip(x, zp_in, six).astype(np.int8)
+    multiplier, shift = _quantize_multiplier(_f32(np.float32(s_in) / np.float32(s_out)))
+    lo = max(-128, zp_out + _round_f32_quotient(0.0, s_out))
+    out = [min(max(zp_out + _requantize(int(v) - zp_in, multiplier, shift), lo), 127) for v in x]
+    return np.array(out, np.int8)
+
+
+def _leaky_relu_table(alpha: float, q_in: dict, q_out: dict) -> np.ndarray:
+    """QuantizeLeakyRelu: x - zp_in >= 0 times s_in / s_out, below times s_in * alpha / s_out (float32
+    products), each by its multiplier, plus zp_out, clamped."""
+    s_in, zp_in = np.float32(q_in["scales"][0]), q_in["zero_points"][0]
+    s_out, zp_out = np.float32(q_out["scales"][0]), q_out["zero_points"][0]
+    m_alpha, sh_alpha = _quantize_multiplier(_f32(s_in * np.float32(alpha) / s_out))
+    m_id, sh_id = _quantize_multiplier(_f32(s_in / s_out))
+    out = []
+    for v in range(-128, 128):
+        x = v - zp_in
+        y = zp_out + (_requantize(x, m_id, sh_id) if x >= 0 else _requantize(x, m_alpha, sh_alpha))
+        out.append(min(max(y, -128), 127))
+    return np.array(out, np.int8)
+
+
+def _wrap16(x: int) -> int:
+    return (x + (1 << 15)) % (1 << 16) - (1 << 15)
+
+
+def _high_mul16(a: int, b: int) -> int:
+    """gemmlowp's SaturatingRoundingDoublingHighMul on int16."""
+    if a == b == -32768:
+        return 32767
+    ab = a * b
+    nudge = (1 << 14) if ab >= 0 else 1 - (1 << 14)
+    return _wrap16(_trunc_div(ab + nudge, 1 << 15))
+
+
+def _divide_by_pot16(x: int, exponent: int) -> int:
+    mask = (1 << exponent) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> exponent) + (1 if remainder > threshold else 0)
+
+
+def _saturating_left_shift16(x: int, amount: int) -> int:
+    return min(max(x * (1 << amount), -32768), 32767)
+
+
+def _down_scale_to_int16(multiplier: int) -> int:
+    """DownScaleInt32ToInt16Multiplier."""
+    if multiplier >= (1 << 31) - 1 - (1 << 15):
+        return 32767
+    return (multiplier + (1 << 15)) >> 16
+
+
+def _hard_swish_table(q_in: dict, q_out: dict) -> np.ndarray:
+    """reference_ops::HardSwish (int16 fixed point): the input on a 1/128 finer scale, a 'reluish'
+    factor (x + 3) / 6 in Q0.15, their product rescaled to the output."""
+    s_in, zp_in = np.float32(q_in["scales"][0]), q_in["zero_points"][0]
+    s_out, zp_out = np.float32(q_out["scales"][0]), q_out["zero_points"][0]
+    hires = np.float32(np.float32(1.0 / 128.0) * s_in)
+    m_out, e_out = _quantize_multiplier(_f32(hires / s_out))
+    m_out = _down_scale_to_int16(m_out)
+    if e_out > 0:
+        raise Unsupported(f"input scale {float(s_in)!r} / output scale {float(s_out)!r}: TFLite Micro requires the "
+                          "output multiplier's exponent <= 0")
+    m_relu, e_relu = _quantize_multiplier(_f32(hires / np.float32(3.0 / 32768.0)))
+    m_relu = _down_scale_to_int16(m_relu)
+    out = []
+    for v in range(-128, 128):
+        x = _wrap16(v - zp_in)
+        x_hires = _wrap16(x * 128)
+        preshift = _high_mul16(x_hires, m_out)
+        reluish = x_hires
+        if e_relu > 0:
+            reluish = _saturating_left_shift16(reluish, e_relu - 1)
+        reluish = _high_mul16(reluish, m_relu)
+        if e_relu > 0:
+            reluish = _saturating_left_shift16(reluish, 1)
+        if e_relu < 0:
+            reluish = _divide_by_pot16(reluish, -e_relu)
+        reluish = (reluish + (1 << 15)) >> 1
+        product = 32767 if reluish == preshift == -32768 else _wrap16(_trunc_div(reluish * preshift, 1 << 15))
+        y = _wrap16(_divide_by_pot16(product, -e_out) + zp_out)
+        out.append(min(max(y, -128), 127))
+    return np.array(out, np.int8)
+
+
+def _table_op(ctx, op, table: np.ndarray, q_out: dict) -> None:
+    x_i, out_i = ctx.input_index(0), op.outputs[0]
+    t = ctx.g.add_constant(f"op{op.index}_{op.builtin.lower()}_table", table)
+    y = ctx.g.call("cortex_m.quantized_activation.default", [ctx.value(x_i, "file"), t], {}, source=ctx.source())
+    y.qparams = {"scales": [q_out["scales"][0]], "zero_points": [q_out["zero_points"][0]], "quant_min": -128,
+                 "quant_max": 127}
+    ctx.set_value(out_i, y)
+
+
+def _int8_io(ctx, op) -> tuple[dict, dict]:
+    x_i, out_i = ctx.input_index(0), op.outputs[0]
+    types = [ctx.tensor(x_i).type, ctx.tensor(out_i).type]
+    if types != ["INT8", "INT8"]:
+        raise Unsupported(f"input {types[0]} and output {types[1]}: int8 is imported (cortexm's int16 activation "
+                          "tables interpolate, TFLite Micro's int16 kernels compute each value)")
+    return ctx.qparams(x_i), ctx.qparams(out_i)
+
+
+@tflite_op("RELU", "RELU6")
+def relu(ctx, op):
+    q_in, q_out = _int8_io(ctx, op)
+    _table_op(ctx, op, _relu_table(op.builtin, q_in, q_out), q_out)
+
+
+@tflite_op("LEAKY_RELU")
+def leaky_relu(ctx, op):
+    from . import schema as S
+    o = ctx.options(S.OPTIONS_LEAKY_RELU)
+    alpha = o.scalar(S.LEAKY_RELU_ALPHA, "float32", "alpha", 0.0)
+    if not (math.isfinite(alpha) and alpha >= 0):
+        raise Unsupported(f"alpha = {alpha} (a finite alpha >= 0 is imported)")
+    q_in, q_out = _int8_io(ctx, op)
+    _table_op(ctx, op, _leaky_relu_table(alpha, q_in, q_out), q_out)
+
+
+@tflite_op("HARD_SWISH")
+def hard_swish(ctx, op):
+    q_in, q_out = _int8_io(ctx, op)
+    _table_op(ctx, op, _hard_swish_table(q_in, q_out), q_out)

@@ -102,3 +102,57 @@ def fully_connected(ctx, op):
         raise Malformed(f"output shape {want} is not {expected}")
     if want != [batch, n]:
         ctx.set_value(out_i, ctx.g.call(VIEW, [out], {"size": want}, source=ctx.source()))
+
+
+@tflite_op("BATCH_MATMUL")
+def batch_matmul(ctx, op):
+    """-> aten.bmm.default of two rank-3 int8 values of one batch (adj_x / adj_y as int8
+    permute_copy), a constant rhs as an int8 constant. TFLite Micro's multiplier is
+    double(float32(s_lhs * s_rhs)) / s_out, as FULLY_CONNECTED's: a constant rhs takes the double
+    scale giving it (product_matching_scale); two activations whose scales give another multiplier
+    in double (most do: float32 keeps 24 bits of the 31) are refused."""
+    from . import schema as S
+    o = ctx.options(S.OPTIONS_BATCH_MATMUL)
+    adj = (bool(o.scalar(S.BATCH_MATMUL_ADJ_X, "bool", "adj_x", False)),
+           bool(o.scalar(S.BATCH_MATMUL_ADJ_Y, "bool", "adj_y", False)))
+    a_i, b_i, out_i = ctx.input_index(0), ctx.input_index(1), op.outputs[0]
+    types = [ctx.tensor(i).type for i in (a_i, b_i, out_i)]
+    if types != ["INT8"] * 3:
+        raise Unsupported(f"types {', '.join(types)}: int8 operands and output are imported")
+    shapes = [list(ctx.tensor(i).shape) for i in (a_i, b_i)]
+    if any(len(s) != 3 for s in shapes) or shapes[0][0] != shapes[1][0]:
+        raise Unsupported(f"operand shapes {shapes[0]} and {shapes[1]} (rank 3 with one batch size is imported)")
+    q_a, q_b, q_out = (ctx.qparams(i) for i in (a_i, b_i, out_i))
+    s_a, s_b, s_out = q_a["scales"][0], q_b["scales"][0], q_out["scales"][0]
+    with np.errstate(over="ignore", under="ignore"):
+        product = float(np.float32(s_a) * np.float32(s_b))
+    if ctx.tensor(b_i).data is not None:
+        s_b = product_matching_scale(s_a, s_b, s_out)  # a constant carries the scale that gives it
+        if s_b is None:
+            raise Unsupported("TFLite Micro's multiplier from float32(s_lhs * s_rhs) / s_out has no double rhs "
+                              "scale giving it in cortexm")
+    elif _core.quantize_multiplier(s_a * s_b / s_out) != _core.quantize_multiplier(product / s_out):
+        # a value's dequantize folds only at the value's own scale
+        raise Unsupported(f"two activations at scales {s_a!r}, {s_b!r} -> {s_out!r}: TFLite Micro's multiplier from "
+                          "float32(s_lhs * s_rhs) / s_out differs from cortexm's double product's (a constant "
+                          "rhs is imported)")
+    operands = []
+    for k, (i, q, scale) in enumerate(((a_i, q_a, q_a["scales"][0]), (b_i, q_b, s_b))):
+        t = ctx.tensor(i)
+        if t.data is not None:
+            v = ctx.g.add_constant(f"t{i}_{op.index}", np.ascontiguousarray(t.data),
+                                   qparams={"scales": [scale], "zero_points": q["zero_points"],
+                                            "axis": -1, "quant_min": -128, "quant_max": 127})
+            lo, hi = -128, 127
+        else:
+            v = ctx.value(i, "file")
+            lo, hi = v.qparams["quant_min"], v.qparams["quant_max"]
+        if adj[k]:
+            v = ctx.g.call("aten.permute_copy.default", [v], {"dims": [0, 2, 1]}, source=ctx.source())
+        operands.append(ctx.g.call("quantized_decomposed.dequantize_per_tensor.default", [v],
+                                   {"scale": scale, "zero_point": q["zero_points"][0], "quant_min": lo,
+                                    "quant_max": hi, "dtype": "int8"}, source=ctx.source()))
+    y = ctx.g.call("aten.bmm.default", operands, {}, source=ctx.source())
+    if list(y.shape) != list(ctx.tensor(out_i).shape):
+        raise Malformed(f"output shape {list(ctx.tensor(out_i).shape)} is not the product's {list(y.shape)}")
+    ctx.quantize_output(out_i, y, "file")

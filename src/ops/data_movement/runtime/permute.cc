@@ -1,6 +1,7 @@
 // Permute (permute_copy and _clone_dim_order): output dim i holds input dim dims[i]; the output's
 // own dim order decides its bytes, so a clone to channels-last is a permute with identity dims.
-// Runs as one portable permute between the two memory orders.
+// Runs as one portable permute between the two memory orders; a permute the planner aliased (it
+// keeps every element's bytes) runs as nothing.
 #include "cortexm/portable/permute.h"
 
 #include "runtime/ops/portable_layout.h"
@@ -57,6 +58,8 @@ Status prepare_permute(const OpContext& ctx) {
 }
 
 void run_permute(const OpContext& ctx) {
+  // On its input's bytes only when it keeps every element in place (the loader checks): nothing moves.
+  if (ctx.input(0).data == ctx.output().data) return;
   portable::PermuteParams p;
   if (portable_params(ctx, &p))
     portable::permute(p, ctx.input(0).data, ctx.output().data);

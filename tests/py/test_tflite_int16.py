@@ -1,0 +1,43 @@
+"""from_tflite against TFLite Micro for 16x8 (int16, zero point 0) ADD and MUL: randomized
+single-operator files with broadcasting and fused activations, byte for byte (the int16 boundary
+goes through the float program, tflite_compare.compare), no float op left."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cortexm.tflite import schema as S
+from test_tflite_import import ACTS, CASES, check, log_uniform
+from tflite_compare import needs_tflm
+from tflite_writer import ModelBuilder
+
+MODELS = 16
+
+
+def int16_binary_model(rng, builtin):
+    shape = [1, int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(1, 9))]
+    other = list(shape)
+    if rng.random() < 0.4:
+        for d in rng.choice(4, size=int(rng.integers(1, 3)), replace=False):
+            other[d] = 1
+    act = str(rng.choice(["NONE", "RELU", "RELU6"]))
+    sa, sb = log_uniform(rng, 1e-5, 1e-2), log_uniform(rng, 1e-5, 1e-2)
+    if builtin == "MUL":
+        so = np.float32(sa * sb * 32768 * rng.uniform(0.05, 2))
+    else:
+        so = np.float32(max(sa, sb) * rng.uniform(0.3, 3))
+    m = ModelBuilder()
+    a = m.tensor(shape, "INT16", sa, 0)
+    b = m.tensor(other, "INT16", sb, 0)
+    out = m.tensor(shape, "INT16", so, 0)
+    m.operator(builtin, [a, b], [out], {"ADD": S.OPTIONS_ADD, "MUL": S.OPTIONS_MUL}[builtin], {0: ("b", ACTS[act])})
+    return m.build([a, b], [out])
+
+
+@needs_tflm
+@pytest.mark.parametrize("builtin", ["ADD", "MUL"])
+@pytest.mark.parametrize("seed", range(MODELS))
+def test_int16_add_mul_match_tflm(builtin, seed):
+    model = int16_binary_model(np.random.default_rng(2800 + seed + (100 if builtin == "MUL" else 0)), builtin)
+    assert check(model, seed) == CASES
