@@ -27,11 +27,19 @@ void inverse_sqrt(int64_t w, int64_t* inv, int32_t* k) {
   *k = e;
 }
 
-inline int64_t round_shift(int64_t v, int32_t s) {
-  return s == 0 ? v : (v + (int64_t{1} << (s - 1))) >> s;
-}
-
 }  // namespace
+
+LayerNormScale layer_norm_scale(int32_t n, int32_t sum, int32_t sum_sq, int64_t eps_term) {
+  int64_t w = int64_t{n} * sum_sq - int64_t{sum} * sum + eps_term;
+  if (w == 0) w = 1;  // a constant set without eps: every d_j is 0
+  LayerNormScale s;
+  s.n = n;
+  s.sum = sum;
+  int32_t k = 0;
+  inverse_sqrt(w, &s.inv, &k);
+  s.z_shift = 61 - kLayerNormFractionBits - k;
+  return s;
+}
 
 CORTEXM_PREPARE_STEP Error quantized_layer_norm_prepare(const LayerNormParams& p) {
   if (p.rows < 1) return invalid("rows", p.rows, "must be >= 1");
@@ -59,21 +67,9 @@ void quantized_layer_norm(const LayerNormParams& params, const int8_t* input, co
       sum += in[j];
       sum_sq += in[j] * in[j];
     }
-    int64_t w = int64_t{n} * sum_sq - int64_t{sum} * sum + p.eps_term;
-    if (w == 0) w = 1;  // a constant row without eps: every d_j is 0
-    int64_t inv = 0;
-    int32_t k = 0;
-    inverse_sqrt(w, &inv, &k);
-    const int32_t z_shift = 61 - kLayerNormFractionBits - k;
-    for (int32_t j = 0; j < n; ++j) {
-      const int32_t d = n * in[j] - sum;
-      const int64_t z = round_shift(d * inv, z_shift);
-      const int64_t product = weight ? z * weight[j] : z;
-      int32_t acc = static_cast<int32_t>(round_shift(product, p.product_shift));
-      if (bias) acc = wrapping_add(acc, bias[j]);
-      const int32_t v = wrapping_add(requantize(acc, p.multiplier, p.shift), p.output_offset);
-      out[j] = static_cast<int8_t>(clamp(v, p.activation_min, p.activation_max));
-    }
+    const LayerNormScale s = layer_norm_scale(n, sum, sum_sq, p.eps_term);
+    for (int32_t j = 0; j < n; ++j)
+      out[j] = layer_norm_output(p, s, in[j], weight ? weight[j] : 1, bias ? bias[j] : 0);
   }
 }
 

@@ -455,10 +455,11 @@ Status Program::load(const void* data, size_t size, Program* program, const OpRe
   if (!verify_program(verifier, bytes, ops))
     return program_error("program", -1, "flatbuffer", static_cast<int64_t>(size), "is malformed or truncated");
   const fb::Program* p = fb::GetSizePrefixedProgram(bytes);
-  static_assert(kOldestSchemaVersion == 1 && kSchemaVersion == 5, "the message below names the versions");
+  static_assert(kOldestSchemaVersion == 1, "the message below names the oldest version");
   if (p->schema_version() < kOldestSchemaVersion || p->schema_version() > kSchemaVersion)
     return program_error("program", -1, "schema_version", p->schema_version(),
-                         "is not a program format this runtime reads (1 to 5): write the program again with this "
+                         "is not a program format this runtime reads (1 to " CORTEXM_STRINGIFY(CORTEXM_SCHEMA_VERSION)
+                         "): write the program again with this "
                          "cortexm", -1, StatusCode::kUnsupported);
   if (p->isa() > fb::Isa_MAX) return program_error("program", -1, "isa", p->isa(), "must be Scalar, Dsp or Mve");
   if (p->arena_size() > kMaxBytes) return program_error("program", -1, "arena_size", static_cast<int64_t>(p->arena_size()), "is too large");

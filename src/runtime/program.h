@@ -30,8 +30,12 @@ struct OpImpl;
 // FloatConvolution, FloatPool2d, FloatMatmul, Sum, Amax, Amin, FloatAmax and FloatAmin kernels;
 // UnaryParams gained the constants a, b, c and the UnaryFns from Clamp on. 4: the Argmax, Argmin,
 // FloatArgmax, FloatArgmin, FloatUpsampleBilinear2d and QuantizedUpsampleBilinear2d kernels.
-// 5: the 16x16 QuantizedConv2dS16W16 and QuantizedLinearS16W16 kernels.
-constexpr uint32_t kSchemaVersion = 5;
+// 5: the 16x16 QuantizedConv2dS16W16 and QuantizedLinearS16W16 kernels. 6: the GroupNorm and
+// QuantizedGroupNorm kernels.
+#define CORTEXM_SCHEMA_VERSION 6  // a macro too: the loader's message names it
+#define CORTEXM_STRINGIFY_VALUE(x) #x
+#define CORTEXM_STRINGIFY(x) CORTEXM_STRINGIFY_VALUE(x)
+constexpr uint32_t kSchemaVersion = CORTEXM_SCHEMA_VERSION;
 constexpr uint32_t kOldestSchemaVersion = 1;
 constexpr size_t kAlignment = 16;  // constants, arena base and bundled data
 // The largest program buffer load() takes: FlatBuffers' verifier takes buffers below 2^31 - 1 bytes.

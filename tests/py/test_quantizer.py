@@ -95,7 +95,7 @@ def position(name: str) -> tuple:
 
 def test_patterns_are_offered_in_the_recorded_order():
     """The family modules' @pattern(stage=..., rank=...) give the order the central PASSES tuple had."""
-    assert [len(group) for group in patterns.PASSES] == [7, 5, 9, 2]
+    assert [len(group) for group in patterns.PASSES] == [7, 5, 10, 2]
     # the convolutions share aten.convolution: each refuses the others' cases, in this order
     conv = [position(n) for n in ("conv1d", "conv2d", "depthwise", "linear", "addmm", "transpose_conv", "magnitude")]
     assert conv == [(0, j) for j in range(7)]
@@ -103,8 +103,8 @@ def test_patterns_are_offered_in_the_recorded_order():
     assert [position(n) for n in ("attention_mask", "add", "mul", "matmul", "minmax")] == [(1, j) for j in range(5)]
     # a magnitude's sqrt is taken before the table's (elementwise) is offered it
     assert position("magnitude") < position("elementwise")
-    assert [position(n) for n in ("cat", "softmax", "log_softmax", "layer_norm", "activation", "elementwise",
-                                  "avg_pool", "sum", "index")] == [(2, j) for j in range(9)]
+    assert [position(n) for n in ("cat", "softmax", "log_softmax", "layer_norm", "group_norm", "activation",
+                                  "elementwise", "avg_pool", "sum", "index")] == [(2, j) for j in range(10)]
     assert [p.check for p in patterns.PASSES[3]] == [data_movement.check_passthrough, data_movement.check_pad]
     assert patterns.int16_weight_patterns() == ("conv1d", "conv2d", "depthwise", "linear", "addmm")
     assert patterns.int16_only_patterns() == ("magnitude",)

@@ -46,4 +46,30 @@ void quantized_layer_norm(const LayerNormParams& params, const int8_t* input, co
 void quantized_layer_norm_reference(const LayerNormParams& params, const int8_t* input,
                                     const int16_t* weight, const int32_t* bias, int8_t* output);
 
+// The kernel's two steps, for kernels that normalize other sets of values the same way (group
+// norm: per group of channels, one weight and bias per channel). A set of n values q with
+// S = sum q, sum_sq = sum q^2 (n <= kLayerNormMaxRowSize keeps both within int32): z_j = d_j * inv
+// rounded half up >> z_shift.
+struct LayerNormScale {
+  int32_t n = 1;
+  int32_t sum = 0;
+  int64_t inv = 0;
+  int32_t z_shift = 0;
+};
+LayerNormScale layer_norm_scale(int32_t n, int32_t sum, int32_t sum_sq, int64_t eps_term);
+
+// out for one value q of the set, with its weight (1 when absent) and bias (0 when absent).
+inline int8_t layer_norm_output(const LayerNormParams& p, const LayerNormScale& s, int32_t q,
+                                int32_t weight, int32_t bias) {
+  const int32_t d = s.n * q - s.sum;
+  const int64_t z = (d * s.inv + (int64_t{1} << (s.z_shift - 1))) >> s.z_shift;
+  const int64_t product = z * weight;
+  const int64_t rounded = p.product_shift == 0
+                              ? product
+                              : (product + (int64_t{1} << (p.product_shift - 1))) >> p.product_shift;
+  const int32_t acc = wrapping_add(static_cast<int32_t>(rounded), bias);
+  const int32_t v = wrapping_add(requantize(acc, p.multiplier, p.shift), p.output_offset);
+  return static_cast<int8_t>(clamp(v, p.activation_min, p.activation_max));
+}
+
 }  // namespace cortexm

@@ -1,0 +1,170 @@
+// aten.group_norm.default (torch.nn.GroupNorm, aten.native_group_norm's output 0): float32 [N, C, *]
+// in num_groups groups of channels, optional weight and bias of shape [C]; a program runs it as
+// the GroupNorm float fallback. cortex_m.quantized_group_norm: its int8 form (group_norm_kernels.h),
+// contiguous or channels-last; the interpreter runs the scalar reference below, which is the
+// layer-norm reference kernel over each (batch, group) set with per-channel weights spread over it.
+#include <cmath>
+
+#include "cortexm/kernels/quantized_layer_norm.h"
+#include "ops/cortex_m_util.h"
+#include "ops/group_norm/runtime/group_norm_codec.h"
+#include "program/params_builder.h"
+
+namespace cortexm::ops {
+
+namespace {
+
+// The shape of an [N, C, *] input split into num_groups groups (contiguous: the interpreter's data).
+GroupNormShape group_norm_shape(const OpArgs& args, const TensorInfo& in) {
+  if (in.rank() < 2) args.fail("input " + shape_to_string(in.shape) + " must be [N, C, *] (rank >= 2)");
+  int64_t spatial = 1;
+  for (size_t d = 2; d < in.shape.size(); ++d) spatial *= in.shape[d];
+  const int64_t n = in.shape[0], c = in.shape[1], groups = args.i("num_groups");
+  if (n < 1 || c < 1 || spatial < 1) args.fail("input " + shape_to_string(in.shape) + " must not be empty");
+  if (n > INT32_MAX || c > INT32_MAX || spatial > INT32_MAX)
+    args.fail("input " + shape_to_string(in.shape) + " is too large");
+  if (groups < 1 || groups > c || c % groups != 0)
+    args.fail("attribute 'num_groups' = " + std::to_string(groups) + " must divide the " + std::to_string(c) +
+              " channels of input " + shape_to_string(in.shape));
+  GroupNormShape s;
+  s.batches = static_cast<int32_t>(n);
+  s.channels = static_cast<int32_t>(c);
+  s.spatial = static_cast<int32_t>(spatial);
+  s.groups = static_cast<int32_t>(groups);
+  return s;
+}
+
+// Inputs 1 (weight) and 2 (bias), when present: `dtype`, one value per channel.
+void require_channel_operands(const InferContext& ctx, const GroupNormShape& s, DType weight, DType bias) {
+  const char* names[] = {"", "weight", "bias"};
+  const DType dtypes[] = {DType::kFloat32, weight, bias};
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (!ctx.has_input(i)) continue;
+    require_dtype(ctx, i, {dtypes[i]});
+    if (ctx.input(i).numel() != s.channels || ctx.input(i).rank() != 1)
+      ctx.fail(std::string(names[i]) + " " + info_to_string(ctx.input(i)) + " must have shape [" +
+               std::to_string(s.channels) + "], one value per channel");
+  }
+}
+
+// --- float ---------------------------------------------------------------------------------------
+
+float checked_eps(const OpArgs& args) {
+  const double eps = args.f("eps");
+  if (!std::isfinite(eps) || eps < 0.0 || eps > 3.4e38)
+    args.fail("attribute 'eps' = " + std::to_string(eps) + " must be finite, >= 0 and a float32");
+  return static_cast<float>(eps);
+}
+
+std::vector<TensorInfo> infer_float(const InferContext& ctx) {
+  require_dtype(ctx, 0, {DType::kFloat32});
+  const GroupNormShape s = group_norm_shape(ctx, ctx.input(0));
+  checked_eps(ctx);
+  require_channel_operands(ctx, s, DType::kFloat32, DType::kFloat32);
+  return same_as_input(ctx);
+}
+
+void kernel_float(const KernelContext& ctx) {
+  const GroupNormShape s = group_norm_shape(ctx, ctx.input(0).info());
+  group_norm_f32(s, checked_eps(ctx), ctx.input(0).data<float>(),
+                 ctx.has_input(1) ? ctx.input(1).data<float>() : nullptr,
+                 ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr, ctx.output().data<float>());
+}
+
+// --- int8 ----------------------------------------------------------------------------------------
+
+QuantizedGroupNormParams decode(const OpArgs& args, const TensorInfo& input) {
+  QuantizedGroupNormParams p;
+  p.shape = group_norm_shape(args, input);
+  p.shape.channels_last = !input.contiguous();
+  p.norm.eps_term = args.i("eps_term");
+  p.norm.product_shift = int32_attr(args, "product_shift", 0, 31);
+  p.norm.output_offset = int32_attr(args, "output_zero_point", -128, 127);
+  p.norm.multiplier = int32_attr(args, "output_multiplier", 0, INT32_MAX);
+  p.norm.shift = int32_attr(args, "output_shift", -31, 30);
+  p.norm.activation_min = int32_attr(args, "activation_min", -128, 127);
+  p.norm.activation_max = int32_attr(args, "activation_max", -128, 127);
+  return p;
+}
+
+std::vector<TensorInfo> infer_quantized(const InferContext& ctx) {
+  require_dtype(ctx, 0, {DType::kInt8});
+  const TensorInfo& in = ctx.input(0);
+  if (!in.contiguous() && !(in.rank() == 4 && in.effective_dim_order() == channels_last_dim_order(4)))
+    ctx.fail("input " + info_to_string(in) + " must be contiguous or channels-last");
+  const QuantizedGroupNormParams p = decode(ctx, in);
+  check_kernel(ctx, quantized_group_norm_prepare(p));
+  require_channel_operands(ctx, p.shape, DType::kInt16, DType::kInt32);
+  TensorInfo out = make_info(DType::kInt8, in.shape);
+  out.dim_order = in.dim_order;
+  return {out};
+}
+
+// The reference: for each (batch, group), the set's values gathered in (channel, spatial) order,
+// quantized_layer_norm_reference over them as one row with each value's channel weight and bias.
+void kernel_quantized(const KernelContext& ctx) {
+  const QuantizedGroupNormParams p = decode(ctx, ctx.input(0).info());
+  const GroupNormShape s = p.shape;  // the interpreter's data is contiguous whatever the dim order
+  const int8_t* in = ctx.input(0).data<int8_t>();
+  const int16_t* weight = ctx.has_input(1) ? ctx.input(1).data<int16_t>() : nullptr;
+  const int32_t* bias = ctx.has_input(2) ? ctx.input(2).data<int32_t>() : nullptr;
+  int8_t* out = ctx.output().data<int8_t>();
+  const int64_t set_size = int64_t{s.group_channels()} * s.spatial;
+  LayerNormParams row = p.norm;
+  row.rows = 1;
+  row.row_size = static_cast<int32_t>(set_size);
+  std::vector<int16_t> row_weight(weight ? set_size : 0);
+  std::vector<int32_t> row_bias(bias ? set_size : 0);
+  for (int64_t n = 0; n < s.batches; ++n)
+    for (int64_t g = 0; g < s.groups; ++g) {
+      const int64_t first = (n * s.channels + g * s.group_channels()) * s.spatial;
+      for (int64_t j = 0; j < set_size; ++j) {
+        const int64_t c = g * s.group_channels() + j / s.spatial;
+        if (weight) row_weight[j] = weight[c];
+        if (bias) row_bias[j] = bias[c];
+      }
+      quantized_layer_norm_reference(row, in + first, weight ? row_weight.data() : nullptr,
+                                     bias ? row_bias.data() : nullptr, out + first);
+    }
+}
+
+}  // namespace
+
+void register_aten_group_norm(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "aten.group_norm.default";
+  s.inputs = {{"input"}, {"weight", true}, {"bias", true}};
+  s.attrs = {{"num_groups", AttrKind::kInt}, {"eps", AttrKind::kFloat, false, AttrValue(1e-5)}};
+  s.infer = infer_float;
+  s.kernel = kernel_float;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    const GroupNormShape shape = group_norm_shape(node, node.input(0));
+    const auto params = fb::CreateGroupNormParams(b.fbb(), shape.groups, checked_eps(node));
+    return program::encoded(fb::KernelId_GroupNorm, params);
+  };
+  registry.add(std::move(s));
+}
+
+void register_cortex_m_quantized_group_norm(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "cortex_m.quantized_group_norm.default";
+  s.inputs = {{"input"}, {"weight", true}, {"bias", true}};
+  s.attrs = {{"num_groups", AttrKind::kInt},
+             {"eps_term", AttrKind::kInt},
+             {"product_shift", AttrKind::kInt},
+             {"output_zero_point", AttrKind::kInt},
+             {"output_multiplier", AttrKind::kInt},
+             {"output_shift", AttrKind::kInt},
+             {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})},
+             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})}};
+  s.fuses_activation = true;  // the output is clamped to activation_min / activation_max last
+  s.infer = infer_quantized;
+  s.kernel = kernel_quantized;
+  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(fb::KernelId_QuantizedGroupNorm,
+                            program::encode_group_norm(b.fbb(), decode(node, node.input(0))));
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace cortexm::ops
