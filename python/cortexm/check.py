@@ -21,6 +21,7 @@ from .escape import printable
 from .export import export
 from .passes import as_target, lower_unchecked
 from .build import to_program
+from .tflite import from_tflite, program_io
 
 @dataclass(frozen=True)
 class Problem:
@@ -127,8 +128,6 @@ def _import_problem(text: str) -> Problem:
 
 
 def _check_tflite(model, target: str, precision: str) -> CheckReport:
-    from .tflite import from_tflite, program_io
-
     report = CheckReport(target, precision)
     if precision != "int8":
         raise ValueError(f"precision = {precision!r}: a .tflite carries its own types (int8 / 16x8); check it with "

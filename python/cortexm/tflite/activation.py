@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from .. import _core
+from . import schema as S
 from .importer import Unsupported, tflite_op
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -180,7 +182,6 @@ def _f32(x) -> float:
 
 
 def _quantize_multiplier(real: float) -> tuple[int, int]:
-    from .. import _core
     return _core.quantize_multiplier(real)
 
 
@@ -310,7 +311,6 @@ def relu(ctx, op):
 
 @tflite_op("LEAKY_RELU")
 def leaky_relu(ctx, op):
-    from . import schema as S
     o = ctx.options(S.OPTIONS_LEAKY_RELU)
     alpha = o.scalar(S.LEAKY_RELU_ALPHA, "float32", "alpha", 0.0)
     if not (math.isfinite(alpha) and alpha >= 0):

@@ -111,7 +111,6 @@ def batch_matmul(ctx, op):
     double(float32(s_lhs * s_rhs)) / s_out, as FULLY_CONNECTED's: a constant rhs takes the double
     scale giving it (product_matching_scale); two activations whose scales give another multiplier
     in double (most do: float32 keeps 24 bits of the 31) are refused."""
-    from . import schema as S
     o = ctx.options(S.OPTIONS_BATCH_MATMUL)
     adj = (bool(o.scalar(S.BATCH_MATMUL_ADJ_X, "bool", "adj_x", False)),
            bool(o.scalar(S.BATCH_MATMUL_ADJ_Y, "bool", "adj_y", False)))
