@@ -6,16 +6,7 @@
 namespace cortexm::ops {
 
 void register_aten_squeeze_copy(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.squeeze_copy.dims";
-  s.inputs = {{"self"}};
-  s.attrs = {{"dim", AttrKind::kInts}};
-  s.is_view = true;
-  s.keeps_element_order = true;
-  s.layout_following_inputs = {0};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
-  s.encode = program::encode_view;
+  OpSchema s = view_schema("aten.squeeze_copy.dims", {"dim", AttrKind::kInts});
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const int64_t rank = in.rank();

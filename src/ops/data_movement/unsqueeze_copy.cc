@@ -6,16 +6,7 @@
 namespace cortexm::ops {
 
 void register_aten_unsqueeze_copy(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.unsqueeze_copy.default";
-  s.inputs = {{"self"}};
-  s.attrs = {{"dim", AttrKind::kInt}};
-  s.is_view = true;
-  s.keeps_element_order = true;
-  s.layout_following_inputs = {0};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
-  s.encode = program::encode_view;
+  OpSchema s = view_schema("aten.unsqueeze_copy.default", {"dim", AttrKind::kInt});
   s.infer = [](const InferContext& ctx) {
     const TensorInfo& in = ctx.input(0);
     const int64_t d = normalize_dim(ctx, "dim", ctx.i("dim"), in.rank() + 1);

@@ -33,16 +33,7 @@ std::vector<int64_t> resolve_size(const OpArgs& args, const TensorInfo& input) {
 }  // namespace
 
 void register_aten_view_copy(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.view_copy.default";
-  s.inputs = {{"self"}};
-  s.attrs = {{"size", AttrKind::kInts}};
-  s.is_view = true;
-  s.keeps_element_order = true;
-  s.layout_following_inputs = {0};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
-  s.encode = program::encode_view;
+  OpSchema s = view_schema("aten.view_copy.default", {"size", AttrKind::kInts});
   s.infer = [](const InferContext& ctx) {
     return std::vector<TensorInfo>{view_info(ctx.input(0), resolve_size(ctx, ctx.input(0)))};
   };
