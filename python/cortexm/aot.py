@@ -1,8 +1,8 @@
 """Ahead-of-time compiler, after ExecuTorch's aot_arm_compiler: model -> .cmpte program file.
 
     python -m cortexm.aot --model ds_cnn --target cortex-m55+int8 --quantize \\
-        [--calibration-samples N] [--calibration-data FILE] [--precision int8|16x8|auto [--state-feedback OUT:IN] \\
-        [--count-instructions]] [--activations int8|int16] [--fuse-magnitude] \\
+        [--calibration-samples N] [--calibration-data FILE] [--precision int8|16x8|auto [--count-instructions]] \\
+        [--state-feedback OUT:IN] [--activations int8|int16] [--fuse-magnitude] \\
         [--weight-rounding nearest|gptq] [--intermediates DIR] [--bundleio] [--io float|int8] --output ds_cnn.cmpte \\
         [--export-c DIR [--export-c-name NAME]] [--compare [ROWS]] [--compare-plot FILE]
     python -m cortexm.aot --model ds_cnn --check [--target T] [--precision int8|16x8] [--calibration-data FILE]
@@ -21,8 +21,9 @@ written as a program); --debug shows the traceback instead. --activations int16 
 with --fuse-magnitude); --weight-rounding gptq rounds weights against the calibration inputs (give
 it more --calibration-samples). --precision auto: int16 for the fewest activation groups (GPTQ and
 int16 weights when they help) when int8 misses an output SQNR target (CortexMQuantizer(precision="auto"));
---state-feedback OUT:IN names a recurrent state (output OUT is fed back as input IN at the next step)
-that auto keeps at its best accuracy (a zoo model's own, e.g. silero_vad's 1:1, by default);
+--state-feedback OUT:IN names a recurrent state (output OUT is fed back as input IN at the next step):
+the two share one scale and zero point, and auto keeps it at its best accuracy (auto's default: a zoo
+model's own, e.g. silero_vad's 1:1);
 --count-instructions adds the int8 / auto / 16x8 programs' instructions on the target's core (QEMU).
 --io int8 writes a program that takes and gives the int8 tensors at the model's quantize / dequantize
 boundary (their scale and zero point in Program.inputs / outputs and the exported header).
@@ -170,8 +171,9 @@ def parse_args(argv):
     p.add_argument("--precision", choices=("int8", "16x8", "auto"),
                    help="with --quantize: int8, 16x8 (= --activations int16) or auto (int16 where needed)")
     p.add_argument("--state-feedback", nargs="+", metavar="OUT:IN",
-                   help="with --precision auto: output OUT is fed back as input IN at the next step "
-                        "(default: the zoo model's recurrent state, e.g. silero_vad 1:1)")
+                   help="with --quantize: output OUT is fed back as input IN at the next step, and the two share "
+                        "qparams; auto also keeps it at its best accuracy (auto's default: the zoo model's "
+                        "recurrent state, e.g. silero_vad 1:1)")
     p.add_argument("--count-instructions", action="store_true",
                    help="with --precision auto: report the int8 / auto / 16x8 programs' instructions on the "
                         "target's core under QEMU")
@@ -248,8 +250,8 @@ def parse_args(argv):
         p.error("--precision needs --quantize")
     if args.count_instructions and args.precision != "auto":
         p.error("--count-instructions needs --precision auto")
-    if args.state_feedback is not None and args.precision != "auto":
-        p.error("--state-feedback needs --precision auto")
+    if args.state_feedback is not None and not args.quantize:
+        p.error("--state-feedback needs --quantize")
     if args.state_feedback is not None:
         pairs = {}
         for pair in args.state_feedback:
@@ -360,7 +362,7 @@ def compile_model(args) -> int:
                                              count_instructions=args.count_instructions, cost_target=args.target) \
             if args.precision == "auto" else cortexm.CortexMQuantizer(
             activation_dtype=None if args.precision else args.activations, fuse_magnitude=args.fuse_magnitude,
-            weight_rounding=args.weight_rounding, precision=args.precision)
+            weight_rounding=args.weight_rounding, precision=args.precision, state_feedback=args.state_feedback)
         qgraph = cortexm.quantize(graph, samples, quantizer, progress=False)
         if args.precision == "auto":
             print(cortexm.quantization_report(qgraph).precision)

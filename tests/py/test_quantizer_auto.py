@@ -346,7 +346,7 @@ def test_aot_precision_flag(tmp_path, capsys):
     assert "precision auto: 0 of " in capsys.readouterr().out and out.exists()
     for argv, message in ((["--precision", "auto"], "--precision needs --quantize"),
                           (["--quantize", "--precision", "16x8", "--activations", "int16"], "drop --activations"),
-                          (["--quantize", "--state-feedback", "1:1"], "--state-feedback needs --precision auto"),
+                          (["--state-feedback", "1:1"], "--state-feedback needs --quantize"),
                           (["--quantize", "--count-instructions"], "--count-instructions needs --precision auto"),
                           (["--quantize", "--precision", "auto", "--state-feedback", "1-1"], "expected OUT:IN")):
         with pytest.raises(SystemExit):

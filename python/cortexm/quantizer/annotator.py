@@ -61,8 +61,11 @@ class Group:
         self._qparams = fixed
         self.saturation = None  # |x| an int16 range must reach: see _widen_to_saturation
         self.includes = []  # values the range must hold (a constant pad's value)
+        self.same_as = None  # a fed-back state's input takes its output's qparams (_tie_state_feedback)
 
     def qparams(self) -> QParams:
+        if self.same_as is not None:
+            return self.same_as.qparams()
         if self._qparams is None and self.below_mask is not None:
             q = self.below_mask.qparams()
             lo, hi = (q.quant_min - q.zero_point) * q.scale, (q.quant_max - q.zero_point) * q.scale
@@ -165,6 +168,7 @@ def _assign_groups(annotation: Annotation, quantizer) -> None:
     _check_int16_names(annotation, quantizer)
     _tie_repeated_steps(annotation)
     _widen_to_saturation(annotation)
+    _tie_state_feedback(annotation, quantizer)
 
 
 def _repeated_steps(view: GraphView) -> list:
@@ -221,6 +225,41 @@ def _tie_repeated_steps(annotation: Annotation) -> None:
                     continue
                 for g in tied[1:]:
                     g.observer = tied[0].observer
+
+
+def check_state_feedback(graph, state_feedback: dict) -> None:
+    """Raises ValueError unless each {output: input} pair names an output and an input of graph of
+    the same shape."""
+    outputs, inputs = graph.outputs, graph.inputs
+    for output, input_ in state_feedback.items():
+        if output >= len(outputs) or input_ >= len(inputs):
+            raise ValueError(f"state_feedback {{{output}: {input_}}}: the graph has {len(outputs)} outputs and "
+                             f"{len(inputs)} inputs")
+        if list(outputs[output].shape) != list(inputs[input_].shape):
+            raise ValueError(f"state_feedback {{{output}: {input_}}}: output '{outputs[output].name}' has shape "
+                             f"{list(outputs[output].shape)}, input '{inputs[input_].name}' {list(inputs[input_].shape)}")
+
+
+def _tie_state_feedback(annotation: Annotation, quantizer) -> None:
+    """A fed-back state's input takes the qparams of the output it is fed from, one observer seeing
+    both (the output's own qparams when they are fixed), so a program with integer I/O gets its state
+    output back as the next step's input byte for byte, with no requantize in the caller."""
+    graph, groups = annotation.view.graph, annotation.groups
+    check_state_feedback(graph, quantizer.state_feedback)
+    for output, input_ in quantizer.state_feedback.items():
+        source, state = graph.outputs[output], graph.inputs[input_]
+        out_group, in_group = groups.get(source.name), groups.get(state.name)
+        if out_group is None or in_group is None or out_group is in_group:
+            continue  # float on one side (nothing to share) or already one group
+        out_dtype = out_group.fixed.dtype if out_group.fixed is not None else out_group.observer.dtype
+        if in_group.observer is None or in_group.observer.dtype != out_dtype:
+            raise ValueError(f"state_feedback {{{output}: {input_}}}: output '{source.name}' is {out_dtype} and "
+                             f"input '{state.name}' is not; give both the same activation dtype (name both or "
+                             f"neither in int16_activations)")
+        if out_group.observer is not None:
+            in_group.observer = out_group.observer
+        out_group.includes.extend(in_group.includes)  # (a graph output's group has no saturation bound)
+        in_group.same_as = out_group
 
 
 def _saturation_point(op: str, output_scale: float) -> float | None:

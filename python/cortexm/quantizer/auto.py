@@ -47,7 +47,7 @@ import warnings
 import numpy as np
 
 from . import gptq
-from .annotator import Group, annotate
+from .annotator import Group, annotate, check_state_feedback
 from .calibrate import calibrate, sample_arrays
 from .config import CortexMQuantizer
 from .convert import convert
@@ -362,13 +362,6 @@ def quantize_auto(graph, calibration, quantizer, progress: bool, lowering):
     if calibration is None or not hasattr(calibration, "__iter__"):
         raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
     samples = list(calibration)
-    outputs, inputs = graph.outputs, graph.inputs
-    for output, input_ in quantizer.state_feedback.items():
-        if output >= len(outputs) or input_ >= len(inputs):
-            raise ValueError(f"state_feedback {{{output}: {input_}}}: the graph has {len(outputs)} outputs and "
-                             f"{len(inputs)} inputs")
-        if list(outputs[output].shape) != list(inputs[input_].shape):
-            raise ValueError(f"state_feedback {{{output}: {input_}}}: output '{outputs[output].name}' has shape "
-                             f"{list(outputs[output].shape)}, input '{inputs[input_].name}' {list(inputs[input_].shape)}")
+    check_state_feedback(graph, quantizer.state_feedback)
     evaluation = quantizer.evaluation if quantizer.evaluation is not None else evaluation_samples(graph, samples)
     return _Search(graph, samples, quantizer, list(evaluation), progress, lowering).run()

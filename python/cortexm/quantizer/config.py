@@ -83,7 +83,9 @@ class CortexMQuantizer:
     tolerance_db: otherwise auto promotes the fewest groups that keep every output's SQNR within
         this of its SQNR in the all-16x8 graph (a state_feedback output: see there).
     state_feedback: {output index: input index} of a recurrent graph's state: the output the
-        caller feeds back as that input at the next step (silero_vad: {1: 1}). An error there is
+        caller feeds back as that input at the next step (silero_vad: {1: 1}). In int8 and 16x8 the two
+        share one scale and zero point (one observer over both), so a program with integer I/O
+        takes its state output back byte for byte. An error there is
         carried into every later step, which one step's SQNR does not show (silero: int8 LSTM
         weights cost its state 0.49 dB on one step and doubled the worst streamed |p - p_float|), so
         auto keeps such an output at the SQNR of its best reach (all int16, int16 weights where
