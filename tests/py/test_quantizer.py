@@ -895,3 +895,33 @@ def test_graph_quantized_by_pt2e_is_recognised_and_runs_like_torch():
     x = torch.randn(1, 3, 6, 6, generator=torch.Generator().manual_seed(7)).numpy()
     out_scale = max(abs(float(n.attrs["scale"])) for n in g.nodes if n.op == Q)
     assert np.max(np.abs(lowered.run(x) - g.run(x))) <= 3 * out_scale
+
+
+class _ClassToken(torch.nn.Module):
+    """A keyword transformer's front: a learned class token cat before the frames, a bias viewed
+    to broadcast, and a hardsigmoid (no int8 pattern: float fallback)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.token = torch.nn.Parameter(torch.randn(1, 1, 8))
+        self.proj = torch.nn.Linear(8, 8)
+        self.bias = torch.nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        x = torch.cat([self.token.expand(x.shape[0], -1, -1), self.proj(x)], dim=1)
+        x = torch.relu(x + self.bias.view(1, 1, 8))
+        return x, torch.nn.functional.hardsigmoid(x)
+
+
+def test_report_float_rows_are_the_programs_float_ops():
+    model = _ClassToken().eval()
+    graph = cortexm.export(model, (torch.randn(1, 5, 8),))
+    qgraph = cortexm.quantize(graph, [(torch.randn(1, 5, 8),) for _ in range(8)], progress=False)
+    report = cortexm.quantization_report(qgraph)
+    kinds = {r.op.split(".")[1]: r.kind for r in report}
+    assert kinds["cat"] == "int8"  # the class token is quantized to the cat's qparams at lowering
+    assert kinds["view_copy"] == "constant" and "folded at lowering" in report.summary()
+    assert [r.op for r in report.float] == ["aten.hardsigmoid.default"]
+    program = cortexm.to_program(cortexm.lower(qgraph, "cortex-m55+int8"))
+    assert len(report.float) == program.float_ops == 1

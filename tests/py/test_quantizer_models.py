@@ -65,6 +65,7 @@ def test_zoo_model_quantizes_with_sqnr_above_its_floor(name):
     assert all(row.reason for row in report.float)
     lowered = cortexm.lower(qgraph, "cortex-m55+int8")
     assert_fully_int8(lowered)
+    assert len(report.float) == cortexm.to_program(lowered).float_ops  # one meaning of "float"
     reference, quantized, low = [], [], []
     for inputs in calibration(n_eval, seed=1):  # seed 1: samples calibration did not see
         with torch.no_grad():

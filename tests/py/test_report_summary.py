@@ -58,12 +58,15 @@ def test_lstm_report_starts_with_a_one_screen_summary():
     summary = report.summary().splitlines()
     assert text.startswith(report.summary() + "\n\n")
     assert len(summary) <= 24 and len(text.splitlines()) > 700
-    counts = {line.split()[0]: [int(c) for c in line.split()[1:4]] for line in summary[2:]}
-    assert counts["sigmoid"] == [150, 0, 0] and "lookup table" in next(l for l in summary if l.split()[0] == "sigmoid")
-    assert counts["linear"] == [52, 0, 0] and counts["cat"] == [1, 0, 0]
+    columns = summary[1].split()[1:]  # int8, 16x8, float and, when a node has it, constant
+    assert columns == ["int8", "16x8", "float", "constant"]  # the zero initial state: constants, folded
+    counts = {line.split()[0]: [int(c) for c in line.split()[1:1 + len(columns)]] for line in summary[2:]}
+    assert counts["sigmoid"] == [150, 0, 0, 0] and "lookup table" in next(l for l in summary if l.split()[0] == "sigmoid")
+    assert counts["linear"] == [52, 0, 0, 0] and counts["cat"] == [1, 0, 0, 0]
     assert sum(sum(c) for c in counts.values()) == len(report)
-    assert summary[0].startswith(f"{len(report)} compute nodes: {len(report) - len(report.float)} int8, 0 16x8, "
-                                 f"{len(report.float)} float")
+    assert not report.float
+    assert summary[0].startswith(f"{len(report)} compute nodes: {len(report) - 2} int8, 0 16x8, "
+                                 f"{len(report.float)} float, 2 constant")
     # The 50-input cat is one entry with its count, not 50.
     cat = next(line for line in text.splitlines() if line.startswith("cat "))
     assert " x50" in cat and len(cat) < 300

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .._export.handlers import Const, dim, handles, ints, keep_whole
-from ..quantizer.patterns import (PASSTHROUGH_OPS, Match, NoMatch, Observed, SharedWith, Stage, activation, free,
+from ..quantizer.patterns import (PASSTHROUGH_OPS, Match, NoMatch, Observed, SharedWith, Stage, activation, constant, free,
                                   pattern, single)
 from ._matrix import IMG, A, Sample, rows
 
@@ -282,17 +282,26 @@ def no_output(cx, a):
 
 @pattern("cat", ("aten.cat.default",), stage=Stage.SINGLE, rank=10)
 def check_cat(ctx, node):
-    """Inputs observed separately, requantized to the output's (observed) qparams; copies of one
-    value (a repeat, an expand) keep its qparams, as data movement does."""
+    """Inputs observed separately, requantized to the output's (observed) qparams; a constant input
+    (a class token) is quantized to the output's qparams, whose range holds it; copies of one value
+    (a repeat, an expand) keep its qparams, as data movement does."""
     free(ctx, node)
     edges = [(node, i) for i in range(len(node.inputs))]
-    for _, i in edges:
+    constants = [(node, i) for i, v in enumerate(node.inputs) if v is not None and v.kind == "constant"]
+    for _, i in constants:
+        constant(node, i, f"input {i}")
+    activations = [e for e in edges if e not in constants]
+    for _, i in activations:
         activation(node, i)
+    if not activations:
+        raise NoMatch("every input is a constant (folded at lowering)")
     if len({v.name for v in node.inputs}) == 1:
         return Match("passthrough", [node], activations=edges,
                      outputs={node.outputs[0].name: SharedWith(node.inputs[0].name)})
-    return Match("cat", [node], activations=edges, requantized=edges,
-                 outputs={node.outputs[0].name: Observed()})
+    held = [float(f(np.asarray(node.inputs[i].data))) for _, i in constants for f in (np.min, np.max)
+            if node.inputs[i].data.size]
+    return Match("cat", [node], activations=activations, requantized=edges,
+                 outputs={node.outputs[0].name: Observed()}, range_includes=held)
 
 
 @pattern("passthrough", PASSTHROUGH_OPS, stage=Stage.PASSTHROUGH, rank=10)

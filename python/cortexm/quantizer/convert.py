@@ -103,7 +103,8 @@ def _insert_requantize(g, nodes: dict, annotation: Annotation) -> None:
     for (node_name, index), group in annotation.edge_groups.items():
         node = nodes[node_name]
         original = annotation.view.match_of[node_name].nodes[0].inputs[index]
-        if annotation.groups[original.name].qparams() == group.qparams():
+        source = annotation.groups.get(original.name)  # None: a constant, quantized to the edge's qparams
+        if source is not None and source.qparams() == group.qparams():
             continue
         current = node.inputs[index]
         key = (current.name, id(group))

@@ -21,21 +21,25 @@ class ReportRow:
     node: str
     op: str
     quantization: str  # 'quantized' | 'float'
-    pattern: str  # '' for a float node
+    pattern: str  # '' for a node that is not quantized
     inputs: list  # per present input: qparams dict of the dequantize it reads; None: float or fused
     outputs: list  # per output: qparams dict of the quantize reading it; None: float or fused into a tail
     reason: str  # why the node stays float ('' when quantized)
     # How it runs: 'int8', '16x8' (int16 activations, int8 weights), '16x16' (int16 weights too),
-    # 'int8 table' / '16x8 table' (an elementwise op lowering turns into a lookup table) or 'float'.
+    # 'int8 table' / '16x8 table' (an elementwise op lowering turns into a lookup table), 'float'
+    # (float compute: a float fallback op of the program), 'float copy' (data movement of float
+    # values: no arithmetic) or 'constant' (data movement of constants: folded at lowering).
     kind: str = ""
 
     @property
     def precision(self) -> str:
-        """'int8', '16x8', '16x16' or 'float' (kind without ' table')."""
-        return self.kind.split(" ")[0]
+        """'int8', '16x8', '16x16', 'float', 'float copy' or 'constant' (kind without ' table')."""
+        return self.kind[:-len(" table")] if self.kind.endswith(" table") else self.kind
 
 
-KINDS = ("int8", "16x8", "16x16", "float")  # 16x16 shown only when a node is
+# 16x16, float copy and constant are shown only when a node is.
+KINDS = ("int8", "16x8", "16x16", "float", "float copy", "constant")
+_DATA_MOVEMENT = frozenset(_core.ops_with("is_data_movement"))
 # Lowered ops that are lookup tables: the registered ops reading a `table` input.
 _TABLE_OPS = frozenset(op for op in _core.registered_ops()
                        if any(i.name == "table" for i in _core.op_info(op).inputs))
@@ -49,9 +53,12 @@ def _op_label(op: str) -> str:
     return op
 
 
-def _kind(node, status: str, inputs: list, outputs: list) -> str:
+def _kind(node, status: str, inputs: list, outputs: list, constant_values: set) -> str:
     if status != "quantized":
-        return "float"
+        if node.op not in _DATA_MOVEMENT:
+            return "float"
+        present = [v for v in node.inputs if v is not None]
+        return "constant" if all(v.name in constant_values for v in present) else "float copy"
     dtypes = [q["dtype"] for q in outputs + inputs if q is not None and "scale" in q]
     dtypes += [v.dtype for v in list(node.outputs) + [v for v in node.inputs if v is not None]
                if v.dtype in ("int8", "int16") and v.qparams is not None and len(v.qparams["scales"]) == 1]
@@ -165,7 +172,9 @@ class QuantizationReport:
 
     @property
     def float(self) -> list:
-        return [r for r in self.rows if r.quantization != "quantized"]
+        """The float compute rows: the program's float fallback ops (Program.float_ops), not the
+        data movement of float values or of constants."""
+        return [r for r in self.rows if r.kind == "float"]
 
     def by_op(self) -> dict:
         """{op: Counter of kinds ('int8', '16x8', 'int8 table', ..., 'float')}, most nodes first."""
@@ -177,20 +186,22 @@ class QuantizationReport:
     def summary(self) -> str:
         """One line per op kind: how many of its nodes run int8, 16x8 and float (tables noted)."""
         total = collections.Counter(r.precision for r in self.rows)
-        kinds_shown = [k for k in KINDS if k != "16x16" or total[k]]
+        kinds_shown = [k for k in KINDS if k in ("int8", "16x8", "float") or total[k]]
         lines = [f"{len(self.rows)} compute nodes: " + ", ".join(f"{total[k]} {k}" for k in kinds_shown)
                  + f" ({len(self.quantized)} quantized, {len(self.float)} float)"]
         table = [("op", *kinds_shown, "")]
         for op, kinds in self.by_op().items():
             counts = collections.Counter()
             for kind, n in kinds.items():
-                counts[kind.split(" ")[0]] += n
+                counts[kind[:-len(" table")] if kind.endswith(" table") else kind] += n
             tables = sum(n for kind, n in kinds.items() if kind.endswith(" table"))
-            reasons = sorted({r.reason for r in self.rows if r.op == op and r.reason})
+            reasons = sorted({r.reason for r in self.rows if r.op == op and r.reason and r.kind != "constant"})
             note = ("lookup table" if tables == sum(kinds.values()) else f"{tables} lookup tables") if tables else ""
             if reasons:
                 note = "; ".join(filter(None, [note, "float: " + reasons[0] + (
                     f" (+{len(reasons) - 1} other reasons)" if len(reasons) > 1 else "")]))
+            if counts["constant"]:
+                note = "; ".join(filter(None, [note, "constant: folded at lowering"]))
             table.append((printable(_op_label(op)), *(str(counts[k]) for k in kinds_shown), printable(note)))
         widths = [max(len(row[i]) for row in table) for i in range(len(kinds_shown) + 1)]
         for row in table:
@@ -228,7 +239,12 @@ def quantization_report(qgraph) -> QuantizationReport:
     activation tail)."""
     rows = []
     fused = set()  # values of quantized nodes that feed a tail without quantize / dequantize
+    # Constants and what data movement makes of them alone (folded at lowering).
+    constant_values = {v.name for n in qgraph.nodes for v in n.inputs if v is not None and v.kind == "constant"}
     for node in qgraph.nodes:
+        if (node.op in _DATA_MOVEMENT or node.op in QDQ_OPS) and all(
+                v.name in constant_values for v in node.inputs if v is not None):
+            constant_values.update(o.name for o in node.outputs)
         if node.op in QDQ_OPS:
             continue
         present = [v for v in node.inputs if v is not None]
@@ -247,8 +263,9 @@ def quantization_report(qgraph) -> QuantizationReport:
             status = "quantized" if ok else "float"
         if status == "quantized":
             fused.update(o.name for o, q in zip(node.outputs, outputs) if q is None)
-        rows.append(ReportRow(node.name, node.op, status, meta.get("pattern", ""), inputs, outputs,
-                              meta.get("float_reason", ""), _kind(node, status, inputs, outputs)))
+        kind = _kind(node, status, inputs, outputs, constant_values)
+        reason = "data movement of constants: folded at lowering" if kind == "constant" else meta.get("float_reason", "")
+        rows.append(ReportRow(node.name, node.op, status, meta.get("pattern", ""), inputs, outputs, reason, kind))
     nodes = qgraph.nodes
     summary = nodes[0].meta.get("auto_precision") if nodes else None
     return QuantizationReport(rows, PrecisionChoice(json.loads(summary)) if summary else None)
