@@ -363,7 +363,7 @@ def compile_model(args) -> int:
             if args.precision == "auto" else cortexm.CortexMQuantizer(
             activation_dtype=None if args.precision else args.activations, fuse_magnitude=args.fuse_magnitude,
             weight_rounding=args.weight_rounding, precision=args.precision, state_feedback=args.state_feedback)
-        qgraph = cortexm.quantize(graph, samples, quantizer, progress=False)
+        qgraph = cortexm.quantize(graph, samples, quantizer, progress=True)
         if args.precision == "auto":
             print(cortexm.quantization_report(qgraph).precision)
         if args.intermediates:

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _core
 from ._core import Graph
+from .progress import bar
 
 CHANNELS_LAST = [0, 2, 3, 1]
 
@@ -440,12 +441,14 @@ def candidates(lowered: Graph, arena_limit: int | None = None):
     return found
 
 
-def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8", preserve_inputs: bool = False) -> PatchPlan:
+def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8", preserve_inputs: bool = False,
+        progress: bool = True) -> PatchPlan:
     """The plan with the fewest extra MACs whose arena is at most arena_limit: the whole-tensor plan
     when it fits, else the first fitting (split, grid) among candidates() (the planner run on each
     rewritten graph, at most MAX_PLANS of them; a split is dropped once two of its grids planned no
     smaller than the whole-tensor plan). ValueError naming the limit and the smallest arena
-    found when none fits. preserve_inputs: plans that keep the graph inputs (to_program's)."""
+    found when none fits. preserve_inputs: plans that keep the graph inputs (to_program's).
+    progress: a bar over the plans tried, on a terminal."""
     if isinstance(arena_limit, bool) or not isinstance(arena_limit, (int, np.integer)) or arena_limit <= 0:
         raise ValueError(f"arena_limit = {arena_limit!r} must be a positive int (bytes)")
     arena_limit = int(arena_limit)
@@ -456,6 +459,8 @@ def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8", prese
     best = (whole_arena, "the whole-tensor plan")
     tried = 1
     planned = {}  # split -> [(grid, arena)]
+    shown = bar(desc=f"patch plans for an arena of {arena_limit} B", unit="plan", total=MAX_PLANS, enabled=progress)
+    shown.update()  # the whole-tensor plan
     for extra, _, _, split, grid, stage in candidates(lowered, arena_limit):
         if tried >= MAX_PLANS:
             break
@@ -467,18 +472,22 @@ def fit(lowered: Graph, arena_limit: int, target: str = "cortex-m55+int8", prese
         graph = patch_graph(lowered, split, grid)
         arena = _program_arena(graph, target, arena_limit, preserve_inputs)
         tried += 1
+        shown.update()
         earlier.append((grid, arena))
         if arena < best[0]:
             best = (arena, f"{grid[0]}x{grid[1]} patches of '{split}', +{100 * extra / whole_macs:.2f} % MACs")
         if arena <= arena_limit:
+            shown.close()
             return PatchPlan(arena, whole_arena, whole_macs + extra, whole_macs, split, list(stage.split.shape),
                              grid, [n.name for n in stage.nodes], tried, graph)
+    shown.close()
     raise ValueError(f"arena_limit = {arena_limit} B: no plan fits; the smallest arena found is {best[0]} B "
                      f"({best[1]}) after {tried} plans (the whole-tensor plan and patch grids up to "
                      f"{MAX_GRID}x{MAX_GRID}, fewest extra MACs first)")
 
 
-def smallest(lowered: Graph, max_mac_overhead: float = 0.15, target: str = "cortex-m55+int8") -> PatchPlan | None:
+def smallest(lowered: Graph, max_mac_overhead: float = 0.15, target: str = "cortex-m55+int8",
+             progress: bool = True) -> PatchPlan | None:
     """The smallest arena of the first MAX_PLANS plans fit would run (candidates() in order of
     extra MACs, within max_mac_overhead of the whole model's MACs, splits dropped as in fit), the
     fewer extra MACs on ties; None when none is smaller than the whole-tensor plan. Cheapest grids
@@ -487,6 +496,8 @@ def smallest(lowered: Graph, max_mac_overhead: float = 0.15, target: str = "cort
     whole_macs = macs(lowered)
     whole_arena = _core.planned_layout(lowered, target)["arena_size"]
     best, tried, planned = None, 1, {}
+    shown = bar(desc="patch plans", unit="plan", total=MAX_PLANS, enabled=progress)
+    shown.update()
     for extra, _, _, split, grid, stage in candidates(lowered, whole_arena - 1):
         if extra > max_mac_overhead * whole_macs or tried >= MAX_PLANS:
             break
@@ -496,10 +507,12 @@ def smallest(lowered: Graph, max_mac_overhead: float = 0.15, target: str = "cort
         graph = patch_graph(lowered, split, grid)
         arena = _core.planned_layout(graph, target)["arena_size"]
         tried += 1
+        shown.update()
         earlier.append(arena)
         if arena < (best.arena_size if best else whole_arena):
             best = PatchPlan(arena, whole_arena, whole_macs + extra, whole_macs, split, list(stage.split.shape),
                              grid, [n.name for n in stage.nodes], tried, graph)
+    shown.close()
     if best is not None:
         best.plans_tried = tried
     return best

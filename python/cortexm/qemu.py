@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .progress import bar, on_terminal
 from .program import Program, load_program
 
 __all__ = ["ISAS", "MACHINES", "QemuRun", "build_firmware", "build_runner", "bulk_bytes", "run", "run_cases",
@@ -186,8 +187,8 @@ def build_firmware(cpu: str, target: str, jobs: int = 2, isa: str | None = None)
             if shutil.which("ccache"):
                 configure += ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
             _check_call(configure, f"configuring the {cpu} runner")
-        _check_call(["cmake", "--build", str(build), "--target", target, "--", f"-j{jobs}"],
-                    f"building {target} for {cpu}")
+        _build(["cmake", "--build", str(build), "--target", target, "--", f"-j{jobs}"],
+               f"building {target} for {cpu}")
     return build / "firmware" / f"{target}.elf"
 
 
@@ -208,6 +209,34 @@ def _build_plugin() -> Path:
             finally:
                 tmp.unlink(missing_ok=True)  # a failed or interrupted build leaves no partial plugin
     return out
+
+
+_NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\] ")
+
+
+def ninja_steps(lines):
+    """(done, total) for each ninja progress line ("[12/80] Building CXX object ...") in lines."""
+    for line in lines:
+        m = _NINJA_STEP.match(line)
+        if m:
+            yield int(m.group(1)), int(m.group(2))
+
+
+def _build(cmd, what):
+    """_check_call for a ninja build, with a bar over its steps on a terminal."""
+    if not on_terminal():
+        return _check_call(cmd, what)
+    kept = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc, \
+            bar(desc=what, unit="step") as shown:
+        for line in proc.stdout:
+            kept.append(line)
+            for done, total in ninja_steps([line]):
+                if shown.total != total:
+                    shown.reset(total=total)
+                shown.update(done - shown.n)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{what} failed ({' '.join(cmd)}):\n{''.join(kept)[-4000:]}")
 
 
 def _check_call(cmd, what):

@@ -17,8 +17,9 @@ OPTIONAL = {"torch", "matplotlib", "tqdm"}
 #: ops_matrix.py (a torch-only tool) is being rewritten on another branch; its function-level imports
 #: move with that work
 NOT_YET: set[str] = set()
-#: what the quantizer may import of cortexm: the C++ module, string escaping and the quantize/dequantize ops
-QUANTIZER_MAY_IMPORT = {"cortexm._core", "cortexm.escape", "cortexm.qdq"}
+#: what the quantizer may import of cortexm: the C++ module, string escaping, the quantize/dequantize ops
+#: and the progress bar (leaf modules, importing nothing of cortexm)
+QUANTIZER_MAY_IMPORT = {"cortexm._core", "cortexm.escape", "cortexm.qdq", "cortexm.progress"}
 #: a string naming a graph / kernel op (aten.relu.default, cortex_m.quantized_add.default, ...)
 OP_NAME = re.compile(r"\b(aten|cortex_m|quantized_decomposed|dim_order_ops)\.\w")
 #: op names outside cortexm/ops/ that are no op list: the few ops a generic mechanism makes or reads

@@ -151,6 +151,11 @@ def test_every_output_stays_within_the_tolerance():
     s = choice.summary
     assert 0 < len(s["int16"]) < s["groups"]
     assert {"relu", "convolution_1"} <= set(s["int16"])
+    # Per group, why: the aim, each promoted group's loss alone in int8 and each kept one's.
+    text = str(choice)
+    assert "aim per output: " in text and "int16 relu: alone in int8 loses" in text
+    assert s["kept"] and all(f"int8 {root}: alone in int8 loses {loss:.2f} dB; the aim holds without it" in text
+                             for root, loss in s["kept"].items())
     samples = [[t.numpy() for t in x] for x in front_end_samples(12, 2)]
     sqnrs = cortexm.quantizer.auto.output_sqnrs_db([graph.run(*x) for x in samples], [qgraph.run(*x) for x in samples])
     assert sqnrs == pytest.approx(s["outputs"])

@@ -64,4 +64,5 @@ def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, p
     for stats, (node, index) in statistics.values():
         watchers.setdefault(node.inputs[index].name, []).append(stats)
     calibrate(graph, annotation, calibration, progress, watchers)
-    return convert(graph, annotation, quantizer, {use: stats for use, (stats, _) in statistics.items()})
+    return convert(graph, annotation, quantizer, {use: stats for use, (stats, _) in statistics.items()},
+                   progress=progress)

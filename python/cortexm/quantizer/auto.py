@@ -47,6 +47,7 @@ import warnings
 import numpy as np
 
 from . import gptq
+from ..progress import bar
 from .annotator import Group, annotate, check_state_feedback
 from .calibrate import calibrate, sample_arrays
 from .config import CortexMQuantizer
@@ -113,6 +114,7 @@ def _as_list(outputs) -> list:
 
 class _Search:
     def __init__(self, graph, samples, quantizer, evaluation, progress, lowering):
+        self.progress, self.shown = progress, bar(desc="", enabled=False)
         self.graph = graph
         self.lowering = lowering
         self.quantizer = quantizer
@@ -189,6 +191,7 @@ class _Search:
     def score(self, qgraph) -> tuple:
         """Per output SQNRs (dB), or (metric,)."""
         self.evaluations += 1
+        self.shown.update()
         if self.quantizer.metric is not None:
             value = self.quantizer.metric(qgraph)
             try:
@@ -203,6 +206,15 @@ class _Search:
         return output_sqnrs_db(self.reference, outputs)
 
     def run(self):
+        with bar(desc="precision auto: int8 and 16x8", unit="graph", enabled=self.progress) as self.shown:
+            return self._search()
+
+    def stage(self, what: str, graphs: int | None = None) -> None:
+        """The progress bar's next stage: what it scores, and how many graphs when known."""
+        self.shown.reset(total=graphs)
+        self.shown.set_description_str(f"precision auto: {what}")
+
+    def _search(self):
         q = self.quantizer
         target = q.metric_target if q.metric is not None else q.target_sqnr_db
         everything = frozenset(self.roots)
@@ -279,21 +291,25 @@ class _Search:
 
         # 1. The int16 weights all-int16 activations need to meet the aim (none when 16x8 does).
         loss = {}
+        self.stage("each int16 weight alone in int8", len(all_weights))
         for weight in all_weights:
             alone = evaluate(everything, rounding, all_weights - {weight})[0]
             loss[weight] = max(b - s for b, s in zip(best, alone))
         weights = frozenset(greedy(all_weights, loss, lambda chosen: meets(everything, frozenset(chosen))))
         # 2. The groups, with those weights: each one's loss alone in int8 from all int16.
         reach_with = evaluate(everything, rounding, weights)[0]
+        self.stage("each group alone in int8", len(lowerable))
         for root in lowerable:
             alone = evaluate(everything - {root}, rounding, weights)[0]
             loss[root] = max(r - s for r, s in zip(reach_with, alone))
+        self.stage("the fewest int16 groups that meet the aim")
         chosen = greedy(lowerable, loss, lambda chosen: meets(frozenset(self.required) | frozenset(chosen), weights))
         int16 = frozenset(self.required) | frozenset(chosen)
         weights = self.applicable(weights, int16)
         scores, qgraph = evaluate(int16, rounding, weights)
         summary["promoted"] = {r: round(loss[r], 2) if r in loss else None for r in self.roots if r in int16}
         summary["promoted_weights"] = {w: round(loss[w], 2) for w in self.weight_groups if w in weights}
+        summary["kept"] = {r: round(loss[r], 2) for r in lowerable if r not in int16}
         if q.metric is None:
             reason = f"int8 misses the target; every output within {q.tolerance_db} dB of all 16x8"
             if q.state_feedback:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..escape import printable
+from ..progress import bar
 from .annotator import Annotation
 
 
@@ -40,17 +39,6 @@ def sample_arrays(sample, graph_inputs: list, index: int) -> list:
     return arrays
 
 
-def _progress(iterable, enabled: bool):
-    if not enabled or not sys.stderr.isatty():
-        return iterable
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return iterable
-    total = len(iterable) if hasattr(iterable, "__len__") else None
-    return tqdm(iterable, total=total, desc="calibrating", unit="sample", leave=False)
-
-
 def calibrate(graph, annotation: Annotation, calibration, progress: bool = True, watchers=None) -> int:
     """Runs graph on every calibration sample, feeding the observed groups and, for each value named
     in watchers (value name -> [objects with update(array)]), its watchers. Returns the sample count."""
@@ -81,7 +69,7 @@ def calibrate(graph, annotation: Annotation, calibration, progress: bool = True,
     if calibration is None or not hasattr(calibration, "__iter__"):
         raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
     count = 0
-    for sample in _progress(calibration, progress):
+    for sample in bar(calibration, desc="calibrating", unit="sample", enabled=progress):
         arrays = sample_arrays(sample, inputs, count)
         for k, (v, a) in enumerate(zip(inputs, arrays)):
             sinks = ([observed[v.name].observer] if v.name in observed else []) + watchers.get(v.name, [])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..progress import bar
 from . import gptq
 from .annotator import Annotation
 from .patterns import int16_weight_patterns
@@ -32,11 +33,12 @@ DEQUANTIZE_PER_CHANNEL = "quantized_decomposed.dequantize_per_channel.default"
 
 
 def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = None,
-            rounding_cache: dict | None = None):
+            rounding_cache: dict | None = None, progress: bool = False):
     """statistics: (weight-reading node name, input index) -> gptq.InputStatistics of the weights
     to round by GPTQ; the others round to nearest (and every int16 weight: quantizer.int16_weights,
     checked here). rounding_cache: a dict kept across converts of the same graph and statistics, so
-    each weight is rounded once (precision='auto'); its keys tell int8 from int16 roundings."""
+    each weight is rounded once (precision='auto'); its keys tell int8 from int16 roundings.
+    progress: a bar over the GPTQ roundings on a terminal."""
     int16_uses = _int16_weight_uses(annotation, quantizer.int16_weights)
     g = graph.copy()
     nodes = {n.name: n for n in g.nodes}
@@ -44,7 +46,7 @@ def convert(graph, annotation: Annotation, quantizer, statistics: dict | None = 
     _insert_activation_qdq(g, nodes, annotation)
     _insert_requantize(g, nodes, annotation)
     weight_scales = _quantize_weights(g, nodes, annotation, quantizer.per_channel, statistics or {},
-                                      {} if rounding_cache is None else rounding_cache, int16_uses)
+                                      {} if rounding_cache is None else rounding_cache, int16_uses, progress)
     _quantize_biases(g, nodes, annotation, weight_scales, quantizer.per_channel, int16_uses)
     _quantize_constant_operands(g, nodes, annotation)
     _quantize_attention_masks(g, nodes, annotation)
@@ -156,12 +158,14 @@ def _int16_weight_uses(annotation: Annotation, names) -> set:
 
 
 def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool, statistics: dict,
-                      rounded: dict, int16_uses: set) -> dict:
+                      rounded: dict, int16_uses: set, progress: bool = False) -> dict:
     """Weights -> int8 constants behind a dequantize, rounded to nearest or, for the uses in
     statistics, by GPTQ; the uses in int16_uses int16 constants rounded to nearest (rounded:
     (weight, axis, statistics, dtype) -> (int data, scales), filled here). Returns
     {(node, index): float32 scales}."""
     cache, scales_of = {}, {}
+    gptq_uses = sum(1 for s in statistics.values() if s.determined)
+    shown = bar(desc="GPTQ rounding", unit="weight", total=gptq_uses, enabled=progress and gptq_uses > 0)
     for match in annotation.matches:
         for use in match.weights:
             node = nodes[use.node.name]
@@ -176,6 +180,7 @@ def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool,
                     data, scales = quantize_weight(w.data, axis, dtype)
                     if stats is not None and stats.determined:
                         data = gptq.round_weight(w.data, axis, use.axis, scales, stats)
+                        shown.update()
                     rounded[key] = (data, scales)
                 data, scales = rounded[key]
                 qparams = {"scales": scales.tolist(), "zero_points": [0] * scales.size,
@@ -185,6 +190,7 @@ def _quantize_weights(g, nodes: dict, annotation: Annotation, per_channel: bool,
             dq = _dequantize_const(g, const, scales, axis, qmin, qmax, dtype, node)
             node.replace_input(use.index, dq)
             scales_of[(node.name, use.index)] = scales
+    shown.close()
     return scales_of
 
 

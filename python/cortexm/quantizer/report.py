@@ -135,9 +135,13 @@ class PrecisionChoice:
                 f" (all 16x8 {per_output(s['all_16x8_outputs'])})" if "all_16x8_outputs" in s else ""))
         if "all_16x16_outputs" in s and len(s.get("outputs", ())) > 1:
             lines[-1] += f" (all 16x16 {per_output(s['all_16x16_outputs'])})"
+        if "aim" in s and s["promoted"]:
+            lines.append("  aim per output: " + " / ".join(f"{a:.2f}" for a in s["aim"]) + unit)
         for root, loss in s["promoted"].items():
             why = "no int8 kernel" if loss is None else f"alone in int8 loses {loss:.2f}{unit}"
             lines.append(f"  int16 {printable(root)}: {why}")
+        for root, loss in s.get("kept", {}).items():
+            lines.append(f"  int8 {printable(root)}: alone in int8 loses {loss:.2f}{unit}; the aim holds without it")
         for weight, loss in s.get("promoted_weights", {}).items():
             lines.append(f"  int16 weight {printable(weight)}: alone in int8 loses {loss:.2f}{unit}")
         costs = lambda d: ", ".join(f"{k} {'n/a' if v is None else v}" for k, v in d.items())
