@@ -472,20 +472,17 @@ bool is_live(const Graph& graph, NodeId id) {
 }  // namespace
 
 bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
-    if (!is_live(graph, id)) continue;
+  return rewrite_nodes(graph, [&](NodeId id) {
+    if (!is_live(graph, id)) return false;
     const bool folded = is_folded(graph, graph.node(id));
     const convert::Converter* converter = convert::converter_for(graph, graph.node(id), folded);
-    if (!converter && !folded) continue;
+    if (!converter && !folded) return false;
     const std::string op = graph.node(id).op;
     std::string reason = "no cortex_m kernel for " + op;
     if (converter) {
       try {
         converter->convert(graph, id, target);
-        changed = true;
-        continue;
+        return true;
       } catch (const convert::NotLowered& e) {
         reason = e.reason;
       } catch (const GraphError& e) {
@@ -495,8 +492,8 @@ bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
       }
     }
     graph.mutable_node(id).meta["lowering"] = "float: " + reason;
-  }
-  return changed;
+    return false;
+  });
 }
 
 }  // namespace cortexm
