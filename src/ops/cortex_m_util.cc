@@ -13,15 +13,6 @@ void require_int8_nchw(const InferContext& ctx, size_t i, DType dtype) {
 
 std::vector<int8_t> nchw_to_nhwc(const Tensor& t) { return nchw_to_nhwc_as<int8_t>(t); }
 
-void nhwc_to_nchw(const std::vector<int8_t>& nhwc, Tensor& out) {
-  const auto& s = out.shape();
-  const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
-  int8_t* o = out.data<int8_t>();
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t y = 0; y < h; ++y)
-        for (int64_t x = 0; x < w; ++x)
-          o[((b * c + ch) * h + y) * w + x] = nhwc[((b * h + y) * w + x) * c + ch];
-}
+void nhwc_to_nchw(const std::vector<int8_t>& nhwc, Tensor& out) { nhwc_to_nchw_as<int8_t>(nhwc, out); }
 
 }  // namespace cortexm::ops

@@ -66,12 +66,18 @@ inline std::optional<QuantParams> passthrough_qparams(const TensorInfo& info) {
   return std::nullopt;
 }
 
-// A view's output info: input 0's dtype and per-tensor qparams, `shape`, and the dim order that
-// keeps the bytes in place when there is one (graph/layout.h), else contiguous. The order is always
-// explicit, so re-inference after the input's order changed cannot keep a stale one.
-inline TensorInfo view_info(const TensorInfo& in, std::vector<int64_t> shape) {
+// A data-movement op's output info: `in`'s dtype and per-tensor qparams, `shape`, contiguous.
+inline TensorInfo moved_info(const TensorInfo& in, std::vector<int64_t> shape) {
   TensorInfo out = make_info(in.dtype, std::move(shape));
   out.qparams = passthrough_qparams(in);
+  return out;
+}
+
+// A view's output info: moved_info with the dim order that keeps the bytes in place when there is
+// one (graph/layout.h), else contiguous. The order is always explicit, so re-inference after the
+// input's order changed cannot keep a stale one.
+inline TensorInfo view_info(const TensorInfo& in, std::vector<int64_t> shape) {
+  TensorInfo out = moved_info(in, std::move(shape));
   out.dim_order = view_dim_order(in, out.shape).value_or(contiguous_dim_order(out.shape.size()));
   return out;
 }

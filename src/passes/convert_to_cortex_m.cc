@@ -387,6 +387,29 @@ ValueId Rewrite::call(const std::string& op, std::vector<ValueId> inputs, Attrs 
   return out;
 }
 
+Tensor repacked_weight(const Graph& graph, ValueId w, DType dtype, std::vector<int64_t> shape,
+                       int64_t channel_axis) {
+  TensorInfo info;
+  info.dtype = dtype;
+  info.shape = std::move(shape);
+  info.qparams = graph.value(w).info.qparams;
+  if (info.qparams->per_channel()) info.qparams->axis = channel_axis;
+  return Tensor(info);
+}
+
+ValueId Rewrite::call_requantized(const std::string& op, std::vector<ValueId> inputs, Attrs attrs,
+                                  const ChannelRequantization& r, int64_t activation_min,
+                                  int64_t activation_max, const QuantParams& q) {
+  inputs.push_back(constant("bias", r.bias));
+  attrs.insert(attrs.end(), {{"requantize_multipliers", r.multipliers},
+                             {"requantize_shifts", r.shifts},
+                             {"activation_min", activation_min},
+                             {"activation_max", activation_max}});
+  const ValueId y = call(op, std::move(inputs), std::move(attrs), true);
+  set_qparams(y, q);
+  return y;
+}
+
 ValueId Rewrite::constant(const std::string& suffix, Tensor data) {
   return graph_.add_constant(old_.name + "_" + suffix, std::move(data));
 }
@@ -472,20 +495,17 @@ bool is_live(const Graph& graph, NodeId id) {
 }  // namespace
 
 bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
-    if (!is_live(graph, id)) continue;
+  return rewrite_nodes(graph, [&](NodeId id) {
+    if (!is_live(graph, id)) return false;
     const bool folded = is_folded(graph, graph.node(id));
     const convert::Converter* converter = convert::converter_for(graph, graph.node(id), folded);
-    if (!converter && !folded) continue;
+    if (!converter && !folded) return false;
     const std::string op = graph.node(id).op;
     std::string reason = "no cortex_m kernel for " + op;
     if (converter) {
       try {
         converter->convert(graph, id, target);
-        changed = true;
-        continue;
+        return true;
       } catch (const convert::NotLowered& e) {
         reason = e.reason;
       } catch (const GraphError& e) {
@@ -495,8 +515,8 @@ bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
       }
     }
     graph.mutable_node(id).meta["lowering"] = "float: " + reason;
-  }
-  return changed;
+    return false;
+  });
 }
 
 }  // namespace cortexm

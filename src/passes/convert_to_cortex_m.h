@@ -40,6 +40,11 @@ QuantizedConstant int8_channels(const Graph& graph, ValueId v, int64_t axis, int
 QuantizedConstant int8_constant(const Graph& graph, ValueId v, int64_t axis, int64_t channels,
                                 const std::string& what);
 
+// The tensor weight w is repacked into: `shape` of `dtype`, at w's qparams with per-channel ones
+// along `channel_axis`. The caller fills its data.
+Tensor repacked_weight(const Graph& graph, ValueId w, DType dtype, std::vector<int64_t> shape,
+                       int64_t channel_axis);
+
 // The dtype of a conv / linear weight w: int8, or int16 (16x16) when the input x is symmetric
 // int16; NotLowered for int16 weights on any other input (what: the weight's name in the op).
 DType weight_dtype(const Graph& graph, ValueId x, ValueId w, const std::string& what);
@@ -112,6 +117,18 @@ class Rewrite {
   // A new node before the old one, meta lowering = cortex_m; main marks the op that carries the
   // old node's meta (its qparams notes).
   ValueId call(const std::string& op, std::vector<ValueId> inputs, Attrs attrs, bool main = false);
+  // The main op of a conv / linear that applies `r`: inputs then r's bias as a constant, attrs
+  // then r's requantize_multipliers and requantize_shifts and the clamp activation_min / _max;
+  // its output at qparams q.
+  ValueId call_requantized(const std::string& op, std::vector<ValueId> inputs, Attrs attrs,
+                           const ChannelRequantization& r, int64_t activation_min,
+                           int64_t activation_max, const QuantParams& q);
+  // The same, clamped to the target's activation range, at its qparams.
+  ValueId call_requantized(const std::string& op, std::vector<ValueId> inputs, Attrs attrs,
+                           const ChannelRequantization& r, const OutputTarget& target) {
+    return call_requantized(op, std::move(inputs), std::move(attrs), r, target.activation_min,
+                            target.activation_max, target.q);
+  }
   ValueId constant(const std::string& suffix, Tensor data);
   ValueId clone_dim_order(ValueId v, std::vector<int64_t> dim_order);
   ValueId view(ValueId v, std::vector<int64_t> shape);

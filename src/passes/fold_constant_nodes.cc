@@ -9,13 +9,11 @@
 namespace cortexm {
 
 bool fold_constant_nodes(Graph& graph, const TargetConfig&) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
+  return rewrite_nodes(graph, [&](NodeId id) {
     const Node& node = graph.node(id);
     const OpSchema& schema = OpRegistry::global().get(node.op);
-    if (node.op != "cortex_m.quantize_per_tensor.default" && !schema.is_data_movement) continue;
-    if (node.outputs.size() != 1 || node.inputs.empty() || graph.is_graph_output(node.outputs[0])) continue;
+    if (node.op != "cortex_m.quantize_per_tensor.default" && !schema.is_data_movement) return false;
+    if (node.outputs.size() != 1 || node.inputs.empty() || graph.is_graph_output(node.outputs[0])) return false;
     std::vector<const Tensor*> inputs;
     size_t input_bytes = 0;
     for (ValueId v : node.inputs) {
@@ -26,16 +24,15 @@ bool fold_constant_nodes(Graph& graph, const TargetConfig&) {
       input_bytes += value.data.nbytes();
     }
     const Value& out = graph.value(node.outputs[0]);
-    if (inputs.size() != node.inputs.size() || out.info.nbytes() > input_bytes) continue;
+    if (inputs.size() != node.inputs.size() || out.info.nbytes() > input_bytes) return false;
     std::vector<Tensor> outputs = {Tensor(out.info)};
     run_node(schema, KernelContext(node.op, node.name, node.attrs, inputs, outputs));
     const std::string name = out.name;
     const ValueId folded = graph.add_constant(name + "_folded", std::move(outputs[0]));
     graph.replace_all_uses(node.outputs[0], folded);
     graph.erase_node(id);
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace cortexm

@@ -26,6 +26,17 @@ const PassInfo& find_pass(const std::string& name);  // throws GraphError listin
 // The default pipeline: pass names in the order passes.def runs them (a pass may run twice).
 const std::vector<std::string>& default_pass_order();
 
+// Offers `rewrite` every node of the graph's order as it stood when the pass began (nodes a rewrite
+// adds are not offered); `rewrite(id)` returns whether it changed the graph, and may erase its node.
+// Returns whether any rewrite did.
+template <typename Rewrite>
+bool rewrite_nodes(Graph& graph, Rewrite rewrite) {
+  bool changed = false;
+  const std::vector<NodeId> order = graph.order();
+  for (NodeId id : order) changed = rewrite(id) || changed;
+  return changed;
+}
+
 #define CORTEXM_PASS(name, fn, summary) bool fn(Graph& graph, const TargetConfig& target);
 #include "passes/passes.def"
 #undef CORTEXM_PASS

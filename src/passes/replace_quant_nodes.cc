@@ -7,22 +7,19 @@
 namespace cortexm {
 
 bool replace_quant_nodes(Graph& graph, const TargetConfig&) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
+  return rewrite_nodes(graph, [&](NodeId id) {
     const Node& node = graph.node(id);
     const bool quantize = node.op == kQuantize;
-    if (!quantize && !is_decomposed_dequantize(node.op)) continue;
+    if (!quantize && !is_decomposed_dequantize(node.op)) return false;
     const ValueId in = node.inputs[0];
     const DType dtype = node_dtype(node);
     const bool per_tensor = node.op != kDequantizePerChannel;
     if (per_tensor && (dtype == DType::kInt8 || dtype == DType::kInt16)) {
       graph.mutable_node(id).op = quantize ? kCortexMQuantize : kCortexMDequantize;
       graph.reinfer(id);
-      changed = true;
-      continue;
+      return true;
     }
-    if (quantize || graph.value(in).kind != ValueKind::kConstant) continue;
+    if (quantize || graph.value(in).kind != ValueKind::kConstant) return false;
     const QuantParams q = node_qparams(graph, node);
     const ValueId out = node.outputs[0];
     const std::string name = graph.value(out).name;
@@ -31,9 +28,8 @@ bool replace_quant_nodes(Graph& graph, const TargetConfig&) {
     graph.replace_all_uses(out, real);
     graph.erase_node(id);
     graph.rename_value(real, name);  // graph outputs keep their names
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace cortexm

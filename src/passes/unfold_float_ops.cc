@@ -60,11 +60,9 @@ ValueId dequantized(Graph& graph, ValueId v, NodeId at, std::map<ValueId, ValueI
 }  // namespace
 
 bool unfold_float_ops(Graph& graph, const TargetConfig&) {
-  bool changed = false;
   std::map<ValueId, ValueId> cache;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
-    if (!folded(graph, graph.node(id))) continue;
+  return rewrite_nodes(graph, [&](NodeId id) {
+    if (!folded(graph, graph.node(id))) return false;
     const std::vector<ValueId> inputs = graph.node(id).inputs;
     for (size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i] != kNoValue && is_quantized(graph.value(inputs[i]).info))
@@ -88,9 +86,8 @@ bool unfold_float_ops(Graph& graph, const TargetConfig&) {
     }
     Node& node = graph.mutable_node(id);
     if (node.meta.find("lowering") == node.meta.end()) node.meta["lowering"] = "float: not lowered";
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace cortexm

@@ -84,23 +84,17 @@ std::string fuse(Graph& graph, NodeId id) {
 }  // namespace
 
 bool activation_fusion(Graph& graph, const TargetConfig&) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
+  return rewrite_nodes(graph, [&](NodeId id) {
     const Node& node = graph.node(id);
     convert::ClampActivation a;
     // A pure clamp: hardsigmoid rescales (it is lowered with a float-output conv instead).
     if (!convert::clamp_activation(node, &a) || a.scale != 1.0 || a.offset != 0.0 ||
         !is_quantized(graph.value(node.inputs[0]).info))
-      continue;
+      return false;
     const std::string why_not = fuse(graph, id);
-    if (why_not.empty()) {
-      changed = true;
-    } else {
-      graph.mutable_node(id).meta["lowering"] = "float: not fused: " + why_not;
-    }
-  }
-  return changed;
+    if (!why_not.empty()) graph.mutable_node(id).meta["lowering"] = "float: not fused: " + why_not;
+    return why_not.empty();
+  });
 }
 
 }  // namespace cortexm

@@ -70,30 +70,28 @@ bool per_tensor_value(const Graph& graph, ValueId v, DType dtype) {
 }  // namespace
 
 bool convert_unfused_clamps(Graph& graph, const TargetConfig& target) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
-    if (!is_live(graph, id)) continue;
+  return rewrite_nodes(graph, [&](NodeId id) {
+    if (!is_live(graph, id)) return false;
     const Node& node = graph.node(id);
     convert::ClampActivation a;
     if (!convert::clamp_activation(node, &a) || node.inputs.empty() || node.outputs.size() != 1)
-      continue;
+      return false;
     const DType dtype = graph.value(node.inputs[0]).info.dtype;
     if ((dtype != DType::kInt8 && dtype != DType::kInt16) ||
         !per_tensor_value(graph, node.inputs[0], dtype) ||
         !per_tensor_value(graph, node.outputs[0], dtype))
-      continue;
+      return false;
     try {
       if (dtype == DType::kInt16)
         convert_clamp_s16(graph, id, a, target);
       else
         convert::convert_activation(graph, id, target);
-      changed = true;
+      return true;
     } catch (const convert::NotLowered& e) {
       graph.mutable_node(id).meta["lowering"] = "float: " + e.reason;
+      return false;
     }
-  }
-  return changed;
+  });
 }
 
 }  // namespace cortexm

@@ -19,13 +19,11 @@ void register_aten_elu(OpRegistry& registry) {
                   " must be finite");
     return p;
   };
-  OpSchema s = portable_unary_schema("aten.elu.default",
-                                     {{"alpha", AttrKind::kFloat, false, AttrValue(1.0)},
-                                      {"scale", AttrKind::kFloat, false, AttrValue(1.0)},
-                                      {"input_scale", AttrKind::kFloat, false, AttrValue(1.0)}},
-                                     make);
-  s.encode = float_unary_encode(make);
-  registry.add(std::move(s));
+  register_portable_unary(registry, "aten.elu.default",
+                          {{"alpha", AttrKind::kFloat, false, AttrValue(1.0)},
+                           {"scale", AttrKind::kFloat, false, AttrValue(1.0)},
+                           {"input_scale", AttrKind::kFloat, false, AttrValue(1.0)}},
+                          make);
 }
 
 }  // namespace cortexm::ops

@@ -13,10 +13,8 @@ void register_aten_leaky_relu(OpRegistry& registry) {
     if (!std::isfinite(p.a)) args.fail("attribute 'negative_slope' = " + std::to_string(p.a) + " must be finite");
     return p;
   };
-  OpSchema s = portable_unary_schema(
-      "aten.leaky_relu.default", {{"negative_slope", AttrKind::kFloat, false, AttrValue(0.01)}}, make);
-  s.encode = float_unary_encode(make);
-  registry.add(std::move(s));
+  register_portable_unary(registry, "aten.leaky_relu.default",
+                          {{"negative_slope", AttrKind::kFloat, false, AttrValue(0.01)}}, make);
 }
 
 }  // namespace cortexm::ops

@@ -17,12 +17,10 @@ void register_aten_softplus(OpRegistry& registry) {
     if (std::isnan(p.b)) args.fail("attribute 'threshold' = nan must be a number");
     return p;
   };
-  OpSchema s = portable_unary_schema("aten.softplus.default",
-                                     {{"beta", AttrKind::kFloat, false, AttrValue(1.0)},
-                                      {"threshold", AttrKind::kFloat, false, AttrValue(20.0)}},
-                                     make);
-  s.encode = float_unary_encode(make);
-  registry.add(std::move(s));
+  register_portable_unary(registry, "aten.softplus.default",
+                          {{"beta", AttrKind::kFloat, false, AttrValue(1.0)},
+                           {"threshold", AttrKind::kFloat, false, AttrValue(20.0)}},
+                          make);
 }
 
 }  // namespace cortexm::ops

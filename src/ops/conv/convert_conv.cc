@@ -44,13 +44,8 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
       graph, b, q_in.scales[0], weight.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
 
   // Weights: OHWI [C_out, KH, KW, C_in / groups]; depthwise IHWO [1, KH, KW, C_out].
-  TensorInfo w_info;
-  w_info.dtype = DType::kInt8;
-  w_info.shape = depthwise ? std::vector<int64_t>{1, kh, kw, c_out}
-                           : std::vector<int64_t>{c_out, kh, kw, c_per_group};
-  w_info.qparams = graph.value(w).info.qparams;
-  if (w_info.qparams->per_channel()) w_info.qparams->axis = depthwise ? 3 : 0;
-  Tensor packed(w_info);
+  Tensor packed = depthwise ? repacked_weight(graph, w, DType::kInt8, {1, kh, kw, c_out}, 3)
+                            : repacked_weight(graph, w, DType::kInt8, {c_out, kh, kw, c_per_group}, 0);
   const int8_t* src = weight.data.data<int8_t>();
   int8_t* dst = packed.data<int8_t>();
   for (int64_t o = 0; o < c_out; ++o)
@@ -64,19 +59,13 @@ void convert_conv(Graph& graph, NodeId id, const TargetConfig& /*target_config*/
   Attrs attrs = {{"stride", stride}, {"padding", padding}, {"dilation", dilation}};
   if (depthwise) attrs.emplace_back("depth_multiplier", c_out / c_in);
   attrs.insert(attrs.end(), {{"input_offset", -q_in.zero_points[0]},
-                             {"output_offset", q_out.zero_points[0]},
-                             {"requantize_multipliers", requantization.multipliers},
-                             {"requantize_shifts", requantization.shifts},
-                             {"activation_min", target.activation_min},
-                             {"activation_max", target.activation_max}});
+                             {"output_offset", q_out.zero_points[0]}});
 
   const ValueId v = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant(depthwise ? "ihwo" : "ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", requantization.bias);
-  const ValueId y = rw.call(depthwise ? "cortex_m.quantized_depthwise_conv2d.default"
-                                      : "cortex_m.quantized_conv2d.default",
-                            {v, w_packed, b_packed}, attrs, true);
-  rw.set_qparams(y, q_out);
+  const ValueId y = rw.call_requantized(depthwise ? "cortex_m.quantized_depthwise_conv2d.default"
+                                                  : "cortex_m.quantized_conv2d.default",
+                                        {v, w_packed}, attrs, requantization, target);
   commit_conv_output(rw, y, conv, out, target);
 }
 

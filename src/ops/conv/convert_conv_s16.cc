@@ -100,32 +100,20 @@ void convert_conv_s16(Graph& graph, NodeId id, const TargetConfig& /*target_conf
       channel_requantization(graph, b, q_in.scales[0], weight.scales, q_conv.scales[0], 1.0, target,
                              w16 ? Accumulator::kInt64W16 : Accumulator::kInt64);
 
-  TensorInfo w_info;
-  w_info.dtype = w_dtype;
-  w_info.shape = {c_out, kh, kw, c_per_group};
-  w_info.qparams = graph.value(w).info.qparams;
-  if (w_info.qparams->per_channel()) w_info.qparams->axis = 0;
-  Tensor packed(w_info);
+  Tensor packed = repacked_weight(graph, w, w_dtype, {c_out, kh, kw, c_per_group}, 0);
   if (w16) {
     pack_ohwi<int16_t>(weight.data, &packed, c_out, c_per_group, kh, kw);
   } else {
     pack_ohwi<int8_t>(weight.data, &packed, c_out, c_per_group, kh, kw);
   }
 
-  Attrs attrs = {{"stride", stride},
-                 {"padding", padding},
-                 {"dilation", dilation},
-                 {"requantize_multipliers", requantization.multipliers},
-                 {"requantize_shifts", requantization.shifts},
-                 {"activation_min", int16_output ? q_conv.quant_min : int64_t{-32768}},
-                 {"activation_max", int16_output ? q_conv.quant_max : int64_t{32767}}};
-
   const ValueId v = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant("ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", requantization.bias);
-  ValueId y = rw.call(w16 ? "cortex_m.quantized_conv2d_s16w16.default" : "cortex_m.quantized_conv2d_s16.default",
-                      {v, w_packed, b_packed}, attrs, true);
-  rw.set_qparams(y, q_conv);
+  ValueId y = rw.call_requantized(
+      w16 ? "cortex_m.quantized_conv2d_s16w16.default" : "cortex_m.quantized_conv2d_s16.default",
+      {v, w_packed}, {{"stride", stride}, {"padding", padding}, {"dilation", dilation}},
+      requantization, int16_output ? q_conv.quant_min : int64_t{-32768},
+      int16_output ? q_conv.quant_max : int64_t{32767}, q_conv);
   if (!int16_output) {
     const QuantParams& q = target.q;
     const QuantizedMultiplier m = quantize_multiplier(

@@ -36,12 +36,7 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
   const ChannelRequantization requantization = channel_requantization(
       graph, b, q_in.scales[0], weight.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
 
-  TensorInfo w_info;
-  w_info.dtype = DType::kInt8;
-  w_info.shape = {c_out, kh, kw, c_in};
-  w_info.qparams = graph.value(w).info.qparams;
-  if (w_info.qparams->per_channel()) w_info.qparams->axis = 0;
-  Tensor packed(w_info);
+  Tensor packed = repacked_weight(graph, w, DType::kInt8, {c_out, kh, kw, c_in}, 0);
   const int8_t* src = weight.data.data<int8_t>();
   int8_t* dst = packed.data<int8_t>();
   for (int64_t i = 0; i < c_in; ++i)
@@ -52,19 +47,13 @@ void convert_transpose_conv(Graph& graph, NodeId id, const TargetConfig& /*targe
 
   const ValueId xc = conv_kernel_input(rw, conv);
   const ValueId w_packed = rw.constant("ohwi", packed);
-  const ValueId b_packed = rw.constant("bias", requantization.bias);
-  const ValueId y = rw.call("cortex_m.quantized_transpose_conv2d.default", {xc, w_packed, b_packed},
-                            {{"stride", stride},
-                             {"padding", padding},
-                             {"output_padding", output_padding},
-                             {"input_offset", -q_in.zero_points[0]},
-                             {"output_offset", q_out.zero_points[0]},
-                             {"requantize_multipliers", requantization.multipliers},
-                             {"requantize_shifts", requantization.shifts},
-                             {"activation_min", target.activation_min},
-                             {"activation_max", target.activation_max}},
-                            true);
-  rw.set_qparams(y, q_out);
+  const ValueId y = rw.call_requantized("cortex_m.quantized_transpose_conv2d.default", {xc, w_packed},
+                                        {{"stride", stride},
+                                         {"padding", padding},
+                                         {"output_padding", output_padding},
+                                         {"input_offset", -q_in.zero_points[0]},
+                                         {"output_offset", q_out.zero_points[0]}},
+                                        requantization, target);
   commit_conv_output(rw, y, conv, out, target);
 }
 

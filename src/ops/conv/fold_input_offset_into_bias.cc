@@ -49,15 +49,13 @@ std::vector<int32_t> folded_bias(const Graph& graph, const Node& node, int64_t c
 }  // namespace
 
 bool fold_input_offset_into_bias(Graph& graph, const TargetConfig&) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
+  return rewrite_nodes(graph, [&](NodeId id) {
     const Node& node = graph.node(id);
-    if (node.op != kConv2d && node.op != kLinear) continue;
-    if (OpArgs(node.op, node.name, node.attrs).b(kFlag)) continue;
+    if (node.op != kConv2d && node.op != kLinear) return false;
+    if (OpArgs(node.op, node.name, node.attrs).b(kFlag)) return false;
     const ValueId w = node.inputs[1];
     const ValueId b = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
-    if (!is_constant(graph, w) || (b != kNoValue && !is_constant(graph, b))) continue;
+    if (!is_constant(graph, w) || (b != kNoValue && !is_constant(graph, b))) return false;
     const int64_t channels = graph.value(w).info.shape[0];
     const std::vector<int32_t> folded = folded_bias(graph, node, channels);
     const bool same = b == kNoValue
@@ -79,9 +77,8 @@ bool fold_input_offset_into_bias(Graph& graph, const TargetConfig&) {
       graph.replace_input(id, 2, constant);
     }
     graph.set_attr(id, kFlag, true);
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace cortexm

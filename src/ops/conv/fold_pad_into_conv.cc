@@ -94,11 +94,7 @@ bool fold(Graph& graph, NodeId conv_id) {
 }  // namespace
 
 bool fold_pad_into_conv(Graph& graph, const TargetConfig&) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order)
-    if (is_conv(graph.node(id).op) && fold(graph, id)) changed = true;
-  return changed;
+  return rewrite_nodes(graph, [&](NodeId id) { return is_conv(graph.node(id).op) && fold(graph, id); });
 }
 
 }  // namespace cortexm

@@ -8,8 +8,7 @@
 #include <type_traits>
 
 #include "cortexm/portable/constant_pad.h"
-#include "ops/portable_call.h"
-#include "program/params_builder.h"
+#include "ops/data_movement/moved_bytes.h"
 
 namespace cortexm::ops {
 
@@ -94,8 +93,7 @@ void register_aten_constant_pad_nd(OpRegistry& registry) {
       case DType::kInt64: fill_value<int64_t>(ctx, value); break;
       default: break;
     }
-    TensorInfo out = make_info(in.dtype, shape);
-    out.qparams = passthrough_qparams(in);
+    TensorInfo out = moved_info(in, shape);
     out.dim_order = in.effective_dim_order();  // the runtime pads in any layout
     return std::vector<TensorInfo>{out};
   };
@@ -113,13 +111,10 @@ void register_aten_constant_pad_nd(OpRegistry& registry) {
       case DType::kBool: write_fill_value<bool>(ctx, value); break;
     }
     portable::ConstantPadParams params;
-    params.input = portable_shape(ctx, in.shape());
     params.pad_length = static_cast<int32_t>(pad.size());
     for (size_t i = 0; i < pad.size() && i < 2 * portable::kMaxDims; ++i) params.pad[i] = pad[i];
     params.value = value;
-    params.element_size = element_size(in);
-    check_portable(ctx, "constant_pad", portable::constant_pad_prepare(params));
-    portable::constant_pad(params, in.raw(), ctx.output().raw());
+    run_moved_bytes(ctx, "constant_pad", params, portable::constant_pad_prepare, portable::constant_pad);
   };
   registry.add(std::move(s));
 }

@@ -1,7 +1,7 @@
 // aten.permute_copy.default: output dim i is input dim dims[i] (portable::permute). Any dtype;
 // per-tensor qparams pass through.
 #include "cortexm/portable/permute.h"
-#include "ops/portable_call.h"
+#include "ops/data_movement/moved_bytes.h"
 #include "ops/data_movement/permute_codec.h"
 
 namespace cortexm::ops {
@@ -27,12 +27,7 @@ std::vector<int64_t> normalized_dims(const OpArgs& args, int64_t rank) {
 }  // namespace
 
 void register_aten_permute_copy(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.permute_copy.default";
-  s.inputs = {{"self"}};
-  s.attrs = {{"dims", AttrKind::kInts}};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
+  OpSchema s = moved_bytes_schema("aten.permute_copy.default", {{"dims", AttrKind::kInts}});
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
     return program::encode_permute(b, normalized_dims(node, node.input(0).rank()));
   };
@@ -42,19 +37,14 @@ void register_aten_permute_copy(OpRegistry& registry) {
     const std::vector<int64_t> dims = normalized_dims(ctx, in.rank());
     std::vector<int64_t> shape;
     for (int64_t d : dims) shape.push_back(in.shape[d]);
-    TensorInfo out = make_info(in.dtype, shape);
-    out.qparams = passthrough_qparams(in);
-    return std::vector<TensorInfo>{out};
+    return std::vector<TensorInfo>{moved_info(in, shape)};
   };
   s.kernel = [](const KernelContext& ctx) {
-    const Tensor& in = ctx.input(0);
-    const std::vector<int64_t> dims = normalized_dims(ctx, static_cast<int64_t>(in.shape().size()));
+    const std::vector<int64_t> dims =
+        normalized_dims(ctx, static_cast<int64_t>(ctx.input(0).shape().size()));
     portable::PermuteParams params;
-    params.input = portable_shape(ctx, in.shape());
     for (size_t i = 0; i < dims.size(); ++i) params.perm[i] = static_cast<int32_t>(dims[i]);
-    params.element_size = element_size(in);
-    check_portable(ctx, "permute", portable::permute_prepare(params));
-    portable::permute(params, in.raw(), ctx.output().raw());
+    run_moved_bytes(ctx, "permute", params, portable::permute_prepare, portable::permute);
   };
   registry.add(std::move(s));
 }

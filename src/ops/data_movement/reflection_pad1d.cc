@@ -2,18 +2,12 @@
 // (the edge is not repeated); padding = (left, right), each < W; negative pads crop, as torch.
 // Any dtype; per-tensor qparams pass through (portable::reflection_pad1d).
 #include "cortexm/portable/reflection_pad1d.h"
-#include "ops/portable_call.h"
-#include "program/params_builder.h"
+#include "ops/data_movement/moved_bytes.h"
 
 namespace cortexm::ops {
 
 void register_aten_reflection_pad1d(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.reflection_pad1d.default";
-  s.inputs = {{"self"}};
-  s.attrs = {{"padding", AttrKind::kInts}};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
+  OpSchema s = moved_bytes_schema("aten.reflection_pad1d.default", {{"padding", AttrKind::kInts}});
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
     const std::vector<int64_t>& padding = node.ints("padding");
     return program::encoded(fb::KernelId_ReflectionPad1d,
@@ -40,19 +34,14 @@ void register_aten_reflection_pad1d(OpRegistry& registry) {
                " crops and reflects past the input width " + std::to_string(width));
     std::vector<int64_t> shape = in.shape;
     shape.back() = out_width;
-    TensorInfo out = make_info(in.dtype, shape);
-    out.qparams = passthrough_qparams(in);
-    return std::vector<TensorInfo>{out};
+    return std::vector<TensorInfo>{moved_info(in, shape)};
   };
   s.kernel = [](const KernelContext& ctx) {
-    const Tensor& in = ctx.input(0);
     portable::ReflectionPad1dParams params;
-    params.input = portable_shape(ctx, in.shape());
     params.left = ctx.ints("padding")[0];
     params.right = ctx.ints("padding")[1];
-    params.element_size = element_size(in);
-    check_portable(ctx, "reflection_pad1d", portable::reflection_pad1d_prepare(params));
-    portable::reflection_pad1d(params, in.raw(), ctx.output().raw());
+    run_moved_bytes(ctx, "reflection_pad1d", params, portable::reflection_pad1d_prepare,
+                    portable::reflection_pad1d);
   };
   registry.add(std::move(s));
 }

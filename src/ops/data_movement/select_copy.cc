@@ -1,8 +1,7 @@
 // aten.select_copy.int: the slice at `index` (negative counts from the end) of `dim`, which is
 // removed. Any dtype; per-tensor qparams pass through (portable::select).
 #include "cortexm/portable/select.h"
-#include "ops/portable_call.h"
-#include "program/params_builder.h"
+#include "ops/data_movement/moved_bytes.h"
 
 namespace cortexm::ops {
 
@@ -24,12 +23,8 @@ std::pair<int64_t, int64_t> resolve(const OpArgs& args, const std::vector<int64_
 }  // namespace
 
 void register_aten_select_copy(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.select_copy.int";
-  s.inputs = {{"self"}};
-  s.attrs = {{"dim", AttrKind::kInt}, {"index", AttrKind::kInt}};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
+  OpSchema s = moved_bytes_schema("aten.select_copy.int",
+                                  {{"dim", AttrKind::kInt}, {"index", AttrKind::kInt}});
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
     const auto [dim, index] = resolve(node, node.input(0).shape);
     return program::encoded(fb::KernelId_Select,
@@ -41,19 +36,13 @@ void register_aten_select_copy(OpRegistry& registry) {
     portable_shape(ctx, in.shape);  // rank <= 6
     std::vector<int64_t> shape = in.shape;
     shape.erase(shape.begin() + dim);
-    TensorInfo out = make_info(in.dtype, shape);
-    out.qparams = passthrough_qparams(in);
-    return std::vector<TensorInfo>{out};
+    return std::vector<TensorInfo>{moved_info(in, shape)};
   };
   s.kernel = [](const KernelContext& ctx) {
-    const Tensor& in = ctx.input(0);
     portable::SelectParams params;
-    params.input = portable_shape(ctx, in.shape());
     params.dim = ctx.i("dim");
     params.index = ctx.i("index");
-    params.element_size = element_size(in);
-    check_portable(ctx, "select", portable::select_prepare(params));
-    portable::select(params, in.raw(), ctx.output().raw());
+    run_moved_bytes(ctx, "select", params, portable::select_prepare, portable::select);
   };
   registry.add(std::move(s));
 }

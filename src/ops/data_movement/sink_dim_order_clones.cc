@@ -143,13 +143,10 @@ bool sink_past(Graph& graph, NodeId id) {
 }  // namespace
 
 bool sink_dim_order_clones(Graph& graph, const TargetConfig&) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
-    if (std::find(graph.order().begin(), graph.order().end(), id) == graph.order().end()) continue;
-    changed = sink_past(graph, id) || changed;
-  }
-  return changed;
+  return rewrite_nodes(graph, [&](NodeId id) {
+    const bool live = std::find(graph.order().begin(), graph.order().end(), id) != graph.order().end();
+    return live && sink_past(graph, id);
+  });
 }
 
 }  // namespace cortexm

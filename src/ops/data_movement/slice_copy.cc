@@ -4,8 +4,7 @@
 #include <limits>
 
 #include "cortexm/portable/slice.h"
-#include "ops/portable_call.h"
-#include "program/params_builder.h"
+#include "ops/data_movement/moved_bytes.h"
 
 namespace cortexm::ops {
 
@@ -37,15 +36,11 @@ Slice resolve(const OpArgs& args, const std::vector<int64_t>& shape) {
 }  // namespace
 
 void register_aten_slice_copy(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.slice_copy.Tensor";
-  s.inputs = {{"self"}};
-  s.attrs = {{"dim", AttrKind::kInt, false, AttrValue(int64_t{0})},
-             {"start", AttrKind::kInt, true, AttrValue(NoneAttr{})},
-             {"end", AttrKind::kInt, true, AttrValue(NoneAttr{})},
-             {"step", AttrKind::kInt, false, AttrValue(int64_t{1})}};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
+  OpSchema s = moved_bytes_schema("aten.slice_copy.Tensor",
+                                  {{"dim", AttrKind::kInt, false, AttrValue(int64_t{0})},
+                                   {"start", AttrKind::kInt, true, AttrValue(NoneAttr{})},
+                                   {"end", AttrKind::kInt, true, AttrValue(NoneAttr{})},
+                                   {"step", AttrKind::kInt, false, AttrValue(int64_t{1})}});
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
     const Slice sl = resolve(node, node.input(0).shape);
     return program::encoded(fb::KernelId_Slice, fb::CreateSliceParams(b.fbb(), static_cast<int32_t>(sl.dim),
@@ -57,21 +52,15 @@ void register_aten_slice_copy(OpRegistry& registry) {
     portable_shape(ctx, in.shape);  // rank <= 6
     std::vector<int64_t> shape = in.shape;
     shape[sl.dim] = sl.length;
-    TensorInfo out = make_info(in.dtype, shape);
-    out.qparams = passthrough_qparams(in);
-    return std::vector<TensorInfo>{out};
+    return std::vector<TensorInfo>{moved_info(in, shape)};
   };
   s.kernel = [](const KernelContext& ctx) {
-    const Tensor& in = ctx.input(0);
     portable::SliceParams params;
-    params.input = portable_shape(ctx, in.shape());
     params.dim = ctx.i("dim");
     params.start = ctx.is_none("start") ? 0 : ctx.i("start");
     params.end = ctx.is_none("end") ? portable::kSliceEnd : ctx.i("end");
     params.step = ctx.i("step");
-    params.element_size = element_size(in);
-    check_portable(ctx, "slice", portable::slice_prepare(params));
-    portable::slice(params, in.raw(), ctx.output().raw());
+    run_moved_bytes(ctx, "slice", params, portable::slice_prepare, portable::slice);
   };
   registry.add(std::move(s));
 }

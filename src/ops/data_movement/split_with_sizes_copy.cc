@@ -2,8 +2,7 @@
 // of `dim`), consecutive along `dim`, each a portable::slice. Any dtype; per-tensor qparams pass
 // through.
 #include "cortexm/portable/split_with_sizes.h"
-#include "ops/portable_call.h"
-#include "program/params_builder.h"
+#include "ops/data_movement/moved_bytes.h"
 
 namespace cortexm::ops {
 
@@ -31,13 +30,9 @@ int64_t resolve_dim(const OpArgs& args, const std::vector<int64_t>& shape) {
 }  // namespace
 
 void register_aten_split_with_sizes_copy(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.split_with_sizes_copy.default";
-  s.inputs = {{"self"}};
-  s.attrs = {{"split_sizes", AttrKind::kInts},
-             {"dim", AttrKind::kInt, false, AttrValue(int64_t{0})}};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
+  OpSchema s = moved_bytes_schema("aten.split_with_sizes_copy.default",
+                                  {{"split_sizes", AttrKind::kInts},
+                                   {"dim", AttrKind::kInt, false, AttrValue(int64_t{0})}});
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
     const int64_t dim = resolve_dim(node, node.input(0).shape);
     return program::encoded(fb::KernelId_Split, fb::CreateSplitParams(b.fbb(), static_cast<int32_t>(dim)));
@@ -50,8 +45,7 @@ void register_aten_split_with_sizes_copy(OpRegistry& registry) {
     for (int64_t size : ctx.ints("split_sizes")) {
       std::vector<int64_t> shape = in.shape;
       shape[dim] = size;
-      outs.push_back(make_info(in.dtype, shape));
-      outs.back().qparams = passthrough_qparams(in);
+      outs.push_back(moved_info(in, shape));
     }
     return outs;
   };

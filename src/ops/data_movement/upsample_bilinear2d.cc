@@ -60,9 +60,7 @@ std::vector<TensorInfo> infer(const InferContext& ctx, bool quantized) {
   }
   if (in.shape[2] < 1 || in.shape[3] < 1) ctx.fail("input " + info_to_string(in) + " has an empty spatial dim");
   check_portable(ctx, "upsample_bilinear2d", portable::upsample_bilinear2d_prepare(bilinear_params(ctx, in.shape, quantized), quantized));
-  TensorInfo out = make_info(in.dtype, {in.shape[0], in.shape[1], size[0], size[1]});
-  out.qparams = passthrough_qparams(in);
-  return {out};
+  return {moved_info(in, {in.shape[0], in.shape[1], size[0], size[1]})};
 }
 
 void register_bilinear(OpRegistry& registry, const char* name, bool quantized) {

@@ -2,18 +2,12 @@
 // source index is floor(dst * (in / out)) with the ratio in float32, as torch computes it. Any
 // dtype; per-tensor qparams pass through (portable::upsample_nearest2d).
 #include "cortexm/portable/upsample_nearest2d.h"
-#include "ops/portable_call.h"
-#include "program/params_builder.h"
+#include "ops/data_movement/moved_bytes.h"
 
 namespace cortexm::ops {
 
 void register_aten_upsample_nearest2d(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "aten.upsample_nearest2d.default";
-  s.inputs = {{"self"}};
-  s.attrs = {{"output_size", AttrKind::kInts}};
-  s.is_data_movement = true;
-  s.keeps_qparams = true;
+  OpSchema s = moved_bytes_schema("aten.upsample_nearest2d.default", {{"output_size", AttrKind::kInts}});
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
     return program::encoded(fb::KernelId_UpsampleNearest2d, fb::CreateUpsampleNearest2dParams(b.fbb()));
   };
@@ -27,19 +21,14 @@ void register_aten_upsample_nearest2d(OpRegistry& registry) {
       ctx.fail("attribute 'output_size' = " + shape_to_string(size) + " must be positive");
     if (in.shape[2] < 1 || in.shape[3] < 1)
       ctx.fail("input " + info_to_string(in) + " has an empty spatial dim");
-    TensorInfo out = make_info(in.dtype, {in.shape[0], in.shape[1], size[0], size[1]});
-    out.qparams = passthrough_qparams(in);
-    return std::vector<TensorInfo>{out};
+    return std::vector<TensorInfo>{moved_info(in, {in.shape[0], in.shape[1], size[0], size[1]})};
   };
   s.kernel = [](const KernelContext& ctx) {
-    const Tensor& in = ctx.input(0);
     portable::UpsampleNearest2dParams params;
-    params.input = portable_shape(ctx, in.shape());
     params.out_h = ctx.ints("output_size")[0];
     params.out_w = ctx.ints("output_size")[1];
-    params.element_size = element_size(in);
-    check_portable(ctx, "upsample_nearest2d", portable::upsample_nearest2d_prepare(params));
-    portable::upsample_nearest2d(params, in.raw(), ctx.output().raw());
+    run_moved_bytes(ctx, "upsample_nearest2d", params, portable::upsample_nearest2d_prepare,
+                    portable::upsample_nearest2d);
   };
   registry.add(std::move(s));
 }

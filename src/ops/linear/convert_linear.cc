@@ -123,16 +123,9 @@ void convert_linear_s16(Rewrite& rw, const LinearOperands& o) {
       o.int16_weights ? Accumulator::kInt64W16 : Accumulator::kInt64, !per_channel);
 
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
-  const ValueId b_packed = rw.constant("bias", requantization.bias);
-  const ValueId y = rw.call(o.int16_weights ? "cortex_m.quantized_linear_s16w16.default"
-                                            : "cortex_m.quantized_linear_s16.default",
-                            {o.x, w_packed, b_packed},
-                            {{"requantize_multipliers", requantization.multipliers},
-                             {"requantize_shifts", requantization.shifts},
-                             {"activation_min", target.activation_min},
-                             {"activation_max", target.activation_max}},
-                            true);
-  rw.set_qparams(y, q_out);
+  const ValueId y = rw.call_requantized(o.int16_weights ? "cortex_m.quantized_linear_s16w16.default"
+                                                        : "cortex_m.quantized_linear_s16.default",
+                                        {o.x, w_packed}, {}, requantization, target);
   rw.commit(y, &target);
 }
 
@@ -156,17 +149,11 @@ void convert_linear(Graph& graph, NodeId id, const TargetConfig&) {
       graph, b, q_in.scales[0], channels.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
 
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
-  const ValueId b_packed = rw.constant("bias", requantization.bias);
-  const ValueId y = rw.call("cortex_m.quantized_linear.default", {x, w_packed, b_packed},
-                            {{"input_offset", -q_in.zero_points[0]},
-                             {"filter_offset", -w_zp},
-                             {"output_offset", q_out.zero_points[0]},
-                             {"requantize_multipliers", requantization.multipliers},
-                             {"requantize_shifts", requantization.shifts},
-                             {"activation_min", target.activation_min},
-                             {"activation_max", target.activation_max}},
-                            true);
-  rw.set_qparams(y, q_out);
+  const ValueId y = rw.call_requantized("cortex_m.quantized_linear.default", {x, w_packed},
+                                        {{"input_offset", -q_in.zero_points[0]},
+                                         {"filter_offset", -w_zp},
+                                         {"output_offset", q_out.zero_points[0]}},
+                                        requantization, target);
   rw.commit(y, &target);
 }
 

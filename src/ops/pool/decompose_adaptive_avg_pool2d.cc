@@ -5,16 +5,14 @@
 namespace cortexm {
 
 bool decompose_adaptive_avg_pool2d(Graph& graph, const TargetConfig&) {
-  bool changed = false;
-  const std::vector<NodeId> order = graph.order();
-  for (NodeId id : order) {
+  return rewrite_nodes(graph, [&](NodeId id) {
     const Node& node = graph.node(id);
-    if (node.op != "aten.adaptive_avg_pool2d.default") continue;
+    if (node.op != "aten.adaptive_avg_pool2d.default") return false;
     const auto& in = graph.value(node.inputs[0]).info.shape;
     const auto& out = graph.value(node.outputs[0]).info.shape;
     const int64_t h = in[in.size() - 2], w = in.back();
     const int64_t oh = out[out.size() - 2], ow = out.back();
-    if (h % oh || w % ow) continue;
+    if (h % oh || w % ow) return false;
     const std::vector<int64_t> kernel = {h / oh, w / ow};
     const ValueId input = node.inputs[0];
     const ValueId old_out = node.outputs[0];
@@ -27,9 +25,8 @@ bool decompose_adaptive_avg_pool2d(Graph& graph, const TargetConfig&) {
     take_over(graph, old_out, pooled);
     note_float_value(graph, pooled, float_value);
     graph.erase_node(id);
-    changed = true;
-  }
-  return changed;
+    return true;
+  });
 }
 
 }  // namespace cortexm

@@ -8,18 +8,19 @@
 #include <type_traits>
 
 #include "program/program_generated.h"
+#include "runtime/ops/params_codec.h"
 
 namespace cortexm::program {
 
-template <class P, class = void>
-struct has_offsets : std::false_type {};
 template <class P>
-struct has_offsets<P, std::void_t<decltype(P::lhs_offset)>> : std::true_type {};
+using lhs_offset_t = decltype(P::lhs_offset);
+template <class P>
+using has_offsets = has_member<P, lhs_offset_t>;
 
-template <class P, class = void>
-struct rescales_inputs : std::false_type {};
 template <class P>
-struct rescales_inputs<P, std::void_t<decltype(P::lhs_multiplier)>> : std::true_type {};
+using lhs_multiplier_t = decltype(P::lhs_multiplier);
+template <class P>
+using rescales_inputs = has_member<P, lhs_multiplier_t>;
 
 // The program table of kernel params P.
 template <class P>
@@ -42,12 +43,6 @@ flatbuffers::Offset<BinaryTable<P>> encode_binary(flatbuffers::FlatBufferBuilder
                                p.output_shift, p.activation_min, p.activation_max);
   }
 }
-
-// A stored offset that kernel params without offsets (int16) cannot take.
-struct NonzeroOffset {
-  const char* field = nullptr;  // nullptr: none
-  int32_t value = 0;
-};
 
 // Fills p from the table but its shape.
 template <class P>

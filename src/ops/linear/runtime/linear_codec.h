@@ -5,15 +5,15 @@
 
 #include <type_traits>
 
-#include "ops/binary/runtime/binary_codec.h"
 #include "program/program_generated.h"
+#include "runtime/ops/params_codec.h"
 
 namespace cortexm::program {
 
-template <class P, class = void>
-struct has_linear_offsets : std::false_type {};
 template <class P>
-struct has_linear_offsets<P, std::void_t<decltype(P::filter_offset)>> : std::true_type {};
+using filter_offset_t = decltype(P::filter_offset);
+template <class P>
+using has_linear_offsets = has_member<P, filter_offset_t>;
 
 template <class P>
 flatbuffers::Offset<fb::LinearParams> encode_linear(flatbuffers::FlatBufferBuilder& b, const P& p) {

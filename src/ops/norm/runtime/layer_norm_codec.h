@@ -4,6 +4,7 @@
 
 #include "cortexm/kernels/quantized_layer_norm.h"
 #include "program/program_generated.h"
+#include "runtime/ops/params_codec.h"
 
 namespace cortexm::program {
 
@@ -18,11 +19,7 @@ inline flatbuffers::Offset<fb::QuantizedLayerNormParams> encode_layer_norm(
 inline void decode_layer_norm(const fb::QuantizedLayerNormParams& t, LayerNormParams* p) {
   p->eps_term = t.eps_term();
   p->product_shift = t.product_shift();
-  p->output_offset = t.output_offset();
-  p->multiplier = t.multiplier();
-  p->shift = t.shift();
-  p->activation_min = t.activation_min();
-  p->activation_max = t.activation_max();
+  decode_output_requantization(t, p);
 }
 
 }  // namespace cortexm::program

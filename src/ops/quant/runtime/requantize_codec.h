@@ -6,15 +6,15 @@
 
 #include <type_traits>
 
-#include "ops/binary/runtime/binary_codec.h"
 #include "program/program_generated.h"
+#include "runtime/ops/params_codec.h"
 
 namespace cortexm::program {
 
-template <class P, class = void>
-struct has_input_offset : std::false_type {};
 template <class P>
-struct has_input_offset<P, std::void_t<decltype(P::input_offset)>> : std::true_type {};
+using input_offset_t = decltype(P::input_offset);
+template <class P>
+using has_input_offset = has_member<P, input_offset_t>;
 
 template <class P>
 flatbuffers::Offset<fb::RequantizeParams> encode_requantize(flatbuffers::FlatBufferBuilder& b,
@@ -33,11 +33,7 @@ NonzeroOffset decode_requantize(const fb::RequantizeParams& t, P* p) {
   } else if (t.input_offset() != 0) {
     return {"params.input_offset", t.input_offset()};
   }
-  p->output_offset = t.output_offset();
-  p->multiplier = t.multiplier();
-  p->shift = t.shift();
-  p->activation_min = t.activation_min();
-  p->activation_max = t.activation_max();
+  decode_output_requantization(t, p);
   return {};
 }
 

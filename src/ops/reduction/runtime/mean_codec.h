@@ -7,6 +7,7 @@
 
 #include "cortexm/kernels/quantized_mean.h"
 #include "program/program_generated.h"
+#include "runtime/ops/params_codec.h"
 
 namespace cortexm::program {
 
@@ -21,11 +22,7 @@ inline flatbuffers::Offset<fb::QuantizedMeanParams> encode_mean(flatbuffers::Fla
 // Fills p from the table but its extents (the reduced dims: t.reduced()).
 inline void decode_mean(const fb::QuantizedMeanParams& t, MeanParams* p) {
   p->input_offset = t.input_offset();
-  p->output_offset = t.output_offset();
-  p->multiplier = t.multiplier();
-  p->shift = t.shift();
-  p->activation_min = t.activation_min();
-  p->activation_max = t.activation_max();
+  decode_output_requantization(t, p);
 }
 
 }  // namespace cortexm::program
