@@ -77,5 +77,5 @@ def samples(torch, nn, F, op, Fn):
                row=530),
         Sample(INSTANCE_NORM, lambda: nn.InstanceNorm1d(3), ((2, 3, 7),), "InstanceNorm1d, not affine", row=531),
         Sample(INSTANCE_NORM, lambda: nn.InstanceNorm2d(2, affine=True, track_running_stats=True), (IMG,),
-               "running statistics (track_running_stats=True, eval)", row=532),
+               "InstanceNorm2d, running statistics: track_running_stats=True, eval", row=532),
     )
