@@ -68,6 +68,9 @@ void convert_group_norm(Graph& graph, NodeId id, const TargetConfig& /*target*/)
                                          "weight", "channel");
   std::vector<double> b = float_constant(graph, node.inputs.size() > 2 ? node.inputs[2] : kNoValue, channels,
                                          "bias", "channel");
+  // int16 without a weight: z * 1 >> product_shift would drop z's 4 more fraction bits; a weight of
+  // ones (int16 32767) keeps them.
+  if (s16 && w.empty()) w.assign(static_cast<size_t>(channels), 1.0);
   if (target.scale != 1.0 || target.offset != 0.0) {  // scale * (z * w + b) + offset
     w.resize(static_cast<size_t>(channels), 1.0);
     b.resize(static_cast<size_t>(channels), 0.0);
