@@ -131,14 +131,20 @@ def test_running_statistics_are_a_per_channel_affine(fold):
 
 
 def test_errors_and_the_report_name_instance_norm():
-    """A too-large channel stays float with a reason that names instance norm's own remedy, and the
-    quantization report's pattern says instance_norm."""
+    """A too-large channel stays float with a reason that names instance norm's own remedy (the
+    program runs it as the GroupNorm float fallback between quantize / dequantize, bit-exact with
+    the lowered graph), and the quantization report's pattern says instance_norm."""
     module = randomize(nn.InstanceNorm2d(2), 6)
-    qgraph, lowered = quantize_and_lower(module, (1, 2, 300, 300))
+    shape = (1, 2, 300, 300)
+    qgraph, lowered = quantize_and_lower(module, shape)
     assert lowered.op_counts().get(IN) == 1 and QGN not in lowered.op_counts()
     [node] = [n for n in lowered.nodes if n.op == IN]
     assert "a channel of 90000 values" in node.meta["lowering"], node.meta
     assert "more groups" not in node.meta["lowering"]
+    program = cortexm.to_program(lowered)
+    assert program.float_ops == 1 and "GroupNorm" in [op["kernel"] for op in program.ops()]
+    [(x,)] = samples(shape, 1, 3)
+    assert np.asarray(program.run(x.numpy())).tobytes() == np.asarray(lowered.run(x.numpy())).tobytes()
     patterns = {r.pattern for r in cortexm.quantization_report(qgraph).rows if r.op == IN}
     assert patterns == {"instance_norm"}, patterns
 
