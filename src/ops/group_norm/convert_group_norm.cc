@@ -3,10 +3,10 @@
 // cortex_m.quantized_group_norm_s16 for symmetric int16 ones (16x8): the layer-norm arithmetic per
 // (batch, group) set of n = C / num_groups * spatial values, with the weight, bias and eps
 // constants as the layer-norm lowering makes them (ops/norm/layer_norm_constants.h; int16's
-// product_shift 4 more for its 4 more fraction bits), one weight and bias per channel. The kernel runs on
-// contiguous or channels-last bytes: a channels-last input stays so, and so does the input of a
-// clone that only makes a channels-last value (a lowered conv's output) contiguous for this node;
-// any other layout is made contiguous first. The output comes in the input's layout and is cloned
+// product_shift 4 more for its 4 more fraction bits), one weight and bias per channel. The kernel
+// runs on contiguous or channels-last bytes: a channels-last input stays so, and so does the input
+// of a clone that only makes a channels-last value (a lowered conv's output) contiguous for this
+// node; any other layout is made contiguous first. The output comes in the input's layout and is cloned
 // to the node's when that differs. A float output read by one relu / hardtanh / clamp /
 // hardsigmoid alone (the quantizer's group_norm + activation pattern) is lowered with it
 // (output_target): its scale and offset fold into the float weight and bias, its bounds into the

@@ -6,7 +6,7 @@
 // channels-last; the interpreter runs the scalar reference below, which is the layer-norm reference
 // kernel over each (batch, group) set with per-channel weights spread over it.
 // cortex_m.quantized_group_norm_s16: the int16 (16x8) form; the interpreter's reference below
-// computes its arithmetic apart from the program's kernel (centered squares, a bisection root).
+// computes its arithmetic apart from the program's kernel (two passes, a bisection root).
 #include <cmath>
 
 #include "cortexm/kernels/quantized_layer_norm.h"

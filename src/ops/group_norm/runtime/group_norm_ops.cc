@@ -1,5 +1,6 @@
 // GroupNorm (float fallback), QuantizedGroupNorm (int8) and QuantizedGroupNormS16 (int16): [N, C, *]
-// input and output of one dtype, shape and layout, contiguous or channels-last; optional weight and bias (inputs 1, 2), one per channel.
+// input and output of one dtype, shape and layout, contiguous or channels-last; optional weight and
+// bias (inputs 1, 2), one per channel.
 #include "ops/group_norm/runtime/group_norm_codec.h"
 #include "runtime/op_context.h"
 
