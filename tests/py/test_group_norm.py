@@ -1,9 +1,11 @@
 """Group norm: nn.GroupNorm / F.group_norm (aten.native_group_norm) export as one aten.group_norm
 graph op, which runs in float (the interpreter and a program's GroupNorm float fallback compute the
-same bits) until it is lowered to cortex_m.quantized_group_norm (src/ops/group_norm/): the program's
-kernel is bit-exact with the interpreter's reference (the layer-norm reference per (batch, group)
-set), on contiguous and channels-last inputs, on the host and on QEMU's Cortex-M55; the SQNR
-against torch's float model is printed (pytest -s) and bounded."""
+same bits) until it is lowered to cortex_m.quantized_group_norm (src/ops/group_norm/), or
+cortex_m.quantized_group_norm_s16 at precision="16x8": the program's kernel is bit-exact with the
+interpreter's reference (the layer-norm reference per (batch, group) set), on contiguous and
+channels-last inputs, on the host and on QEMU's Cortex-M55 (test_instance_norm.py: both norms, int8
+and 16x8, on the M55 and the M4); the SQNR against torch's float model is printed (pytest -s) and
+bounded."""
 
 import shutil
 
@@ -19,6 +21,7 @@ F = torch.nn.functional
 
 GN = "aten.group_norm.default"
 QGN = "cortex_m.quantized_group_norm.default"
+QGN16 = "cortex_m.quantized_group_norm_s16.default"
 CLONE = "dim_order_ops._clone_dim_order.default"
 
 
@@ -115,9 +118,9 @@ def samples(shape, n, seed, scale=1.0, offset=0.0):
     return [(torch.randn(*shape, generator=g) * scale + offset,) for _ in range(n)]
 
 
-def quantize_and_lower(module, shape, scale=1.0, offset=0.0, target="cortex-m55+int8"):
+def quantize_and_lower(module, shape, scale=1.0, offset=0.0, target="cortex-m55+int8", precision="int8"):
     graph = cortexm.export(module.eval(), samples(shape, 1, 1, scale, offset)[0])
-    qgraph = cortexm.quantize(graph, samples(shape, 32, 2, scale, offset), progress=False)
+    qgraph = cortexm.quantize(graph, samples(shape, 32, 2, scale, offset), progress=False, precision=precision)
     return qgraph, cortexm.lower(qgraph, target)
 
 
@@ -165,6 +168,39 @@ def test_program_kernel_is_bit_exact_with_the_reference(name, module, shape, sca
     assert sqnr > 25, sqnr
 
 
+S16_CASES = [c for c in INT8_CASES if c[0] != "offset-zero-point"] + [
+    ("large-set", nn.GroupNorm(2, 4), (1, 4, 90, 90), 1.0, 0.0)]
+
+
+@pytest.mark.parametrize("name,module,shape,scale,offset", S16_CASES, ids=[c[0] for c in S16_CASES])
+def test_16x8_program_kernel_is_bit_exact_with_the_reference(name, module, shape, scale, offset):
+    """precision="16x8": cortex_m.quantized_group_norm_s16, within 1 LSB (int16) of the fake-quantized
+    graph."""
+    module = randomize(module, 3)
+    qgraph, lowered = quantize_and_lower(module, shape, scale, offset, precision="16x8")
+    counts = lowered.op_counts()
+    assert counts.get(QGN16) == 1 and GN not in counts and QGN not in counts, counts
+    program = cortexm.to_program(lowered)
+    assert program.float_ops == 0
+    [node] = [n for n in lowered.nodes if n.op == QGN16]
+    out_scale = node.outputs[0].qparams["scales"][0]
+    got_all, want_all, fake_all = [], [], []
+    for (x,) in samples(shape, 3, 4, scale, offset):
+        got = np.asarray(lowered.run(x.numpy()))
+        assert np.asarray(program.run(x.numpy())).tobytes() == got.tobytes()
+        got_all.append(got)
+        want_all.append(module(x).detach().numpy())
+        fake_all.append(qgraph.run(x.numpy()))
+    got, want, fake = (np.concatenate(a) for a in (got_all, want_all, fake_all))
+    # In output LSBs (float64: float32 differences are too coarse at int16's resolution); without a
+    # weight too (the lowering's weight of ones keeps z's Q.16 fraction: 2 LSB without it).
+    lsb = np.abs(np.rint(got.astype(np.float64) / out_scale) - np.rint(fake.astype(np.float64) / out_scale))
+    assert lsb.max() <= 1, lsb.max()
+    sqnr = sqnr_db(want, got)
+    print(f"group norm 16x8 {name}: {lsb.max():.0f} LSB from the fake-quantized graph, SQNR vs float {sqnr:.2f} dB (fake-quantized {sqnr_db(want, fake):.2f} dB)")
+    assert sqnr > 60, sqnr
+
+
 def test_constant_groups_give_the_bias():
     """Variance 0: every d is 0, the output is each channel's bias."""
     module = randomize(nn.GroupNorm(2, 4), 5)
@@ -184,6 +220,16 @@ def test_a_group_too_large_for_the_kernel_stays_float_with_the_reason():
     _, lowered = quantize_and_lower(module, (1, 2, 200, 200))
     assert QGN not in lowered.op_counts()
     assert GN in lowered.op_counts()
+
+
+def test_a_group_too_large_for_the_int16_kernel_stays_float_with_the_reason():
+    """The int16 kernel takes sets of up to 32768 values (the int8 one 65536)."""
+    module = randomize(nn.GroupNorm(1, 2), 6)
+    _, lowered = quantize_and_lower(module, (1, 2, 130, 130), precision="16x8")
+    assert QGN16 not in lowered.op_counts() and GN in lowered.op_counts()
+    [node] = [n for n in lowered.nodes if n.op == GN]
+    assert "a group of 33800 values" in node.meta["lowering"] and "up to 32768" in node.meta["lowering"]
+    assert "use more groups" in node.meta["lowering"]
 
 
 class ConvGroupNormRelu(nn.Module):

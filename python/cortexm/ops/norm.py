@@ -1,6 +1,6 @@
 """Normalization: layer norm (export, quantizer pattern) and batch norm, which export folds into the
-convolution or linear before it or makes a mul and an add; ops-matrix rows (instance norm is refused;
-group norm is group_norm.py's) and lowering facts.
+convolution or linear before it or makes a mul and an add; ops-matrix rows (group and instance
+norm are group_norm.py's) and lowering facts.
 
 Batch norm in eval mode: y = x * scale + shift per channel (dim 1), with
 scale = weight / sqrt(running_var + eps) and shift = bias - running_mean * scale.
@@ -142,6 +142,4 @@ def samples(torch, nn, F, op, Fn):
         Sample("aten.native_layer_norm.default", lambda: nn.LayerNorm(8), (A,), row=320),
         Sample("aten._native_batch_norm_legit_no_training.default", lambda: nn.BatchNorm2d(2), (IMG,),
                "alone", row=510),
-        Sample("aten._native_batch_norm_legit.no_stats", lambda: nn.InstanceNorm2d(2),
-               (IMG,), "instance norm", row=530),
     )

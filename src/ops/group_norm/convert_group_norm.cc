@@ -1,10 +1,12 @@
-// ConvertToCortexM, aten.group_norm.default -> cortex_m.quantized_group_norm for a per-tensor int8
-// input and output: the layer-norm arithmetic per (batch, group) set of n = C / num_groups * spatial
-// values, with the weight, bias and eps constants as the layer-norm lowering makes them
-// (ops/norm/layer_norm_constants.h), one weight and bias per channel. The kernel runs on
-// contiguous or channels-last bytes: a channels-last input stays so, and so does the input of a
-// clone that only makes a channels-last value (a lowered conv's output) contiguous for this node;
-// any other layout is made contiguous first. The output comes in the input's layout and is cloned
+// ConvertToCortexM, aten.group_norm.default and aten.instance_norm.default (one group per channel)
+// -> cortex_m.quantized_group_norm for a per-tensor int8 input and output, or
+// cortex_m.quantized_group_norm_s16 for symmetric int16 ones (16x8): the layer-norm arithmetic per
+// (batch, group) set of n = C / num_groups * spatial values, with the weight, bias and eps
+// constants as the layer-norm lowering makes them (ops/norm/layer_norm_constants.h; int16's
+// product_shift 4 more for its 4 more fraction bits), one weight and bias per channel. The kernel
+// runs on contiguous or channels-last bytes: a channels-last input stays so, and so does the input
+// of a clone that only makes a channels-last value (a lowered conv's output) contiguous for this
+// node; any other layout is made contiguous first. The output comes in the input's layout and is cloned
 // to the node's when that differs. A float output read by one relu / hardtanh / clamp /
 // hardsigmoid alone (the quantizer's group_norm + activation pattern) is lowered with it
 // (output_target): its scale and offset fold into the float weight and bias, its bounds into the
@@ -42,23 +44,33 @@ void convert_group_norm(Graph& graph, NodeId id, const TargetConfig& /*target*/)
   Rewrite rw(graph, id);
   const Node& node = rw.old();
   const OpArgs args(node.op, node.name, node.attrs);
+  const bool instance = node.op == "aten.instance_norm.default";
   const ValueId x = node.inputs[0];
-  const QuantParams q_in = int8_per_tensor(graph, x, "input");
-  const OutputTarget target = output_target(graph, node);
+  const bool s16 = graph.value(x).info.dtype == DType::kInt16;
+  const DType dtype = s16 ? DType::kInt16 : DType::kInt8;
+  const QuantParams q_in = s16 ? int16_per_tensor(graph, x, "input") : int8_per_tensor(graph, x, "input");
+  const OutputTarget target = output_target(graph, node, dtype);
   const QuantParams& q_out = target.q;
   const TensorInfo in = graph.value(x).info;
   const TensorInfo out = graph.value(target.value).info;
   int64_t spatial = 1;
   for (size_t d = 2; d < in.shape.size(); ++d) spatial *= in.shape[d];
-  const int64_t channels = in.shape[1], groups = args.i("num_groups");
+  const int64_t channels = in.shape[1], groups = instance ? channels : args.i("num_groups");
   const int64_t n = channels / groups * spatial;
-  if (n > kGroupNormMaxGroupSize)
-    not_lowered("a group of " + std::to_string(n) + " values (C / num_groups * spatial; the kernel takes up to " +
-                std::to_string(kGroupNormMaxGroupSize) + "): use more groups or a smaller input");
+  const int64_t max_n = s16 ? kGroupNormS16MaxGroupSize : kGroupNormMaxGroupSize;
+  if (n > max_n)
+    not_lowered(instance ? "a channel of " + std::to_string(n) + " values (the " + std::string(s16 ? "int16" : "int8") +
+                               " kernel takes up to " + std::to_string(max_n) + "): use a smaller input"
+                         : "a group of " + std::to_string(n) + " values (C / num_groups * spatial; the " +
+                               std::string(s16 ? "int16" : "int8") + " kernel takes up to " + std::to_string(max_n) +
+                               "): use more groups or a smaller input");
   std::vector<double> w = float_constant(graph, node.inputs.size() > 1 ? node.inputs[1] : kNoValue, channels,
                                          "weight", "channel");
   std::vector<double> b = float_constant(graph, node.inputs.size() > 2 ? node.inputs[2] : kNoValue, channels,
                                          "bias", "channel");
+  // int16 without a weight: z * 1 >> product_shift would drop z's 4 more fraction bits; a weight of
+  // ones (int16 32767) keeps them.
+  if (s16 && w.empty()) w.assign(static_cast<size_t>(channels), 1.0);
   if (target.scale != 1.0 || target.offset != 0.0) {  // scale * (z * w + b) + offset
     w.resize(static_cast<size_t>(channels), 1.0);
     b.resize(static_cast<size_t>(channels), 0.0);
@@ -67,13 +79,18 @@ void convert_group_norm(Graph& graph, NodeId id, const TargetConfig& /*target*/)
       b[k] = b[k] * target.scale + target.offset;
     }
   }
-  const LayerNormConstants c = layer_norm_constants(n, w, b, args.f("eps"), q_in.scales[0], q_out.scales[0]);
+  LayerNormConstants c = layer_norm_constants(n, w, b, args.f("eps"), q_in.scales[0], q_out.scales[0]);
+  if (s16) {
+    c.product_shift += kGroupNormS16FractionBits - kLayerNormFractionBits;  // the same unit
+    if (c.product_shift > 31) not_lowered("its bias does not fit int32 beside the normalized values");
+  }
 
   const ValueId source = kernel_input(rw, x);
   ValueId weight = kNoValue, bias = kNoValue;
   if (!w.empty()) weight = rw.constant("weight_int16", layer_norm_constant_tensor(DType::kInt16, c.weight, c.weight_scale));
   if (!b.empty()) bias = rw.constant("bias_int32", layer_norm_constant_tensor(DType::kInt32, c.bias, c.unit));
-  ValueId y = rw.call("cortex_m.quantized_group_norm.default", {source, weight, bias},
+  ValueId y = rw.call(s16 ? "cortex_m.quantized_group_norm_s16.default" : "cortex_m.quantized_group_norm.default",
+                      {source, weight, bias},
                       {{"num_groups", groups},
                        {"eps_term", c.eps_term},
                        {"product_shift", c.product_shift},
@@ -92,7 +109,7 @@ void convert_group_norm(Graph& graph, NodeId id, const TargetConfig& /*target*/)
 }  // namespace
 
 CORTEXM_CONVERTER(group_norm) {
-  static const Converter converter{{"aten.group_norm.default"}, convert_group_norm};
+  static const Converter converter{{"aten.group_norm.default", "aten.instance_norm.default"}, convert_group_norm};
   return converter;
 }
 

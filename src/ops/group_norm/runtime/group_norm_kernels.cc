@@ -92,4 +92,84 @@ void quantized_group_norm(const QuantizedGroupNormParams& params, const int8_t* 
   }
 }
 
+namespace {
+
+// 1 / sqrt(w) = inv * 2^(k - 61) for w in [1, 2^62): w * 4^k in [2^60, 2^62), r = floor(sqrt(w * 4^k))
+// one result bit at a time, inv = round(2^61 / r) (quantized_layer_norm.h's steps, for int64 sums).
+void inverse_sqrt_s16(int64_t w, int64_t* inv, int32_t* k) {
+  uint64_t m = static_cast<uint64_t>(w);
+  int32_t e = 0;
+  while (m < (uint64_t{1} << 60)) {
+    m <<= 2;
+    ++e;
+  }
+  uint64_t root = 0;
+  for (int32_t bit = 30; bit >= 0; --bit) {
+    const uint64_t candidate = root | (uint64_t{1} << bit);
+    if (candidate * candidate <= m) root = candidate;
+  }
+  *inv = static_cast<int64_t>(((uint64_t{1} << 62) / root + 1) >> 1);
+  *k = e;
+}
+
+}  // namespace
+
+CORTEXM_PREPARE_STEP Error quantized_group_norm_s16_prepare(const QuantizedGroupNormParams& p) {
+  CORTEXM_RETURN_IF_ERROR(group_norm_shape_prepare(p.shape));
+  if (int64_t{p.shape.group_channels()} * p.shape.spatial > kGroupNormS16MaxGroupSize)
+    return invalid("group_size", int64_t{p.shape.group_channels()} * p.shape.spatial,
+                   "(channels / num_groups * spatial) must be at most 32768 for int16");
+  const LayerNormParams& n = p.norm;
+  if (n.eps_term < 0 || n.eps_term > kLayerNormMaxEpsTerm)
+    return invalid("eps_term", n.eps_term, "must be in [0, 2^60]");
+  if (n.product_shift < 0 || n.product_shift > 31)
+    return invalid("product_shift", n.product_shift, "must be in [0, 31]");
+  if (n.output_offset != 0) return invalid("output_offset", n.output_offset, "must be 0 (symmetric int16)");
+  CORTEXM_RETURN_IF_ERROR(check_multiplier("output_multiplier", n.multiplier, "output_shift", n.shift));
+  return check_activation_range(n.activation_min, n.activation_max, true);
+}
+
+void quantized_group_norm_s16(const QuantizedGroupNormParams& params, const int16_t* input, const int16_t* weight,
+                              const int32_t* bias, int16_t* output) {
+  const QuantizedGroupNormParams p = params;  // a local copy: output stores cannot alias it
+  const GroupNormShape& s = p.shape;
+  const LayerNormParams& norm = p.norm;
+  const int32_t cg = s.group_channels();
+  const int32_t n_values = cg * s.spatial;
+  for (int32_t n = 0; n < s.batches; ++n) {
+    for (int32_t g = 0; g < s.groups; ++g) {
+      const int32_t c0 = g * cg;
+      int64_t sum = 0, sum_sq = 0;
+      for (int32_t c = c0; c < c0 + cg; ++c)
+        for (int32_t i = 0; i < s.spatial; ++i) {
+          const int32_t q = input[s.offset(n, c, i)];
+          sum += q;
+          sum_sq += q * q;
+        }
+      int64_t w = n_values * sum_sq - sum * sum + norm.eps_term;
+      if (w == 0) w = 1;  // a constant set without eps: every d_j is 0
+      int64_t inv = 0;
+      int32_t k = 0;
+      inverse_sqrt_s16(w, &inv, &k);
+      const int32_t z_shift = 61 - kGroupNormS16FractionBits - k;
+      for (int32_t c = c0; c < c0 + cg; ++c) {
+        const int32_t weight_c = weight ? weight[c] : 1;
+        const int32_t bias_c = bias ? bias[c] : 0;
+        for (int32_t i = 0; i < s.spatial; ++i) {
+          const int64_t at = s.offset(n, c, i);
+          const int64_t d = int64_t{n_values} * input[at] - sum;
+          const int64_t z = (d * inv + (int64_t{1} << (z_shift - 1))) >> z_shift;
+          const int64_t product = z * weight_c;
+          const int64_t rounded = norm.product_shift == 0
+                                      ? product
+                                      : (product + (int64_t{1} << (norm.product_shift - 1))) >> norm.product_shift;
+          const int32_t acc = wrapping_add(static_cast<int32_t>(rounded), bias_c);
+          const int32_t v = wrapping_add(requantize(acc, norm.multiplier, norm.shift), norm.output_offset);
+          output[at] = static_cast<int16_t>(clamp(v, norm.activation_min, norm.activation_max));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace cortexm

@@ -51,4 +51,22 @@ Error quantized_group_norm_prepare(const QuantizedGroupNormParams& params);
 void quantized_group_norm(const QuantizedGroupNormParams& params, const int8_t* input, const int16_t* weight,
                           const int32_t* bias, int8_t* output);
 
+// cortex_m.quantized_group_norm_s16 (16x8: int16 activations, symmetric): the same steps and
+// constants with wider sums, per set of n <= kGroupNormS16MaxGroupSize int16 values q:
+//   S = sum q, W = n * sum q^2 - S^2 + eps_term (1 if that is 0) in int64 (W < 2^61)
+//   d_j = n * q_j - S (|d_j| < 2^31), z_j = d_j / sqrt(W) in Q.16 (kGroupNormS16FractionBits):
+//         d_j * inv rounded half up >> (61 - 16 - k), inv and k as quantized_layer_norm.h has them
+//   t_j = (z_j * weight_j) rounded half up >> product_shift, as int32; + bias_j; one requantize;
+//   + output_offset (0: symmetric); clamp to [activation_min, activation_max] within int16.
+// z has 4 more fraction bits than the int8 kernel's, so the lowering's product_shift is the
+// int8 one + 4 for the same unit, bias and requantization (layer_norm_constants.h).
+constexpr int32_t kGroupNormS16MaxGroupSize = 1 << 15;  // keeps |d_j| * inv within int64
+constexpr int32_t kGroupNormS16FractionBits = 16;
+
+Error quantized_group_norm_s16_prepare(const QuantizedGroupNormParams& params);
+
+// weight: C int16 or nullptr (1); bias: C int32 or nullptr (0).
+void quantized_group_norm_s16(const QuantizedGroupNormParams& params, const int16_t* input, const int16_t* weight,
+                              const int32_t* bias, int16_t* output);
+
 }  // namespace cortexm

@@ -1,5 +1,6 @@
-// GroupNorm (float fallback) and QuantizedGroupNorm: [N, C, *] input and output of one shape and
-// one layout, contiguous or channels-last; optional weight and bias (inputs 1, 2), one per channel.
+// GroupNorm (float fallback), QuantizedGroupNorm (int8) and QuantizedGroupNormS16 (int16): [N, C, *]
+// input and output of one dtype, shape and layout, contiguous or channels-last; optional weight and
+// bias (inputs 1, 2), one per channel.
 #include "ops/group_norm/runtime/group_norm_codec.h"
 #include "runtime/op_context.h"
 
@@ -51,8 +52,8 @@ Status decode_float(const OpContext& ctx, GroupNormShape* s, float* eps) {
   return kStatusOk;
 }
 
-Status decode_quantized(const OpContext& ctx, QuantizedGroupNormParams* p) {
-  CORTEXM_RETURN_IF_STATUS(decode_shape(ctx, DType::kInt8, &p->shape));
+Status decode_quantized(const OpContext& ctx, DType dtype, QuantizedGroupNormParams* p) {
+  CORTEXM_RETURN_IF_STATUS(decode_shape(ctx, dtype, &p->shape));
   program::decode_group_norm(*ctx.op.params_as_QuantizedGroupNormParams(), p);
   return kStatusOk;
 }
@@ -79,7 +80,7 @@ void run_group_norm(const OpContext& ctx) {
 
 Status prepare_quantized_group_norm(const OpContext& ctx) {
   QuantizedGroupNormParams p;
-  CORTEXM_RETURN_IF_STATUS(decode_quantized(ctx, &p));
+  CORTEXM_RETURN_IF_STATUS(decode_quantized(ctx, DType::kInt8, &p));
   const Error error = quantized_group_norm_prepare(p);
   if (!error.ok()) return ctx.fail(error);
   CORTEXM_RETURN_IF_STATUS(require_channel_operand(ctx, 1, "weight", DType::kInt16, p.shape.channels));
@@ -88,9 +89,25 @@ Status prepare_quantized_group_norm(const OpContext& ctx) {
 
 void run_quantized_group_norm(const OpContext& ctx) {
   QuantizedGroupNormParams p;
-  decode_quantized(ctx, &p);
+  decode_quantized(ctx, DType::kInt8, &p);
   quantized_group_norm(p, reinterpret_cast<const int8_t*>(ctx.input(0).data), optional_data<int16_t>(ctx, 1),
                        optional_data<int32_t>(ctx, 2), reinterpret_cast<int8_t*>(ctx.output().data));
+}
+
+Status prepare_quantized_group_norm_s16(const OpContext& ctx) {
+  QuantizedGroupNormParams p;
+  CORTEXM_RETURN_IF_STATUS(decode_quantized(ctx, DType::kInt16, &p));
+  const Error error = quantized_group_norm_s16_prepare(p);
+  if (!error.ok()) return ctx.fail(error);
+  CORTEXM_RETURN_IF_STATUS(require_channel_operand(ctx, 1, "weight", DType::kInt16, p.shape.channels));
+  return require_channel_operand(ctx, 2, "bias", DType::kInt32, p.shape.channels);
+}
+
+void run_quantized_group_norm_s16(const OpContext& ctx) {
+  QuantizedGroupNormParams p;
+  decode_quantized(ctx, DType::kInt16, &p);
+  quantized_group_norm_s16(p, reinterpret_cast<const int16_t*>(ctx.input(0).data), optional_data<int16_t>(ctx, 1),
+                           optional_data<int32_t>(ctx, 2), reinterpret_cast<int16_t*>(ctx.output().data));
 }
 
 }  // namespace cortexm::runtime
