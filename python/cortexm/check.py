@@ -86,8 +86,8 @@ def _export_problem(op: str, module: str, message: str) -> Problem:
     text = message.removeprefix("cortexm.export: ")
     for where in (f" in module '{module}'", " in the top-level module"):  # the module is a field of its own
         text = text.replace(where, "", 1)
-    if text.endswith(" is not supported"):
-        text += " at export"
+    if " is not supported" in text:
+        text = text.replace(" is not supported", " is not supported at export", 1)
     return Problem("export", module, op, text)
 
 

@@ -59,7 +59,9 @@ std::vector<ProgramProblem> program_problems(const Graph& graph) {
     if (!runnable(node.op)) {
       const auto lowering = node.meta.find("lowering");
       problem("the runtime has no kernel for it" +
-              (lowering != node.meta.end() ? " (lowering: " + lowering->second + ")" : std::string()));
+              (lowering != node.meta.end() ? " (lowering: " + lowering->second + ")" : std::string()) +
+              ": quantize it with a precision docs/ops.md lists for its op so cortexm.lower gives it a "
+              "kernel, or rewrite it with ops that have a float fallback there");
       continue;
     }
     bool folded = false;

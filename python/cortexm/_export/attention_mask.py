@@ -26,6 +26,7 @@ import torch
 from torch.export.graph_signature import InputKind
 
 from .._core import UnsupportedError
+from .handlers import refusal
 
 aten = torch.ops.aten
 
@@ -123,14 +124,15 @@ def rewrite_masked_softmax(ep, p: torch.fx.Node, branch: list | None, where: str
     shape = tuple(s.meta["val"].shape)
     dim = p.args[1] % len(shape)
     if bool(torch.isposinf(mask).any() | torch.isnan(mask).any()):
-        raise UnsupportedError(f"cortexm.export: softmax '{p.name}' in {where}: its mask holds +inf or NaN")
+        raise UnsupportedError(refusal(f"cortexm.export: softmax '{p.name}' in {where}: its mask holds +inf or NaN",
+                                       "mask with 0 (keep) and -inf (hide) only"))
     masked = torch.isneginf(mask).expand(shape)
     dead = masked.all(dim=dim, keepdim=True)
     if bool(dead.any()) and branch is None:
-        raise UnsupportedError(
+        raise UnsupportedError(refusal(
             f"cortexm.export: softmax '{p.name}' in {where}: its mask hides every entry of a row, which torch's "
-            "softmax makes NaN; mask fewer entries (nn.MultiheadAttention and scaled_dot_product_attention "
-            "give such rows 0, which cortexm supports)")
+            "softmax makes NaN", "mask fewer entries, or use nn.MultiheadAttention or "
+            "F.scaled_dot_product_attention, which give such rows 0 (cortexm supports that)"))
     finite = torch.where(torch.isneginf(mask), torch.zeros_like(mask), mask)
     x = scores
     if bool((finite != 0).any()):

@@ -16,7 +16,7 @@ import torch
 from torch.export.graph_signature import InputKind, OutputKind
 
 from .._core import Graph, GraphError, UnsupportedError, Value
-from .handlers import Const, Unavailable
+from .handlers import Const, Unavailable, refusal, suggestion
 
 DTYPES = {
     torch.float32: "float32",
@@ -51,6 +51,15 @@ def module_path(node: torch.fx.Node) -> str:
     return list(stack.values())[-1][0] if stack else ""
 
 
+def module_class(node: torch.fx.Node) -> str:
+    """The class name of the innermost module ('LSTM'), '' for the root."""
+    stack = node.meta.get("nn_module_stack")
+    if not stack:
+        return ""
+    cls = list(stack.values())[-1][1]
+    return cls.__name__ if isinstance(cls, type) else str(cls).rsplit(".", 1)[-1].strip("'>")
+
+
 def op_name(target) -> str:
     if isinstance(target, torch._ops.OpOverload):
         return str(target)  # aten.erfinv.default
@@ -64,7 +73,9 @@ def concrete(x):
     if isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool)):
         hint = x.node.hint
         if hint is None:
-            raise UnsupportedError(f"cortexm.export: the data-dependent size {x} is not supported")
+            raise UnsupportedError(refusal(f"cortexm.export: the data-dependent size {x} is not supported",
+                                           "give every size and scalar as a number, or compute it from input "
+                                           "shapes (x.shape[1]), not from input values (.item())"))
         return {torch.SymInt: int, torch.SymFloat: float, torch.SymBool: bool}[type(x)](hint)
     if isinstance(x, (list, tuple)):
         return type(x)(concrete(v) for v in x)
@@ -73,7 +84,9 @@ def concrete(x):
 
 def dtype_name(dtype: torch.dtype, what: str) -> str:
     if dtype not in DTYPES:
-        raise UnsupportedError(f"cortexm.export: {what} has dtype {dtype}, which cortexm does not support")
+        raise UnsupportedError(refusal(f"cortexm.export: {what} has dtype {dtype}, which cortexm does not support",
+                                       f"give it as one of {', '.join(sorted(set(DTYPES.values())))} "
+                                       "(float32 for float models)"))
     return DTYPES[dtype]
 
 
@@ -108,7 +121,9 @@ class Converter:
                     if not self.problems:
                         self.set_outputs(node)
                 else:
-                    raise self.unsupported(f"FX {node.op} node '{node.name}'")
+                    raise self.unsupported(f"FX {node.op} node '{node.name}'",
+                                           "export the model with torch.export.export (its nodes are "
+                                           "call_function, placeholder, get_attr and output)")
             except UnsupportedError as e:
                 self.refuse(node, str(e))
         if self.problems:
@@ -145,14 +160,16 @@ class Converter:
             tensor = store[spec.target]
             if isinstance(tensor, torch.Tensor):
                 return Const(tensor, spec.target)
-        raise self.unsupported(f"program input '{node.name}' ({spec.kind.name})")
+        raise self.unsupported(f"program input '{node.name}' ({spec.kind.name})",
+                               "make it a tensor input, parameter, buffer or constant tensor")
 
     def get_attr(self, node):
         obj = self.ep.graph_module
         for part in node.target.split("."):
             obj = getattr(obj, part)
         if not isinstance(obj, torch.Tensor):
-            raise self.unsupported(f"get_attr of {type(obj).__name__} '{node.target}'")
+            raise self.unsupported(f"get_attr of {type(obj).__name__} '{node.target}'",
+                                   "make it a tensor (a parameter or buffer) of the model")
         return Const(obj, node.target)
 
     def call_function(self, node):
@@ -175,23 +192,31 @@ class Converter:
         src, index = node.args
         parts = self.env[src]
         if not isinstance(parts, (tuple, list)):
-            raise self.unsupported()
+            raise self.unsupported(f"{op_name(node.target)} of a {type(parts).__name__}",
+                                   "index only the tuple outputs of ops (torch.split, max with dim)")
         item = parts[index]
         if isinstance(item, Unavailable) and node.users:
             self.source = module_path(src)
-            raise UnsupportedError(f"cortexm.export: {op_name(src.target)}{self.where()}: its {item.what} "
-                                   "output is used, which cortexm does not compute")
+            raise UnsupportedError(refusal(f"cortexm.export: {op_name(src.target)}{self.where()}: its {item.what} "
+                                           "output is used, which cortexm does not compute",
+                                           f"use only its first output (return_indices=False for a max pool), "
+                                           f"and compute the {item.what} outside the model if you need it"))
         return item
 
     def set_outputs(self, node):
         outputs = []
         for spec, arg in zip(self.ep.graph_signature.output_specs, node.args[0]):
             if spec.kind != OutputKind.USER_OUTPUT:
-                raise UnsupportedError(f"cortexm.export: the program updates '{spec.target}' "
-                                       f"({spec.kind.name}); cortexm graphs have no state")
+                raise UnsupportedError(refusal(f"cortexm.export: the program updates '{spec.target}' "
+                                               f"({spec.kind.name}); cortexm graphs have no state",
+                                               "give the state as an input and return its new value as an "
+                                               "output (the caller feeds it back: state_feedback in "
+                                               "CortexMQuantizer)"))
             value = self.env[arg] if isinstance(arg, torch.fx.Node) else arg
             if not isinstance(value, (Value, Const)):
-                raise UnsupportedError(f"cortexm.export: output '{spec.arg.name}' is {value!r}, not a tensor")
+                raise UnsupportedError(refusal(f"cortexm.export: output '{spec.arg.name}' is {value!r}, not a tensor",
+                                               "return only tensors computed from the inputs; give constants "
+                                               "outside the model"))
             outputs.append(self.tensor(value))
         self.graph.outputs = outputs
 
@@ -223,10 +248,13 @@ class Converter:
     def where(self) -> str:
         return f" in module '{self.source}'" if self.source else " in the top-level module"
 
-    def unsupported(self, what: str | None = None) -> UnsupportedError:
-        """The error for what the node does (default: its op), naming the module it came from."""
+    def unsupported(self, what: str | None = None, instead: str | None = None) -> UnsupportedError:
+        """The error for what the node does (default: its op), naming the module it came from, then
+        what to do instead (default: the op's registered suggestion, handlers.INSTEAD)."""
+        if instead is None:
+            instead = suggestion(op_name(self.node.target), module_class(self.node))
         what = what or op_name(self.node.target)
-        return UnsupportedError(f"cortexm.export: {what}{self.where()} is not supported")
+        return UnsupportedError(refusal(f"cortexm.export: {what}{self.where()} is not supported", instead))
 
     def tensor(self, x) -> Value | None:
         """x as a graph value (None stays None); a Const enters the graph here."""
@@ -239,8 +267,11 @@ class Converter:
                 x.value = self.graph.add_constant(x.name, data.numpy())
             return x.value
         if isinstance(x, Unavailable):
-            raise self.unsupported(f"use of the {x.what} output")
-        raise self.unsupported(f"{op_name(self.node.target)} with a {type(x).__name__} where a tensor is expected")
+            raise self.unsupported(f"use of the {x.what} output",
+                                   f"use only the op's first output, and compute the {x.what} outside the "
+                                   "model if you need it")
+        raise self.unsupported(f"{op_name(self.node.target)} with a {type(x).__name__} where a tensor is expected",
+                               "pass a tensor there (torch.tensor / torch.full as a buffer of the model)")
 
     def const(self, x) -> torch.Tensor | None:
         """The data of a program constant, None for values computed at run time."""

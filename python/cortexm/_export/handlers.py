@@ -38,6 +38,32 @@ def makes_infinity(*ops: str) -> None:
     INFINITY_MAKING.update(ops)
 
 
+# What to do instead of a torch op export refuses, registered by its family module with @instead:
+# op -> text, and (op, module class name) -> text where the op comes from inside a known module
+# (the flip of a bidirectional nn.LSTM).
+INSTEAD: dict = {}
+# An op with no known rewrite.
+GENERIC_INSTEAD = ("rewrite it with ops docs/ops.md lists as exported, or compute it outside the model "
+                   "(cortexm.check(model, example_inputs) lists every such op at once)")
+
+
+def instead(op: str, text: str, module: str | None = None) -> None:
+    key = op if module is None else (op, module)
+    if key in INSTEAD:
+        raise ValueError(f"{key} has two suggestions")
+    INSTEAD[key] = text
+
+
+def suggestion(op: str, module_class: str = "") -> str:
+    """What to do instead of op (found inside a module of class module_class)."""
+    return INSTEAD.get((op, module_class)) or INSTEAD.get(op) or GENERIC_INSTEAD
+
+
+def refusal(message: str, instead_text: str) -> str:
+    """One refusal: what is wrong, then what to do instead."""
+    return f"{message}: {instead_text}"
+
+
 class Const:
     """A tensor of the program (parameter, buffer, lifted constant, get_attr)."""
 
@@ -84,11 +110,13 @@ def scalar_value(cx, v, what: str):
         return v
     data = cx.const(v)
     if data is None or data.numel() != 1:
-        raise cx.unsupported(f"{cx.node.target} with a {what} computed at run time")
+        raise cx.unsupported(f"{cx.node.target} with a {what} computed at run time",
+                             f"make the {what} a Python number or a constant of the model (a parameter or buffer)")
     return data.item()
 
 
 def require_float_dtype(cx, dtype):
     """A dtype argument (softmax's, a reduction's) must be absent or float32."""
     if dtype is not None and cx.graph_dtype(dtype) != "float32":
-        raise cx.unsupported(f"{cx.node.target} with dtype={dtype}")
+        raise cx.unsupported(f"{cx.node.target} with dtype={dtype}",
+                             "drop the dtype argument (float32) and cast the result outside the model")

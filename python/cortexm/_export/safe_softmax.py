@@ -29,7 +29,7 @@ import torch
 from .._core import UnsupportedError
 from .attention_mask import ancestors, constant_tensor, rewrite_masked_softmax
 from .converter import module_path, op_name
-from .handlers import INFINITY_MAKING
+from .handlers import INFINITY_MAKING, refusal
 
 aten = torch.ops.aten
 
@@ -67,24 +67,34 @@ def branch_of(where: torch.fx.Node):
     return p, nodes
 
 
-def infinity_source(ep, s: torch.fx.Node) -> str | None:
-    """What may put -inf into s (a sentence naming the node), or None when nothing can."""
+# What to do instead, by what may put -inf into a softmax input.
+PLAIN_SOFTMAX = "write the attention with a plain torch.softmax (it has no fully-masked-row branch)"
+INSTEAD_OF_CONSTANT = ("make the constant finite, or mask with a constant -inf mask added to the scores (which "
+                       "cortexm rewrites), or " + PLAIN_SOFTMAX)
+INSTEAD_OF_OP = "compute {} outside the model, or " + PLAIN_SOFTMAX
+INSTEAD_OF_SCALAR = ("make the mask a constant (a buffer, not computed from model inputs), which cortexm "
+                     "rewrites, or " + PLAIN_SOFTMAX)
+
+
+def infinity_source(ep, s: torch.fx.Node) -> tuple[str, str] | None:
+    """What may put -inf into s (a sentence naming the node) and what to do instead, or None when
+    nothing can."""
     for node in ancestors(s):
         if node.op in ("placeholder", "get_attr"):
             t = constant_tensor(ep, node)
             if t is not None and t.is_floating_point() and not bool(torch.isfinite(t).all()):
-                return f"the constant '{node.name}' holds non-finite values"
+                return f"the constant '{node.name}' holds non-finite values", INSTEAD_OF_CONSTANT
             continue
         if node.op != "call_function":
             continue
         name = op_name(node.target)
         if name in INFINITY_MAKING:
-            return f"'{node.name}' ({name}) can make infinities of finite values"
+            return f"'{node.name}' ({name}) can make infinities of finite values", INSTEAD_OF_OP.format(name)
         scalars = []
         torch.fx.node.map_aggregate((node.args, node.kwargs),
                                     lambda v: scalars.append(v) if isinstance(v, float) else None)
         if any(not math.isfinite(v) for v in scalars):
-            return f"'{node.name}' ({name}) has a non-finite scalar argument (an attention mask)"
+            return f"'{node.name}' ({name}) has a non-finite scalar argument (an attention mask)", INSTEAD_OF_SCALAR
     return None
 
 
@@ -102,12 +112,13 @@ def remove_safe_softmax_branches(ep: torch.export.ExportedProgram) -> torch.expo
         if not masked and branch is None:
             continue
         # After a mask's rewrite its constants are finite: the scores must be too.
-        source = infinity_source(ep, p.args[0])
-        if source is not None:
-            raise UnsupportedError(
+        found = infinity_source(ep, p.args[0])
+        if found is not None:
+            source, instead = found
+            raise UnsupportedError(refusal(
                 f"cortexm.export: softmax '{p.name}' in {where_of(p)}: its input can hold -inf ({source}), so its "
                 "fully-masked-row branch (eq -inf, any, where) cannot be removed; masks are supported when "
-                "they are constants (buffers, not model inputs)")
+                "they are constants (buffers, not model inputs)", instead))
         if not masked:
             branch[0].replace_all_uses_with(p)
             for node in branch:

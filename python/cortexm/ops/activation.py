@@ -58,7 +58,8 @@ def celu(cx, a):
     """As torch computes it: elu(x, alpha, 1, 1 / alpha)."""
     alpha = float(a["alpha"])
     if alpha == 0:
-        raise cx.unsupported(f"{cx.node.target} with alpha=0")
+        raise cx.unsupported(f"{cx.node.target} with alpha=0",
+                             "use a positive alpha, or relu (celu with alpha -> 0 is relu)")
     return elu_call(cx, a["self"], alpha, 1.0, 1.0 / alpha)
 
 
@@ -85,13 +86,17 @@ def prelu(cx, a):
     x = a["self"]
     weight = cx.const(a["weight"])
     if weight is None:
-        raise cx.unsupported(f"{cx.node.target} with a weight computed at run time")
+        raise cx.unsupported(f"{cx.node.target} with a weight computed at run time",
+                             "make the slopes a parameter of the model (nn.PReLU), or compute "
+                             "relu(x) + slope * clamp(x, max=0)")
     if weight.numel() == 1:
         return cx.call("aten.leaky_relu.default", [x], {"negative_slope": float(weight.reshape(-1)[0])})
     shape = cx.shape(x)
     if len(shape) < 2 or weight.dim() != 1 or weight.numel() != shape[1]:
         raise cx.unsupported(f"{cx.node.target} with weight of shape {tuple(weight.shape)} for input "
-                             f"{tuple(shape)} (one slope, or one per channel of dim 1)")
+                             f"{tuple(shape)} (one slope, or one per channel of dim 1)",
+                             "give nn.PReLU one slope or num_parameters = the channels of dim 1, or compute "
+                             "relu(x) + slope * clamp(x, max=0) with slope shaped to broadcast")
     slopes = weight.detach().float().numpy().reshape([shape[1]] + [1] * (len(shape) - 2))
     slopes = cx.add_constant(f"{cx.node.name}_slopes", slopes.copy())
     positive = cx.call("aten.relu.default", [x])

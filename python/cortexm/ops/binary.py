@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._export.handlers import handles, is_scalar, makes_infinity
+from .._export.handlers import handles, instead, is_scalar, makes_infinity
 from ..patches import register_elementwise
 from ..quantizer.patterns import (MASKED, BelowMask, Match, NoMatch, NotApplicable, Observed, Stage, activation,
                                   constant, free, pattern, short, two_activations, with_tail)
@@ -42,7 +42,8 @@ def arithmetic(cx, a):
 @handles("aten.div.Tensor_mode", "aten.div_.Tensor_mode", "aten.div.Scalar_mode", "aten.div_.Scalar_mode")
 def div_mode(cx, a):
     if a["rounding_mode"] is not None:
-        raise cx.unsupported(f"{cx.node.target} with rounding_mode='{a['rounding_mode']}'")
+        raise cx.unsupported(f"{cx.node.target} with rounding_mode='{a['rounding_mode']}'",
+                             "divide without rounding_mode (true division), or round outside the model")
     return binary(cx, "div", a["self"], a["other"])
 
 
@@ -98,7 +99,8 @@ def check_attention_mask(ctx, node) -> Match:
     where = f"node '{node.name}' (aten.add.Tensor, module '{node.source}')"
     if ctx.is_output(out) or not users or any(u.op != "aten._softmax.default" for u in users):
         raise ValueError(f"{where} adds an attention mask and is read by other ops than softmax; "
-                         "cortexm quantizes a mask's sum read by softmax only")
+                         "cortexm quantizes a mask's sum read by softmax only: add the mask in the softmax's "
+                         "argument (softmax(scores + mask)) and read the sum nowhere else")
     if ctx.quantizer.dtype_of(out.name) != "int8":
         raise ValueError(f"{where} adds an attention mask, which cortexm quantizes in int8 only "
                          f"(this sum is {ctx.quantizer.dtype_of(out.name)}): quantize with precision='int8'")
@@ -164,6 +166,10 @@ no_kernel("16x8", "aten.sub.Tensor", "aten.maximum.default", "aten.minimum.defau
 register_elementwise("cortex_m.quantized_add.default", "cortex_m.quantized_sub.default",
                      "cortex_m.quantized_mul.default", "cortex_m.quantized_maximum.default",
                      "cortex_m.quantized_minimum.default")
+
+
+instead("aten.eq.Scalar", "return the values and compare outside the model, or, for a fixed mask, compute it "
+        "once and keep it as a buffer of the model")
 
 
 @rows

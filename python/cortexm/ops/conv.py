@@ -43,7 +43,8 @@ def conv(cx, a):
                 pad += [0, t % 2]
             x = cx.call("aten.constant_pad_nd.default", [x], {"pad": pad, "value": 0.0})
     elif isinstance(padding, str):
-        raise cx.unsupported(f"{cx.node.target} with padding='{padding}'")
+        raise cx.unsupported(f"{cx.node.target} with padding='{padding}'",
+                             "use padding='valid', padding='same' or numbers")
     else:
         padding = ints(padding, n)
     return cx.call("aten.convolution.default", [x, weight, a["bias"]], {

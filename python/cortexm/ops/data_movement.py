@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .._export.handlers import Const, dim, handles, ints, keep_whole
+from .._export.handlers import Const, dim, handles, instead, ints, keep_whole
 from ..quantizer.patterns import (PASSTHROUGH_OPS, Match, NoMatch, Observed, SharedWith, Stage, activation, constant, free,
                                   pattern, single)
 from ._matrix import IMG, A, Sample, rows
@@ -60,7 +60,8 @@ def expand(cx, a):
     x, out = a["self"], list(cx.out_shape())
     shape = [1] * (len(out) - len(cx.shape(x))) + list(cx.shape(x))
     if any(n_in != n_out and n_in != 1 for n_in, n_out in zip(shape, out)):
-        raise cx.unsupported(f"{cx.node.target} from {shape} to {out}")
+        raise cx.unsupported(f"{cx.node.target} from {shape} to {out}",
+                             "expand only dims of size 1 (x.expand), or tile with x.repeat")
     return tile(cx, x, [n_out if n_in != n_out else 1 for n_in, n_out in zip(shape, out)])
 
 
@@ -82,9 +83,12 @@ def repeat(cx, a):
     x, repeats = a["self"], ints(a["repeats"])
     rank = len(cx.shape(x))
     if len(repeats) < rank:
-        raise cx.unsupported(f"{cx.node.target} with {len(repeats)} repeats for a rank-{rank} input")
+        raise cx.unsupported(f"{cx.node.target} with {len(repeats)} repeats for a rank-{rank} input",
+                             f"give at least {rank} repeats, one per dim")
     if any(r < 1 for r in repeats):
-        raise cx.unsupported(f"{cx.node.target} with repeats {repeats} (each must be >= 1)")
+        raise cx.unsupported(f"{cx.node.target} with repeats {repeats} (each must be >= 1)",
+                             "drop the empty result from the model (a repeat of 0 makes no values), or "
+                             "repeat at least once")
     return tile(cx, x, repeats)
 
 
@@ -202,7 +206,8 @@ def pad(cx, a):
         return cx.call("aten.constant_pad_nd.default", [a["self"]], {"pad": ints(a["pad"]), "value": value})
     if a["mode"] == "reflect" and len(a["pad"]) == 2:
         return cx.call("aten.reflection_pad1d.default", [a["self"]], {"padding": ints(a["pad"])})
-    raise cx.unsupported(f"aten.pad.default with mode='{a['mode']}' over {len(a['pad']) // 2} dims")
+    raise cx.unsupported(f"aten.pad.default with mode='{a['mode']}' over {len(a['pad']) // 2} dims",
+                         "use mode='constant' (zero padding), or mode='reflect' over the last dim only")
 
 
 @handles("aten.upsample_nearest2d.vec", "aten.upsample_nearest2d.default")
@@ -217,7 +222,9 @@ def upsample_nearest2d(cx, a):
             by_scale = np.minimum(np.floor(o * np.float32(1.0 / s)), n_in - 1)
             by_size = np.minimum(np.floor(o * (np.float32(n_in) / np.float32(n_out))), n_in - 1)
             if not np.array_equal(by_scale, by_size):
-                raise cx.unsupported(f"{cx.node.target} with scale factor {s} from size {n_in} to {n_out}")
+                raise cx.unsupported(f"{cx.node.target} with scale factor {s} from size {n_in} to {n_out}",
+                                     "give the output size instead (F.interpolate(x, size=...)), or an "
+                                     "integer scale factor")
     return cx.call("aten.upsample_nearest2d.default", [x], {"output_size": out_hw})
 
 
@@ -240,10 +247,12 @@ def upsample_bilinear2d(cx, a):
 def full(cx, a):
     """A tensor of one value (nn.LSTM's zero initial state): a program constant."""
     if cx.graph_dtype(cx.out_dtype()) is None:
-        raise cx.unsupported(f"{cx.node.target} of {cx.out_dtype()}")
+        raise cx.unsupported(f"{cx.node.target} of {cx.out_dtype()}",
+                             "make the constant float32 (dtype=torch.float32)")
     value = {"aten.zeros.default": 0, "aten.ones.default": 1}.get(cx.op_name(), a.get("fill_value"))
     if not isinstance(value, (int, float, bool)):
-        raise cx.unsupported(f"{cx.node.target} with a fill value computed at run time")
+        raise cx.unsupported(f"{cx.node.target} with a fill value computed at run time",
+                             "fill with a Python number, or multiply torch.ones(...) by the value")
     return cx.full(value)
 
 
@@ -260,14 +269,17 @@ def identity(cx, a):
 @handles("aten.dropout.default", "aten.feature_dropout.default", "aten.alpha_dropout.default")
 def dropout(cx, a):
     if a["train"]:
-        raise cx.unsupported(f"{cx.node.target} in training mode")
+        raise cx.unsupported(f"{cx.node.target} in training mode",
+                             "export the model in eval mode (model.eval()), where dropout is the identity")
     return a["input"]
 
 
 @handles("aten._to_copy.default", "aten.to.dtype", "aten.to.dtype_layout", "aten.to.device")
 def to_copy(cx, a):
     if cx.graph_dtype(cx.out_dtype()) != cx.dtype(a["self"]):
-        raise cx.unsupported(f"{cx.node.target} to {cx.out_dtype()}")
+        raise cx.unsupported(f"{cx.node.target} to {cx.out_dtype()}",
+                             "keep the values float32 (cortexm.quantize makes the integers), and cast "
+                             "outside the model")
     return a["self"]
 
 
@@ -322,6 +334,16 @@ def check_pad(ctx, node):
     if value != 0:
         match.range_includes = [value]
     return match
+
+
+instead("aten.flip.default", "reverse by slices instead: torch.cat([x.narrow(d, i, 1) for i in "
+        "reversed(range(x.shape[d]))], d) flips dim d")
+instead("aten.native_dropout.default", "export the model in eval mode (model.eval()), where dropout is the "
+        "identity")
+instead("aten.arange.start_step", "compute the range once as a buffer of the model (register_buffer), or index "
+        "with slices instead")
+instead("aten.index.Tensor", "index with slices (x[:, a:b]) or single indices (x[:, i]) and torch.cat of "
+        "them; indices computed from the input: gather outside the model")
 
 
 @rows

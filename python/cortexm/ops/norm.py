@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._export.handlers import Unavailable, handles, ints
+from .._export.handlers import Unavailable, handles, instead, ints
 from ..quantizer.patterns import Match, Observed, Stage, activation, constant, free, pattern
 from ._matrix import IMG, A, Sample, no_kernel, rows
 
@@ -65,12 +65,15 @@ def scale_shift(cx, a) -> tuple[np.ndarray, np.ndarray]:
             return None
         t = cx.const(a[key])
         if t is None:
-            raise cx.unsupported(f"{cx.node.target} with a {key} computed at run time")
+            raise cx.unsupported(f"{cx.node.target} with a {key} computed at run time",
+                                 f"make the {key} a parameter or buffer of the model (nn.BatchNorm's)")
         return t.double().numpy()
 
     mean, var, weight, bias = (data(k) for k in ("running_mean", "running_var", "weight", "bias"))
     if mean is None or var is None:
-        raise cx.unsupported(f"{cx.node.target} without running statistics")
+        raise cx.unsupported(f"{cx.node.target} without running statistics",
+                             "use track_running_stats=True (and model.eval()), or, to normalize each "
+                             "sample by its own statistics, nn.GroupNorm")
     scale = (1.0 if weight is None else weight) / np.sqrt(var + float(a["eps"]))
     return scale, (0.0 if bias is None else bias) - mean * scale
 
@@ -116,7 +119,9 @@ def batch_norm(cx, a):
 
 def reject_training(cx, a):
     if a["training"]:
-        raise cx.unsupported(f"{cx.node.target} in training mode")
+        raise cx.unsupported(f"{cx.node.target} in training mode",
+                             "export the model in eval mode (model.eval()), where batch norm uses its running "
+                             "statistics")
 
 
 @handles("aten._native_batch_norm_legit_no_training.default")
@@ -134,6 +139,11 @@ def native_batch_norm(cx, a):
 def batch_norm_op(cx, a):
     reject_training(cx, a)
     return batch_norm(cx, a)
+
+
+instead("aten._native_batch_norm_legit.no_stats", "for nn.InstanceNorm1d / 2d(C): use nn.GroupNorm(C, C, "
+        "eps, affine) instead (one group per channel is the same normalization), which cortexm exports and "
+        "lowers to int8")
 
 
 @rows

@@ -40,7 +40,9 @@ def adaptive_max_pool2d(cx, a):
     size = cx.shape(a["self"])[-2:]
     out = [s if o is None else o for s, o in zip(size, list(a["output_size"]))]
     if any(o <= 0 or s % o for s, o in zip(size, out)):
-        raise cx.unsupported(f"{cx.node.target} from {list(size)} to {out} (only output sizes that divide the input)")
+        raise cx.unsupported(f"{cx.node.target} from {list(size)} to {out} (only output sizes that divide the input)",
+                             "pad or crop the input to a multiple of the output size first, or pick an output "
+                             "size that divides the input")
     kernel = [s // o for s, o in zip(size, out)]
     pooled = cx.call("aten.max_pool2d.default", [a["self"]], {
         "kernel_size": kernel, "stride": kernel, "padding": [0, 0], "dilation": [1, 1], "ceil_mode": False})

@@ -16,14 +16,16 @@ register_elementwise("cortex_m.requantize.default")
 def dtype_attr(cx, dtype) -> str:
     name = cx.graph_dtype(dtype)
     if name is None:
-        raise cx.unsupported(f"{cx.node.target} to {dtype}")
+        raise cx.unsupported(f"{cx.node.target} to {dtype}",
+                             "quantize to int8 or int16 (or let cortexm.quantize quantize the float model)")
     return name
 
 
 def common(cx, a) -> dict:
     out_dtype = a.get("out_dtype")
     if out_dtype is not None and cx.graph_dtype(out_dtype) != "float32":
-        raise cx.unsupported(f"{cx.node.target} with out_dtype={a['out_dtype']}")
+        raise cx.unsupported(f"{cx.node.target} with out_dtype={a['out_dtype']}",
+                             "dequantize to float32 (out_dtype=None)")
     return {"quant_min": int(scalar_value(cx, a["quant_min"], "quant_min")),
             "quant_max": int(scalar_value(cx, a["quant_max"], "quant_max")),
             "dtype": dtype_attr(cx, a["dtype"])}
@@ -42,13 +44,17 @@ def per_channel(op: str):
     def handler(cx, a):
         scales = cx.const(a["scales"])
         if scales is None:
-            raise cx.unsupported(f"{cx.node.target} with scales computed at run time")
+            raise cx.unsupported(f"{cx.node.target} with scales computed at run time",
+                                 "convert the PT2E model (convert_pt2e) so its scales are constants, or "
+                                 "export it float and use cortexm.quantize")
         if a["zero_points"] is None:
             zero_points = [0] * scales.numel()
         else:
             zps = cx.const(a["zero_points"])
             if zps is None:
-                raise cx.unsupported(f"{cx.node.target} with zero points computed at run time")
+                raise cx.unsupported(f"{cx.node.target} with zero points computed at run time",
+                                     "convert the PT2E model (convert_pt2e) so its zero points are constants, "
+                                     "or export it float and use cortexm.quantize")
             zero_points = [int(v) for v in zps.reshape(-1).tolist()]
         attrs = {"scales": [float(v) for v in scales.reshape(-1).tolist()], "zero_points": zero_points,
                  "axis": int(a["axis"]), **common(cx, a)}

@@ -3,8 +3,16 @@ tanh (nn.LSTM's layers arrive decomposed by torch; each op quantizes and lowers 
 
 from __future__ import annotations
 
-from .._export.handlers import handles
+from .._export.handlers import handles, instead
 from .data_movement import split_into
+
+
+# The flip of a bidirectional layer.
+BIDIRECTIONAL = ("for a bidirectional nn.{0}: run two nn.{0} (bidirectional=False), the second on the sequence "
+                 "reversed by slices (torch.cat([x.narrow(1, t, 1) for t in reversed(range(x.shape[1]))], 1) with "
+                 "batch_first), reverse its output back the same way, and torch.cat the two outputs on the last dim")
+for layer in ("LSTM", "GRU", "RNN"):
+    instead("aten.flip.default", BIDIRECTIONAL.format(layer), module=layer)
 
 
 @handles("aten.lstm_cell.default")

@@ -3,7 +3,7 @@ the pool family's average), ops-matrix rows."""
 
 from __future__ import annotations
 
-from .._export.handlers import dim, handles, ints, require_float_dtype
+from .._export.handlers import dim, handles, instead, ints, require_float_dtype
 from ..quantizer.patterns import Match, Observed, Stage, activation, free, pattern, single
 from ._matrix import A, Sample, rows
 
@@ -59,6 +59,12 @@ def check_index(ctx, node):
     free(ctx, node)
     activation(node, 0)
     return Match("index", [node], activations=[(node, 0)])
+
+
+instead("aten.topk.default", "for k = 1 use torch.max(x, dim) or x.argmax(dim); for larger k return the "
+        "scores and take topk outside the model")
+instead("aten.cumsum.default", "multiply by a constant triangular matrix instead: a cumulative sum over the "
+        "last dim (size n) is x @ U with U = torch.triu(torch.ones(n, n)), made once as a buffer of the model")
 
 
 @rows

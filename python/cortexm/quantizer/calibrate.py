@@ -24,14 +24,16 @@ def sample_arrays(sample, graph_inputs: list, index: int) -> list:
         sample = (sample,)
     if len(sample) != len(graph_inputs):
         raise ValueError(f"calibration sample {index} has {len(sample)} inputs, the graph takes "
-                         f"{len(graph_inputs)} ({', '.join(v.name for v in graph_inputs)})")
+                         f"{len(graph_inputs)} ({', '.join(v.name for v in graph_inputs)}): give each sample as "
+                         "a tuple of one array per graph input, as the example inputs")
     arrays = []
     for i, (x, v) in enumerate(zip(sample, graph_inputs)):
         where = f"calibration sample {index}, input {i} ('{printable(v.name)}')"
         a = _to_numpy(x, where)
         if tuple(a.shape) != tuple(v.shape) or a.dtype.name != v.dtype:
             raise ValueError(f"{where} is {a.dtype.name}{list(a.shape)}, the graph expects "
-                             f"{v.dtype}{list(v.shape)}")
+                             f"{v.dtype}{list(v.shape)}: give samples of the example inputs' shapes and dtypes "
+                             "(the batch size included)")
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             raise ValueError(f"{where} has {int(np.isnan(a).sum())} NaN and {int(np.isinf(a).sum())} "
                              "inf values; calibration data must be finite")
@@ -58,7 +60,9 @@ def calibrate(graph, annotation: Annotation, calibration, progress: bool = True,
             x = outputs[i]
             if not np.isfinite(x).all():
                 raise ValueError(f"calibration sample {count}: node '{node.name}' ({node.op}) output {i} "
-                                 "has NaN or inf values")
+                                 "has NaN or inf values: the float model makes them on this sample; keep the "
+                                 "op's inputs in its domain (clamp before log / sqrt / division) or drop the "
+                                 "sample")
             for sink in sinks:
                 try:
                     sink.update(x)
@@ -67,7 +71,8 @@ def calibrate(graph, annotation: Annotation, calibration, progress: bool = True,
                                      f"output {i}: {e}") from None
 
     if calibration is None or not hasattr(calibration, "__iter__"):
-        raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
+        raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}: "
+                         "give e.g. [(x,) for x in samples], one tuple of the model's inputs per sample")
     count = 0
     for sample in bar(calibration, desc="calibrating", unit="sample", enabled=progress):
         arrays = sample_arrays(sample, inputs, count)
@@ -81,5 +86,6 @@ def calibrate(graph, annotation: Annotation, calibration, progress: bool = True,
         graph.run(*arrays, observe=observe)
         count += 1
     if count == 0:
-        raise ValueError("calibration is empty: quantize needs at least one input sample")
+        raise ValueError("calibration is empty: quantize needs at least one input sample; give e.g. "
+                         "[(x,) for x in samples], one tuple of the model's inputs per sample")
     return count

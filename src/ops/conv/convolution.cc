@@ -157,7 +157,8 @@ void kernel(const KernelContext& ctx) {
 EncodedOp encode(program::ParamsBuilder& b, const NodeContext& node) {
   if (node.b("transposed"))
     node.fail("a transposed convolution has no float kernel in a program (the portable kernels have "
-              "none): it runs only lowered, as int8 quantized_transpose_conv2d");
+              "none): quantize it in int8 (precision='int8'; int16_activations names the values that need 16 "
+              "bits) so cortexm.lower runs it as quantized_transpose_conv2d");
   flatbuffers::Offset<fb::FloatConvolutionParams> table;
   if (!program::encode_float_convolution(b.fbb(), portable_params(node, node.input(0), node.input(1)), &table))
     node.fail("stride, padding, dilation or groups does not fit a program's int32");
