@@ -247,14 +247,35 @@ def firmware_bytes(elf: Path) -> int:
     return int(line[0]) + int(line[1])
 
 
-def measure(args, cpu: str, names: list, models: dict, per_op: bool = False) -> list:
+def check_identical(name: str, cpu: str, tflm: list, ours: list) -> None:
+    """Raises BenchError unless both gave the same outputs (lists of bytes), naming the first
+    differing output and byte."""
+    if len(tflm) != len(ours):
+        raise BenchError(f"{name} on {cpu}: TFLM gave {len(tflm)} outputs, cortexm {len(ours)}")
+    for i, (a, b) in enumerate(zip(tflm, ours)):
+        if a != b:
+            first = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+            raise BenchError(f"{name} on {cpu}: cortexm's output {i} differs from TFLM's on the same input from "
+                             f"byte {first} ({len(a)} bytes from TFLM, {len(b)} from cortexm):\n"
+                             f"  TFLM    {a.hex()}\n  cortexm {b.hex()}")
+
+
+def symbol_bytes(elf: Path, name: str) -> int:
+    out = check(["arm-none-eabi-nm", "-S", elf], f"arm-none-eabi-nm {elf}")
+    m = re.search(rf"^[0-9a-f]+ ([0-9a-f]+) \w {re.escape(name)}$", out, re.M)
+    if not m:
+        raise BenchError(f"{elf} has no symbol {name}")
+    return int(m.group(1), 16)
+
+
+def measure(args, cpu: str, names: list, models: dict) -> list:
     """Builds and runs both firmwares of every model on cpu: one dict per model."""
-    build = Path(args.build_dir) / (cpu + ("-per-op" if per_op else ""))
+    build = Path(args.build_dir) / cpu
     gen = build / "gen"
     generated = {name: generate(gen, name, models[name], cpu) for name in names}
     write_if_changed(gen / "models.cmake", f"set(BENCH_MODELS {' '.join(names)})\n")
     kernels = sorted({TFLM_OPS[op][1] for _, _, ops in generated.values() for op in ops})
-    configure(build, gen, cpu, args, kernels, per_op)
+    configure(build, gen, cpu, args, kernels, per_op=False)
     targets = [f"{side}_{name}" for name in names for side in ("tflm", "cortexm")]
     print(f"building {len(targets)} firmwares for {cpu} in {build}", file=sys.stderr, flush=True)
     check(["cmake", "--build", build, "--target", *targets, "--", f"-j{args.jobs}"], f"building the {cpu} firmwares")
@@ -265,22 +286,81 @@ def measure(args, cpu: str, names: list, models: dict, per_op: bool = False) -> 
         for side in ("tflm", "cortexm"):
             elf = build / f"{side}_{name}.elf"
             outputs, arena, marks = run_firmware(elf, cpu, build)
-            row[side] = {"outputs": outputs, "arena": arena, "marks": marks, "firmware": firmware_bytes(elf)}
-            if not per_op:
-                if len(marks) != 2:
-                    raise BenchError(f"{elf.name}: the plugin saw {len(marks)} marker hits, expected 2")
-                row[side]["instructions"] = marks[1] - marks[0]
-        if row["tflm"]["outputs"] != row["cortexm"]["outputs"]:
-            raise BenchError(f"{name} on {cpu}: cortexm's outputs differ from TFLM's on the same input:\n"
-                             f"  TFLM    {[o.hex() for o in row['tflm']['outputs']]}\n"
-                             f"  cortexm {[o.hex() for o in row['cortexm']['outputs']]}")
+            if len(marks) != 2:
+                raise BenchError(f"{elf.name}: the plugin saw {len(marks)} marker hits, expected 2")
+            row[side] = {"outputs": outputs, "arena": arena, "instructions": marks[1] - marks[0],
+                         "firmware": firmware_bytes(elf),
+                         "model": symbol_bytes(elf, "bench_model" if side == "tflm" else "model_program")}
+        check_identical(name, cpu, row["tflm"]["outputs"], row["cortexm"]["outputs"])
         rows.append(row)
-        if not per_op:
-            t, c = row["tflm"], row["cortexm"]
-            print(f"  {name} on {cpu}: outputs identical; instructions {t['instructions']:,} / "
-                  f"{c['instructions']:,}, arena {t['arena']:,} / {c['arena']:,}, firmware {t['firmware']:,} / "
-                  f"{c['firmware']:,} (TFLM / cortexm)", file=sys.stderr, flush=True)
+        t, c = row["tflm"], row["cortexm"]
+        print(f"  {name} on {cpu}: outputs identical; TFLM / cortexm: instructions {t['instructions']:,} / "
+              f"{c['instructions']:,}, arena {t['arena']:,} / {c['arena']:,}, firmware {t['firmware']:,} / "
+              f"{c['firmware']:,}, of which the model {t['model']:,} (.tflite) / {c['model']:,} (program)",
+              file=sys.stderr, flush=True)
     return rows
+
+
+# cortexm kernel -> the TFLite builtin it stands for in the per-op comparison (Permute and View:
+# the layout changes around the convolutions and TFLM's RESHAPE).
+KERNEL_BUILTIN = {"QuantizedConv2d": "CONV_2D", "QuantizedDepthwiseConv2d": "DEPTHWISE_CONV_2D",
+                  "QuantizedLinear": "FULLY_CONNECTED", "QuantizedAvgPool2d": "AVERAGE_POOL_2D",
+                  "QuantizedMaxPool2d": "MAX_POOL_2D", "QuantizedAdd": "ADD", "QuantizedSoftmax": "SOFTMAX",
+                  "Permute": "RESHAPE, layout", "View": "RESHAPE, layout"}
+
+
+def per_op(args, cpu: str, names: list, models: dict) -> list:
+    """Per-op instructions of both on cpu, paired layer by layer: TFLM's from the per-op build
+    (its profiler around each op), cortexm's from the runner's per-op markers. One list of
+    (category, TFLM op, TFLM instructions, cortexm op, cortexm instructions) per model."""
+    from cortexm import qemu
+    from cortexm.tflite.model import parse
+
+    build = Path(args.build_dir) / (cpu + "-per-op")
+    gen = build / "gen"
+    generated = {name: generate(gen, name, models[name], cpu) for name in names}
+    write_if_changed(gen / "models.cmake", f"set(BENCH_MODELS {' '.join(names)})\n")
+    kernels = sorted({TFLM_OPS[op][1] for _, _, ops in generated.values() for op in ops})
+    configure(build, gen, cpu, args, kernels, per_op=True)
+    check(["cmake", "--build", build, "--target", *[f"tflm_{n}" for n in names], "--", f"-j{args.jobs}"],
+          f"building the {cpu} per-op firmwares")
+    result = {}
+    for name in names:
+        x, program, _ = generated[name]
+        builtins = [op.builtin for op in parse(models[name], name).operators]
+        outputs, _, marks = run_firmware(build / f"tflm_{name}.elf", cpu, build)
+        marks = marks[-(2 * len(builtins) + 2):]  # start, (begin, end) per op, end
+        tflm = [(b, f"{b.lower()} {i}", marks[2 + 2 * i] - marks[1 + 2 * i]) for i, b in enumerate(builtins)]
+        run = qemu.run(program, [x], cpu, per_op=True)
+        check_identical(f"{name} (per-op runs)", cpu, outputs, [o.tobytes() for o in run.outputs])
+        ours = [(KERNEL_BUILTIN.get(kernel, kernel), op, n) for op, kernel, n in run.op_instructions]
+        rows = []
+        for category in dict.fromkeys(KERNEL_BUILTIN.get(b, b) if b != "RESHAPE" else "RESHAPE, layout"
+                                      for b in builtins + [c for c, _, _ in ours]):
+            theirs = [t for t in tflm if (t[0] if t[0] != "RESHAPE" else "RESHAPE, layout") == category]
+            mine = [c for c in ours if c[0] == category]
+            for k in range(max(len(theirs), len(mine))):
+                t = theirs[k] if k < len(theirs) else (category, "", 0)
+                c = mine[k] if k < len(mine) else (category, "", 0)
+                rows.append((category, t[1], t[2], c[1], c[2]))
+        result[name] = rows
+    return result
+
+
+def per_op_table(name: str, cpu: str, rows: list) -> str:
+    lines = [f"{name} on {cpu} (per-op builds: counts include the markers' few instructions per op)",
+             "| op | TFLM op | TFLM instructions | cortexm op | cortexm instructions | ratio |",
+             "| --- | --- | ---: | --- | ---: | ---: |"]
+    totals = {}
+    for category, t_op, t_n, c_op, c_n in rows:
+        ratio = f"{c_n / t_n:.2f}" if t_n else ""
+        lines.append(f"| {category} | {t_op} | {t_n:,} | {c_op} | {c_n:,} | {ratio} |")
+        a, b = totals.get(category, (0, 0))
+        totals[category] = (a + t_n, b + c_n)
+    for category, (t_n, c_n) in totals.items():
+        ratio = f"{c_n / t_n:.2f}" if t_n else ""
+        lines.append(f"| **{category}, all** | | {t_n:,} | | {c_n:,} | {ratio} |")
+    return "\n".join(lines)
 
 
 def table(rows: list) -> str:
@@ -325,10 +405,14 @@ def main(argv=None) -> int:
         rows = []
         for cpu in args.cpu or CPUS:
             rows += measure(args, cpu, list(models), models)
+        print(table(rows), flush=True)
+        if args.per_op:
+            for cpu in args.cpu or CPUS:
+                for name, op_rows in per_op(args, cpu, list(models), models).items():
+                    print("\n" + per_op_table(name, cpu, op_rows), flush=True)
     except BenchError as e:
         print(f"bench-tflm: {e}", file=sys.stderr)
         return 1
-    print(table(rows))
     return 0
 
 

@@ -7,6 +7,7 @@
 #include "bench_common.h"
 #include "tensorflow/lite/micro/micro_interpreter.h"
 #include "tensorflow/lite/micro/micro_mutable_op_resolver.h"
+#include "tensorflow/lite/micro/micro_profiler_interface.h"
 #include "tensorflow/lite/schema/schema_generated.h"
 #include "tflm_ops.h"
 
@@ -16,6 +17,22 @@ namespace {
 
 alignas(16) uint8_t arena[TFLM_ARENA_BYTES];
 
+#ifdef BENCH_PER_OP
+// Brackets each op's Invoke with markers too (TFLM calls it only without TF_LITE_STRIP_ERROR_STRINGS).
+class MarkerProfiler : public tflite::MicroProfilerInterface {
+ public:
+  uint32_t BeginEvent(const char*) override {
+    cortexm_insn_marker();
+    return 0;
+  }
+  void EndEvent(uint32_t) override { cortexm_insn_marker(); }
+};
+MarkerProfiler profiler;
+tflite::MicroProfilerInterface* const bench_profiler = &profiler;
+#else
+tflite::MicroProfilerInterface* const bench_profiler = nullptr;
+#endif
+
 }  // namespace
 
 int main() {
@@ -23,7 +40,7 @@ int main() {
   if (model->version() != TFLITE_SCHEMA_VERSION) return bench::fail("the model's schema version is not TFLM's");
   tflite::MicroMutableOpResolver<BENCH_TFLM_NUM_OPS> resolver;
   if (!BENCH_TFLM_REGISTER_OPS(resolver)) return bench::fail("registering the ops");
-  tflite::MicroInterpreter interpreter(model, resolver, arena, sizeof arena);
+  tflite::MicroInterpreter interpreter(model, resolver, arena, sizeof arena, nullptr, bench_profiler);
   if (interpreter.AllocateTensors() != kTfLiteOk) return bench::fail("AllocateTensors (TFLM_ARENA_BYTES too small?)");
   if (interpreter.inputs_size() != 1) return bench::fail("the bench runs models with one input");
 
