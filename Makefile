@@ -3,7 +3,7 @@ PY := .venv/bin/python
 JOBS ?= $(shell nproc)
 CROSS_PRESETS := cortex-m55 cortex-m4 cortex-m0plus
 
-.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench bench-target test-sanitize sanitize test-sanitize-ci fuzz clean
+.PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench bench-target bench-tflm test-sanitize sanitize test-sanitize-ci fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -108,6 +108,28 @@ bench: setup
 BENCH_MODELS ?= ds_cnn mobilenet_v2_96 resnet8 wav2letter silero_vad
 bench-target: setup
 	$(PY) bench/qemu_layer_counts.py $(BENCH_MODELS:%=bench/shapes/%.txt) --run cortex-m55:mve --run cortex-m4:dsp
+
+# Side by side on QEMU's M55 and M4: TFLite Micro + CMSIS-NN against cortexm on the MLPerf Tiny
+# reference models (or BENCH_TFLM_MODELS, <name>.tflite files of MLPERF_TINY_DIR): executed
+# instructions per inference, arena and firmware bytes; fails unless both give identical outputs.
+# Reads the sources from the directories given (TFLM_DIR and MODELS_DIR are accepted too):
+# tflite-micro, CMSIS-NN, flatbuffers (the version TFLM's schema names) and gemmlowp.
+# docs/performance.md, "Against TFLite Micro".
+TFLITE_MICRO_DIR ?= $(TFLM_DIR)
+MLPERF_TINY_DIR ?= $(MODELS_DIR)
+BENCH_TFLM_MODELS ?=
+bench-tflm:
+	@if [ -z "$(TFLITE_MICRO_DIR)" ] || [ -z "$(CMSIS_NN_DIR)" ] || [ -z "$(MLPERF_TINY_DIR)" ] || \
+	    [ -z "$(FLATBUFFERS_DIR)" ] || [ -z "$(GEMMLOWP_DIR)" ]; then \
+	  echo "bench-tflm: skipped: set TFLITE_MICRO_DIR (tflite-micro), CMSIS_NN_DIR (CMSIS-NN), FLATBUFFERS_DIR"; \
+	  echo "  (flatbuffers at the version TFLM's schema_generated.h names), GEMMLOWP_DIR (gemmlowp) to source trees"; \
+	  echo "  and MLPERF_TINY_DIR to the directory of the MLPerf Tiny .tflite files"; \
+	else \
+	  $(MAKE) setup && \
+	  PYTHONPATH= $(PY) bench/tflm_bench.py --tflm-dir "$(TFLITE_MICRO_DIR)" --cmsis-nn-dir "$(CMSIS_NN_DIR)" \
+	    --flatbuffers-dir "$(FLATBUFFERS_DIR)" --gemmlowp-dir "$(GEMMLOWP_DIR)" --models-dir "$(MLPERF_TINY_DIR)" \
+	    --jobs $(JOBS) $(BENCH_TFLM_MODELS); \
+	fi
 
 clean:
 	rm -rf build .venv
