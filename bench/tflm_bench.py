@@ -24,9 +24,10 @@ the bench fails unless they are byte-identical. Columns:
 - firmware: text + data of the linked ELF (arm-none-eabi-size): code, the model (the .tflite, or
   the cortexm program), the shared input, startup code and C library.
 
-Ratios are cortexm / TFLM. --per-op adds each model's largest per-op differences (TFLM's per-op
-counts from a build with TFLM's profiler, which needs its error strings: TFLM's
-BUILD_TYPE=release_with_logs; cortexm's from the runner's per-op markers).
+Ratios are cortexm / TFLM. --per-op then prints each model's instructions layer by layer, paired
+in order within each builtin (TFLM's from a build with its profiler, which TFLM calls only with
+its error strings, as its BUILD_TYPE=release_with_logs; cortexm's from the QEMU runner's per-op
+markers), with the totals per builtin.
 """
 
 from __future__ import annotations
