@@ -24,14 +24,16 @@ the bench fails unless they are byte-identical. Columns:
 - firmware: text + data of the linked ELF (arm-none-eabi-size): code, the model (the .tflite, or
   the cortexm program), the shared input, startup code and C library.
 
-Ratios are cortexm / TFLM. --per-op adds each model's largest per-op differences (TFLM's per-op
-counts from a build with TFLM's profiler, which needs its error strings: TFLM's
-BUILD_TYPE=release_with_logs; cortexm's from the runner's per-op markers).
+Ratios are cortexm / TFLM. --per-op then prints each model's instructions layer by layer, paired
+in order within each builtin (TFLM's from a build with its profiler, which TFLM calls only with
+its error strings, as its BUILD_TYPE=release_with_logs; cortexm's from the QEMU runner's per-op
+markers), with the totals per builtin.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -184,16 +186,14 @@ def generate(gen: Path, name: str, model: bytes, cpu: str):
                      f"#define BENCH_TFLM_NUM_OPS {len(ops)}\n#define BENCH_TFLM_REGISTER_OPS(r) ({calls})\n")
     target = f"{cpu}+int8"
     program = cortexm.to_program(cortexm.lower(cortexm.from_tflite(model), target), io=program_io(model))
-    exported = d / "cortexm"
-    if not (exported / "model_program.c").is_file() or _program_bytes(exported) != program.data:
-        program.export_c(exported, "model")
+    # Exported again only when the program changed (export_c rewrites every file, ninja would
+    # rebuild them): the hash of the exported program sits beside the export.
+    digest = hashlib.sha256(program.data).hexdigest()
+    stamp = d / "cortexm.sha256"
+    if not (d / "cortexm" / "model_program.c").is_file() or not stamp.is_file() or stamp.read_text() != digest:
+        program.export_c(d / "cortexm", "model")
+        write_if_changed(stamp, digest)
     return x, program, ops
-
-
-def _program_bytes(exported: Path) -> bytes:
-    text = (exported / "model_program.c").read_text()
-    body = text[text.index("{", text.index("model_program[")) + 1:text.rindex("}")]
-    return bytes(int(v, 16) for v in re.findall(r"0x([0-9a-f]{2})", body))
 
 
 def configure(build: Path, gen: Path, cpu: str, args, kernels: list, per_op: bool) -> None:

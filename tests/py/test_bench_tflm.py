@@ -53,7 +53,8 @@ def test_a_flatbuffers_tree_of_another_version_is_refused_naming_the_tag(tmp_pat
     bench = load_bench()
     schema = ("static_assert(FLATBUFFERS_VERSION_MAJOR == 25 &&\n              FLATBUFFERS_VERSION_MINOR == 9 &&\n"
               "              FLATBUFFERS_VERSION_REVISION == 23,\n             \"Non-compatible flatbuffers\");\n")
-    base = "#define FLATBUFFERS_VERSION_MAJOR {}\n#define FLATBUFFERS_VERSION_MINOR {}\n#define FLATBUFFERS_VERSION_REVISION {}\n"
+    base = ("#define FLATBUFFERS_VERSION_MAJOR {}\n#define FLATBUFFERS_VERSION_MINOR {}\n"
+            "#define FLATBUFFERS_VERSION_REVISION {}\n")
     args = type("Args", (), {})()
     args.tflm_dir = fake_tree(tmp_path / "tflm", {"tensorflow/lite/micro/micro_interpreter.h": "",
                                                   "tensorflow/lite/schema/schema_generated.h": schema})
@@ -64,7 +65,8 @@ def test_a_flatbuffers_tree_of_another_version_is_refused_naming_the_tag(tmp_pat
                                                r"check out its tag v25\.9\.23"):
         bench.check_dirs(args)
     args.gemmlowp_dir = str(tmp_path / "nowhere")
-    with pytest.raises(bench.BenchError, match="--gemmlowp-dir .*nowhere: not a source tree with fixedpoint/fixedpoint.h"):
+    with pytest.raises(bench.BenchError,
+                       match="--gemmlowp-dir .*nowhere: not a source tree with fixedpoint/fixedpoint.h"):
         bench.check_dirs(args)
 
 
