@@ -28,10 +28,11 @@ test: setup ctest pytest cross test-sanitize-ci
 ctest:
 	cmake --preset host
 	cmake --build --preset host -j $(JOBS)
-	ctest --preset host
+	ctest --preset host -j $(JOBS)
 
+# Tests in JOBS processes (pytest-xdist; module fixtures are built once per process).
 pytest:
-	$(PY) -m pytest -q --durations=25
+	$(PY) -m pytest -q -n $(JOBS) --durations=25
 
 cross:
 	@for p in $(CROSS_PRESETS); do \
