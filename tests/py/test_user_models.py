@@ -135,15 +135,17 @@ class PatchAttention(nn.Module):
 
 
 class NormDenoiser(nn.Module):
-    """GroupNorm between convolutions (a denoiser's building block)."""
+    """GroupNorm and InstanceNorm between convolutions (a denoiser's building blocks)."""
 
     def __init__(self):
         super().__init__()
-        self.a, self.b = nn.Conv2d(1, 8, 3, padding=1), nn.Conv2d(8, 1, 3, padding=1)
-        self.gn = nn.GroupNorm(2, 8)
+        self.a, self.b = nn.Conv2d(1, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)
+        self.c = nn.Conv2d(8, 1, 3, padding=1)
+        self.gn, self.inorm = nn.GroupNorm(2, 8), nn.InstanceNorm2d(8, affine=True)
 
     def forward(self, x):  # [1, 1, 12, 12]
-        return x - self.b(F.relu(self.gn(self.a(x))))
+        y = F.relu(self.gn(self.a(x)))
+        return x - self.c(F.relu(self.inorm(self.b(y))))
 
 
 class StreamingGRUCell(nn.Module):
