@@ -60,8 +60,8 @@ std::vector<ProgramProblem> program_problems(const Graph& graph) {
       const auto lowering = node.meta.find("lowering");
       problem("the runtime has no kernel for it" +
               (lowering != node.meta.end() ? " (lowering: " + lowering->second + ")" : std::string()) +
-              ": quantize it with a precision docs/ops.md lists for its op so cortexm.lower gives it a "
-              "kernel, or rewrite it with ops that have a float fallback there");
+              ": lower it (cortexm.lower) at a precision docs/ops.md gives its op a kernel in, or rewrite "
+              "it with ops whose float fallback is yes there");
       continue;
     }
     bool folded = false;

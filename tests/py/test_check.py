@@ -10,6 +10,8 @@ import cortexm
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
+from cortexm._export.handlers import suggestion  # noqa: E402
+
 
 class UnevenPool(nn.Module):
     """A conv, then an adaptive average pool whose windows do not divide the input (6 -> 4): the
@@ -36,9 +38,9 @@ def unsupported():
 def test_check_lists_every_export_problem_with_its_module_path():
     report = cortexm.check(unsupported(), (torch.randn(2, 8),))
     assert not report.ok and report.stages == ["export"]
-    assert [str(p) for p in report.problems] == ["1: aten.cumsum.default is not supported at export",
-                                                 "1: aten.flip.default is not supported at export",
-                                                 "1: aten.erfinv.default is not supported at export"]
+    assert [str(p) for p in report.problems] == [f"1: {op} is not supported at export: {suggestion(op)}"
+                                                 for op in ("aten.cumsum.default", "aten.flip.default",
+                                                            "aten.erfinv.default")]
     assert all(p.stage == "export" for p in report.problems)
     assert str(report).splitlines()[0] == ("cortexm.check for cortex-m55+int8 (int8): 3 problems prevent deployment "
                                            "(stages run: export)")
@@ -121,7 +123,8 @@ def test_aot_check_prints_the_report_and_fails_when_the_model_cannot_deploy(tmp_
     (tmp_path / "models.py").write_text(textwrap.dedent(MODEL_FILE))
     code, out, err = aot(capsys, "--model", "models.py:unsupported", "--check")
     assert code == 1, err
-    assert "1: aten.cumsum.default is not supported at export\n  1: aten.flip.default is not supported" in out
+    assert ("1: aten.cumsum.default is not supported at export: multiply by a constant triangular matrix" in out
+            and "\n  1: aten.flip.default is not supported at export: reverse by slices" in out)
     code, out, err = aot(capsys, "--model", "models.py:mlp", "--check", "--precision", "16x8")
     assert code == 0, err
     assert out.startswith("cortexm.check for cortex-m55+int8 (16x8): deploys:")

@@ -11,6 +11,7 @@ F = torch.nn.functional
 
 from cortexm._export.capture import capture  # noqa: E402
 from cortexm._export.convert import convert  # noqa: E402
+from cortexm._export.handlers import suggestion  # noqa: E402
 
 # torch's own notice for padding='same' with an even kernel, raised while tracing the module.
 SAME_PAD_NOTICE = "ignore:Using padding='same' with even kernel:UserWarning"
@@ -452,7 +453,9 @@ def test_unsupported_op_names_op_and_module_path():
     with pytest.raises(cortexm.UnsupportedError) as info:
         cortexm.export(module, (rand(2, 3) * 0.1,))
     assert isinstance(info.value, NotImplementedError)
-    assert str(info.value) == "cortexm.export: aten.erfinv.default in module 'encoder.3.conv' is not supported"
+    assert str(info.value) == ("cortexm.export: aten.erfinv.default in module 'encoder.3.conv' is not supported: "
+                               "rewrite it with ops docs/ops.md lists as exported, or compute it outside the model "
+                               "(cortexm.check(model, example_inputs) lists every such op at once)")
 
 
 def test_unsupported_cast_and_graph_refusals_name_the_module():
@@ -590,16 +593,20 @@ def test_every_unsupported_op_is_listed_at_once_with_its_module_path():
     module.add_module("third", Lambda(lambda s, x: torch.flip(torch.relu(x), [0])))
     with pytest.raises(cortexm.UnsupportedError) as info:
         cortexm.export(module.eval(), (rand(2, 3),))
+    instead = {op: suggestion(op) for op in ("aten.cumsum.default", "aten.erfinv.default", "aten.flip.default")}
     assert info.value.problems == [
-        ("aten.cumsum.default", "first", "cortexm.export: aten.cumsum.default in module 'first' is not supported"),
-        ("aten.erfinv.default", "second", "cortexm.export: aten.erfinv.default in module 'second' is not supported"),
-        ("aten.flip.default", "third", "cortexm.export: aten.flip.default in module 'third' is not supported"),
+        ("aten.cumsum.default", "first", "cortexm.export: aten.cumsum.default in module 'first' is not supported: "
+                                         + instead["aten.cumsum.default"]),
+        ("aten.erfinv.default", "second", "cortexm.export: aten.erfinv.default in module 'second' is not supported: "
+                                          + instead["aten.erfinv.default"]),
+        ("aten.flip.default", "third", "cortexm.export: aten.flip.default in module 'third' is not supported: "
+                                       + instead["aten.flip.default"]),
     ]
     assert str(info.value).splitlines() == [
         "cortexm.export: 3 unsupported ops:",
-        "  aten.cumsum.default in module 'first' is not supported",
-        "  aten.erfinv.default in module 'second' is not supported",
-        "  aten.flip.default in module 'third' is not supported",
+        "  aten.cumsum.default in module 'first' is not supported: " + instead["aten.cumsum.default"],
+        "  aten.erfinv.default in module 'second' is not supported: " + instead["aten.erfinv.default"],
+        "  aten.flip.default in module 'third' is not supported: " + instead["aten.flip.default"],
     ]
 
 

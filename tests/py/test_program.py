@@ -421,10 +421,12 @@ def test_writer_refuses_every_node_the_runtime_cannot_run_at_once():
     assert str(info.value).splitlines() == [
         "2 nodes cannot run in a cortexm program:",
         "  node 'my_up' (aten.convolution.default) in module 'decoder.up' cannot run in a cortexm program: a "
-        "transposed convolution has no float kernel in a program (the portable kernels have none): it runs only "
-        "lowered, as int8 quantized_transpose_conv2d",
+        "transposed convolution has no float kernel in a program (the portable kernels have none): quantize it in "
+        "int8 (precision='int8'; int16_activations names the values that need 16 bits) so cortexm.lower runs it as "
+        "quantized_transpose_conv2d",
         "  node 'my_q' (quantized_decomposed.quantize_per_tensor.default) cannot run in a cortexm program: the "
-        "runtime has no kernel for it",
+        "runtime has no kernel for it: lower it (cortexm.lower) at a precision docs/ops.md gives its op a kernel "
+        "in, or rewrite it with ops whose float fallback is yes there",
     ]
 
 

@@ -125,7 +125,6 @@ EXPORT = {
     "flip": (lambda: export(Fn(lambda s, x: torch.flip(x, [-1])), rand(2, 3)), "reverse by slices instead"),
     "cumsum": (lambda: export(Fn(lambda s, x: torch.cumsum(x, -1)), rand(2, 3)),
                "x @ U with U = torch.triu(torch.ones(n, n))"),
-    "InstanceNorm2d": (lambda: export(nn.InstanceNorm2d(3), rand(1, 3, 4, 4)), "use nn.GroupNorm(C, C, eps, affine)"),
     "topk": (lambda: export(Fn(lambda s, x: torch.topk(x, 2, -1)[0]), rand(2, 5)), "for k = 1 use torch.max(x, dim)"),
     "index with a tensor": (lambda: export(Fn(lambda s, x: x[:, torch.tensor([0, 2])]), rand(2, 5)),
                             "index with slices"),

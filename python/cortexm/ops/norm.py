@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._export.handlers import Unavailable, handles, instead, ints
+from .._export.handlers import Unavailable, handles, ints
 from ..quantizer.patterns import Match, Observed, Stage, activation, constant, free, pattern
 from ._matrix import IMG, A, Sample, no_kernel, rows
 
@@ -73,7 +73,7 @@ def scale_shift(cx, a) -> tuple[np.ndarray, np.ndarray]:
     if mean is None or var is None:
         raise cx.unsupported(f"{cx.node.target} without running statistics",
                              "use track_running_stats=True (and model.eval()), or, to normalize each "
-                             "sample by its own statistics, nn.GroupNorm")
+                             "sample by its own statistics, nn.InstanceNorm or nn.GroupNorm")
     scale = (1.0 if weight is None else weight) / np.sqrt(var + float(a["eps"]))
     return scale, (0.0 if bias is None else bias) - mean * scale
 
@@ -139,11 +139,6 @@ def native_batch_norm(cx, a):
 def batch_norm_op(cx, a):
     reject_training(cx, a)
     return batch_norm(cx, a)
-
-
-instead("aten._native_batch_norm_legit.no_stats", "for nn.InstanceNorm1d / 2d(C): use nn.GroupNorm(C, C, "
-        "eps, affine) instead (one group per channel is the same normalization), which cortexm exports and "
-        "lowers to int8")
 
 
 @rows
