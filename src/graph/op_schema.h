@@ -115,6 +115,7 @@ using KernelFn = std::function<void(const KernelContext&)>;
 using EncodeFn = std::function<EncodedOp(program::ParamsBuilder&, const NodeContext&)>;
 using ScratchFn = std::function<size_t(const NodeContext&, Isa)>;
 using InPlaceLagFn = std::function<int64_t(const NodeContext&)>;
+using KeepsBytesFn = std::function<bool(const NodeContext&)>;
 
 struct OpSchema {
   std::string name;  // PyTorch's canonical form, e.g. "aten.convolution.default"
@@ -149,6 +150,10 @@ struct OpSchema {
   // Output holds input 0's elements in the same logical order (a reshape or a dim order change):
   // an elementwise op commutes with it, and its output aliases its input when the bytes match.
   bool keeps_element_order = false;
+  // Set, for an op that moves elements but may leave every byte where it is (a permute that only
+  // moves size-1 dims): whether the node's output has input 0's bytes, so that it aliases its
+  // input as a keeps_element_order op does when the bytes match.
+  KeepsBytesFn keeps_bytes = nullptr;
   // Its kernel clamps the output to activation_min / activation_max last: a following relu /
   // hardtanh / clamp at the same qparams folds into that range (ActivationFusion).
   bool fuses_activation = false;

@@ -3,6 +3,7 @@
 // user-facing validation; a portable prepare error at run time names the node and the kernel.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,14 @@ inline OpSchema portable_unary_schema(const std::string& name, std::vector<AttrS
   s.encode = float_unary_encode(make);
   s.is_unary_elementwise = true;
   return s;
+}
+
+// A float attribute as the float32 a kernel takes, which must be finite.
+inline float finite_float_attr(const OpArgs& args, const char* name) {
+  const float value = static_cast<float>(args.f(name));
+  if (!std::isfinite(value))
+    args.fail(std::string("attribute '") + name + "' = " + std::to_string(args.f(name)) + " must be finite");
+  return value;
 }
 
 inline void register_portable_unary(OpRegistry& registry, const std::string& name,

@@ -350,19 +350,13 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
 }  // namespace
 
 bool is_aliasing_view(const Graph& graph, const Node& node) {
-  if (node.op == "aten.permute_copy.default" && node.inputs.size() == 1 && node.inputs[0] != kNoValue &&
-      node.outputs.size() == 1) {
-    const Value& in = graph.value(node.inputs[0]);
-    return in.kind != ValueKind::kConstant &&
-           permute_keeps_bytes(in.info, graph.value(node.outputs[0]).info,
-                               OpArgs(node.op, node.name, node.attrs).ints("dims"));
-  }
   const OpSchema* schema = OpRegistry::global().find(node.op);
-  if (!schema || !schema->keeps_element_order) return false;
+  if (!schema || (!schema->keeps_element_order && !schema->keeps_bytes)) return false;
   if (node.inputs.empty() || node.inputs[0] == kNoValue || node.outputs.size() != 1) return false;
   const Value& in = graph.value(node.inputs[0]);
-  const Value& out = graph.value(node.outputs[0]);
-  return in.kind != ValueKind::kConstant && same_bytes(in.info, out.info);
+  if (in.kind == ValueKind::kConstant) return false;
+  if (schema->keeps_bytes) return schema->keeps_bytes(node_context(graph, node.id));
+  return same_bytes(in.info, graph.value(node.outputs[0]).info);
 }
 
 int in_place_input(const std::string& op) {

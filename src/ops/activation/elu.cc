@@ -10,13 +10,9 @@ void register_aten_elu(OpRegistry& registry) {
   const UnaryParamsFn make = [](const OpArgs& args) {
     portable::UnaryParams p;
     p.op = portable::UnaryOp::kElu;
-    p.a = static_cast<float>(args.f("alpha"));
-    p.b = static_cast<float>(args.f("scale"));
-    p.c = static_cast<float>(args.f("input_scale"));
-    for (const char* name : {"alpha", "scale", "input_scale"})
-      if (!std::isfinite(static_cast<float>(args.f(name))))
-        args.fail(std::string("attribute '") + name + "' = " + std::to_string(args.f(name)) +
-                  " must be finite");
+    p.a = finite_float_attr(args, "alpha");
+    p.b = finite_float_attr(args, "scale");
+    p.c = finite_float_attr(args, "input_scale");
     return p;
   };
   register_portable_unary(registry, "aten.elu.default",

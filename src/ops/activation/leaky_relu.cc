@@ -9,8 +9,7 @@ void register_aten_leaky_relu(OpRegistry& registry) {
   const UnaryParamsFn make = [](const OpArgs& args) {
     portable::UnaryParams p;
     p.op = portable::UnaryOp::kLeakyRelu;
-    p.a = static_cast<float>(args.f("negative_slope"));
-    if (!std::isfinite(p.a)) args.fail("attribute 'negative_slope' = " + std::to_string(p.a) + " must be finite");
+    p.a = finite_float_attr(args, "negative_slope");
     return p;
   };
   register_portable_unary(registry, "aten.leaky_relu.default",

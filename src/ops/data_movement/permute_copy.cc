@@ -1,6 +1,7 @@
 // aten.permute_copy.default: output dim i is input dim dims[i] (portable::permute). Any dtype;
 // per-tensor qparams pass through.
 #include "cortexm/portable/permute.h"
+#include "graph/layout.h"
 #include "ops/data_movement/moved_bytes.h"
 #include "ops/data_movement/permute_codec.h"
 
@@ -28,6 +29,10 @@ std::vector<int64_t> normalized_dims(const OpArgs& args, int64_t rank) {
 
 void register_aten_permute_copy(OpRegistry& registry) {
   OpSchema s = moved_bytes_schema("aten.permute_copy.default", {{"dims", AttrKind::kInts}});
+  // Planned in place of its input when it moves only size-1 dims (graph/layout.h).
+  s.keeps_bytes = [](const NodeContext& node) {
+    return permute_keeps_bytes(node.input(0), node.output(0), node.ints("dims"));
+  };
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
     return program::encode_permute(b, normalized_dims(node, node.input(0).rank()));
   };

@@ -3,7 +3,7 @@
 // bias with one value per row element. The output is int8, contiguous, of the input's shape.
 #include "cortexm/kernels/quantized_layer_norm.h"
 
-#include "ops/cortex_m_util.h"
+#include "ops/output_requantization.h"
 #include "ops/norm/runtime/layer_norm_codec.h"
 #include "program/params_builder.h"
 
@@ -26,11 +26,7 @@ LayerNormParams decode(const OpArgs& args, const TensorInfo& input) {
   p.row_size = static_cast<int32_t>(row_size);
   p.eps_term = args.i("eps_term");
   p.product_shift = int32_attr(args, "product_shift", 0, 31);
-  p.output_offset = int32_attr(args, "output_zero_point", -128, 127);
-  p.multiplier = int32_attr(args, "output_multiplier", 0, INT32_MAX);
-  p.shift = int32_attr(args, "output_shift", -31, 30);
-  p.activation_min = int32_attr(args, "activation_min", -128, 127);
-  p.activation_max = int32_attr(args, "activation_max", -128, 127);
+  read_output_requantization(args, "output_zero_point", -128, 127, &p);
   return p;
 }
 

@@ -2,6 +2,8 @@
 // (ops/pool/runtime/pool2d_codec.h).
 #pragma once
 
+#include <type_traits>
+
 #include "cortexm/kernels/pool_params.h"
 #include "ops/cortex_m_util.h"
 #include "ops/pool/runtime/pool2d_codec.h"
@@ -49,6 +51,29 @@ inline EncodeFn encode_pool(fb::KernelId kernel_id) {
   return [kernel_id](program::ParamsBuilder& b, const NodeContext& node) {
     return program::encoded(kernel_id, program::encode_pool2d(b.fbb(), decode_pool(node, node.input(0))));
   };
+}
+
+// The descriptor of a cortex_m pool of T (int8 or int16) elements: input `input`, the pool
+// attributes, the activation clamp fused, checked by the kernel's `prepare` and encoded as
+// `kernel_id`. The interpreter runs `run(params, input, output)` on NHWC copies of its NCHW tensors.
+template <typename T, typename Prepare, typename Run>
+OpSchema pool_schema(const char* name, Prepare prepare, Run run, fb::KernelId kernel_id) {
+  constexpr DType dtype = std::is_same_v<T, int16_t> ? DType::kInt16 : DType::kInt8;
+  OpSchema s;
+  s.name = name;
+  s.fuses_activation = true;
+  s.inputs = {{"input"}};
+  s.attrs = pool_attrs(dtype);
+  s.infer = [prepare](const InferContext& ctx) { return infer_pool(ctx, prepare, dtype); };
+  s.kernel = [run](const KernelContext& ctx) {
+    const Pool2dParams p = decode_pool(ctx, ctx.input(0).info());
+    const std::vector<T> input = nchw_to_nhwc_as<T>(ctx.input(0));
+    std::vector<T> output(static_cast<size_t>(p.output.elements()));
+    run(p, input.data(), output.data());
+    nhwc_to_nchw_as(output, ctx.output());
+  };
+  s.encode = encode_pool(kernel_id);
+  return s;
 }
 
 }  // namespace cortexm::ops

@@ -46,10 +46,8 @@ void kernel(const KernelContext& ctx) {
 }  // namespace
 
 void register_dequantize_per_channel(OpRegistry& registry) {
-  OpSchema s;
+  OpSchema s = quant_schema(true);
   s.name = "quantized_decomposed.dequantize_per_channel.default";
-  s.inputs = {{"input"}};
-  s.attrs = per_channel_quant_attrs();
   s.infer = infer;
   s.kernel = kernel;
   registry.add(std::move(s));

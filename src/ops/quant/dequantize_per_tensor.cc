@@ -6,15 +6,8 @@
 
 namespace cortexm::ops {
 
-namespace {
-
-// encode: the cortex_m op only (a program holds lowered graphs).
-void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode = nullptr) {
-  OpSchema s;
-  s.name = name;
-  s.inputs = {{"input"}};
-  s.attrs = per_tensor_quant_attrs();
-  s.is_unary_elementwise = true;
+void register_dequantize_per_tensor(OpRegistry& registry) {
+  OpSchema s = quant_schema(false);
   s.infer = [](const InferContext& ctx) {
     require_dtype(ctx, 0, {DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64});
     if (ctx.input(0).dtype != ctx.dtype("dtype"))
@@ -50,16 +43,7 @@ void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode 
     p.dtype = in.dtype() == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
     dequantize_per_tensor(p, in.raw(), out, n);
   };
-  s.encode = std::move(encode);
-  registry.add(std::move(s));
-}
-
-}  // namespace
-
-void register_dequantize_per_tensor(OpRegistry& registry) {
-  register_as(registry, "quantized_decomposed.dequantize_per_tensor.default");
-  register_as(registry, "cortex_m.dequantize_per_tensor.default",
-              encode_quantize_per_tensor(fb::KernelId_DequantizePerTensor));
+  register_with_cortex_m_twin(registry, "dequantize_per_tensor", std::move(s), fb::KernelId_DequantizePerTensor);
 }
 
 }  // namespace cortexm::ops

@@ -107,4 +107,13 @@ EncodeFn encode_quantize_per_tensor(fb::KernelId kernel_id) {
   };
 }
 
+void register_with_cortex_m_twin(OpRegistry& registry, const std::string& op, OpSchema s,
+                                 fb::KernelId kernel_id) {
+  s.name = "quantized_decomposed." + op + ".default";
+  registry.add(s);
+  s.name = "cortex_m." + op + ".default";
+  s.encode = encode_quantize_per_tensor(kernel_id);
+  registry.add(std::move(s));
+}
+
 }  // namespace cortexm::ops

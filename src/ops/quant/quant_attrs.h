@@ -46,4 +46,19 @@ void for_each_channel_run(const OpArgs& args, const std::vector<int64_t>& shape,
 // (ops/quant/runtime/quantize_codec.h); the runtime's kernels take int8 and int16 only.
 EncodeFn encode_quantize_per_tensor(fb::KernelId kernel_id);
 
+// The descriptor of a quantize / dequantize: input `input` and the per-tensor attributes (an
+// elementwise op) or the per-channel ones. Named by the caller; infer and kernel are each op's.
+inline OpSchema quant_schema(bool per_channel) {
+  OpSchema s;
+  s.inputs = {{"input"}};
+  s.attrs = per_channel ? per_channel_quant_attrs() : per_tensor_quant_attrs();
+  s.is_unary_elementwise = !per_channel;
+  return s;
+}
+
+// Registers per-tensor `s` as quantized_decomposed.<op>.default and as its cortex_m twin
+// cortex_m.<op>.default, which alone a program encodes (as kernel_id): programs hold lowered graphs.
+void register_with_cortex_m_twin(OpRegistry& registry, const std::string& op, OpSchema s,
+                                 fb::KernelId kernel_id);
+
 }  // namespace cortexm::ops

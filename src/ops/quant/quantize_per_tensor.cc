@@ -6,15 +6,8 @@
 
 namespace cortexm::ops {
 
-namespace {
-
-// encode: the cortex_m op only (a program holds lowered graphs).
-void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode = nullptr) {
-  OpSchema s;
-  s.name = name;
-  s.inputs = {{"input"}};
-  s.attrs = per_tensor_quant_attrs();
-  s.is_unary_elementwise = true;
+void register_quantize_per_tensor(OpRegistry& registry) {
+  OpSchema s = quant_schema(false);
   s.infer = [](const InferContext& ctx) {
     require_dtype(ctx, 0, {DType::kFloat32});
     const DType dtype = ctx.dtype("dtype");
@@ -36,16 +29,7 @@ void register_as(OpRegistry& registry, const std::string& name, EncodeFn encode 
   // in element order (kernels/src/quantize_per_tensor.cc), so int8 / int16 may narrow over the float.
   s.in_place_input = 0;
   s.in_place_narrowing = true;
-  s.encode = std::move(encode);
-  registry.add(std::move(s));
-}
-
-}  // namespace
-
-void register_quantize_per_tensor(OpRegistry& registry) {
-  register_as(registry, "quantized_decomposed.quantize_per_tensor.default");
-  register_as(registry, "cortex_m.quantize_per_tensor.default",
-              encode_quantize_per_tensor(fb::KernelId_QuantizePerTensor));
+  register_with_cortex_m_twin(registry, "quantize_per_tensor", std::move(s), fb::KernelId_QuantizePerTensor);
 }
 
 }  // namespace cortexm::ops

@@ -2,7 +2,7 @@
 // output keeps the input's shape and dim order.
 #include "cortexm/kernels/requantize_tensor.h"
 
-#include "ops/cortex_m_util.h"
+#include "ops/output_requantization.h"
 #include "ops/quant/runtime/requantize_codec.h"
 #include "program/params_builder.h"
 
@@ -14,11 +14,7 @@ RequantizeParams decode(const OpArgs& args, const TensorInfo& input) {
   RequantizeParams p;
   p.size = input.numel();
   p.input_offset = -int32_attr(args, "input_zero_point", -128, 127);
-  p.output_offset = int32_attr(args, "output_zero_point", -128, 127);
-  p.multiplier = int32_attr(args, "output_multiplier", 0, INT32_MAX);
-  p.shift = int32_attr(args, "output_shift", -31, 30);
-  p.activation_min = int32_attr(args, "activation_min", -128, 127);
-  p.activation_max = int32_attr(args, "activation_max", -128, 127);
+  read_output_requantization(args, "output_zero_point", -128, 127, &p);
   return p;
 }
 

@@ -2,7 +2,7 @@
 // dtype is the attribute output_dtype, the input's dtype the other side; shape and dim order kept.
 #include "cortexm/kernels/requantize_s16.h"
 
-#include "ops/cortex_m_util.h"
+#include "ops/output_requantization.h"
 #include "ops/quant/runtime/requantize_codec.h"
 #include "program/params_builder.h"
 
@@ -22,11 +22,7 @@ RequantizeS16Params decode(const OpArgs& args, const TensorInfo& input) {
   const int64_t in_lo = p.int16_input ? 0 : -128, in_hi = p.int16_input ? 0 : 127;
   const int64_t lo = p.int16_output ? -32768 : -128, hi = p.int16_output ? 32767 : 127;
   p.input_offset = -int32_attr(args, "input_zero_point", in_lo, in_hi);
-  p.output_offset = int32_attr(args, "output_zero_point", lo, hi);
-  p.multiplier = int32_attr(args, "output_multiplier", 0, INT32_MAX);
-  p.shift = int32_attr(args, "output_shift", -31, 30);
-  p.activation_min = int32_attr(args, "activation_min", lo, hi);
-  p.activation_max = int32_attr(args, "activation_max", lo, hi);
+  read_output_requantization(args, "output_zero_point", lo, hi, &p);
   return p;
 }
 

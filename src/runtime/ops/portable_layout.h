@@ -73,11 +73,39 @@ inline Status require_contiguous_float(const OpContext& ctx) {
   return kStatusOk;
 }
 
+// A data-movement op's output has its input's dtype.
+inline Status require_input_dtype(const OpContext& ctx) {
+  const DType dtype = ctx.output().dtype;
+  if (dtype != ctx.input(0).dtype)
+    return ctx.fail("output.dtype", static_cast<int64_t>(dtype), "must be the input's");
+  return kStatusOk;
+}
+
+// An op that runs its portable kernel when every tensor is contiguous (all_contiguous) and copies
+// views otherwise checks the kernel's params only for the first: `kernel_error()` is the kernel's
+// prepare of them.
+template <class KernelError>
+Status check_contiguous_kernel(const OpContext& ctx, KernelError kernel_error) {
+  if (!all_contiguous(ctx)) return kStatusOk;
+  const Error error = kernel_error();
+  return error.ok() ? kStatusOk : ctx.fail(error);
+}
+
 inline portable::Shape logical_shape(const TensorView& t) {
   portable::Shape s;
   s.rank = t.rank;
   for (int32_t d = 0; d < t.rank && d < portable::kMaxDims; ++d) s.dims[d] = t.shape[d];
   return s;
+}
+
+// The params of a portable data-movement kernel with input 0's logical shape and element size; the
+// op's own fields are the caller's.
+template <class Params>
+Params moved_bytes_params(const OpContext& ctx) {
+  Params p;
+  p.input = logical_shape(ctx.input(0));
+  p.element_size = static_cast<int32_t>(ctx.input(0).element_size());
+  return p;
 }
 
 // The output's shape must be what the kernel computes.

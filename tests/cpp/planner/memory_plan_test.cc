@@ -282,6 +282,24 @@ TEST(MemoryPlan, SizeOneViewsOfChannelsLastDataAlias) {
   EXPECT_EQ(slot(plan, r).last, 2);  // the root lives as long as the alias's reader
 }
 
+TEST(MemoryPlan, PermuteDescriptorSaysWhenItKeepsTheBytes) {
+  // The planner asks the op's descriptor (OpSchema::keeps_bytes), not the op's name: [1, 4, 1, 3]
+  // permuted (0, 2, 1, 3) moves only size-1 dims, (0, 3, 2, 1) moves the data.
+  ASSERT_NE(OpRegistry::global().get("aten.permute_copy.default").keeps_bytes, nullptr);
+  Graph g;
+  const ValueId x = g.add_input("x", f32({1, 4, 1, 3}));
+  const ValueId r = relu(g, x);
+  const ValueId same = g.call("aten.permute_copy.default", {r}, {{"dims", std::vector<int64_t>{0, 2, 1, 3}}})[0];
+  const ValueId moved = g.call("aten.permute_copy.default", {r}, {{"dims", std::vector<int64_t>{0, 3, 2, 1}}})[0];
+  g.set_outputs({relu(g, same), relu(g, moved)});
+  EXPECT_TRUE(is_aliasing_view(g, g.node(g.producer(same))));
+  EXPECT_FALSE(is_aliasing_view(g, g.node(g.producer(moved))));
+  const MemoryPlan plan = plan_memory(g);
+  verify_plan(plan);
+  EXPECT_EQ(slot(plan, same).alias_of, r);
+  EXPECT_EQ(slot(plan, moved).alias_of, -1);
+}
+
 TEST(MemoryPlan, ViewOfAConstantIsACopy) {
   Graph g;
   const ValueId x = g.add_input("x", f32({4}));

@@ -49,8 +49,7 @@ void fill_value(DType dtype, double v, uint8_t* bytes) {
 portable::ConstantPadParams portable_params(const OpContext& ctx, uint8_t* bytes) {
   const auto* params = ctx.op.params_as_ConstantPadParams();
   const TensorView in = ctx.input(0);
-  portable::ConstantPadParams p;
-  p.input = logical_shape(in);
+  auto p = moved_bytes_params<portable::ConstantPadParams>(ctx);
   p.pad_length = 2 * in.rank;
   for (int32_t i = 0; i < in.rank; ++i) {
     const int32_t d = in.rank - 1 - i;
@@ -59,23 +58,20 @@ portable::ConstantPadParams portable_params(const OpContext& ctx, uint8_t* bytes
   }
   fill_value(in.dtype, params->value(), bytes);
   p.value = bytes;
-  p.element_size = static_cast<int32_t>(in.element_size());
   return p;
 }
 
 }  // namespace
 
 static Status prepare_portable(const OpContext& ctx) {
-  if (!all_contiguous(ctx)) return kStatusOk;
   uint8_t bytes[8] = {};
-  const Error error = portable::constant_pad_prepare(portable_params(ctx, bytes));
-  return error.ok() ? kStatusOk : ctx.fail(error);
+  return check_contiguous_kernel(ctx, [&] { return portable::constant_pad_prepare(portable_params(ctx, bytes)); });
 }
 
 Status prepare_constant_pad(const OpContext& ctx) {
   const auto* params = ctx.op.params_as_ConstantPadParams();
   const TensorView in = ctx.input(0), out = ctx.output();
-  if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx));
   if (in.rank != out.rank) return ctx.fail("output.rank", out.rank, "must be the input's");
   const int64_t count = params->pad() ? params->pad()->size() : 0;
   if (count != 2 * in.rank) return ctx.fail("params.pad.size", count, "must be 2 * input rank");

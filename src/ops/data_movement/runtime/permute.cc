@@ -39,7 +39,7 @@ bool portable_params(const OpContext& ctx, portable::PermuteParams* p) {
 Status prepare_permute(const OpContext& ctx) {
   const TensorView in = ctx.input(0), out = ctx.output();
   const auto* dims = ctx.op.params_as_PermuteParams()->dims();
-  if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx));
   const int64_t count = dims ? dims->size() : 0;
   if (count != in.rank) return ctx.fail("params.dims.size", count, "must equal the input rank");
   bool seen[kMaxRank] = {};

@@ -9,11 +9,9 @@ namespace {
 
 portable::ReflectionPad1dParams portable_params(const OpContext& ctx) {
   const auto* p = ctx.op.params_as_ReflectionPad1dParams();
-  portable::ReflectionPad1dParams r;
-  r.input = logical_shape(ctx.input(0));
+  auto r = moved_bytes_params<portable::ReflectionPad1dParams>(ctx);
   r.left = p->left();
   r.right = p->right();
-  r.element_size = static_cast<int32_t>(ctx.input(0).element_size());
   return r;
 }
 
@@ -22,7 +20,7 @@ portable::ReflectionPad1dParams portable_params(const OpContext& ctx) {
 Status prepare_reflection_pad1d(const OpContext& ctx) {
   const auto* p = ctx.op.params_as_ReflectionPad1dParams();
   const TensorView in = ctx.input(0), out = ctx.output();
-  if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx));
   if (in.rank < 1 || out.rank != in.rank) return ctx.fail("output.rank", out.rank, "must be the input's");
   const int64_t width = in.shape[in.rank - 1];
   if (p->left() >= width || p->right() >= width || p->left() <= -width || p->right() <= -width)
@@ -31,11 +29,7 @@ Status prepare_reflection_pad1d(const OpContext& ctx) {
     if (out.shape[d] != in.shape[d]) return ctx.fail("output.shape", out.shape[d], "must be the input's", d);
   if (out.shape[in.rank - 1] != width + p->left() + p->right() || out.shape[in.rank - 1] < 0)
     return ctx.fail("output.shape", out.shape[in.rank - 1], "must be width + left + right", in.rank - 1);
-  if (all_contiguous(ctx)) {
-    const Error error = portable::reflection_pad1d_prepare(portable_params(ctx));
-    if (!error.ok()) return ctx.fail(error);
-  }
-  return kStatusOk;
+  return check_contiguous_kernel(ctx, [&] { return portable::reflection_pad1d_prepare(portable_params(ctx)); });
 }
 
 void run_reflection_pad1d(const OpContext& ctx) {

@@ -22,11 +22,9 @@ TensorView selected_input(const OpContext& ctx, int32_t dim, int64_t index) {
 }
 
 portable::SelectParams portable_params(const OpContext& ctx, int32_t dim, int64_t index) {
-  portable::SelectParams s;
-  s.input = logical_shape(ctx.input(0));
+  auto s = moved_bytes_params<portable::SelectParams>(ctx);
   s.dim = dim;
   s.index = index;
-  s.element_size = static_cast<int32_t>(ctx.input(0).element_size());
   return s;
 }
 
@@ -37,14 +35,10 @@ Status prepare_select(const OpContext& ctx) {
   const TensorView in = ctx.input(0), out = ctx.output();
   int32_t dim = 0;
   CORTEXM_RETURN_IF_STATUS(normalize_dim(ctx, "params.dim", p->dim(), in.rank, &dim));
-  if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx));
   if (p->index() < 0 || p->index() >= in.shape[dim]) return ctx.fail("params.index", p->index(), "must be in [0, input extent)");
   CORTEXM_RETURN_IF_STATUS(require_same_shape(ctx, "output", out, selected_input(ctx, dim, p->index())));
-  if (all_contiguous(ctx)) {
-    const Error error = portable::select_prepare(portable_params(ctx, dim, p->index()));
-    if (!error.ok()) return ctx.fail(error);
-  }
-  return kStatusOk;
+  return check_contiguous_kernel(ctx, [&] { return portable::select_prepare(portable_params(ctx, dim, p->index())); });
 }
 
 void run_select(const OpContext& ctx) {

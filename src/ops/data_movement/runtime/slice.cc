@@ -27,16 +27,13 @@ int32_t slice_dim(const OpContext& ctx) {
 
 portable::SliceParams portable_params(const OpContext& ctx) {
   const auto* p = ctx.op.params_as_SliceParams();
-  const TensorView in = ctx.input(0);
   const int32_t dim = slice_dim(ctx);
   const int64_t count = ctx.output().shape[dim];
-  portable::SliceParams s;
-  s.input = logical_shape(in);
+  auto s = moved_bytes_params<portable::SliceParams>(ctx);
   s.dim = dim;
   s.start = p->start();
   s.end = count > 0 ? p->start() + (count - 1) * p->step() + 1 : p->start();
   s.step = p->step();
-  s.element_size = static_cast<int32_t>(in.element_size());
   return s;
 }
 
@@ -47,7 +44,7 @@ Status prepare_slice(const OpContext& ctx) {
   const TensorView in = ctx.input(0), out = ctx.output();
   int32_t dim = 0;
   CORTEXM_RETURN_IF_STATUS(normalize_dim(ctx, "params.dim", p->dim(), in.rank, &dim));
-  if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx));
   if (out.rank != in.rank) return ctx.fail("output.rank", out.rank, "must be the input's");
   if (p->step() < 1) return ctx.fail("params.step", p->step(), "must be >= 1");
   if (p->start() < 0 || p->start() > in.shape[dim]) return ctx.fail("params.start", p->start(), "must be in [0, input extent]");
@@ -55,11 +52,7 @@ Status prepare_slice(const OpContext& ctx) {
   if (count > 0 && (count - 1 > (in.shape[dim] - 1 - p->start()) / p->step() || p->start() >= in.shape[dim]))
     return ctx.fail("output.shape", count, "reads past the input along dim", dim);
   CORTEXM_RETURN_IF_STATUS(require_same_shape(ctx, "output", out, sliced_input(ctx, dim)));
-  if (all_contiguous(ctx)) {
-    const Error error = portable::slice_prepare(portable_params(ctx));
-    if (!error.ok()) return ctx.fail(error);
-  }
-  return kStatusOk;
+  return check_contiguous_kernel(ctx, [&] { return portable::slice_prepare(portable_params(ctx)); });
 }
 
 void run_slice(const OpContext& ctx) {

@@ -16,11 +16,9 @@ int64_t source_index(int64_t o, int64_t in, int64_t out) {
 }
 
 portable::UpsampleNearest2dParams portable_params(const OpContext& ctx) {
-  portable::UpsampleNearest2dParams u;
-  u.input = logical_shape(ctx.input(0));
+  auto u = moved_bytes_params<portable::UpsampleNearest2dParams>(ctx);
   u.out_h = ctx.output().shape[2];
   u.out_w = ctx.output().shape[3];
-  u.element_size = static_cast<int32_t>(ctx.input(0).element_size());
   return u;
 }
 
@@ -28,18 +26,14 @@ portable::UpsampleNearest2dParams portable_params(const OpContext& ctx) {
 
 Status prepare_upsample_nearest2d(const OpContext& ctx) {
   const TensorView in = ctx.input(0), out = ctx.output();
-  if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, "input", in, 4));
   CORTEXM_RETURN_IF_STATUS(require_rank(ctx, "output", out, 4));
   for (int32_t d = 0; d < 2; ++d)
     if (out.shape[d] != in.shape[d]) return ctx.fail("output.shape", out.shape[d], "must be the input's", d);
   for (int32_t d = 2; d < 4; ++d)
     if (out.shape[d] < 1 || in.shape[d] < 1) return ctx.fail("output.shape", out.shape[d], "must be >= 1", d);
-  if (all_contiguous(ctx)) {
-    const Error error = portable::upsample_nearest2d_prepare(portable_params(ctx));
-    if (!error.ok()) return ctx.fail(error);
-  }
-  return kStatusOk;
+  return check_contiguous_kernel(ctx, [&] { return portable::upsample_nearest2d_prepare(portable_params(ctx)); });
 }
 
 void run_upsample_nearest2d(const OpContext& ctx) {

@@ -4,12 +4,13 @@
 #include "cortexm/portable/copy.h"
 
 #include "runtime/op_context.h"
+#include "runtime/ops/portable_layout.h"
 
 namespace cortexm::runtime {
 
 Status prepare_view(const OpContext& ctx) {
   const TensorView in = ctx.input(0), out = ctx.output();
-  if (in.dtype != out.dtype) return ctx.fail("output.dtype", static_cast<int64_t>(out.dtype), "must be the input's");
+  CORTEXM_RETURN_IF_STATUS(require_input_dtype(ctx));
   if (in.numel() != out.numel()) return ctx.fail("output.numel", out.numel(), "must be the input's");
   return kStatusOk;
 }
