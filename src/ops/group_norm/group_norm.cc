@@ -8,10 +8,13 @@
 // cortex_m.quantized_group_norm_s16: the int16 (16x8) form; the interpreter's reference below
 // computes its arithmetic apart from the program's kernel (two passes, a bisection root).
 #include <cmath>
+#include <vector>
 
 #include "cortexm/kernels/quantized_layer_norm.h"
 #include "ops/cortex_m_util.h"
 #include "ops/group_norm/runtime/group_norm_codec.h"
+#include "ops/norm/norm_schema.h"
+#include "ops/output_requantization.h"
 #include "program/params_builder.h"
 
 namespace cortexm::ops {
@@ -79,33 +82,25 @@ void kernel_float(const KernelContext& ctx) {
 
 // --- int8 ----------------------------------------------------------------------------------------
 
-QuantizedGroupNormParams decode(const OpArgs& args, const TensorInfo& input) {
+// The attributes on the output's range [lo, hi].
+QuantizedGroupNormParams decode_in_range(const OpArgs& args, const TensorInfo& input, int64_t lo, int64_t hi) {
   QuantizedGroupNormParams p;
   p.shape = group_norm_shape(args, input);
   p.shape.channels_last = !input.contiguous();
   p.norm.eps_term = args.i("eps_term");
   p.norm.product_shift = int32_attr(args, "product_shift", 0, 31);
-  p.norm.output_offset = int32_attr(args, "output_zero_point", -128, 127);
-  p.norm.multiplier = int32_attr(args, "output_multiplier", 0, INT32_MAX);
-  p.norm.shift = int32_attr(args, "output_shift", -31, 30);
-  p.norm.activation_min = int32_attr(args, "activation_min", -128, 127);
-  p.norm.activation_max = int32_attr(args, "activation_max", -128, 127);
+  read_output_requantization(args, "output_zero_point", lo, hi, &p.norm);
   return p;
+}
+
+QuantizedGroupNormParams decode(const OpArgs& args, const TensorInfo& input) {
+  return decode_in_range(args, input, -128, 127);
 }
 
 // int16: output_zero_point 0 and the activation range within int16.
 QuantizedGroupNormParams decode_s16(const OpArgs& args, const TensorInfo& input) {
-  QuantizedGroupNormParams p;
-  p.shape = group_norm_shape(args, input);
-  p.shape.channels_last = !input.contiguous();
-  p.norm.eps_term = args.i("eps_term");
-  p.norm.product_shift = int32_attr(args, "product_shift", 0, 31);
-  p.norm.output_offset = int32_attr(args, "output_zero_point", 0, 0);
-  p.norm.multiplier = int32_attr(args, "output_multiplier", 0, INT32_MAX);
-  p.norm.shift = int32_attr(args, "output_shift", -31, 30);
-  p.norm.activation_min = int32_attr(args, "activation_min", -32768, 32767);
-  p.norm.activation_max = int32_attr(args, "activation_max", -32768, 32767);
-  return p;
+  int32_attr(args, "output_zero_point", 0, 0);
+  return decode_in_range(args, input, -32768, 32767);
 }
 
 bool is_s16(const OpArgs& args) { return args.op() == "cortex_m.quantized_group_norm_s16.default"; }
@@ -204,11 +199,14 @@ void kernel_quantized_s16(const KernelContext& ctx) {
 
 }  // namespace
 
-void register_aten_group_norm(OpRegistry& registry) {
+namespace {
+
+// The float group norms: input, optional weight and bias, the float GroupNorm kernel.
+void register_float_group_norm(OpRegistry& registry, const char* name, std::vector<AttrSpec> attrs) {
   OpSchema s;
-  s.name = "aten.group_norm.default";
+  s.name = name;
   s.inputs = {{"input"}, {"weight", true}, {"bias", true}};
-  s.attrs = {{"num_groups", AttrKind::kInt}, {"eps", AttrKind::kFloat, false, AttrValue(1e-5)}};
+  s.attrs = std::move(attrs);
   s.infer = infer_float;
   s.kernel = kernel_float;
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
@@ -217,67 +215,51 @@ void register_aten_group_norm(OpRegistry& registry) {
     return program::encoded(fb::KernelId_GroupNorm, params);
   };
   registry.add(std::move(s));
+}
+
+}  // namespace
+
+void register_aten_group_norm(OpRegistry& registry) {
+  register_float_group_norm(registry, "aten.group_norm.default",
+                            {{"num_groups", AttrKind::kInt}, {"eps", AttrKind::kFloat, false, AttrValue(1e-5)}});
 }
 
 // Instance norm with the input's statistics: group norm with one group per channel (the handler in
 // python/cortexm/ops/group_norm.py makes running statistics a per-channel affine instead).
 void register_aten_instance_norm(OpRegistry& registry) {
+  register_float_group_norm(registry, "aten.instance_norm.default",
+                            {{"eps", AttrKind::kFloat, false, AttrValue(1e-5)}});
+}
+
+namespace {
+
+// The int8 and int16 quantized group norms, on the output dtype's range [lo, hi].
+void register_quantized_group_norm(OpRegistry& registry, const char* name, int64_t lo, int64_t hi, bool symmetric,
+                                   KernelFn kernel, fb::KernelId id,
+                                   QuantizedGroupNormParams (*decode_params)(const OpArgs&, const TensorInfo&)) {
   OpSchema s;
-  s.name = "aten.instance_norm.default";
+  s.name = name;
   s.inputs = {{"input"}, {"weight", true}, {"bias", true}};
-  s.attrs = {{"eps", AttrKind::kFloat, false, AttrValue(1e-5)}};
-  s.infer = infer_float;
-  s.kernel = kernel_float;
-  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
-    const GroupNormShape shape = group_norm_shape(node, node.input(0));
-    const auto params = fb::CreateGroupNormParams(b.fbb(), shape.groups, checked_eps(node));
-    return program::encoded(fb::KernelId_GroupNorm, params);
+  s.attrs = norm_attrs("num_groups", lo, hi, symmetric);
+  s.fuses_activation = true;  // the output is clamped to activation_min / activation_max last
+  s.infer = infer_quantized;
+  s.kernel = std::move(kernel);
+  s.encode = [id, decode_params](program::ParamsBuilder& b, const NodeContext& node) {
+    return program::encoded(id, program::encode_group_norm(b.fbb(), decode_params(node, node.input(0))));
   };
   registry.add(std::move(s));
 }
 
+}  // namespace
+
 void register_cortex_m_quantized_group_norm(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "cortex_m.quantized_group_norm.default";
-  s.inputs = {{"input"}, {"weight", true}, {"bias", true}};
-  s.attrs = {{"num_groups", AttrKind::kInt},
-             {"eps_term", AttrKind::kInt},
-             {"product_shift", AttrKind::kInt},
-             {"output_zero_point", AttrKind::kInt},
-             {"output_multiplier", AttrKind::kInt},
-             {"output_shift", AttrKind::kInt},
-             {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})},
-             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})}};
-  s.fuses_activation = true;  // the output is clamped to activation_min / activation_max last
-  s.infer = infer_quantized;
-  s.kernel = kernel_quantized;
-  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
-    return program::encoded(fb::KernelId_QuantizedGroupNorm,
-                            program::encode_group_norm(b.fbb(), decode(node, node.input(0))));
-  };
-  registry.add(std::move(s));
+  register_quantized_group_norm(registry, "cortex_m.quantized_group_norm.default", -128, 127, false, kernel_quantized,
+                                fb::KernelId_QuantizedGroupNorm, decode);
 }
 
 void register_cortex_m_quantized_group_norm_s16(OpRegistry& registry) {
-  OpSchema s;
-  s.name = "cortex_m.quantized_group_norm_s16.default";
-  s.inputs = {{"input"}, {"weight", true}, {"bias", true}};
-  s.attrs = {{"num_groups", AttrKind::kInt},
-             {"eps_term", AttrKind::kInt},
-             {"product_shift", AttrKind::kInt},
-             {"output_zero_point", AttrKind::kInt, false, AttrValue(int64_t{0})},
-             {"output_multiplier", AttrKind::kInt},
-             {"output_shift", AttrKind::kInt},
-             {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-32768})},
-             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{32767})}};
-  s.fuses_activation = true;  // the output is clamped to activation_min / activation_max last
-  s.infer = infer_quantized;
-  s.kernel = kernel_quantized_s16;
-  s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
-    return program::encoded(fb::KernelId_QuantizedGroupNormS16,
-                            program::encode_group_norm(b.fbb(), decode_s16(node, node.input(0))));
-  };
-  registry.add(std::move(s));
+  register_quantized_group_norm(registry, "cortex_m.quantized_group_norm_s16.default", -32768, 32767, true,
+                                kernel_quantized_s16, fb::KernelId_QuantizedGroupNormS16, decode_s16);
 }
 
 }  // namespace cortexm::ops

@@ -4,6 +4,7 @@
 #include "cortexm/kernels/quantized_layer_norm.h"
 
 #include "ops/output_requantization.h"
+#include "ops/norm/norm_schema.h"
 #include "ops/norm/runtime/layer_norm_codec.h"
 #include "program/params_builder.h"
 
@@ -65,14 +66,7 @@ void register_cortex_m_quantized_layer_norm(OpRegistry& registry) {
   OpSchema s;
   s.name = "cortex_m.quantized_layer_norm.default";
   s.inputs = {{"input"}, {"weight", true}, {"bias", true}};
-  s.attrs = {{"normalized_rank", AttrKind::kInt},
-             {"eps_term", AttrKind::kInt},
-             {"product_shift", AttrKind::kInt},
-             {"output_zero_point", AttrKind::kInt},
-             {"output_multiplier", AttrKind::kInt},
-             {"output_shift", AttrKind::kInt},
-             {"activation_min", AttrKind::kInt, false, AttrValue(int64_t{-128})},
-             {"activation_max", AttrKind::kInt, false, AttrValue(int64_t{127})}};
+  s.attrs = norm_attrs("normalized_rank", -128, 127, false);
   s.infer = infer;
   s.kernel = kernel;
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {

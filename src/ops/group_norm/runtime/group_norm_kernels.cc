@@ -63,6 +63,25 @@ CORTEXM_PREPARE_STEP Error quantized_group_norm_prepare(const QuantizedGroupNorm
   return quantized_layer_norm_prepare(norm);
 }
 
+namespace {
+
+// The sum and the sum of squares of the values of batch n's group starting at channel c0, in Acc
+// (int32 for int8 values, int64 for int16).
+template <class T, class Acc>
+void group_sums(const GroupNormShape& s, const T* input, int32_t n, int32_t c0, Acc* sum, Acc* sum_sq) {
+  Acc total = 0, squares = 0;
+  for (int32_t c = c0; c < c0 + s.group_channels(); ++c)
+    for (int32_t i = 0; i < s.spatial; ++i) {
+      const int32_t q = input[s.offset(n, c, i)];
+      total += q;
+      squares += q * q;
+    }
+  *sum = total;
+  *sum_sq = squares;
+}
+
+}  // namespace
+
 void quantized_group_norm(const QuantizedGroupNormParams& params, const int8_t* input, const int16_t* weight,
                           const int32_t* bias, int8_t* output) {
   const QuantizedGroupNormParams p = params;  // a local copy: output stores cannot alias it
@@ -73,12 +92,7 @@ void quantized_group_norm(const QuantizedGroupNormParams& params, const int8_t* 
     for (int32_t g = 0; g < s.groups; ++g) {
       const int32_t c0 = g * cg;
       int32_t sum = 0, sum_sq = 0;
-      for (int32_t c = c0; c < c0 + cg; ++c)
-        for (int32_t i = 0; i < s.spatial; ++i) {
-          const int32_t q = input[s.offset(n, c, i)];
-          sum += q;
-          sum_sq += q * q;
-        }
+      group_sums(s, input, n, c0, &sum, &sum_sq);
       const LayerNormScale scale = layer_norm_scale(n_values, sum, sum_sq, p.norm.eps_term);
       for (int32_t c = c0; c < c0 + cg; ++c) {
         const int32_t w = weight ? weight[c] : 1;
@@ -140,12 +154,7 @@ void quantized_group_norm_s16(const QuantizedGroupNormParams& params, const int1
     for (int32_t g = 0; g < s.groups; ++g) {
       const int32_t c0 = g * cg;
       int64_t sum = 0, sum_sq = 0;
-      for (int32_t c = c0; c < c0 + cg; ++c)
-        for (int32_t i = 0; i < s.spatial; ++i) {
-          const int32_t q = input[s.offset(n, c, i)];
-          sum += q;
-          sum_sq += q * q;
-        }
+      group_sums(s, input, n, c0, &sum, &sum_sq);
       int64_t w = n_values * sum_sq - sum * sum + norm.eps_term;
       if (w == 0) w = 1;  // a constant set without eps: every d_j is 0
       int64_t inv = 0;

@@ -78,36 +78,44 @@ void run_group_norm(const OpContext& ctx) {
                  optional_data<float>(ctx, 2), reinterpret_cast<float*>(ctx.output().data));
 }
 
-Status prepare_quantized_group_norm(const OpContext& ctx) {
+namespace {
+
+// The int8 and int16 forms: input and output of T (dtype D), int16 weight and int32 bias per channel.
+template <class T, DType D, Error (*Prepare)(const QuantizedGroupNormParams&)>
+Status prepare_quantized(const OpContext& ctx) {
   QuantizedGroupNormParams p;
-  CORTEXM_RETURN_IF_STATUS(decode_quantized(ctx, DType::kInt8, &p));
-  const Error error = quantized_group_norm_prepare(p);
+  CORTEXM_RETURN_IF_STATUS(decode_quantized(ctx, D, &p));
+  const Error error = Prepare(p);
   if (!error.ok()) return ctx.fail(error);
   CORTEXM_RETURN_IF_STATUS(require_channel_operand(ctx, 1, "weight", DType::kInt16, p.shape.channels));
   return require_channel_operand(ctx, 2, "bias", DType::kInt32, p.shape.channels);
+}
+
+template <class T, DType D,
+          void (*Run)(const QuantizedGroupNormParams&, const T*, const int16_t*, const int32_t*, T*)>
+void run_quantized(const OpContext& ctx) {
+  QuantizedGroupNormParams p;
+  decode_quantized(ctx, D, &p);
+  Run(p, reinterpret_cast<const T*>(ctx.input(0).data), optional_data<int16_t>(ctx, 1),
+      optional_data<int32_t>(ctx, 2), reinterpret_cast<T*>(ctx.output().data));
+}
+
+}  // namespace
+
+Status prepare_quantized_group_norm(const OpContext& ctx) {
+  return prepare_quantized<int8_t, DType::kInt8, quantized_group_norm_prepare>(ctx);
 }
 
 void run_quantized_group_norm(const OpContext& ctx) {
-  QuantizedGroupNormParams p;
-  decode_quantized(ctx, DType::kInt8, &p);
-  quantized_group_norm(p, reinterpret_cast<const int8_t*>(ctx.input(0).data), optional_data<int16_t>(ctx, 1),
-                       optional_data<int32_t>(ctx, 2), reinterpret_cast<int8_t*>(ctx.output().data));
+  run_quantized<int8_t, DType::kInt8, quantized_group_norm>(ctx);
 }
 
 Status prepare_quantized_group_norm_s16(const OpContext& ctx) {
-  QuantizedGroupNormParams p;
-  CORTEXM_RETURN_IF_STATUS(decode_quantized(ctx, DType::kInt16, &p));
-  const Error error = quantized_group_norm_s16_prepare(p);
-  if (!error.ok()) return ctx.fail(error);
-  CORTEXM_RETURN_IF_STATUS(require_channel_operand(ctx, 1, "weight", DType::kInt16, p.shape.channels));
-  return require_channel_operand(ctx, 2, "bias", DType::kInt32, p.shape.channels);
+  return prepare_quantized<int16_t, DType::kInt16, quantized_group_norm_s16_prepare>(ctx);
 }
 
 void run_quantized_group_norm_s16(const OpContext& ctx) {
-  QuantizedGroupNormParams p;
-  decode_quantized(ctx, DType::kInt16, &p);
-  quantized_group_norm_s16(p, reinterpret_cast<const int16_t*>(ctx.input(0).data), optional_data<int16_t>(ctx, 1),
-                           optional_data<int32_t>(ctx, 2), reinterpret_cast<int16_t*>(ctx.output().data));
+  run_quantized<int16_t, DType::kInt16, quantized_group_norm_s16>(ctx);
 }
 
 }  // namespace cortexm::runtime
