@@ -52,6 +52,7 @@ import numpy as np
 import cortexm
 
 from . import _core
+from .quantizer.calibrate import MIN_CALIBRATION_SAMPLES
 from .escape import printable
 from .export_c import IDENTIFIER, default_name
 from .passes import DATA_MOVEMENT
@@ -163,7 +164,8 @@ def parse_args(argv):
     p.add_argument("--target", "-t", default="cortex-m55+int8", help="e.g. cortex-m55+int8, cortex-m4+int8")
     p.add_argument("--quantize", "-q", action="store_true", help="quantize to int8 (Cortex-M needs it)")
     p.add_argument("--calibration-samples", type=int,
-                   help="calibration input tuples (default: 8 from the model's calibration, all of --calibration-data)")
+                   help="calibration input tuples (default from the model's calibration: 32 for int8, 128 for 16x8 and "
+                        "auto, the fewest without a calibration warning; all of --calibration-data)")
     p.add_argument("--calibration-data", metavar="FILE",
                    help=".npz (one stacked array per input), .npy (one input) or a directory of per-sample files")
     p.add_argument("--activations", choices=("int8", "int16"), default="int8",
@@ -312,12 +314,18 @@ def main(argv=None) -> int:
         return 1
 
 
+def default_calibration_samples(args) -> int:
+    """The fewest samples the measured rule asks for at the precision asked (quantize warns below)."""
+    precision = args.precision or ("16x8" if args.activations == "int16" else "int8")
+    return MIN_CALIBRATION_SAMPLES[precision]
+
+
 def calibration_samples(args, example, calibration) -> list:
     if args.calibration_data:
         samples = load_calibration(args.calibration_data, example)
         return samples[:args.calibration_samples] if args.calibration_samples else samples
     if calibration:
-        return list(calibration(args.calibration_samples or 8))
+        return list(calibration(args.calibration_samples or default_calibration_samples(args)))
     msg = (f"--model {args.model} gives no calibration data: calibrating on its one example input "
            f"(give --calibration-data FILE, or return (model, example_inputs, calibration) from the factory)")
     warnings.warn(msg)
@@ -331,7 +339,7 @@ def check_model(args) -> int:
     if args.calibration_data:
         samples = calibration_samples(args, example, calibration)
     elif calibration:
-        samples = list(calibration(args.calibration_samples or 8))
+        samples = list(calibration(args.calibration_samples or default_calibration_samples(args)))
     else:
         samples = None  # cortexm.check calibrates on the example inputs
     precision = args.precision or ("16x8" if args.activations == "int16" else "int8")

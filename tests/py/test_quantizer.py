@@ -3,6 +3,7 @@ torch.ao's), weights and biases, the report, bad input, and graphs quantized by 
 
 import io
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -925,3 +926,20 @@ def test_report_float_rows_are_the_programs_float_ops():
     assert [r.op for r in report.float] == ["aten.hardsigmoid.default"]
     program = cortexm.to_program(cortexm.lower(qgraph, "cortex-m55+int8"))
     assert len(report.float) == program.float_ops == 1
+
+
+def test_too_few_calibration_samples_warn_by_the_measured_rule():
+    from cortexm.quantizer import CalibrationWarning
+    from cortexm.quantizer.calibrate import MIN_CALIBRATION_SAMPLES
+
+    assert MIN_CALIBRATION_SAMPLES == {"int8": 32, "16x8": 128, "auto": 128}  # docs/accuracy.md's table
+    g = conv2d_graph("aten.relu.default")
+    x = rand(*g.inputs[0].shape)
+    with pytest.warns(CalibrationWarning, match=r"calibration has 31 samples: with fewer than 32, int8 .* give at "
+                                                r"least 32 samples"):
+        cortexm.quantize(g, [x] * 31, progress=False)
+    with pytest.warns(CalibrationWarning, match=r"calibration has 32 samples: with fewer than 128, 16x8"):
+        cortexm.quantize(g, [x] * 32, precision="16x8", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CalibrationWarning)
+        cortexm.quantize(g, [x] * 32, progress=False)  # enough for int8: no warning

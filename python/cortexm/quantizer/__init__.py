@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from . import auto, gptq
 from .annotator import annotate
-from .calibrate import calibrate
+from .calibrate import CalibrationWarning, calibrate, warn_if_few_samples
 from .config import CortexMQuantizer
 from .convert import convert
 from .reciprocal_division import divisions_as_reciprocals
 from ..qdq import is_quantized
 from .report import QDQ_OPS, PrecisionChoice, QuantizationReport, ReportRow, quantization_report
 
-__all__ = ["CortexMQuantizer", "QuantizationReport", "ReportRow", "is_quantized", "quantization_report",
-           "quantize"]
+__all__ = ["CalibrationWarning", "CortexMQuantizer", "QuantizationReport", "ReportRow", "is_quantized",
+           "quantization_report", "quantize"]
 
 
 def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, progress: bool = True,
@@ -63,6 +63,6 @@ def quantize(graph, calibration, quantizer: CortexMQuantizer | None = None, *, p
     watchers = {}
     for stats, (node, index) in statistics.values():
         watchers.setdefault(node.inputs[index].name, []).append(stats)
-    calibrate(graph, annotation, calibration, progress, watchers)
+    warn_if_few_samples(calibrate(graph, annotation, calibration, progress, watchers), quantizer.precision)
     return convert(graph, annotation, quantizer, {use: stats for use, (stats, _) in statistics.items()},
                    progress=progress)

@@ -49,7 +49,7 @@ import numpy as np
 from . import gptq
 from ..progress import bar
 from .annotator import Group, annotate, check_state_feedback
-from .calibrate import calibrate, sample_arrays
+from .calibrate import calibrate, sample_arrays, warn_if_few_samples
 from .config import CortexMQuantizer
 from .convert import convert
 from .patterns import int16_only_patterns, int16_weight_patterns
@@ -378,6 +378,7 @@ def quantize_auto(graph, calibration, quantizer, progress: bool, lowering):
     if calibration is None or not hasattr(calibration, "__iter__"):
         raise ValueError(f"calibration must be an iterable of input tuples, got {type(calibration).__name__}")
     samples = list(calibration)
+    warn_if_few_samples(len(samples), "auto")
     check_state_feedback(graph, quantizer.state_feedback)
     evaluation = quantizer.evaluation if quantizer.evaluation is not None else evaluation_samples(graph, samples)
     return _Search(graph, samples, quantizer, list(evaluation), progress, lowering).run()
