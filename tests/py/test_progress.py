@@ -17,10 +17,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Calibration, precision="auto", GPTQ and the patch search, on small models.
 CHILD = r"""
-import sys
+import sys, warnings
 sys.path.insert(0, {tests!r})
 import numpy as np, torch
 import cortexm
+from cortexm.quantizer import CalibrationWarning
+warnings.simplefilter("ignore", CalibrationWarning)  # auto calibrates on 16 samples here, for speed
 from cortexm import _core
 from test_patches import awkward_graph
 
