@@ -118,6 +118,20 @@ def samples(shape, n, seed, scale=1.0, offset=0.0):
     return [(torch.randn(*shape, generator=g) * scale + offset,) for _ in range(n)]
 
 
+def deployed_sqnr(module, lowered, shape) -> float:
+    """The program of lowered, with no float op, run on 8 samples: each output byte-identical with
+    lowered's; returns the SQNR of the outputs against module's (torch float)."""
+    program = cortexm.to_program(lowered)
+    assert program.float_ops == 0
+    xs = samples(shape, 8, 9)
+    got = []
+    for (x,) in xs:
+        out = np.asarray(program.run(x.numpy()))
+        assert out.tobytes() == np.asarray(lowered.run(x.numpy())).tobytes()
+        got.append(out)
+    return sqnr_db([module(x).detach().numpy() for (x,) in xs], got)
+
+
 def quantize_and_lower(module, shape, scale=1.0, offset=0.0, target="cortex-m55+int8", precision="int8"):
     graph = cortexm.export(module.eval(), samples(shape, 1, 1, scale, offset)[0])
     qgraph = cortexm.quantize(graph, samples(shape, 32, 2, scale, offset), progress=False, precision=precision)
@@ -257,15 +271,7 @@ def test_conv_group_norm_relu_deploys_int8_channels_last_bit_exact():
     node = lowered_node(lowered)
     assert tuple(node.inputs[0].dim_order) == tuple(node.outputs[0].dim_order) == (0, 2, 3, 1)
     assert node.attrs["activation_min"] == node.outputs[0].qparams["zero_points"][0]  # the relu
-    program = cortexm.to_program(lowered)
-    assert program.float_ops == 0
-    xs = samples(shape, 8, 9)
-    got = []
-    for (x,) in xs:
-        out = np.asarray(program.run(x.numpy()))
-        assert out.tobytes() == np.asarray(lowered.run(x.numpy())).tobytes()
-        got.append(out)
-    sqnr = sqnr_db([module(x).detach().numpy() for (x,) in xs], got)
+    sqnr = deployed_sqnr(module, lowered, shape)
     print(f"conv -> GroupNorm -> relu -> conv: SQNR vs torch float {sqnr:.2f} dB")
     assert sqnr > 25, sqnr
 

@@ -19,7 +19,7 @@ import pytest
 
 import cortexm
 from numpy_reference.common import requantize, wrap_int32
-from sqnr import sqnr_db
+from test_group_norm import deployed_sqnr, randomize, samples
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -32,19 +32,6 @@ QGN16 = "cortex_m.quantized_group_norm_s16.default"
 HAS_QEMU = bool(shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-g++"))
 needs_qemu = pytest.mark.skipif(not HAS_QEMU, reason="needs qemu-system-arm and arm-none-eabi-g++ "
                                 "(scripts/setup.sh installs them)")
-
-
-def randomize(module, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for p in module.parameters():
-            p.copy_(torch.randn(p.shape, generator=g))
-    return module.eval()
-
-
-def samples(shape, n, seed, scale=1.0, offset=0.0):
-    g = torch.Generator().manual_seed(seed)
-    return [(torch.randn(*shape, generator=g) * scale + offset,) for _ in range(n)]
 
 
 def quantize_and_lower(module, shape, precision="int8", target="cortex-m55+int8", scale=1.0, offset=0.0):
@@ -354,15 +341,7 @@ def test_models_deploy_with_no_float_op_bit_exact(name, make, shape, precision):
     counts = lowered.op_counts()
     norm_op = QGN16 if precision == "16x8" else QGN
     assert counts.get(norm_op) == 2 and IN not in counts and GN not in counts, counts
-    program = cortexm.to_program(lowered)
-    assert program.float_ops == 0
-    xs = samples(shape, 8, 9)
-    got = []
-    for (x,) in xs:
-        out = np.asarray(program.run(x.numpy()))
-        assert out.tobytes() == np.asarray(lowered.run(x.numpy())).tobytes()
-        got.append(out)
-    sqnr = sqnr_db([module(x).detach().numpy() for (x,) in xs], got)
+    sqnr = deployed_sqnr(module, lowered, shape)
     print(f"{name} {precision}: SQNR vs torch float {sqnr:.2f} dB")
     assert sqnr > (35 if precision == "16x8" else 20), sqnr
 
