@@ -2,6 +2,12 @@
 PY := .venv/bin/python
 JOBS ?= $(shell nproc)
 CROSS_PRESETS := cortex-m55 cortex-m4 cortex-m0plus
+# ccache (set-up installs it) shares objects between this checkout's build trees: build/py (pip),
+# build/host and build/dev compile the same sources with the same flags, and CCACHE_BASEDIR makes
+# their paths relative. Looked up when a recipe runs, after set-up.
+export CCACHE_BASEDIR := $(CURDIR)
+CCACHE = $(shell command -v ccache)
+LAUNCHER = $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 .PHONY: setup pyinstall demo test ctest pytest cross qemu qemu-all bench bench-target bench-tflm test-sanitize sanitize test-sanitize-ci fuzz clean
 
@@ -26,7 +32,7 @@ DEMO_WORD ?= seven
 test: setup ctest pytest cross test-sanitize-ci
 
 ctest:
-	cmake --preset host
+	cmake --preset host $(LAUNCHER)
 	cmake --build --preset host -j $(JOBS)
 	ctest --preset host -j $(JOBS)
 
@@ -46,8 +52,6 @@ cross:
 # libFuzzer harnesses of tests/fuzz from the same objects): any sanitizer report fails.
 # test-sanitize builds and runs every C++ suite; SANITIZE_LABELS (ctest labels: the suites' names)
 # limits it to some suites and SANITIZE_TARGETS to what they need.
-CCACHE := $(shell command -v ccache)
-LAUNCHER := $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 NEED_CLANG = @command -v clang++ >/dev/null || { echo "$@ needs clang: apt-get install clang"; exit 1; }
 SANITIZE_LABELS ?=
 SANITIZE_TARGETS ?=

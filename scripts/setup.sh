@@ -10,6 +10,7 @@ APT_PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev qemu-system-arm
   espeak-ng sox
   clang libclang-rt-14-dev  # with the ASan, UBSan and libFuzzer runtimes: make test-sanitize, make fuzz
+  ccache  # the pip build's objects serve the host build (Makefile)
 )
 
 missing=()
@@ -36,6 +37,9 @@ pip_install() {
 # Build requirements live in the venv so the extension builds incrementally without isolation.
 pip_install "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.24" ninja
 # torch is pinned in pyproject's extra: the CPU build on this machine, never an unpinned CUDA build.
+if command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$PWD
+fi
 pip_install --no-build-isolation ".[torch,test]"
 # Silero VAD's real weights ship in this package; its own dependencies (torchaudio, onnxruntime) are
 # not needed and torchaudio would not install beside this torch.

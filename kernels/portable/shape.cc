@@ -12,6 +12,15 @@ Error make_shape(const int64_t* dims, int64_t rank, Shape* out, const char* argu
   return kOk;
 }
 
+Error resized_output(const Shape& input, int64_t out_h, int64_t out_w, Shape* output) {
+  Shape out = input;
+  out.dims[2] = out_h;
+  out.dims[3] = out_w;
+  CORTEXM_RETURN_IF_ERROR(check_shape(out, "output"));
+  if (output) *output = out;
+  return kOk;
+}
+
 Error check_shape(const Shape& shape, const char* argument) {
   if (shape.rank < 0 || shape.rank > kMaxDims)
     return invalid(argument, shape.rank, "rank must be in [0, 6]");

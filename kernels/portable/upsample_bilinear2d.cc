@@ -109,12 +109,7 @@ Error upsample_bilinear2d_prepare(const UpsampleBilinear2dParams& p, bool intege
       if (!(steps[d] >= 0.0f && steps[d] <= static_cast<float>(kMaxFloatSize)))
         return invalid(d == 0 ? "step_h" : "step_w", static_cast<int64_t>(steps[d]), "must be in [0, 2^24]");
   }
-  Shape out = p.input;
-  out.dims[2] = p.out_h;
-  out.dims[3] = p.out_w;
-  CORTEXM_RETURN_IF_ERROR(check_shape(out, "output"));
-  if (output) *output = out;
-  return kOk;
+  return resized_output(p.input, p.out_h, p.out_w, output);
 }
 
 void upsample_bilinear2d_f32(const UpsampleBilinear2dParams& p, const float* input, float* output) {

@@ -37,12 +37,7 @@ Error upsample_nearest2d_prepare(const UpsampleNearest2dParams& p, Shape* output
     return invalid("output_size", p.out_h, "must be in [1, 2^24]", 0);
   if (p.out_w < 1 || p.out_w > (int64_t{1} << 24))
     return invalid("output_size", p.out_w, "must be in [1, 2^24]", 1);
-  Shape out = p.input;
-  out.dims[2] = p.out_h;
-  out.dims[3] = p.out_w;
-  CORTEXM_RETURN_IF_ERROR(check_shape(out, "output"));
-  if (output) *output = out;
-  return kOk;
+  return resized_output(p.input, p.out_h, p.out_w, output);
 }
 
 void upsample_nearest2d(const UpsampleNearest2dParams& p, const void* input, void* output) {

@@ -53,27 +53,26 @@ void dot2x3(const int8_t* __restrict weights, const int16_t* __restrict c0,
   for (int32_t start = 0; start < length; start += s16::kInt32Taps) {
     const int32_t end = s16::block_end(start, length);
     int32_t s00 = 0, s01 = 0, s02 = 0, s10 = 0, s11 = 0, s12 = 0, k = start;
-    for (; k + 8 <= end; k += 8) {
-      const int16x8_t x0 = vldrhq_s16(c0 + k), x1 = vldrhq_s16(c1 + k);
-      const int16x8_t a = vldrbq_s16(w0 + k), b = vldrbq_s16(w1 + k), c = vldrbq_s16(w2 + k);
+    // Two columns x three output channels.
+    const auto accumulate = [&](int16x8_t x0, int16x8_t x1, int16x8_t a, int16x8_t b, int16x8_t c) {
       s00 = vmladavaq_s16(s00, x0, a);
       s01 = vmladavaq_s16(s01, x0, b);
       s02 = vmladavaq_s16(s02, x0, c);
       s10 = vmladavaq_s16(s10, x1, a);
       s11 = vmladavaq_s16(s11, x1, b);
       s12 = vmladavaq_s16(s12, x1, c);
+    };
+    for (; k + 8 <= end; k += 8) {
+      const int16x8_t x0 = vldrhq_s16(c0 + k), x1 = vldrhq_s16(c1 + k);
+      const int16x8_t a = vldrbq_s16(w0 + k), b = vldrbq_s16(w1 + k), c = vldrbq_s16(w2 + k);
+      accumulate(x0, x1, a, b, c);
     }
     if (k < end) {
       const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(end - k));
       const int16x8_t x0 = vldrhq_z_s16(c0 + k, lanes), x1 = vldrhq_z_s16(c1 + k, lanes);
       const int16x8_t a = vldrbq_z_s16(w0 + k, lanes), b = vldrbq_z_s16(w1 + k, lanes);
       const int16x8_t c = vldrbq_z_s16(w2 + k, lanes);
-      s00 = vmladavaq_s16(s00, x0, a);
-      s01 = vmladavaq_s16(s01, x0, b);
-      s02 = vmladavaq_s16(s02, x0, c);
-      s10 = vmladavaq_s16(s10, x1, a);
-      s11 = vmladavaq_s16(s11, x1, b);
-      s12 = vmladavaq_s16(s12, x1, c);
+      accumulate(x0, x1, a, b, c);
     }
     t00 += s00;
     t01 += s01;

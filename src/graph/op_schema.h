@@ -116,6 +116,7 @@ using EncodeFn = std::function<EncodedOp(program::ParamsBuilder&, const NodeCont
 using ScratchFn = std::function<size_t(const NodeContext&, Isa)>;
 using InPlaceLagFn = std::function<int64_t(const NodeContext&)>;
 using KeepsBytesFn = std::function<bool(const NodeContext&)>;
+using QuantizeAttrsFn = std::function<void(Attrs&, const std::function<double(double)>& quantize)>;
 
 struct OpSchema {
   std::string name;  // PyTorch's canonical form, e.g. "aten.convolution.default"
@@ -141,6 +142,12 @@ struct OpSchema {
   bool in_place_narrowing = false;
   // Pure data movement (no arithmetic): copies, views, permutes, pads, concatenations.
   bool is_data_movement = false;
+  // With only constant inputs the op runs once at lowering and its output is stored as a constant
+  // (FoldConstantNodes), as data movement does: a quantize of a constant.
+  bool folds_constant_inputs = false;
+  // Rewrites the attributes that hold real values (a pad value) into the stored integers
+  // `quantize` gives for them, when FoldAndAnnotateQParams moves the op onto quantized data.
+  QuantizeAttrsFn quantize_attrs = nullptr;
   // An int8 output at input 0's qparams: the quantizer passes quantization through the op
   // (data movement, max pooling, relu / clamp).
   bool keeps_qparams = false;

@@ -14,6 +14,20 @@ bool takes_folded_form(const OpSchema& schema) {
 namespace {
 
 bool folded(const OpSchema& schema, const std::vector<const TensorInfo*>& inputs,
+            const std::vector<const TensorInfo*>& outputs);
+
+}  // namespace
+
+bool is_in_folded_form(const Graph& graph, const Node& node) {
+  std::vector<const TensorInfo*> inputs, outputs;
+  for (ValueId v : node.inputs) inputs.push_back(v == kNoValue ? nullptr : &graph.value(v).info);
+  for (ValueId v : node.outputs) outputs.push_back(&graph.value(v).info);
+  return folded(OpRegistry::global().get(node.op), inputs, outputs);
+}
+
+namespace {
+
+bool folded(const OpSchema& schema, const std::vector<const TensorInfo*>& inputs,
             const std::vector<const TensorInfo*>& outputs) {
   if (!takes_folded_form(schema)) return false;
   for (const TensorInfo* t : inputs)
@@ -72,17 +86,34 @@ Tensor dequantize_tensor(const Tensor& q) {
   return out;
 }
 
+QuantizeParams quantize_params_of(const QuantParams& q, DType dtype) {
+  QuantizeParams p;
+  p.scale = static_cast<float>(q.scales[0]);
+  p.zero_point = static_cast<int32_t>(q.zero_points[0]);
+  p.quant_min = static_cast<int32_t>(q.quant_min);
+  p.quant_max = static_cast<int32_t>(q.quant_max);
+  p.dtype = dtype == DType::kInt16 ? QuantDtype::kInt16 : QuantDtype::kInt8;
+  return p;
+}
+
+int32_t quantize_scalar(float v, const QuantParams& q, DType dtype) {
+  const QuantizeParams p = quantize_params_of(q, dtype);
+  if (dtype == DType::kInt16) {
+    int16_t out = 0;
+    quantize_per_tensor(p, &v, &out, 1);
+    return out;
+  }
+  int8_t out = 0;
+  quantize_per_tensor(p, &v, &out, 1);
+  return out;
+}
+
 void quantize_into(const Tensor& real, Tensor& q) {
   const QuantParams& qp = *q.info().qparams;
   if (qp.per_channel()) throw GraphError("folded outputs are quantized per tensor only");
   if (q.dtype() != DType::kInt8 && q.dtype() != DType::kInt16)
     throw GraphError(std::string("cannot quantize to ") + dtype_name(q.dtype()));
-  QuantizeParams p;
-  p.scale = static_cast<float>(qp.scales[0]);
-  p.zero_point = static_cast<int32_t>(qp.zero_points[0]);
-  p.quant_min = static_cast<int32_t>(qp.quant_min);
-  p.quant_max = static_cast<int32_t>(qp.quant_max);
-  p.dtype = q.dtype() == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
+  const QuantizeParams p = quantize_params_of(qp, q.dtype());
   const Error e = quantize_per_tensor_prepare(p);
   if (!e.ok()) throw GraphError(std::string("quantized output: ") + e.argument + " " + e.requirement);
   quantize_per_tensor(p, real.data<float>(), q.raw(), static_cast<size_t>(real.numel()));

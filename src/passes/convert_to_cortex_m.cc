@@ -153,23 +153,6 @@ void requantize_attrs(const std::vector<double>& real_scales, std::vector<int64_
   }
 }
 
-int32_t quantize_bound(float v, const QuantParams& q, DType dtype) {
-  QuantizeParams p;
-  p.scale = static_cast<float>(q.scales[0]);
-  p.zero_point = static_cast<int32_t>(q.zero_points[0]);
-  p.quant_min = static_cast<int32_t>(q.quant_min);
-  p.quant_max = static_cast<int32_t>(q.quant_max);
-  if (dtype == DType::kInt16) {
-    p.dtype = QuantDtype::kInt16;
-    int16_t out = 0;
-    quantize_per_tensor(p, &v, &out, 1);
-    return out;
-  }
-  int8_t out = 0;
-  quantize_per_tensor(p, &v, &out, 1);
-  return out;
-}
-
 OutputTarget output_target(const Graph& graph, const Node& node, DType dtype) {
   const auto per_tensor = dtype == DType::kInt16 ? int16_per_tensor : int8_per_tensor;
   OutputTarget t;
@@ -195,8 +178,8 @@ OutputTarget output_target(const Graph& graph, const Node& node, DType dtype) {
   t.q = per_tensor(graph, t.value, "activation output");
   t.scale = a.scale;
   t.offset = a.offset;
-  t.activation_min = std::max<int64_t>(t.q.quant_min, quantize_bound(a.lo, t.q, dtype));
-  t.activation_max = std::min<int64_t>(t.q.quant_max, quantize_bound(a.hi, t.q, dtype));
+  t.activation_min = std::max<int64_t>(t.q.quant_min, quantize_scalar(a.lo, t.q, dtype));
+  t.activation_max = std::min<int64_t>(t.q.quant_max, quantize_scalar(a.hi, t.q, dtype));
   if (t.activation_min > t.activation_max) not_lowered("its activation range is empty");
   return t;
 }
@@ -478,16 +461,6 @@ const Converter* converter_for(const Graph& graph, const Node& node, bool folded
 
 namespace {
 
-// An aten compute op reading or producing quantized values.
-bool is_folded(const Graph& graph, const Node& node) {
-  if (!takes_folded_form(OpRegistry::global().get(node.op))) return false;
-  for (ValueId v : node.inputs)
-    if (v != kNoValue && is_quantized(graph.value(v).info)) return true;
-  for (ValueId v : node.outputs)
-    if (is_quantized(graph.value(v).info)) return true;
-  return false;
-}
-
 bool is_live(const Graph& graph, NodeId id) {
   return std::find(graph.order().begin(), graph.order().end(), id) != graph.order().end();
 }
@@ -497,7 +470,7 @@ bool is_live(const Graph& graph, NodeId id) {
 bool convert_to_cortex_m(Graph& graph, const TargetConfig& target) {
   return rewrite_nodes(graph, [&](NodeId id) {
     if (!is_live(graph, id)) return false;
-    const bool folded = is_folded(graph, graph.node(id));
+    const bool folded = is_in_folded_form(graph, graph.node(id));
     const convert::Converter* converter = convert::converter_for(graph, graph.node(id), folded);
     if (!converter && !folded) return false;
     const std::string op = graph.node(id).op;

@@ -5,12 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "ops/data_movement/data_movement_op_names.h"
 #include "passes/rewrite_util.h"
 
 namespace cortexm::convert {
-
-constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
-constexpr const char* kView = "aten.view_copy.default";
 
 struct NotLowered {
   std::string reason;
@@ -60,9 +58,6 @@ struct ClampActivation {
 };
 bool clamp_activation(const Node& node, ClampActivation* activation);
 
-// v quantized exactly as a folded node's int8 (or int16) output is (float32 math; infinities
-// saturate).
-int32_t quantize_bound(float v, const QuantParams& q, DType dtype = DType::kInt8);
 
 // What a lowered conv / linear produces: the node's int8 (or, with dtype int16, symmetric int16)
 // output; or, when that is float32 and read only by a folded clamp activation with such an output

@@ -175,25 +175,6 @@ bool fold_compute(Graph& graph, NodeId id) {
   return !detached.empty() || output_folded || passed_back;
 }
 
-// The integer a constant_pad_nd must pad with to give Q(value) on the quantized data.
-double quantized_pad_value(double value, const QuantParams& q, DType dtype) {
-  QuantizeParams p;
-  p.scale = static_cast<float>(q.scales[0]);
-  p.zero_point = static_cast<int32_t>(q.zero_points[0]);
-  p.quant_min = static_cast<int32_t>(q.quant_min);
-  p.quant_max = static_cast<int32_t>(q.quant_max);
-  p.dtype = dtype == DType::kInt8 ? QuantDtype::kInt8 : QuantDtype::kInt16;
-  const float real = static_cast<float>(value);
-  if (dtype == DType::kInt8) {
-    int8_t out = 0;
-    quantize_per_tensor(p, &real, &out, 1);
-    return out;
-  }
-  int16_t out = 0;
-  quantize_per_tensor(p, &real, &out, 1);
-  return out;
-}
-
 // Moving integers equals DQ -> op -> Q only for integers inside the quant range (Q clamps).
 // Node outputs come from quantizes or clamping ops; graph inputs and constants may not.
 bool within_range(const Graph& graph, ValueId v, const QuantParams& q) {
@@ -228,10 +209,10 @@ bool fold_data_movement(Graph& graph, NodeId id) {
   for (const FoldableInput& f : inputs)
     if (!within_range(graph, f.quantized, q)) return false;
 
+  const OpSchema& schema = OpRegistry::global().get(node.op);
   Attrs attrs = node.attrs;
-  if (node.op == "aten.constant_pad_nd.default")
-    for (auto& [key, value] : attrs)
-      if (key == "value") value = quantized_pad_value(std::get<double>(value), q, dtype);
+  if (schema.quantize_attrs)
+    schema.quantize_attrs(attrs, [&](double value) { return quantize_scalar(static_cast<float>(value), q, dtype); });
 
   // On the integers the node must give integers with the same qparams.
   std::vector<TensorInfo> quantized;
@@ -244,7 +225,6 @@ bool fold_data_movement(Graph& graph, NodeId id) {
     infos.push_back(node.inputs[i] == kNoValue ? nullptr : &quantized[k++]);
   std::vector<TensorInfo> expected;
   try {
-    const OpSchema& schema = OpRegistry::global().get(node.op);
     expected = schema.infer(InferContext(node.op, node.name, attrs, infos));
   } catch (const GraphError&) {
     return false;

@@ -12,7 +12,7 @@ bool fold_constant_nodes(Graph& graph, const TargetConfig&) {
   return rewrite_nodes(graph, [&](NodeId id) {
     const Node& node = graph.node(id);
     const OpSchema& schema = OpRegistry::global().get(node.op);
-    if (node.op != "cortex_m.quantize_per_tensor.default" && !schema.is_data_movement) return false;
+    if (!schema.folds_constant_inputs && !schema.is_data_movement) return false;
     if (node.outputs.size() != 1 || node.inputs.empty() || graph.is_graph_output(node.outputs[0])) return false;
     std::vector<const Tensor*> inputs;
     size_t input_bytes = 0;

@@ -10,15 +10,10 @@
 #include "graph/errors.h"
 #include "graph/quantized_form.h"
 #include "ops/quant/quant_attrs.h"
+#include "ops/quant/quant_op_names.h"
 #include "passes/pass.h"
 
 namespace cortexm {
-
-constexpr const char* kQuantize = "quantized_decomposed.quantize_per_tensor.default";
-constexpr const char* kDequantize = "quantized_decomposed.dequantize_per_tensor.default";
-constexpr const char* kDequantizePerChannel = "quantized_decomposed.dequantize_per_channel.default";
-constexpr const char* kCortexMQuantize = "cortex_m.quantize_per_tensor.default";
-constexpr const char* kCortexMDequantize = "cortex_m.dequantize_per_tensor.default";
 
 inline bool is_decomposed_dequantize(const std::string& op) {
   return op == kDequantize || op == kDequantizePerChannel;

@@ -13,15 +13,6 @@ namespace cortexm {
 
 namespace {
 
-bool folded(const Graph& graph, const Node& node) {
-  if (!takes_folded_form(OpRegistry::global().get(node.op))) return false;
-  for (ValueId v : node.inputs)
-    if (v != kNoValue && is_quantized(graph.value(v).info)) return true;
-  for (ValueId v : node.outputs)
-    if (is_quantized(graph.value(v).info)) return true;
-  return false;
-}
-
 // The float value to read in place of quantized value v, made before node `at` on first use.
 ValueId dequantized(Graph& graph, ValueId v, NodeId at, std::map<ValueId, ValueId>& cache) {
   auto it = cache.find(v);
@@ -62,7 +53,7 @@ ValueId dequantized(Graph& graph, ValueId v, NodeId at, std::map<ValueId, ValueI
 bool unfold_float_ops(Graph& graph, const TargetConfig&) {
   std::map<ValueId, ValueId> cache;
   return rewrite_nodes(graph, [&](NodeId id) {
-    if (!folded(graph, graph.node(id))) return false;
+    if (!is_in_folded_form(graph, graph.node(id))) return false;
     const std::vector<ValueId> inputs = graph.node(id).inputs;
     for (size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i] != kNoValue && is_quantized(graph.value(inputs[i]).info))

@@ -4,13 +4,11 @@
 #include <vector>
 
 #include "graph/errors.h"
+#include "ops/quant/quant_op_names.h"
 
 namespace cortexm::program {
 
 namespace {
-
-constexpr const char* kQuantize = "cortex_m.quantize_per_tensor.default";
-constexpr const char* kDequantize = "cortex_m.dequantize_per_tensor.default";
 
 bool is_int8_per_tensor(const TensorInfo& info) {
   return info.dtype == DType::kInt8 && info.qparams && !info.qparams->per_channel() &&
@@ -33,8 +31,8 @@ void quantize_input(Graph& graph, size_t index) {
   const TensorInfo quantized = graph.value(first).info;
   for (NodeId user : users) {
     const Node& node = graph.node(user);
-    if (node.op != kQuantize)
-      throw GraphError(what + " is read by '" + node.name + "' (" + node.op + "), not only by " + kQuantize +
+    if (node.op != kCortexMQuantize)
+      throw GraphError(what + " is read by '" + node.name + "' (" + node.op + "), not only by " + kCortexMQuantize +
                        ": use io='float', or quantize the graph so every op reading the input is quantized "
                        "(cortexm.check lists the float ops)");
     const TensorInfo& info = graph.value(node.outputs[0]).info;
@@ -63,8 +61,8 @@ ValueId dequantized_output(const Graph& graph, size_t index) {
   if (producer == kNoNode)
     throw GraphError(what + " is not computed by an op (a graph input or constant): use io='float'");
   const Node& node = graph.node(producer);
-  if (node.op != kDequantize)
-    throw GraphError(what + " is made by '" + node.name + "' (" + node.op + "), not by " + kDequantize +
+  if (node.op != kCortexMDequantize)
+    throw GraphError(what + " is made by '" + node.name + "' (" + node.op + "), not by " + kCortexMDequantize +
                      ": use io='float', or quantize the graph so the op making the output is quantized "
                      "(cortexm.check lists the float ops)");
   const ValueId quantized = node.inputs[0];

@@ -37,15 +37,8 @@ std::string fuse(Graph& graph, NodeId id) {
       !out.qparams || in.qparams->per_channel() || *in.qparams != *out.qparams)
     return "input and output are not both int8 or both int16 with the same per-tensor qparams";
   const QuantParams q = *out.qparams;
-  {
-    QuantizeParams p;
-    p.scale = static_cast<float>(q.scales[0]);
-    p.zero_point = static_cast<int32_t>(q.zero_points[0]);
-    p.quant_min = static_cast<int32_t>(q.quant_min);
-    p.quant_max = static_cast<int32_t>(q.quant_max);
-    p.dtype = dtype == DType::kInt16 ? QuantDtype::kInt16 : QuantDtype::kInt8;
-    if (!quantize_per_tensor_prepare(p).ok()) return "its qparams are not valid quantization qparams";
-  }
+  if (!quantize_per_tensor_prepare(quantize_params_of(q, dtype)).ok())
+    return "its qparams are not valid quantization qparams";
   // Walk back through single-reader views and clones to the producer.
   ValueId v = act.inputs[0];
   NodeId producer = kNoNode;
@@ -65,9 +58,9 @@ std::string fuse(Graph& graph, NodeId id) {
   if (p_out.dtype != dtype || !p_out.qparams || *p_out.qparams != q)
     return "its producer's output has another dtype or other qparams";
   const int64_t new_min =
-      std::max<int64_t>(int_attr(p, "activation_min"), convert::quantize_bound(a.lo, q, dtype));
+      std::max<int64_t>(int_attr(p, "activation_min"), quantize_scalar(a.lo, q, dtype));
   const int64_t new_max =
-      std::min<int64_t>(int_attr(p, "activation_max"), convert::quantize_bound(a.hi, q, dtype));
+      std::min<int64_t>(int_attr(p, "activation_max"), quantize_scalar(a.hi, q, dtype));
   if (new_min > new_max) return "its range does not meet the producer's";
   graph.set_attr(producer, "activation_min", new_min);
   graph.set_attr(producer, "activation_max", new_max);

@@ -69,6 +69,15 @@ void register_aten_constant_pad_nd(OpRegistry& registry) {
   s.inputs = {{"self"}};
   s.attrs = {{"pad", AttrKind::kInts}, {"value", AttrKind::kFloat, false, AttrValue(0.0)}};
   s.is_data_movement = true;
+  // On quantized data the pad value is the stored integer of the real one (0.0 when unset).
+  s.quantize_attrs = [](Attrs& attrs, const std::function<double(double)>& quantize) {
+    for (auto& [key, value] : attrs)
+      if (key == "value") {
+        value = quantize(std::get<double>(value));
+        return;
+      }
+    attrs.emplace_back("value", quantize(0.0));
+  };
   s.encode = [](program::ParamsBuilder& b, const NodeContext& node) {
     std::vector<int64_t> per_dim;  // (before, after) per dim, in dim order
     for (const auto& [before, after] : resolve(node, node.input(0).shape)) {

@@ -4,13 +4,13 @@
 // once) when the views, applied to x itself, keep its bytes in place and end in the second clone's
 // order (a size-1 dim inserted or removed between the layout changes, graph/layout.h).
 #include "graph/layout.h"
+#include "ops/data_movement/data_movement_op_names.h"
 #include "passes/pass.h"
 
 namespace cortexm {
 
 namespace {
 
-constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 
 bool same_order(const TensorInfo& a, const TensorInfo& b) {
   return a.effective_dim_order() == b.effective_dim_order();

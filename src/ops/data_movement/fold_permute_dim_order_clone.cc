@@ -5,12 +5,12 @@
 // kernel then has the bytes it started with, and the planner aliases the permute
 // (permute_keeps_bytes): no copy at a TFLite model's NHWC input or before its NHWC reshape.
 #include "passes/pass.h"
+#include "ops/data_movement/data_movement_op_names.h"
 
 namespace cortexm {
 
 namespace {
 
-constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 constexpr const char* kPermute = "aten.permute_copy.default";
 
 bool read_once(const Graph& graph, ValueId v) {

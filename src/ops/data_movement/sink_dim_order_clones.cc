@@ -19,13 +19,13 @@
 
 #include "graph/errors.h"
 #include "graph/layout.h"
+#include "ops/data_movement/data_movement_op_names.h"
 #include "passes/pass.h"
 
 namespace cortexm {
 
 namespace {
 
-constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 
 // Indices of the inputs that follow the layout of the consumer's output; empty: not a consumer
 // the pass moves clones past.

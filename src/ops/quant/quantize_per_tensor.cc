@@ -29,6 +29,7 @@ void register_quantize_per_tensor(OpRegistry& registry) {
   // in element order (kernels/src/quantize_per_tensor.cc), so int8 / int16 may narrow over the float.
   s.in_place_input = 0;
   s.in_place_narrowing = true;
+  s.folds_constant_inputs = true;
   register_with_cortex_m_twin(registry, "quantize_per_tensor", std::move(s), fb::KernelId_QuantizePerTensor);
 }
 

@@ -8,13 +8,12 @@
 #include <random>
 
 #include "cortexm/kernels/requantize.h"
+#include "ops/data_movement/data_movement_op_names.h"
 #include "pass_test_util.h"
 
 namespace cortexm::testing {
 
 constexpr const char* kConv = "aten.convolution.default";
-constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
-constexpr const char* kView = "aten.view_copy.default";
 constexpr const char* kQConv = "cortex_m.quantized_conv2d.default";
 constexpr const char* kQDepthwise = "cortex_m.quantized_depthwise_conv2d.default";
 

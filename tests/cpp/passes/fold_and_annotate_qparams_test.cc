@@ -243,5 +243,18 @@ TEST(FoldAndAnnotateQParams, ConstantPadQuantizesItsValue) {
   EXPECT_EQ(OpArgs(node.op, node.name, node.attrs).f("value"), 30.0);  // 5 + 0.5 / 0.02
 }
 
+// Without a value attribute it pads with the real 0.0: the zero point on int8.
+TEST(FoldAndAnnotateQParams, ConstantPadWithoutValuePadsWithTheZeroPoint) {
+  Graph g;
+  const ValueId x = g.add_input("x", float_info({1, 2, 3}));
+  const ValueId pad =
+      g.call("aten.constant_pad_nd.default", {qdq(g, x, 0.02, 5)}, {{"pad", std::vector<int64_t>{1, 2}}})[0];
+  g.set_outputs({qdq(g, pad, 0.02, 5)});
+
+  EXPECT_TRUE(run_and_compare(g, fold_and_annotate_qparams));
+  const Node& node = producer_of(g, pad);
+  EXPECT_EQ(OpArgs(node.op, node.name, node.attrs).f("value"), 5.0);
+}
+
 }  // namespace
 }  // namespace cortexm

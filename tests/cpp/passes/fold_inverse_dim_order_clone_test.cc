@@ -1,4 +1,5 @@
 #include "pass_test_util.h"
+#include "ops/data_movement/data_movement_op_names.h"
 
 namespace cortexm {
 namespace {
@@ -6,7 +7,6 @@ namespace {
 using testing::float_info;
 using testing::run_and_compare;
 
-constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 const std::vector<int64_t> kChannelsLast = {0, 2, 3, 1};
 const std::vector<int64_t> kContiguous = {0, 1, 2, 3};
 

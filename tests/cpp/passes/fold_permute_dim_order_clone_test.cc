@@ -1,6 +1,7 @@
 // FoldPermuteDimOrderClone: a clone next to a permute_copy folds into it, the same outputs; an
 // NHWC value permuted to NCHW in channels-last order keeps its bytes (the planner's alias).
 #include "graph/layout.h"
+#include "ops/data_movement/data_movement_op_names.h"
 #include "pass_test_util.h"
 
 namespace cortexm {
@@ -9,7 +10,6 @@ namespace {
 using testing::float_info;
 using testing::run_and_compare;
 
-constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 constexpr const char* kPermute = "aten.permute_copy.default";
 const std::vector<int64_t> kChannelsLast = {0, 2, 3, 1};
 const std::vector<int64_t> kContiguous = {0, 1, 2, 3};

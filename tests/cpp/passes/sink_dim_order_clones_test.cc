@@ -1,6 +1,7 @@
 // SinkDimOrderClones: clones to contiguous move past layout-agnostic consumers; with
 // FoldInverseDimOrderClone after it, the same int8 outputs with fewer nodes.
 #include "graph/layout.h"
+#include "ops/data_movement/data_movement_op_names.h"
 #include "pass_test_util.h"
 
 namespace cortexm {
@@ -8,7 +9,6 @@ namespace {
 
 using testing::run_and_compare;
 
-constexpr const char* kClone = "dim_order_ops._clone_dim_order.default";
 constexpr const char* kAct = "cortex_m.quantized_activation.default";
 const std::vector<int64_t> kChannelsLast = {0, 2, 3, 1};
 

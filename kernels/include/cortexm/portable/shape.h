@@ -28,6 +28,10 @@ Error make_shape(const int64_t* dims, int64_t rank, Shape* out, const char* argu
 // Checks rank in [0, 6] and extents >= 0 (with numel below 2^62 so byte counts do not overflow).
 Error check_shape(const Shape& shape, const char* argument);
 
+// `input` (N, C, H, W) with H, W set to out_h, out_w, checked as check_shape "output"; in *output
+// when not null.
+Error resized_output(const Shape& input, int64_t out_h, int64_t out_w, Shape* output);
+
 // Checks element_size is 1, 2, 4 or 8 bytes.
 Error check_element_size(int32_t element_size);
 
