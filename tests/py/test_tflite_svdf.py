@@ -117,3 +117,44 @@ def test_svdf_matches_tflm_on_qemu_m55():
         return cortexm.run_on_qemu(program, [x, state], "cortex-m55")
 
     run_both(svdf_model(np.random.default_rng(3700), state_zero_point=0), 0, steps=3, runner=on_qemu)
+
+
+def test_supported_operators_lists_the_new_ones():
+    assert {"SVDF", "TRANSPOSE_CONV"} <= set(cortexm.tflite.supported_operators())
+
+
+def _edit_params(d, kernel, field, value):
+    op = next(o for o in d["ops"] if o["kernel"] == kernel)
+    op["params"][field] = value
+
+
+@pytest.mark.parametrize("kernel,field,value,message", [
+    ("QuantizedSvdfOutput", "rank", 0, r"QuantizedSvdfOutput\): rank = 0: must be >= 1 and divide the filters"),
+    ("QuantizedSvdfOutput", "shift", 31, r"QuantizedSvdfOutput\): shift = 31: must be in \[-31, 30\]"),
+    ("QuantizedSvdfState", "memory", 0, r"QuantizedSvdfState\): state.shape\[1\] = \d+: must be filters \* memory"),
+    ("QuantizedSvdfState", "input_offset", 300, r"QuantizedSvdfState\): input_offset = 300: must be in"),
+])
+def test_hand_edited_svdf_params_are_refused_at_load(tmp_path, kernel, field, value, message):
+    from test_program import FLATC, from_json, load_bytes, to_json
+    if FLATC is None:
+        pytest.skip("flatc not installed")
+    model = svdf_model(np.random.default_rng(3800), state_zero_point=0)
+    program = cortexm.to_program(cortexm.lower(cortexm.from_tflite(model), "cortex-m55+int8"), io=program_io(model))
+    doc = to_json(program.data, tmp_path)
+    load_bytes(from_json(doc, tmp_path))  # the unedited round trip loads
+    _edit_params(doc, kernel, field, value)
+    with pytest.raises(ValueError, match=message):
+        load_bytes(from_json(doc, tmp_path))
+
+
+def test_svdf_rank_not_dividing_the_filters_is_malformed():
+    m = ModelBuilder()
+    x = m.tensor((1, 4), "INT8", 0.1, 0)
+    wf = m.tensor((3, 4), "INT8", 0.01, 0, np.ones((3, 4), np.int8))
+    wt = m.tensor((3, 2), "INT16", 0.001, 0, np.ones((3, 2), np.int16))
+    b = m.tensor((1,), "INT32", np.float32(np.float32(0.01) * np.float32(0.001)), 0, np.zeros(1, np.int32))
+    state = m.tensor((1, 6), "INT16", 0.01, 0, variable=True)
+    out = m.tensor((1, 1), "INT8", 0.1, 0)
+    m.operator("SVDF", [x, wf, wt, b, state], [out], S.OPTIONS_SVDF, {S.SVDF_RANK: ("i", 2)})
+    with pytest.raises(ValueError, match="operator 0 SVDF .*rank 2 does not divide the 3 filters"):
+        cortexm.from_tflite(m.build([x], [out]))
