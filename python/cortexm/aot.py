@@ -185,9 +185,10 @@ def parse_args(argv):
                    help="int8 weight rounding with --quantize (gptq: against the calibration inputs)")
     p.add_argument("--intermediates", "-i", help="directory for the exported, quantized and per-pass graphs")
     p.add_argument("--bundleio", action="store_true", help="bundle the example inputs and expected outputs")
-    p.add_argument("--io", choices=("float", "int8"), default=None,
-                   help="the program's inputs and outputs: float (quantized inside), or int8 without the boundary "
-                        "quantize / dequantize ops (scale and zero point in the program and the C header)")
+    p.add_argument("--io", choices=("float", "int8", "int16"), default=None,
+                   help="the program's inputs and outputs: float (quantized inside), or int8 (int16: int16 and int8) "
+                        "without the boundary quantize / dequantize ops (scale and zero point in the program and the "
+                        "C header)")
     p.add_argument("--arena-limit", type=int, metavar="BYTES",
                    help="largest arena allowed: above it, the first stages run patch by patch (the split and "
                         "patch grid with the fewest extra MACs that fit); an error when no plan fits")
@@ -246,8 +247,8 @@ def parse_args(argv):
         p.error("--activations, --fuse-magnitude and --weight-rounding need --quantize")
     if args.arena_limit is not None and args.arena_limit < 1:
         p.error(f"--arena-limit {args.arena_limit} must be >= 1")
-    if args.io == "int8" and not args.quantize:
-        p.error("--io int8 needs --quantize")
+    if args.io in ("int8", "int16") and not args.quantize:
+        p.error(f"--io {args.io} needs --quantize")
     if args.precision and not args.quantize:
         p.error("--precision needs --quantize")
     if args.count_instructions and args.precision != "auto":
@@ -434,10 +435,10 @@ def write_program(args, lowered, bundle_inputs) -> int:
         print(program.patch_plan)
     if args.bundleio:
         print(f"bundled {len(program.bundled())} input case(s) with expected outputs")
-    if args.io == "int8":
+    if args.io in ("int8", "int16"):
         for kind, specs in (("input", program.inputs), ("output", program.outputs)):
             for spec in specs:
-                print(f"{kind} {spec['name']!r}: int8, scale {spec['scale']!r}, zero point {spec['zero_point']}")
+                print(f"{kind} {spec['name']!r}: {spec.get('dtype', args.io)}, scale {spec['scale']!r}, zero point {spec['zero_point']}")
     print(f"wrote {args.output} ({len(program.data)} bytes)")
     if args.export_c:
         written = program.export_c(args.export_c, args.export_c_name)

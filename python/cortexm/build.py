@@ -33,7 +33,7 @@ def lowered_target(lowered: Graph) -> str | None:
     return targets.pop() if targets else None
 
 
-IO_KINDS = ("float", "int8")
+IO_KINDS = ("float", "int8", "int16")
 
 
 def _quantized_inputs(graph: Graph, int8_graph: Graph, arrays: list) -> list:
@@ -66,7 +66,9 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
     the int8 tensors the graph's boundary quantize / dequantize ops make and read (those ops are left
     out; a float bundled input is quantized by the graph's own quantize op); each input's and output's scale and zero point are in
     Program.inputs / outputs and export_c's header. ValueError names an input or output that is not
-    quantized at the boundary.
+    quantized at the boundary. "int16": the same for int16 tensors and int8 ones, each input and
+    output in the integer type the graph quantizes it to (a .tflite's own int16 boundary, or an
+    SVDF's int16 state beside int8 inputs: cortexm.tflite.program_io).
     arena_limit: bytes the arena may take: when the whole-tensor plan is larger, the stage before a
     split tensor runs patch by patch (cortexm.patches.fit: split and grid with the fewest extra
     MACs that fit); Program.patch_plan reports the arena, MAC overhead and plan. ValueError names
@@ -90,9 +92,9 @@ def to_program(lowered: Graph, *, target: str | _core.CortexMTargetConfig | None
         raise ValueError(f"to_program(target={target!r}): the graph was lowered for {recorded!r}; give that "
                          f"target (or none), or lower again for {target!r}")
     graph_as_given = lowered
-    if io == "int8":
+    if io in ("int8", "int16"):
         lowered = lowered.copy()
-        _core.make_io_int8(lowered)
+        (_core.make_io_int8 if io == "int8" else _core.make_io_int16)(lowered)
     _core.check_runnable(lowered)
     patch_plan = None
     if arena_limit is not None:

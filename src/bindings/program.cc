@@ -471,6 +471,9 @@ void bind_program(py::module_& m) {
   m.def("make_io_int8", [](const GraphPtr& g) { program::make_io_int8(*g); },
         "Makes the graph take and give int8 at its quantize / dequantize boundary (to_program's io='int8'); "
         "ValueError (GraphError) names an input or output that is not quantized there.");
+  m.def("make_io_int16", [](const GraphPtr& g) { program::make_io_int16(*g); },
+        "Makes the graph take and give int16 (and int8) at its quantize / dequantize boundary (to_program's "
+        "io='int16'); ValueError (GraphError) names an input or output that is not quantized there.");
   m.def("check_runnable", [](const GraphPtr& g) { program::check_runnable(*g); },
         "Raises NotImplementedError listing every node a program cannot run.");
   m.def("program_problems",

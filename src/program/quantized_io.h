@@ -13,4 +13,8 @@ namespace cortexm::program {
 // stay. Throws GraphError naming an input or output that is neither.
 void make_io_int8(Graph& graph);
 
+// to_program(io="int16"): the same for int16 boundaries, and int8 ones (a .tflite's own integer
+// types: 16x8 models, an int16 state beside int8 inputs and outputs).
+void make_io_int16(Graph& graph);
+
 }  // namespace cortexm::program

@@ -31,8 +31,9 @@ struct OpImpl;
 // UnaryParams gained the constants a, b, c and the UnaryFns from Clamp on. 4: the Argmax, Argmin,
 // FloatArgmax, FloatArgmin, FloatUpsampleBilinear2d and QuantizedUpsampleBilinear2d kernels.
 // 5: the 16x16 QuantizedConv2dS16W16 and QuantizedLinearS16W16 kernels. 6: the GroupNorm and
-// QuantizedGroupNorm kernels. 7: the QuantizedGroupNormS16 kernel.
-#define CORTEXM_SCHEMA_VERSION 7  // a macro too: the loader's message names it
+// QuantizedGroupNorm kernels. 7: the QuantizedGroupNormS16 kernel. 8: the QuantizedSvdfState and
+// QuantizedSvdfOutput kernels.
+#define CORTEXM_SCHEMA_VERSION 8  // a macro too: the loader's message names it
 #define CORTEXM_STRINGIFY_VALUE(x) #x
 #define CORTEXM_STRINGIFY(x) CORTEXM_STRINGIFY_VALUE(x)
 constexpr uint32_t kSchemaVersion = CORTEXM_SCHEMA_VERSION;

@@ -87,9 +87,9 @@ def test_float_bundled_inputs_are_quantized_by_the_graphs_own_quantize(ds_cnn):
     assert lowered.inputs[0].dtype == "float32" and lowered.outputs[0].dtype == "float32"  # the graph is untouched
 
 
-@pytest.mark.parametrize("io", ["INT8", "int16", "float32", "", None, 8])
+@pytest.mark.parametrize("io", ["INT8", "INT16", "int32", "float32", "", None, 8])
 def test_bad_io_values_are_refused_naming_the_argument(ds_cnn, io):
-    with pytest.raises(ValueError, match=rf"to_program: io = {repr(io)} must be one of 'float', 'int8'"):
+    with pytest.raises(ValueError, match=rf"to_program: io = {repr(io)} must be one of 'float', 'int8', 'int16'"):
         cortexm.to_program(ds_cnn[0], io=io)
 
 

@@ -1256,15 +1256,16 @@ def test_schema_versions_this_runtime_reads(real_program, tmp_path):
     """Version 2 added bias_includes_input_offset, version 3 the layer norm kernels, UnaryParams'
     constants and the float convolution / pool / matmul kernels, version 4 the argmax / argmin
     kernels, version 5 the 16x16 conv / linear kernels, version 6 the group norm kernels, version 7
-    the int16 group norm kernel: older files (which use none of them) still run the same; a version
+    the int16 group norm kernel, version 8 the SVDF kernels: older files (which use none of them)
+    still run the same; a version
     above this runtime's is refused rather than half understood."""
     program, _, inputs = real_program
     doc = to_json(program.data, tmp_path)
-    assert doc["schema_version"] == 7
-    for old in (1, 2, 3, 4, 5, 6):
+    assert doc["schema_version"] == 8
+    for old in (1, 2, 3, 4, 5, 6, 7):
         doc["schema_version"] = old
         old_outputs, outputs = load_bytes(from_json(doc, tmp_path)).run(*inputs), program.run(*inputs)
         assert [o.tobytes() for o in old_outputs] == [o.tobytes() for o in outputs]
-    doc["schema_version"] = 8
-    with pytest.raises(ValueError, match=r"schema_version = 8: is not a program format this runtime reads \(1 to 7\)"):
+    doc["schema_version"] = 9
+    with pytest.raises(ValueError, match=r"schema_version = 9: is not a program format this runtime reads \(1 to 8\)"):
         load_bytes(from_json(doc, tmp_path))

@@ -41,3 +41,29 @@ def int16_binary_model(rng, builtin):
 def test_int16_add_mul_match_tflm(builtin, seed):
     model = int16_binary_model(np.random.default_rng(2800 + seed + (100 if builtin == "MUL" else 0)), builtin)
     assert check(model, seed) == CASES
+
+
+def test_int16_boundary_program_takes_and_gives_int16():
+    """program_io is "int16" for an int16 file: the program takes and gives the file's integers
+    (to_program(io="int16")), where io="int8" names the int16 input."""
+    import cortexm
+    from cortexm.tflite import program_io
+
+    model = int16_binary_model(np.random.default_rng(2900), "ADD")
+    assert program_io(model) == "int16"
+    lowered = cortexm.lower(cortexm.from_tflite(model), "cortex-m55+int8")
+    program = cortexm.to_program(lowered, io="int16")
+    assert [s["dtype"] for s in (*program.inputs, *program.outputs)] == ["int16"] * 3
+    with pytest.raises(ValueError, match="io='int8': input 0 .* not to int8 with one scale"):
+        cortexm.to_program(lowered, io="int8")
+
+
+def test_io_int16_names_an_input_left_float():
+    import cortexm
+    from cortexm._core import Graph
+
+    g = Graph()
+    x = g.add_input("x", [2, 3], "float32")
+    g.outputs = [g.call("aten.relu.default", [x], {})]
+    with pytest.raises(ValueError, match="io='int16': input 0 'x' \\(float32\\) is read by 'relu.*' \\(aten.relu.default\\)"):
+        cortexm.to_program(g, io="int16")

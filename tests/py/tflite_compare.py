@@ -60,8 +60,10 @@ def random_input(rng, shape, dtype):
 
 def compare(model: bytes, cases: int, seed: int = 0, n_outputs: int = 1):
     """(cases compared, the lowered graph): cortexm's host program against TFLite Micro, byte for byte.
-    An int16 boundary (a float program, program_io) goes in as q * scale and comes back rounded."""
+    The program takes the file's integers (program_io "int8" / "int16"); in a float program
+    (program_io "float") an int16 boundary goes in as q * scale and comes back rounded."""
     lowered, program = cortexm_program(model)
+    integer_io = program_io(model) != "float"
     tflm = tflm_runner(model, n_outputs)
     parsed = parse(model, "model")
     ins = [parsed.tensors[i] for i in parsed.inputs]
@@ -70,13 +72,13 @@ def compare(model: bytes, cases: int, seed: int = 0, n_outputs: int = 1):
     for case in range(cases):
         inputs = [random_input(rng, t.shape, NUMPY[t.type]) for t in ins]
         want = tflm(inputs)
-        given = [x.astype(np.float32) * np.float32(t.quant.scales[0]) if t.type == "INT16" else x
+        given = [x.astype(np.float32) * np.float32(t.quant.scales[0]) if t.type == "INT16" and not integer_io else x
                  for x, t in zip(inputs, ins)]
         got = program.run(*given)
         got = list(got) if isinstance(got, (tuple, list)) else [got]
         for k, (g, w) in enumerate(zip(got, want)):
             g = np.asarray(g).reshape(w.shape)
-            if outs[k].type == "INT16":
+            if outs[k].type == "INT16" and not integer_io:
                 g = np.rint(g / np.float32(outs[k].quant.scales[0])).astype(np.int16)
             assert g.dtype == w.dtype, (case, k, g.dtype, w.dtype)
             if not np.array_equal(g, w):

@@ -115,7 +115,7 @@ class ModelBuilder:
         self.tensors, self.operators, self.buffers, self.codes = [], [], [Table({})], []
 
     def tensor(self, shape, ttype="INT8", scale=None, zero_point=None, data=None, axis=0, name=None,
-               buffer: int = 0) -> int:
+               buffer: int = 0, variable: bool = False) -> int:
         if data is not None:
             raw = np.ascontiguousarray(data).astype(np.dtype(S.NUMPY_DTYPES[ttype]).newbyteorder("<")).tobytes()
             self.buffers.append(Table({S.BUFFER_DATA: Vector("B", raw, align=16)}))
@@ -130,7 +130,8 @@ class ModelBuilder:
                            S.QUANT_QUANTIZED_DIMENSION: ("i", axis)})
         self.tensors.append(Table({S.TENSOR_SHAPE: Vector("i", list(shape)), S.TENSOR_TYPE: ("b", _TYPES[ttype]),
                                    S.TENSOR_BUFFER: ("I", buffer), S.TENSOR_NAME: name or f"t{len(self.tensors)}",
-                                   S.TENSOR_QUANTIZATION: quant}))
+                                   S.TENSOR_QUANTIZATION: quant,
+                                   S.TENSOR_IS_VARIABLE: ("B", 1) if variable else None}))
         return len(self.tensors) - 1
 
     def operator(self, builtin: str, inputs, outputs, options_type: int = 0, options: dict | None = None) -> None:

@@ -32,12 +32,15 @@ def from_tflite(source):
 def program_io(source) -> str:
     """The to_program io that gives the file's own input and output dtypes: "int8" when every
     input and output of the .tflite is int8 (the graph's boundary quantize / dequantize stand for
-    them), else "float" (its QUANTIZE / DEQUANTIZE are in the graph; an int16 boundary too: the
-    program then takes q * scale and gives float32 values that round back to the integers, as
-    to_program(io="int8") takes int8 only)."""
+    them), "int16" when they are int16 or int8 and one is int16 (a 16x8 model; an SVDF's int16 state,
+    a program input and output too), else "float" (its QUANTIZE / DEQUANTIZE are in the graph)."""
     data, name = model.read_source(source)
     m = model.parse(data, name)
-    return "int8" if all(m.tensors[i].type == "INT8" for i in (*m.inputs, *m.outputs)) else "float"
+    states = {i for op in m.operators for i in op.inputs if i >= 0 and m.tensors[i].is_variable}
+    types = {m.tensors[i].type for i in (*m.inputs, *m.outputs, *states)}
+    if types <= {"INT8"}:
+        return "int8"
+    return "int16" if types <= {"INT8", "INT16"} else "float"
 
 
 def supported_operators() -> list[str]:

@@ -101,3 +101,84 @@ def depthwise_conv_2d(ctx, op):
     weight = data[0].transpose(2, 0, 1)[:, None, :, :]
     _conv(ctx, op, weight, scales, zps, c_out, c_in, stride, dilation,
           padding_of(o, S.DW_PADDING), activation_of(o, S.DW_ACTIVATION))
+
+
+def _transpose_padding(padding: str, out_size: int, kernel: int, stride: int) -> int:
+    """The padding TFLite Micro's transpose conv crops before the first output row / column:
+    ComputePaddingHeightWidth run on the transpose conv's output size (C++ truncating division)."""
+    if stride < 1 or kernel < 1:
+        raise Malformed(f"stride {stride} and kernel {kernel} must be >= 1")
+    if padding == "SAME":
+        conv_out = (out_size + stride - 1) // stride
+    elif padding == "VALID":
+        conv_out = int((out_size + stride - kernel) / stride)
+    else:
+        raise Unsupported(f"padding {padding}")
+    return max((conv_out - 1) * stride + kernel - out_size, 0) // 2
+
+
+@tflite_op("TRANSPOSE_CONV")
+def transpose_conv(ctx, op):
+    """-> aten.convolution.default with transposed = True (int8, per-tensor or per-channel weights,
+    optional bias, fused activation): TFLite Micro scatters every input over its taps, crops
+    `padding` rows / columns before the output and keeps the output tensor's size. The graph's
+    convolution crops `padding` on both sides and adds output_padding at the end; when TFLite's
+    crop after the output is larger (SAME with an odd total), an int8 slice takes the extra row."""
+    o = ctx.options(S.OPTIONS_TRANSPOSE_CONV)
+    stride = (o.scalar(S.TRANSPOSE_CONV_STRIDE_H, "int32", "stride_h"),
+              o.scalar(S.TRANSPOSE_CONV_STRIDE_W, "int32", "stride_w"))
+    padding = padding_of(o, S.TRANSPOSE_CONV_PADDING)
+    activation = activation_of(o, S.TRANSPOSE_CONV_ACTIVATION)
+    bias_type = o.scalar(S.TRANSPOSE_CONV_QUANTIZED_BIAS_TYPE, "int8", "quantized_bias_type", 0)
+    if bias_type not in (0, 2):  # 0: the default, 2: INT32
+        raise Unsupported(f"quantized_bias_type {S.TENSOR_TYPES.get(bias_type, bias_type)} (int32 is imported)")
+    x_i, out_i = ctx.input_index(2), op.outputs[0]
+    x_t, out_t = ctx.tensor(x_i), ctx.tensor(out_i)
+    if (x_t.type, out_t.type) != ("INT8", "INT8"):
+        raise Unsupported(f"input {x_t.type} and output {out_t.type}: int8 transpose convolutions are imported")
+    if len(x_t.shape) != 4 or len(out_t.shape) != 4:
+        raise Malformed(f"input shape {list(x_t.shape)} and output shape {list(out_t.shape)} (NHWC expected)")
+    shape_t = ctx.tensor(ctx.input_index(0))
+    if shape_t.data is None or shape_t.data.size != 4 or shape_t.data.reshape(-1).tolist() != list(out_t.shape):
+        raise Unsupported(f"output_shape tensor {op.inputs[0]} is not a constant equal to the output's shape "
+                          f"{list(out_t.shape)}")
+    data, scales, zps = int8_weights(ctx, ctx.input_index(1), 0)
+    if data.ndim != 4:
+        raise Malformed(f"filter rank {data.ndim} (OHWI expected)")
+    c_out, kh, kw, c_in = data.shape
+    n, h, w, c = x_t.shape
+    if c != c_in or out_t.shape[3] != c_out or out_t.shape[0] != n:
+        raise Malformed(f"filter shape {list(data.shape)} does not fit input {list(x_t.shape)} and output "
+                        f"{list(out_t.shape)}")
+    if any(int(z) != 0 for z in zps):
+        raise Unsupported("weights with a nonzero zero point (TFLite's int8 transpose convolution takes "
+                          "symmetric weights)")
+    pads, output_padding, crop = [], [], []
+    for size, out_size, k, s in ((h, out_t.shape[1], kh, stride[0]), (w, out_t.shape[2], kw, stride[1])):
+        before = _transpose_padding(padding, out_size, k, s)
+        extent = (size - 1) * s + k - 2 * before  # the graph's convolution output, output_padding 0
+        if extent < 1 or out_size - extent >= s:
+            raise Unsupported(f"output size {out_size} for input size {size}, kernel {k}, stride {s} and "
+                              f"padding {before} (the scattered rows end {out_size - extent} before it)")
+        pads.append(before)
+        output_padding.append(max(out_size - extent, 0))
+        crop.append(out_size)
+    q_in = ctx.qparams(x_i)
+    s_in = q_in["scales"][0]
+    x = ctx.dequantized(x_i, "nchw")
+    weight = ctx.constant(op.inputs[1], data.transpose(3, 0, 1, 2), scales.tolist(), [0] * scales.size,
+                          1 if scales.size > 1 else None, "int8", -128, 127)
+    inputs = [x, weight]
+    bias = bias_data(ctx, op, 3, c_out)
+    if bias is not None:
+        inputs.append(bias_constant(ctx, op, 3, bias, [s_in * float(s) for s in scales.tolist()]))
+    y = ctx.g.call(CONVOLUTION, inputs, {"stride": list(stride), "padding": pads, "dilation": [1, 1],
+                                         "transposed": True, "output_padding": output_padding, "groups": 1},
+                   source=ctx.source())
+    out = ctx.quantize_output(out_i, y, "nchw", activation)
+    for dim, size in ((2, crop[0]), (3, crop[1])):
+        if out.shape[dim] != size:
+            out = ctx.g.call("aten.slice_copy.Tensor", [out], {"dim": dim, "start": 0, "end": size, "step": 1},
+                             source=ctx.source())
+    check_shape(ctx, out_i, out.shape, out_t.shape, "nchw")
+    ctx.set_value(out_i, out, "nchw")

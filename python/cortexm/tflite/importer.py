@@ -94,6 +94,7 @@ class Context:
         self.values: dict[int, dict[str, object]] = {}  # tensor -> {"file" | "nchw": Value}
         self.unavailable: set[int] = set()
         self.op = None
+        self.state_outputs: list = []  # the new states of stateful operators, after the file's outputs
 
     # --- tensors -------------------------------------------------------------------------------
     def tensor(self, i: int):
@@ -177,6 +178,30 @@ class Context:
         return self.g.call(DEQUANTIZE_PER_CHANNEL, [c], {"scales": scales, "zero_points": zps, "axis": axis,
                                                          "quant_min": qmin, "quant_max": qmax, "dtype": dtype},
                            source=self.source())
+
+    def state_input(self, i: int):
+        """Variable tensor i (a stateful operator's state, which TFLite Micro keeps between Invoke
+        calls) as a program input after the file's inputs: a float input behind a quantize to its
+        integers, as the file's inputs are."""
+        t = self.tensor(i)
+        if not t.is_variable:
+            raise Unsupported(f"state tensor {i} '{t.name}' is not a variable tensor")
+        if t.data is not None:
+            raise Unsupported(f"state tensor {i} '{t.name}' has initial data (TFLite Micro zeroes it)")
+        if i in self.values:
+            raise Unsupported(f"state tensor {i} '{t.name}' is read by two operators")
+        q = self.qparams(i)
+        x = self.g.add_input(f"state{len(self.state_outputs)}_{_safe(t.name)}", list(t.shape), "float32")
+        v = self.g.call(QUANTIZE, [x], {"scale": q["scales"][0], "zero_point": q["zero_points"][0],
+                                        "quant_min": q["quant_min"], "quant_max": q["quant_max"],
+                                        "dtype": t.type.lower()}, source=self.source())
+        self.set_value(i, v)
+        return v
+
+    def state_output(self, value) -> None:
+        """value (an integer value carrying its qparams) becomes the program output after the file's
+        outputs that the next run takes back as the state input of the same index."""
+        self.state_outputs.append(value)
 
     def source(self) -> str:
         return f"tflite operator {self.op.index} ({self.op.builtin})" if self.op else "tflite"
@@ -277,6 +302,11 @@ def build(model):
                                          "quant_min": q["quant_min"], "quant_max": q["quant_max"], "dtype": v.dtype},
                        source="tflite output")
         outs.append(v)
+    for v in ctx.state_outputs:
+        q = v.qparams
+        outs.append(g.call(DEQUANTIZE, [v], {"scale": q["scales"][0], "zero_point": q["zero_points"][0],
+                                             "quant_min": q["quant_min"], "quant_max": q["quant_max"],
+                                             "dtype": v.dtype}, source="tflite state output"))
     g.outputs = outs
     g.verify()
     return g

@@ -38,6 +38,7 @@ class Tensor:
     quant: Quantization | None
     data: np.ndarray | None  # constant data in shape, else None
     path: str
+    is_variable: bool = False  # a stateful operator's state, kept by TFLite Micro between Invoke calls
 
     def describe(self) -> str:
         return f"{self.type.lower()} {list(self.shape)}"
@@ -167,7 +168,8 @@ def parse(data: bytes, name: str) -> Model:
                     buf.fail(f"{t.path}.buffer = {b}",
                              f"holds {len(raw)} bytes where shape {list(shape)} of {ttype} needs {numel * itemsize}")
                 const = np.frombuffer(raw, dtype="<" + np.dtype(np_type).str[1:]).astype(np_type).reshape(shape)
-        model.tensors.append(Tensor(i, tname, ttype, shape, _quantization(buf, t, shape), const, t.path))
+        variable = bool(t.scalar(S.TENSOR_IS_VARIABLE, "bool", "is_variable", False))
+        model.tensors.append(Tensor(i, tname, ttype, shape, _quantization(buf, t, shape), const, t.path, variable))
     n = len(model.tensors)
     model.inputs = _indices(buf, sg, S.SUBGRAPH_INPUTS, "inputs", n, "tensors", False)
     model.outputs = _indices(buf, sg, S.SUBGRAPH_OUTPUTS, "outputs", n, "tensors", False)
