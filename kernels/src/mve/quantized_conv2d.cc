@@ -257,12 +257,16 @@ __attribute__((noinline)) void resident_column_channels(const Conv2dParams& p, c
   const int32x4_t offset = vdupq_n_s32(q.output_offset);
   const int32x4_t lo = vdupq_n_s32(q.activation_min), hi = vdupq_n_s32(q.activation_max);
   const int8_t* row = filter + int64_t{oc_begin} * length;
+  // In registers across the assembly, which clobbers memory (not reloaded from the params).
+  const int32_t* multipliers = q.multipliers;
+  const int32_t* shifts = q.shifts;
+  const int32_t output_offset = q.output_offset;
   int32_t oc = oc_begin;
   for (; oc_end - oc >= 4; oc += 4) {
     int32x4_t v = ResidentRows<K>::four(c, row, length);
     if (bias) v = vaddq_s32(v, vld1q_s32(bias + oc));
-    v = requantize(v, vld1q_s32(q.multipliers + oc), vld1q_s32(q.shifts + oc));
-    vstrbq_s32(out + oc, vminq_s32(vmaxq_s32(vaddq_s32(v, offset), lo), hi));
+    v = requantize(v, vld1q_s32(multipliers + oc), vld1q_s32(shifts + oc));
+    vstrbq_s32(out + oc, vminq_s32(vmaxq_s32(vaddq_n_s32(v, output_offset), lo), hi));
   }
   if (oc == oc_end) return;
   const int32_t count = oc_end - oc;
