@@ -229,6 +229,47 @@ CORTEXM_RESIDENT_ROWS(2)
 CORTEXM_RESIDENT_ROWS(3)
 CORTEXM_RESIDENT_ROWS(4)
 #undef CORTEXM_RESIDENT_ROWS
+
+// Rows of 17-32 taps, two pixels (columns c0 c1 and d0 d1): four rows' dot products with both,
+// each row's 2 chunks loaded once for the two (7 instructions per row), the sums of pixel 0 into
+// lanes of v0, of pixel 1 into v1 (lanes = rows). Rows 0 and 2, then 1 and 3, from two pointers:
+// a two-lane VMOV fills lanes 0 and 2 (the first register into lane 0), or 1 and 3.
+#define CORTEXM_PAIR_ROW(ptr)                                       \
+  "   vldrb.8     %q[w], [%[" ptr "]]\n"                             \
+  "   vmladav.s8  %[s0], %q[c0], %q[w]\n"                            \
+  "   vmladav.s8  %[t0], %q[d0], %q[w]\n"                            \
+  "   add         %[" ptr "], %[" ptr "], %[n]\n"                    \
+  "   vldrb.8     %q[w], [%[" ptr "], #-16]\n"                       \
+  "   vmladava.s8 %[s0], %q[c1], %q[w]\n"                            \
+  "   vmladava.s8 %[t0], %q[d1], %q[w]\n"
+#define CORTEXM_PAIR_ROW2(ptr)                                      \
+  "   vldrb.8     %q[w], [%[" ptr "]]\n"                             \
+  "   vmladav.s8  %[s2], %q[c0], %q[w]\n"                            \
+  "   vmladav.s8  %[t2], %q[d0], %q[w]\n"                            \
+  "   add         %[" ptr "], %[" ptr "], %[n]\n"                    \
+  "   vldrb.8     %q[w], [%[" ptr "], #-16]\n"                       \
+  "   vmladava.s8 %[s2], %q[c1], %q[w]\n"                            \
+  "   vmladava.s8 %[t2], %q[d1], %q[w]\n"
+inline void resident_pair_four(const int8x16_t (&c)[2], const int8x16_t (&d)[2], const int8_t*& p,
+                               int32_t n, int32x4_t& v0, int32x4_t& v1) {
+  const int8_t* p2;
+  int32_t s0, s2, t0, t2;
+  int8x16_t w;
+  __asm__("   add         %[p2], %[p], %[n], lsl #1\n"
+          CORTEXM_PAIR_ROW("p") CORTEXM_PAIR_ROW2("p2")
+          "   vmov        %q[v0][2], %q[v0][0], %[s0], %[s2]\n"
+          "   vmov        %q[v1][2], %q[v1][0], %[t0], %[t2]\n"
+          CORTEXM_PAIR_ROW("p") CORTEXM_PAIR_ROW2("p2")
+          "   vmov        %q[v0][3], %q[v0][1], %[s0], %[s2]\n"
+          "   vmov        %q[v1][3], %q[v1][1], %[t0], %[t2]\n"
+          "   mov         %[p], %[p2]\n"
+          : [p] "+r"(p), [p2] "=&r"(p2), [s0] "=&Te"(s0), [s2] "=&Te"(s2), [t0] "=&Te"(t0),
+            [t2] "=&Te"(t2), [w] "=&w"(w), [v0] "=&w"(v0), [v1] "=&w"(v1)
+          : [n] "r"(n), [c0] "w"(c[0]), [c1] "w"(c[1]), [d0] "w"(d[0]), [d1] "w"(d[1])
+          : "memory", "lr");
+}
+#undef CORTEXM_PAIR_ROW
+#undef CORTEXM_PAIR_ROW2
 #undef CORTEXM_COLUMNS2
 #undef CORTEXM_COLUMNS3
 #undef CORTEXM_COLUMNS4
@@ -279,6 +320,53 @@ __attribute__((noinline)) void resident_column_channels(const Conv2dParams& p, c
   vstrbq_p_s32(out + oc, vminq_s32(vmaxq_s32(vaddq_s32(v, offset), lo), hi), lanes);
 }
 
+// resident_column_channels<2> for two pixels (columns a and b, outputs out_a and out_b): each
+// filter chunk loaded once for both (resident_pair_four).
+__attribute__((noinline)) void resident_pair_channels(const Conv2dParams& p, const int8_t* filter,
+                                                      const int32_t* bias, const int8_t* a,
+                                                      const int8_t* b, int32_t oc_begin,
+                                                      int32_t oc_end, int8_t* out_a, int8_t* out_b) {
+  const ConvQuantParams& q = p.quant;
+  const int32_t length = p.filter.h * p.filter.w * p.filter.c;
+  const mve_pred16_t last = vpnot(vctp8q(static_cast<uint32_t>(32 - length)));
+  const int8x16_t c[2] = {vld1q_s8(a), vldrbq_z_s8(a + length - 16, last)};
+  const int8x16_t d[2] = {vld1q_s8(b), vldrbq_z_s8(b + length - 16, last)};
+  const int32x4_t lo = vdupq_n_s32(q.activation_min), hi = vdupq_n_s32(q.activation_max);
+  const int8_t* row = filter + int64_t{oc_begin} * length;
+  const int32_t* multipliers = q.multipliers;
+  const int32_t* shifts = q.shifts;
+  const int32_t output_offset = q.output_offset;
+  int32_t oc = oc_begin;
+  for (; oc_end - oc >= 4; oc += 4) {
+    int32x4_t va, vb;
+    resident_pair_four(c, d, row, length, va, vb);
+    if (bias) {
+      const int32x4_t channel_bias = vld1q_s32(bias + oc);
+      va = vaddq_s32(va, channel_bias);
+      vb = vaddq_s32(vb, channel_bias);
+    }
+    const int32x4_t m = vld1q_s32(multipliers + oc), sh = vld1q_s32(shifts + oc);
+    va = requantize(va, m, sh);
+    vb = requantize(vb, m, sh);
+    vstrbq_s32(out_a + oc, vminq_s32(vmaxq_s32(vaddq_n_s32(va, output_offset), lo), hi));
+    vstrbq_s32(out_b + oc, vminq_s32(vmaxq_s32(vaddq_n_s32(vb, output_offset), lo), hi));
+  }
+  if (oc == oc_end) return;
+  const int32_t count = oc_end - oc;
+  const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(count));
+  const int32x4_t channel_bias = bias ? vldrwq_z_s32(bias + oc, lanes) : vdupq_n_s32(0);
+  const int32x4_t m = vldrwq_z_s32(multipliers + oc, lanes), sh = vldrwq_z_s32(shifts + oc, lanes);
+  const auto last_channels = [&](const int8x16_t(&column)[2], int8_t* out) {
+    const int8_t* r = row;
+    int32_t sums[4] = {0, 0, 0, 0};
+    for (int32_t i = 0; i < count; ++i) sums[i] = ResidentRows<2>::one(column, r, length);
+    const int32x4_t v = requantize(vaddq_s32(vld1q_s32(sums), channel_bias), m, sh);
+    vstrbq_p_s32(out + oc, vminq_s32(vmaxq_s32(vaddq_n_s32(v, output_offset), lo), hi), lanes);
+  };
+  last_channels(c, out_a);
+  last_channels(d, out_b);
+}
+
 // Paths: the Conv2dPath bits whose code is built (a call on another path writes nothing).
 template <bool Folded, uint32_t Paths>
 void block_channels(int32_t count, const Conv2dParams& p, const int8_t* filter,
@@ -298,7 +386,12 @@ void block_channels(int32_t count, const Conv2dParams& p, const int8_t* filter,
   if constexpr (Folded) {
     const int32_t length = p.filter.h * p.filter.w * p.filter.c;
     if (length <= 16 * kMaxResidentChunks) {
-      for (int32_t j = 0; j < count; ++j) {
+      int32_t j = 0;
+      if (length <= 32)
+        for (; j + 2 <= count; j += 2)
+          resident_pair_channels(p, filter, bias, column[j], column[j + 1], oc_begin, oc_end,
+                                 out_block + j * p.filter.n, out_block + (j + 1) * p.filter.n);
+      for (; j < count; ++j) {
         int8_t* out = out_block + j * p.filter.n;
         switch ((length + 15) / 16) {
           case 2: resident_column_channels<2>(p, filter, bias, column[j], oc_begin, oc_end, out); break;
