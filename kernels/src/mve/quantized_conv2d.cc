@@ -3,12 +3,20 @@
 // the reference's adds; with bias_includes_input_offset the bias already holds off * sum w,
 // otherwise each filter row's sum is taken once per call. A 1x1 window without padding reads the
 // input rows in place (a matrix multiply over pixels); other windows gather up to 4 columns into
-// scratch with predicated vector copies. Per filter row the dot products with the block's columns
-// run in one tail-predicated loop (mve_dots.h: 10 instructions per 16 taps of 4 columns; columns
-// of at most 16 taps stay in registers across the channels); a last
-// block of 1-3 pixels takes 1-3 columns, no thrown-away products. The pixels of one output channel
-// are requantized together and scattered to the output. Written over its input
-// (quantized_conv2d_in_place_lag), a block's stores land only on the rows of the blocks before it.
+// scratch (DLSTP / LETP copies; a window inside the image one copy per kernel row). Blocks of up
+// to 4 pixels in raster order; per block, by filter row length (taps):
+// - at most 16: the columns stay in registers across the channels, one load and up to 4
+//   VMLADAV per channel, the block's pixels of one channel requantized together and scattered;
+// - bias folded, 17-64: a pixel's column stays in 2-4 registers (two pixels' at 17-32), the
+//   output channels pass 4 at a time (2 * chunks + 1 instructions per channel and pixel; 7 per
+//   channel of 2 pixels at 17-32), their sums requantized as one vector (lanes = channels);
+// - bias folded, longer: 2 pixels x 3 channels per pass over the rows (mve_block_dots.h, 11
+//   instructions per 96 MACs), each pixel's 3 sums requantized as one vector;
+// - bias not folded, longer than 16: per filter row one tail-predicated loop over the block's
+//   columns (mve_dots.h: 10 instructions per 16 taps of 4 columns), a last block of 1-3 pixels
+//   taking 1-3 columns, the pixels of one channel requantized together and scattered.
+// Written over its input (quantized_conv2d_in_place_lag), a block's stores land only on the rows
+// of the blocks before it.
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 2
