@@ -3,8 +3,9 @@
 // the reference's adds; with bias_includes_input_offset the bias already holds off * sum w,
 // otherwise each filter row's sum is taken once per call. A 1x1 window without padding reads the
 // input rows in place (a matrix multiply over pixels); other windows gather up to 4 columns into
-// scratch (DLSTP / LETP copies; a window inside the image one copy per kernel row). Blocks of up
-// to 4 pixels in raster order; per block, by filter row length (taps):
+// scratch (DLSTP / LETP copies; a window inside the image one copy per kernel row, a block in one
+// output row with all its windows inside without per-pixel window arithmetic). Blocks of up to 4
+// pixels in raster order; per block, by filter row length (taps):
 // - at most 16: the columns stay in registers across the channels, one load and up to 4
 //   VMLADAV per channel, the block's pixels of one channel requantized together and scattered;
 // - bias folded, 17-64: a pixel's column stays in 2-4 registers (two pixels' at 17-32), the
@@ -460,7 +461,43 @@ void quantized_conv2d_on_paths(const Conv2dParams& p, const int8_t* input, const
     for (int32_t group = 0; group < groups; ++group) {
       for (int32_t first = 0; first < pixels; first += kBlockPixels) {
         const int32_t count = pixels - first < kBlockPixels ? pixels - first : kBlockPixels;
+        // The block's output channels of this group from its columns.
+        const auto block_channels_for = [&](int32_t pixel_count, const int8_t* const* block_columns) {
+          int8_t* out_block = out_image + int64_t{first} * out_c;
+          const int32_t oc_begin = group * out_per_group, oc_end = oc_begin + out_per_group;
+          if (folded) {
+            if constexpr ((Paths & kConv2dFoldedBias) != 0)
+              block_channels<true, Paths>(pixel_count, p, filter, bias, block_columns, oc_begin, oc_end,
+                                          out_block, scatter);
+          } else {
+            if constexpr ((Paths & kConv2dUnfoldedBias) != 0)
+              block_channels<false, Paths>(pixel_count, p, filter, bias, block_columns, oc_begin, oc_end,
+                                           out_block, scatter);
+          }
+        };
         const int8_t* column[kBlockPixels];
+        if (!pointwise && contiguous_rows) {
+          // A block in one output row whose windows all lie inside the image: kernel-row copies
+          // from input pixels stride_w apart, no per-pixel window arithmetic.
+          const int32_t oy = first / out_w, ox = first - oy * out_w;
+          const int64_t y0 = int64_t{oy} * p.geometry.stride_h - p.geometry.padding.top;
+          const int64_t x0 = int64_t{ox} * p.geometry.stride_w - p.geometry.padding.left;
+          const int64_t x_last = x0 + int64_t{count - 1} * p.geometry.stride_w;
+          if (ox + count <= out_w && y0 >= 0 && y0 <= last_y0 && x0 >= 0 && x_last <= last_x0) {
+            const int8_t* src = image + (y0 * p.input.w + x0) * p.input.c;
+            const int64_t pixel_step = int64_t{p.geometry.stride_w} * p.input.c;
+            const int32_t kernel_h = p.filter.h;
+            for (int32_t j = 0; j < count; ++j, src += pixel_step) {
+              int8_t* dst = columns + j * length;
+              const int8_t* row = src;
+              for (int32_t kh = 0; kh < kernel_h; ++kh, row += row_step, dst += row_length)
+                copy_bytes(row, row_length, dst);
+              column[j] = columns + j * length;
+            }
+            block_channels_for(count, column);
+            continue;
+          }
+        }
         for (int32_t j = 0; j < count; ++j) {
           const int32_t oy = (first + j) / out_w, ox = (first + j) % out_w;
           if (pointwise) {
@@ -482,15 +519,7 @@ void quantized_conv2d_on_paths(const Conv2dParams& p, const int8_t* input, const
             column[j] = dst;
           }
         }
-        int8_t* out_block = out_image + int64_t{first} * out_c;
-        const int32_t oc_begin = group * out_per_group, oc_end = oc_begin + out_per_group;
-        if (folded) {
-          if constexpr ((Paths & kConv2dFoldedBias) != 0)
-            block_channels<true, Paths>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
-        } else {
-          if constexpr ((Paths & kConv2dUnfoldedBias) != 0)
-            block_channels<false, Paths>(count, p, filter, bias, column, oc_begin, oc_end, out_block, scatter);
-        }
+        block_channels_for(count, column);
       }
     }
   }
