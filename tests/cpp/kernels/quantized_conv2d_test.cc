@@ -391,6 +391,42 @@ TEST(QuantizedConv2d, RandomizedAwkwardCases) {
   }
 }
 
+// Channel counts of real layers, where the MVE variant's folded-bias paths split the work: rows of
+// 17-64 taps (a pixel's column in 2-4 registers, its last chunk the 16 bytes that end it, output
+// channels 4 at a time and 1-3 left), longer rows (2 pixels x 3 channels, 32 taps per loop
+// iteration, 1-31 taps left predicated; channel counts leaving 0, 1, 2 or 4; an odd last pixel),
+// windows inside the image gathered a kernel row at a time, windows over the padding, stride 2,
+// dilation. Each case runs with the bias unfolded and folded (Conv2dTester::Test).
+TEST(QuantizedConv2d, RandomizedRealChannelCounts) {
+  testing::RandomData rng(31);
+  const int32_t pointwise_in[] = {17, 24, 31, 32, 33, 40, 47, 48, 49, 63, 64, 65, 80, 96, 127, 128, 129, 144, 161};
+  const int32_t window_in[] = {1, 2, 3, 5, 7, 8, 16};
+  const int32_t outs[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 13, 16, 17};
+  for (int i = 0; i < 120; ++i) {
+    Conv2dTester t;
+    const int32_t out_c = outs[rng.uniform(0, 11)];
+    t.batch(rng.uniform(1, 2)).groups(1).input_size(rng.uniform(1, 6), rng.uniform(1, 7));
+    if (i % 2 == 0) {
+      t.channels(pointwise_in[rng.uniform(0, 18)], out_c).kernel(1, 1).padding(0, 0, 0, 0);
+      t.stride(rng.uniform(1, 2), rng.uniform(1, 2)).dilation(1, 1);
+    } else {
+      t.channels(window_in[rng.uniform(0, 6)], out_c).kernel(rng.uniform(1, 3), rng.uniform(2, 4));
+      t.stride(rng.uniform(1, 2), rng.uniform(1, 2));
+      t.dilation(i % 5 == 1 ? 2 : 1, i % 7 == 1 ? 2 : 1);
+      t.padding(rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0, 1));
+    }
+    t.zero_points(rng.uniform(-128, 127), rng.uniform(-128, 127))
+        .quant(i % 3 == 0 ? QuantMode::kExtreme : QuantMode::kRealistic)
+        .bias(BiasMode(rng.uniform(0, 2)))
+        .seed(uint32_t(1000 + i));
+    const int32_t lo = rng.uniform(-128, 60);
+    t.activation(lo, rng.uniform(lo, 127));
+    if (t.output_h() < 1 || t.output_w() < 1) t.input_size(7, 7).dilation(1, 1);
+    t.Test();
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 // Full-range biases: accumulators and folded biases wrap modulo 2^32; the folded kernel must wrap
 // exactly as the reference's bias + sum (x + input_offset) * w does, with padding on all sides.
 TEST(QuantizedConv2d, FoldedBiasWrapsLikeTheReference) {
