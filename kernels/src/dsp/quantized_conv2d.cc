@@ -88,6 +88,54 @@ inline void put_taps(int16_t* block, int32_t length, int32_t j, int32_t first, i
   for (; i < count; ++i) *tail++ = static_cast<int16_t>(value(i));
 }
 
+// put_taps for `count` consecutive taps from `first`: value(i) for the single taps, quad(i) for
+// the 4 taps i .. i + 3 of a whole quad, as the (x0, x2), (x1, x3) words it stores. Taps up to
+// the next quad boundary go one at a time, then whole quads (one word pair each), then the rest.
+template <typename Value, typename Quad>
+inline void put_runs(int16_t* block, int32_t length, int32_t j, int32_t first, int32_t count, Value value,
+                     Quad quad) {
+  const int32_t in_quads = length / 4 * 4;
+  const int32_t end = first + count;
+  int32_t head = (4 - first % 4) % 4;  // taps to the next quad boundary
+  if (head > count) head = count;
+  if (head > 0) put_taps(block, length, j, first, head, value);
+  int32_t k = first + head;
+  const int32_t quads_end = end < in_quads ? end / 4 * 4 : in_quads;
+  if (k < quads_end) {
+    uint32_t* dst = static_cast<uint32_t*>(__builtin_assume_aligned(quad_of(block, j) + 2 * k, 4));
+    for (int32_t i = k - first; k < quads_end; k += 4, i += 4, dst += 4) {
+      uint32_t lo, hi;
+      quad(i, lo, hi);
+      dst[0] = lo;
+      dst[1] = hi;
+    }
+  }
+  if (k < end) put_taps(block, length, j, k, end - k, [&value, k, first](int32_t i) { return value(i + k - first); });
+}
+
+// Taps [first, first + count) of column j of a block set to pad. Out of line, as copy_taps: a
+// gather calls them once per run of taps.
+__attribute__((noinline)) void fill_taps(int16_t* block, int32_t length, int32_t j, int32_t first, int32_t count,
+                                         int32_t pad) {
+  const uint32_t pads = splat16(pad);
+  put_runs(
+      block, length, j, first, count, [pad](int32_t) { return pad; },
+      [pads](int32_t, uint32_t& lo, uint32_t& hi) { lo = hi = pads; });
+}
+
+// Taps [first, first + count) of column j of a block from the input bytes src, plus offset.
+__attribute__((noinline)) void copy_taps(int16_t* block, int32_t length, int32_t j, int32_t first, int32_t count,
+                                         const int8_t* src, int32_t offset) {
+  const uint32_t offsets = splat16(offset);
+  put_runs(
+      block, length, j, first, count, [src, offset](int32_t i) { return src[i] + offset; },
+      [src, offsets](int32_t i, uint32_t& lo, uint32_t& hi) {
+        const uint32_t v = load_u32(src + i);
+        lo = sxtab16(offsets, v);
+        hi = sxtab16_ror8(offsets, v);
+      });
+}
+
 // Adds taps x0, x1 (of pixels 0 and 1) times weights a, b (of filter rows 0 and 1) to the sums
 // s<row><pixel>, modulo 2^32.
 inline void add_taps(int32_t x0, int32_t x1, int32_t a, int32_t b, int32_t& s00, int32_t& s01, int32_t& s10,
@@ -411,11 +459,10 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
   int16_t* const block = static_cast<int16_t*>(staging ? reinterpret_cast<void*>(staged_at) : scratch);
   int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
   const auto fill = [&](int16_t* at, int32_t count) {
-    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count, [pad](int32_t) { return pad; });
+    fill_taps(block, length, gathering, static_cast<int32_t>(at - block), count, pad);
   };
   const auto copy = [&](const int8_t* src, int32_t count, int16_t* at) {
-    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count,
-             [src, offset](int32_t i) { return src[i] + offset; });
+    copy_taps(block, length, gathering, static_cast<int32_t>(at - block), count, src, offset);
   };
 
   for (int32_t n = 0; n < p.input.n; ++n) {
