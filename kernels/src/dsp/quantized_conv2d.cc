@@ -548,11 +548,6 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
   const uintptr_t staged_at = (output_end - block_bytes) & ~uintptr_t{3};
   bool staging = pointwise && output_end - output_begin >= block_bytes && staged_at >= output_begin;
   int16_t* const block = static_cast<int16_t*>(staging ? reinterpret_cast<void*>(staged_at) : scratch);
-  // Gathered windows: 3 columns per block, one filter row at a time; below kThreeColumns taps
-  // (a first conv's few input channels) 2 columns by 2 filter rows, whose output stage costs less
-  // per output.
-  constexpr int32_t kThreeColumns = 64;
-  const int32_t cols = length >= kThreeColumns ? kGathered : kPixels;
   int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
   // Runs shorter than kShortRun taps (a first conv's few input channels) one tap at a time, inline:
   // the calls cost more than they save there.
@@ -560,16 +555,16 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
   const auto fill = [&](int16_t* at, int32_t count) {
     const int32_t first = static_cast<int32_t>(at - block);
     if (count < kShortRun)
-      put_taps(block, cols, length, gathering, first, count, [pad](int32_t) { return pad; });
+      put_taps(block, kGathered, length, gathering, first, count, [pad](int32_t) { return pad; });
     else
-      fill_taps(block, cols, length, gathering, first, count, pad);
+      fill_taps(block, kGathered, length, gathering, first, count, pad);
   };
   const auto copy = [&](const int8_t* src, int32_t count, int16_t* at) {
     const int32_t first = static_cast<int32_t>(at - block);
     if (count < kShortRun)
-      put_taps(block, cols, length, gathering, first, count, [src, offset](int32_t i) { return src[i] + offset; });
+      put_taps(block, kGathered, length, gathering, first, count, [src, offset](int32_t i) { return src[i] + offset; });
     else
-      copy_taps(block, cols, length, gathering, first, count, src, offset);
+      copy_taps(block, kGathered, length, gathering, first, count, src, offset);
   };
 
   for (int32_t n = 0; n < p.input.n; ++n) {
@@ -595,7 +590,7 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
           row = row_start;
         }
       };
-      if (!pointwise && cols == kGathered) {
+      if (!pointwise) {
         // Blocks of 3 pixels; the last block's missing columns repeat its last pixel.
         for (int32_t first = 0; first < pixels; first += kGathered) {
           const int32_t count = pixels - first < kGathered ? pixels - first : kGathered;
@@ -625,12 +620,7 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
           continue;
         }
         for (int32_t j = 0; j < count; ++j) {
-          if (pointwise) {
-            widen_row(row, length, offset, block, j);
-          } else {
-            gathering = j;
-            gather_column(p, image, group, oy, ox, block, fill, copy);
-          }
+          widen_row(row, length, offset, block, j);
           next_pixel();
         }
         block_outputs(stage, group_filter, length, BlockColumns{block}, count, first_oc, out_per_group, out0,
