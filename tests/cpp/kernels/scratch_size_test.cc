@@ -179,7 +179,7 @@ TEST(ScratchSize, RealLayers) {
   stem.geometry.stride_h = stem.geometry.stride_w = 2;
   stem.geometry.padding = Padding2d{1, 1, 1, 1};
   stem.output = quantized_conv2d_output_dims(stem);
-  expect_bytes(bytes(&quantized_conv2d_scratch_size, stem), {216, 108, 108});
+  expect_bytes(bytes(&quantized_conv2d_scratch_size, stem), {216, 162, 108});
 
   DepthwiseConv2dParams dw;  // 3x3 depthwise, 96 channels at 48x48
   dw.input = Dims4{1, 48, 48, 96};
