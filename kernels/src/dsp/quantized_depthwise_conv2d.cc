@@ -49,6 +49,27 @@ inline void sum4(const int8_t* x, const int8_t* w, int32_t rows, int32_t cols, i
   acc[3] = a3;
 }
 
+// sum4 for a window one tap wide (str_ww's 1-pixel-wide images): one loop over the rows, each tap
+// row_step input bytes and w_row_step filter bytes after the previous one (10 instructions per tap
+// and 4 channels, plus 2 for the loop).
+inline void sum4_column(const int8_t* x, const int8_t* w, int32_t rows, int32_t row_step, int32_t w_row_step,
+                        uint32_t offsets, int32_t* acc) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (int32_t r = rows; r > 0; --r, x += row_step, w += w_row_step) {
+    const uint32_t xv = load_u32(x), wv = load_u32(w);
+    const uint32_t x02 = sxtab16(offsets, xv), x13 = sxtab16_ror8(offsets, xv);
+    const uint32_t w02 = sxtb16(wv), w13 = sxtb16_ror8(wv);
+    a0 = smlabb(x02, w02, a0);
+    a2 = smlatt(x02, w02, a2);
+    a1 = smlabb(x13, w13, a1);
+    a3 = smlatt(x13, w13, a3);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
 // sum4 over Rows x Cols (2 or 3 each) valid taps of a 3x3 window with unit dilation and depth
 // multiplier 1, so that a tap's input and filter words are both `step` (the channel count) bytes
 // after the previous tap's; x and w point at the first valid tap. GCC keeps the 18 tap addresses
@@ -173,7 +194,9 @@ __attribute__((noinline)) void pixel_paired(const Stage& stage, const Window& wi
       case 1: sum4_3x3<2, 3>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
       case 0: sum4_3x3<2, 2>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
       default:
-        if (v.rows > 0 && v.cols > 0)
+        if (v.cols == 1 && v.rows > 0)
+          sum4_column(v.x + c, v.w + c, v.rows, t.row, t.w_row, offsets, sums);
+        else if (v.rows > 0 && v.cols > 0)
           sum4<0, 0>(v.x + c, v.w + c, v.rows, v.cols, t.row, t.tap, t.w_row, t.out_c, offsets, sums);
     }
     store4(sums, s, c, out);
