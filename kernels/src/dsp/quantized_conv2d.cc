@@ -1,21 +1,24 @@
-// DSP variant of quantized_conv2d: 2 output pixels at a time. Each pixel's receptive field becomes
-// an int16 column (input + input_offset, padded taps 0; with bias_includes_input_offset the input
-// as it is, padded taps -input_offset) whose full quads of taps are stored as
-// (x0, x2, x1, x3): SXTB16 of 4 filter bytes gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad
-// of one filter row against one column is two SMLADs. The 2 columns are interleaved quad by quad in
-// a block. The dot loop takes 2 filter rows by the 2 columns, 2 quads per pass, in inline assembly
-// (GCC spills its own): per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16
-// MACs. The output stage (its own function) splits each channel's shift once for both pixels and
-// clamps the 4 outputs of a pass in one word.
+// DSP variant of quantized_conv2d. Each pixel's receptive field becomes an int16 column (input +
+// input_offset, padded taps 0; with bias_includes_input_offset the input as it is, padded taps
+// -input_offset) whose full quads of taps are stored as (x0, x2, x1, x3): SXTB16 of 4 filter bytes
+// gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad of one filter row against one column is two
+// SMLADs. The columns of a block of pixels are interleaved quad by quad.
 //
-// A 1x1 window without padding needs no scratch (CMSIS-NN's 1x1 kernel takes none either): its
-// input rows are widened a word at a time (SXTAB16 adds the offset) into a block kept in the last
-// bytes of the output, which no output has reached yet; the pixels whose outputs reach those
-// bytes read their input rows in place (4 SXTB16 per quad more: 20 instructions per 16 MACs).
-// Written over its input (quantized_conv2d_in_place_lag), the output's last bytes lie over input
-// still to read: each block's columns then go word-aligned right after the block's outputs, below
-// its input rows (the lag leaves that room), in a loop of its own (pointwise_over_input).
-// Other windows gather their taps into the block in scratch.
+// A 1x1 window without padding: blocks of 2 pixels. The dot loop takes 2 filter rows by the 2
+// columns, 2 quads per pass, in inline assembly (GCC spills its own): per quad one LDM (the 4
+// column words), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16 MACs. The output stage (its own
+// function) splits each channel's shift once for both pixels and clamps the 4 outputs of a pass in
+// one word. It needs no scratch (CMSIS-NN's 1x1 kernel takes none either): its input rows are
+// widened a word at a time (SXTAB16 adds the offset) into a block kept in the last bytes of the
+// output, which no output has reached yet; the pixels whose outputs reach those bytes read their
+// input rows in place (4 SXTB16 per quad more: 20 instructions per 16 MACs). Written over its input
+// (quantized_conv2d_in_place_lag), the output's last bytes lie over input still to read: each
+// block's columns then go word-aligned right after the block's outputs, below its input rows (the
+// lag leaves that room), in a loop of its own (pointwise_over_input).
+//
+// Other windows (gathered): blocks of 3 pixels in scratch, each run of a window row's taps widened
+// a whole quad at a time, one filter row against the 3 columns at once (dot_3x1: 10 instructions
+// per 12 MACs).
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
@@ -183,10 +186,9 @@ __attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, 
   }
 #else
   // The same loop by hand, two quads per pass: 13 registers are live, and GCC's version spills
-  // (1.28 instructions per MAC); this one is 16 per quad (16 MACs) and 3 per pass.
+  // (1.28 instructions per MAC); this one is 15 per quad (16 MACs) and 3 per pass.
 #define CORTEXM_DSP_QUAD                                   \
-  "ldrd   %[x0], %[y0], [%[c]], #8\n\t"                    \
-  "ldrd   %[x1], %[y1], [%[c]], #8\n\t"                    \
+  "ldmia  %[c]!, {r0, r1, r2, r3}\n\t"                     \
   "ldr    %[v], [%[w0]], #4\n\t"                          \
   "sxtb16 %[t], %[v]\n\t"                                 \
   "sxtb16 %[v], %[v], ror #8\n\t"                         \
@@ -205,7 +207,12 @@ __attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, 
   [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11), [c] "+r"(c),            \
       [w0] "+r"(w0), [w1] "+r"(w1), [x0] "=&r"(x0), [y0] "=&r"(y0), [x1] "=&r"(x1),            \
       [y1] "=&r"(y1), [v] "=&r"(v), [t] "=&r"(t)
-  uint32_t x0, y0, x1, y1, v, t;
+  // LDM takes its registers in ascending order: the 4 column words are pinned to r0..r3.
+  register uint32_t x0 __asm__("r0");
+  register uint32_t y0 __asm__("r1");
+  register uint32_t x1 __asm__("r2");
+  register uint32_t y1 __asm__("r3");
+  uint32_t v, t;
   if ((length / 4) % 2)
     __asm__ volatile(CORTEXM_DSP_QUAD : CORTEXM_DSP_QUAD_OPERANDS : : "cc", "memory");
   if (c != end) {
