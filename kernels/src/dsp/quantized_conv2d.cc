@@ -118,14 +118,12 @@ inline void put_runs(int16_t* block, int32_t cols, int32_t length, int32_t j, in
     put_taps(block, cols, length, j, k, end - k, [&value, k, first](int32_t i) { return value(i + k - first); });
 }
 
-// Taps [first, first + count) of column j of a block set to pad. Out of line, as copy_taps: a
-// gather calls them once per run of taps.
+// Taps [first, first + count) of column j of a block set to pad, one at a time: padded taps are
+// the few at the edges, and their own quad loop would cost more flash than it saves. Out of line,
+// as copy_taps: a gather calls them once per run of taps.
 __attribute__((noinline)) void fill_taps(int16_t* block, int32_t cols, int32_t length, int32_t j, int32_t first,
                                          int32_t count, int32_t pad) {
-  const uint32_t pads = splat16(pad);
-  put_runs(
-      block, cols, length, j, first, count, [pad](int32_t) { return pad; },
-      [pads](int32_t, uint32_t& lo, uint32_t& hi) { lo = hi = pads; });
+  put_taps(block, cols, length, j, first, count, [pad](int32_t) { return pad; });
 }
 
 // Taps [first, first + count) of column j of a block from the input bytes src, plus offset.
@@ -560,11 +558,7 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
   // the calls cost more than they save there.
   constexpr int32_t kShortRun = 12;
   const auto fill = [&](int16_t* at, int32_t count) {
-    const int32_t first = static_cast<int32_t>(at - block);
-    if (count < kShortRun)
-      put_taps(block, kGathered, length, gathering, first, count, [pad](int32_t) { return pad; });
-    else
-      fill_taps(block, kGathered, length, gathering, first, count, pad);
+    if (count > 0) fill_taps(block, kGathered, length, gathering, static_cast<int32_t>(at - block), count, pad);
   };
   const auto copy = [&](const int8_t* src, int32_t count, int16_t* at) {
     const int32_t first = static_cast<int32_t>(at - block);
