@@ -180,16 +180,6 @@ inline Channel channel(const Stage& s, int32_t c) {
           right >= 2 ? int32_t{1} << (right - 2) : 0};
 }
 
-// requantized() of shifted = (sum + bias) << left for a right shift of 0 or 1 (rare): out of line,
-// so that the output stages inline only the common case.
-__attribute__((noinline)) inline int32_t requantized_small_right(int32_t shifted, const Channel& ch,
-                                                                 int32_t output_offset) {
-  const int32_t x = doubling_high_mult_no_sat(shifted, ch.multiplier);
-  const uint32_t remainder = wrap(x) & ch.mask;
-  const uint32_t threshold = (ch.mask >> 1) + (wrap(x) >> 31);
-  return wrapping_add((x >> ch.right) + (remainder > threshold ? 1 : 0), output_offset);
-}
-
 // requantize(sum + bias) + output_offset, not yet clamped.
 inline int32_t requantized(int32_t sum, const Channel& ch, const Stage& s) {
   const int32_t acc = static_cast<int32_t>(wrap(sum) + ch.bias);
@@ -206,7 +196,10 @@ inline int32_t requantized(int32_t sum, const Channel& ch, const Stage& s) {
     const int64_t total = static_cast<int64_t>(static_cast<uint64_t>(int64_t{shifted} * ch.multiplier) + start);
     return wrapping_add(static_cast<int32_t>(total >> 32) >> (ch.right - 1), s.output_offset);
   }
-  return requantized_small_right(shifted, ch, s.output_offset);
+  const int32_t x = doubling_high_mult_no_sat(shifted, ch.multiplier);
+  const uint32_t remainder = wrap(x) & ch.mask;
+  const uint32_t threshold = (ch.mask >> 1) + (wrap(x) >> 31);
+  return wrapping_add((x >> ch.right) + (remainder > threshold ? 1 : 0), s.output_offset);
 }
 
 // 4 requantized values saturated to int8 and packed (v0 in byte 0), then clamped to the
