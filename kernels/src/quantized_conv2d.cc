@@ -251,14 +251,14 @@ CORTEXM_PREPARE_STEP Error quantized_conv2d_prepare(const Conv2dParams& p) {
   return validate_grouped_conv(p.quant, p.geometry, p.input, p.filter, p.output);
 }
 
-// Scalar: 4 int16 columns. DSP: 2 int16 columns. MVE: 4 int8 columns. None for a 1x1 window
+// Scalar: 4 int16 columns. DSP: 3 int16 columns. MVE: 4 int8 columns. None for a 1x1 window
 // without padding: scalar and MVE read it in place, DSP keeps its columns in the output.
 size_t quantized_conv2d_scratch_size(const Conv2dParams& p, Isa isa) {
   if (p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
   const size_t length = static_cast<size_t>(conv_column_length(p));
   if (is_pointwise(p)) return 0;
   if (isa == Isa::kMve) return kConvBlockPixels * length;
-  if (isa == Isa::kDsp) return sizeof(int16_t) * 2 * length;
+  if (isa == Isa::kDsp) return sizeof(int16_t) * 3 * length;
   return sizeof(int16_t) * kConvBlockPixels * length;
 }
 

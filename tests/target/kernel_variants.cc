@@ -402,16 +402,20 @@ Tally test_depthwise(Rng& r, int32_t cases, Print print, Tally* in_place, Tally*
   for (int32_t i = 0; i < cases;) {
     DepthwiseConv2dParams p;
     // Multiplier 1 mostly; 2-3; 4-9 (groups of 4 outputs of one input); one input channel with
-    // many outputs (DS-CNN's first layer lowered as depthwise).
-    const int32_t shape = r.uniform(0, 9);
-    p.depth_multiplier = shape < 6 ? 1 : shape == 6 ? r.uniform(2, 3) : shape < 9 ? r.uniform(4, 9) : r.uniform(8, 64);
-    const int32_t in_c = shape == 9 ? 1 : r.chance(25) ? r.uniform(16, 100) : r.uniform(1, 21);
-    p.input = Dims4{r.uniform(1, 2), r.uniform(1, 10), r.uniform(1, 10), in_c};
+    // many outputs (DS-CNN's first layer lowered as depthwise); a 1-pixel-wide image under a
+    // one-column filter up to 15 tall (str_ww's depthwise convs; channels mostly a multiple of 4).
+    const int32_t shape = r.uniform(0, 11);
+    const bool column = shape >= 10;
+    p.depth_multiplier = shape < 6 || column ? 1 : shape == 6 ? r.uniform(2, 3) : shape < 9 ? r.uniform(4, 9) : r.uniform(8, 64);
+    const int32_t in_c = column ? (r.chance(80) ? 4 * r.uniform(1, 12) : r.uniform(1, 21))
+                         : shape == 9 ? 1 : r.chance(25) ? r.uniform(16, 100) : r.uniform(1, 21);
+    p.input = Dims4{r.uniform(1, 2), column ? r.uniform(1, 24) : r.uniform(1, 10), column ? 1 : r.uniform(1, 10), in_c};
     const int32_t sizes[] = {3, 3, 3, 1, 2, 5};
-    const bool square3 = r.chance(50);
-    p.filter = Dims4{1, square3 ? 3 : sizes[r.uniform(0, 5)], square3 ? 3 : sizes[r.uniform(0, 5)],
-                     in_c * p.depth_multiplier};
+    const bool square3 = !column && r.chance(50);
+    p.filter = Dims4{1, column ? r.uniform(1, 15) : square3 ? 3 : sizes[r.uniform(0, 5)],
+                     column ? 1 : square3 ? 3 : sizes[r.uniform(0, 5)], in_c * p.depth_multiplier};
     geometry(r, &p.geometry, false);
+    if (column && r.chance(70)) p.geometry.padding.left = p.geometry.padding.right = 0;
     if (r.chance(30)) p.geometry.padding = Padding2d{};
     p.output = quantized_depthwise_conv2d_output_dims(p);
     if (p.output.h < 1 || p.output.w < 1) continue;

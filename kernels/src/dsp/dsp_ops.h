@@ -168,20 +168,35 @@ struct Stage {
 struct Channel {
   uint32_t bias;
   int32_t multiplier, left, right;
-  uint32_t mask;  // 2^right - 1
+  uint32_t mask;      // 2^right - 1
+  int32_t nudge_top;  // 2^(right - 2) for right >= 2: the rounding of the divide, in the top word
 };
 
 inline Channel channel(const Stage& s, int32_t c) {
   const int32_t shift = s.shifts[c];
   const int32_t left = shift & ~(shift >> 31);  // max(shift, 0), without a branch
   const int32_t right = left - shift;
-  return {s.bias ? wrap(s.bias[c]) : 0u, s.multipliers[c], left, right, (uint32_t{1} << right) - 1u};
+  return {s.bias ? wrap(s.bias[c]) : 0u, s.multipliers[c], left, right, (uint32_t{1} << right) - 1u,
+          right >= 2 ? int32_t{1} << (right - 2) : 0};
 }
 
 // requantize(sum + bias) + output_offset, not yet clamped.
 inline int32_t requantized(int32_t sum, const Channel& ch, const Stage& s) {
   const int32_t acc = static_cast<int32_t>(wrap(sum) + ch.bias);
-  const int32_t x = doubling_high_mult_no_sat(static_cast<int32_t>(wrap(acc) << ch.left), ch.multiplier);
+  const int32_t shifted = static_cast<int32_t>(wrap(acc) << ch.left);
+  if (ch.right >= 2) {
+    // Both roundings in one 64-bit multiply-accumulate: with A = shifted * multiplier + 2^30 (the
+    // high multiply's x = floor(A / 2^31)) and sign = -1 when x < 0, the divide is
+    // floor((x + 2^(right - 1) + sign) / 2^right) = floor((A + 2^(30 + right) + sign 2^31) / 2^(31 + right)),
+    // the top word of that sum shifted right by right - 1. The multiplier is in [0, 2^31), so the
+    // product's sign stands for x's: they differ only when x = 0, which no rounding moves.
+    const int32_t sign = (shifted ^ ch.multiplier) >> 31;
+    const uint32_t low = 0x40000000u + (wrap(sign) << 31);
+    const uint64_t start = uint64_t{wrap(ch.nudge_top + sign)} << 32 | low;
+    const int64_t total = static_cast<int64_t>(static_cast<uint64_t>(int64_t{shifted} * ch.multiplier) + start);
+    return wrapping_add(static_cast<int32_t>(total >> 32) >> (ch.right - 1), s.output_offset);
+  }
+  const int32_t x = doubling_high_mult_no_sat(shifted, ch.multiplier);
   const uint32_t remainder = wrap(x) & ch.mask;
   const uint32_t threshold = (ch.mask >> 1) + (wrap(x) >> 31);
   return wrapping_add((x >> ch.right) + (remainder > threshold ? 1 : 0), s.output_offset);

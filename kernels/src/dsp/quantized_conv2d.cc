@@ -1,21 +1,24 @@
-// DSP variant of quantized_conv2d: 2 output pixels at a time. Each pixel's receptive field becomes
-// an int16 column (input + input_offset, padded taps 0; with bias_includes_input_offset the input
-// as it is, padded taps -input_offset) whose full quads of taps are stored as
-// (x0, x2, x1, x3): SXTB16 of 4 filter bytes gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad
-// of one filter row against one column is two SMLADs. The 2 columns are interleaved quad by quad in
-// a block. The dot loop takes 2 filter rows by the 2 columns, 2 quads per pass, in inline assembly
-// (GCC spills its own): per quad 2 LDRDs (columns), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16
-// MACs. The output stage (its own function) splits each channel's shift once for both pixels and
-// clamps the 4 outputs of a pass in one word.
+// DSP variant of quantized_conv2d. Each pixel's receptive field becomes an int16 column (input +
+// input_offset, padded taps 0; with bias_includes_input_offset the input as it is, padded taps
+// -input_offset) whose full quads of taps are stored as (x0, x2, x1, x3): SXTB16 of 4 filter bytes
+// gives (w0, w2) and SXTB16 ROR #8 (w1, w3), so a quad of one filter row against one column is two
+// SMLADs. The columns of a block of pixels are interleaved quad by quad.
 //
-// A 1x1 window without padding needs no scratch (CMSIS-NN's 1x1 kernel takes none either): its
-// input rows are widened a word at a time (SXTAB16 adds the offset) into a block kept in the last
-// bytes of the output, which no output has reached yet; the pixels whose outputs reach those
-// bytes read their input rows in place (4 SXTB16 per quad more: 20 instructions per 16 MACs).
-// Written over its input (quantized_conv2d_in_place_lag), the output's last bytes lie over input
-// still to read: each block's columns then go word-aligned right after the block's outputs, below
-// its input rows (the lag leaves that room), in a loop of its own (pointwise_over_input).
-// Other windows gather their taps into the block in scratch.
+// A 1x1 window without padding: blocks of 2 pixels. The dot loop takes 2 filter rows by the 2
+// columns, 2 quads per pass, in inline assembly (GCC spills its own): per quad one LDM (the 4
+// column words), 2 LDRs (weights), 4 SXTB16, 8 SMLADs for 16 MACs. The output stage (its own
+// function) splits each channel's shift once for both pixels and clamps the 4 outputs of a pass in
+// one word. It needs no scratch (CMSIS-NN's 1x1 kernel takes none either): its input rows are
+// widened a word at a time (SXTAB16 adds the offset) into a block kept in the last bytes of the
+// output, which no output has reached yet; the pixels whose outputs reach those bytes read their
+// input rows in place (4 SXTB16 per quad more: 20 instructions per 16 MACs). Written over its input
+// (quantized_conv2d_in_place_lag), the output's last bytes lie over input still to read: each
+// block's columns then go word-aligned right after the block's outputs, below its input rows (the
+// lag leaves that room), in a loop of its own (pointwise_over_input).
+//
+// Other windows (gathered): blocks of 3 pixels in scratch, each run of a window row's taps widened
+// a whole quad at a time, one filter row against the 3 columns at once (dot_3x1: 10 instructions
+// per 12 MACs).
 #include "variants.h"
 
 #if CORTEXM_BUILT_ISA == 1
@@ -39,12 +42,13 @@ inline void load_pair(const int16_t* p, uint32_t& lo, uint32_t& hi) {
   hi = static_cast<uint32_t>(v >> 32);
 }
 
-// The columns of 2 pixels share one block of scratch, interleaved by quads so that one pointer
-// walks both: quad q of column j at int16 index 8q + 4j, in (x0, x2, x1, x3) order; then the
-// length % 4 leftover taps of column 0, then those of column 1.
+// The columns of `cols` pixels (2, or 3 for gathered windows) share one block of scratch,
+// interleaved by quads so that one pointer walks them all: quad q of column j at int16 index
+// 4 cols q + 4j, in (x0, x2, x1, x3) order; then the length % 4 leftover taps of column 0, then
+// those of column 1, ...
 inline int16_t* quad_of(int16_t* block, int32_t j) { return block + 4 * j; }
-inline int16_t* tail_of(int16_t* block, int32_t length, int32_t j) {
-  return block + 2 * (length / 4 * 4) + j * (length % 4);
+inline int16_t* tail_of(int16_t* block, int32_t cols, int32_t length, int32_t j) {
+  return block + cols * (length / 4 * 4) + j * (length % 4);
 }
 
 // Widens `length` input bytes into column j of a block.
@@ -58,34 +62,81 @@ inline void widen_row(const int8_t* __restrict src, int32_t length, int32_t offs
     const uint64_t pair = sxtab16(offsets, v) | uint64_t{sxtab16_ror8(offsets, v)} << 32;
     std::memcpy(dst, &pair, sizeof(pair));
   }
-  int16_t* tail = tail_of(block, length, j);
+  int16_t* tail = tail_of(block, kPixels, length, j);
   for (int32_t k = 0; k < length % 4; ++k) tail[k] = static_cast<int16_t>(src[k] + offset);
 }
 
 // Writes taps [first, first + count) of column j of a block, tap k's value being value(i) for
 // i = k - first: the quads' taps at their reordered places, then the leftover taps.
 template <typename Value>
-inline void put_taps(int16_t* block, int32_t length, int32_t j, int32_t first, int32_t count,
+inline void put_taps(int16_t* block, int32_t cols, int32_t length, int32_t j, int32_t first, int32_t count,
                      Value value) {
   constexpr int32_t kPlace[4] = {0, 2, 1, 3};  // (x0, x2, x1, x3)
   const int32_t in_quads = length / 4 * 4;
   int32_t i = 0;
   int32_t k = first;
   if (k < in_quads) {
-    int16_t* quad = quad_of(block, j) + 8 * (k / 4);
+    int16_t* quad = quad_of(block, j) + 4 * cols * (k / 4);
     int32_t lane = k % 4;
     const int32_t quad_taps = (first + count < in_quads ? first + count : in_quads) - first;
     for (; i < quad_taps; ++i) {
       quad[kPlace[lane]] = static_cast<int16_t>(value(i));
       if (++lane == 4) {
         lane = 0;
-        quad += 8;
+        quad += 4 * cols;
       }
     }
     k += quad_taps;
   }
-  int16_t* tail = tail_of(block, length, j) + (k - in_quads);
+  int16_t* tail = tail_of(block, cols, length, j) + (k - in_quads);
   for (; i < count; ++i) *tail++ = static_cast<int16_t>(value(i));
+}
+
+// put_taps for `count` consecutive taps from `first`: value(i) for the single taps, quad(i) for
+// the 4 taps i .. i + 3 of a whole quad, as the (x0, x2), (x1, x3) words it stores. Taps up to
+// the next quad boundary go one at a time, then whole quads (one word pair each), then the rest.
+template <typename Value, typename Quad>
+inline void put_runs(int16_t* block, int32_t cols, int32_t length, int32_t j, int32_t first, int32_t count,
+                     Value value, Quad quad) {
+  const int32_t in_quads = length / 4 * 4;
+  const int32_t end = first + count;
+  int32_t head = (4 - first % 4) % 4;  // taps to the next quad boundary
+  if (head > count) head = count;
+  if (head > 0) put_taps(block, cols, length, j, first, head, value);
+  int32_t k = first + head;
+  const int32_t quads_end = end < in_quads ? end / 4 * 4 : in_quads;
+  if (k < quads_end) {
+    uint32_t* dst = static_cast<uint32_t*>(__builtin_assume_aligned(quad_of(block, j) + cols * k, 4));
+    for (int32_t i = k - first; k < quads_end; k += 4, i += 4, dst += 2 * cols) {
+      uint32_t lo, hi;
+      quad(i, lo, hi);
+      dst[0] = lo;
+      dst[1] = hi;
+    }
+  }
+  if (k < end)
+    put_taps(block, cols, length, j, k, end - k, [&value, k, first](int32_t i) { return value(i + k - first); });
+}
+
+// Taps [first, first + count) of column j of a block set to pad, one at a time: padded taps are
+// the few at the edges, and their own quad loop would cost more flash than it saves. Out of line,
+// as copy_taps: a gather calls them once per run of taps.
+__attribute__((noinline)) void fill_taps(int16_t* block, int32_t cols, int32_t length, int32_t j, int32_t first,
+                                         int32_t count, int32_t pad) {
+  put_taps(block, cols, length, j, first, count, [pad](int32_t) { return pad; });
+}
+
+// Taps [first, first + count) of column j of a block from the input bytes src, plus offset.
+__attribute__((noinline)) void copy_taps(int16_t* block, int32_t cols, int32_t length, int32_t j, int32_t first,
+                                         int32_t count, const int8_t* src, int32_t offset) {
+  const uint32_t offsets = splat16(offset);
+  put_runs(
+      block, cols, length, j, first, count, [src, offset](int32_t i) { return src[i] + offset; },
+      [src, offsets](int32_t i, uint32_t& lo, uint32_t& hi) {
+        const uint32_t v = load_u32(src + i);
+        lo = sxtab16(offsets, v);
+        hi = sxtab16_ror8(offsets, v);
+      });
 }
 
 // Adds taps x0, x1 (of pixels 0 and 1) times weights a, b (of filter rows 0 and 1) to the sums
@@ -133,10 +184,9 @@ __attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, 
   }
 #else
   // The same loop by hand, two quads per pass: 13 registers are live, and GCC's version spills
-  // (1.28 instructions per MAC); this one is 16 per quad (16 MACs) and 3 per pass.
+  // (1.28 instructions per MAC); this one is 15 per quad (16 MACs) and 3 per pass.
 #define CORTEXM_DSP_QUAD                                   \
-  "ldrd   %[x0], %[y0], [%[c]], #8\n\t"                    \
-  "ldrd   %[x1], %[y1], [%[c]], #8\n\t"                    \
+  "ldmia  %[c]!, {r0, r1, r2, r3}\n\t"                     \
   "ldr    %[v], [%[w0]], #4\n\t"                          \
   "sxtb16 %[t], %[v]\n\t"                                 \
   "sxtb16 %[v], %[v], ror #8\n\t"                         \
@@ -155,7 +205,12 @@ __attribute__((always_inline)) inline void dot_2x2(const int8_t* __restrict w0, 
   [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11), [c] "+r"(c),            \
       [w0] "+r"(w0), [w1] "+r"(w1), [x0] "=&r"(x0), [y0] "=&r"(y0), [x1] "=&r"(x1),            \
       [y1] "=&r"(y1), [v] "=&r"(v), [t] "=&r"(t)
-  uint32_t x0, y0, x1, y1, v, t;
+  // LDM takes its registers in ascending order: the 4 column words are pinned to r0..r3.
+  register uint32_t x0 __asm__("r0");
+  register uint32_t y0 __asm__("r1");
+  register uint32_t x1 __asm__("r2");
+  register uint32_t y1 __asm__("r3");
+  uint32_t v, t;
   if ((length / 4) % 2)
     __asm__ volatile(CORTEXM_DSP_QUAD : CORTEXM_DSP_QUAD_OPERANDS : : "cc", "memory");
   if (c != end) {
@@ -188,7 +243,7 @@ inline int32_t dot_1x1(const int8_t* __restrict w, int32_t length, const int16_t
     s = smlad(sxtb16(a), x, s);
     s = smlad(sxtb16_ror8(a), y, s);
   }
-  const int16_t* tail = tail_of(const_cast<int16_t*>(block), length, j);
+  const int16_t* tail = tail_of(const_cast<int16_t*>(block), kPixels, length, j);
   for (int32_t k = 0; k < length % 4; ++k) s = static_cast<int32_t>(wrap(s) + wrap(tail[k] * w[k]));
   return s;
 }
@@ -348,6 +403,95 @@ __attribute__((noinline)) void block_outputs(const Stage& stage, const int8_t* w
   }
 }
 
+// Gathered windows take blocks of kGathered pixels and one filter row at a time: each quad of
+// weights is widened once for 3 columns (per quad one LDR, 2 SXTB16, one LDM of the 3 columns'
+// 6 words, 6 SMLADs: 10 instructions for 12 MACs).
+constexpr int32_t kGathered = 3;
+
+// sums[j]: filter row w against the 3 columns of a block (kGathered columns).
+__attribute__((always_inline)) inline void dot_3x1(const int8_t* __restrict w, int32_t length,
+                                                   const int16_t* __restrict block, int32_t (&sums)[kGathered]) {
+  int32_t s0 = 0, s1 = 0, s2 = 0;
+  const int16_t* c = block;
+  const int32_t quads = length / 4;
+#if defined(CORTEXM_EMULATE_DSP)
+  for (int32_t i = 0; i < quads; ++i, c += 4 * kGathered, w += 4) {
+    uint32_t x0, y0, x1, y1, x2, y2;
+    load_pair(c, x0, y0);
+    load_pair(c + 4, x1, y1);
+    load_pair(c + 8, x2, y2);
+    const uint32_t a = load_u32(w);
+    const uint32_t even = sxtb16(a), odd = sxtb16_ror8(a);
+    s0 = smlad(odd, y0, smlad(even, x0, s0));
+    s1 = smlad(odd, y1, smlad(even, x1, s1));
+    s2 = smlad(odd, y2, smlad(even, x2, s2));
+  }
+#else
+  // LDM takes its registers in ascending order: the 6 column words are pinned to r0..r5.
+  register uint32_t x0 __asm__("r0");
+  register uint32_t y0 __asm__("r1");
+  register uint32_t x1 __asm__("r2");
+  register uint32_t y1 __asm__("r3");
+  register uint32_t x2 __asm__("r4");
+  register uint32_t y2 __asm__("r5");
+  uint32_t v, t;
+#define CORTEXM_DSP_QUAD3                                  \
+  "ldr    %[v], [%[w]], #4\n\t"                            \
+  "ldmia  %[c]!, {r0, r1, r2, r3, r4, r5}\n\t"             \
+  "sxtb16 %[t], %[v]\n\t"                                  \
+  "sxtb16 %[v], %[v], ror #8\n\t"                          \
+  "smlad  %[s0], %[t], %[x0], %[s0]\n\t"                   \
+  "smlad  %[s1], %[t], %[x1], %[s1]\n\t"                   \
+  "smlad  %[s2], %[t], %[x2], %[s2]\n\t"                   \
+  "smlad  %[s0], %[v], %[y0], %[s0]\n\t"                   \
+  "smlad  %[s1], %[v], %[y1], %[s1]\n\t"                   \
+  "smlad  %[s2], %[v], %[y2], %[s2]\n\t"
+#define CORTEXM_DSP_QUAD3_OPERANDS                                                                   \
+  [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [c] "+r"(c), [w] "+r"(w), [x0] "=&r"(x0), [y0] "=&r"(y0), \
+      [x1] "=&r"(x1), [y1] "=&r"(y1), [x2] "=&r"(x2), [y2] "=&r"(y2), [v] "=&r"(v), [t] "=&r"(t)
+  for (int32_t i = 0; i < quads % 4; ++i)
+    __asm__ volatile(CORTEXM_DSP_QUAD3 : CORTEXM_DSP_QUAD3_OPERANDS : : "cc", "memory");
+  if (quads >= 4) {
+    const int8_t* const end = w + quads / 4 * 16;
+    __asm__ volatile("1:\n\t" CORTEXM_DSP_QUAD3 CORTEXM_DSP_QUAD3 CORTEXM_DSP_QUAD3 CORTEXM_DSP_QUAD3
+                     "ldr    %[t], %[end]\n\t"
+                     "cmp    %[w], %[t]\n\t"
+                     "bne    1b"
+                     : CORTEXM_DSP_QUAD3_OPERANDS
+                     : [end] "m"(end)
+                     : "cc", "memory");
+  }
+#undef CORTEXM_DSP_QUAD3
+#undef CORTEXM_DSP_QUAD3_OPERANDS
+#endif
+  const int32_t rest = length % 4;
+  for (int32_t k = 0; k < rest; ++k) {
+    const int32_t a = w[k];
+    s0 = static_cast<int32_t>(wrap(s0) + wrap(c[k] * a));
+    s1 = static_cast<int32_t>(wrap(s1) + wrap(c[rest + k] * a));
+    s2 = static_cast<int32_t>(wrap(s2) + wrap(c[2 * rest + k] * a));
+  }
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+}
+
+// The outputs of channels [first_channel, first_channel + channels) at the `count` (1 to 3)
+// pixels of a gathered block (all 3 columns written); out[j] points at pixel j's first_channel.
+__attribute__((noinline)) void gathered_outputs(const Stage& stage, const int8_t* w, int32_t length,
+                                                const int16_t* block, int32_t count, int32_t first_channel,
+                                                int32_t channels, int8_t* out0, int8_t* out1, int8_t* out2) {
+  const Stage s = stage;  // a local copy: output stores cannot alias it
+  for (int32_t oc = 0; oc < channels; ++oc, w += length) {
+    int32_t sums[kGathered];
+    dot_3x1(w, length, block, sums);
+    const Channel c = channel(s, first_channel + oc);
+    out0[oc] = output_value(sums[0], c, s);
+    if (count > 1) out1[oc] = output_value(sums[1], c, s);
+    if (count > 2) out2[oc] = output_value(sums[2], c, s);
+  }
+}
+
 // A pointwise conv (stride 1, one group) written over its input from at least
 // quantized_conv2d_in_place_lag bytes below it: per image, blocks of 2 pixels in raster order, each
 // block's columns widened to the word after its outputs when they end at or below its input rows
@@ -401,8 +545,8 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
   // Input bytes between horizontally and vertically adjacent pointwise pixels.
   const int32_t x_step = p.geometry.stride_w * in_c;
   const int32_t y_step = p.geometry.stride_h * p.input.w * in_c;
-  // The block of 2 columns: in scratch, or for a 1x1 window in the output's last bytes (word-aligned)
-  // while no output has been written there.
+  // The block of columns: in scratch, or for a 1x1 window (2 columns) in the output's last bytes
+  // (word-aligned) while no output has been written there.
   const size_t block_bytes = sizeof(int16_t) * kPixels * static_cast<size_t>(length);
   const uintptr_t output_begin = reinterpret_cast<uintptr_t>(output);
   const uintptr_t output_end = output_begin + static_cast<size_t>(p.output.n) * pixels * out_c;
@@ -410,12 +554,18 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
   bool staging = pointwise && output_end - output_begin >= block_bytes && staged_at >= output_begin;
   int16_t* const block = static_cast<int16_t*>(staging ? reinterpret_cast<void*>(staged_at) : scratch);
   int32_t gathering = 0;  // the pixel gather_column writes: its "column" pointer is only an index base
+  // Runs shorter than kShortRun taps (a first conv's few input channels) one tap at a time, inline:
+  // the calls cost more than they save there.
+  constexpr int32_t kShortRun = 12;
   const auto fill = [&](int16_t* at, int32_t count) {
-    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count, [pad](int32_t) { return pad; });
+    if (count > 0) fill_taps(block, kGathered, length, gathering, static_cast<int32_t>(at - block), count, pad);
   };
   const auto copy = [&](const int8_t* src, int32_t count, int16_t* at) {
-    put_taps(block, length, gathering, static_cast<int32_t>(at - block), count,
-             [src, offset](int32_t i) { return src[i] + offset; });
+    const int32_t first = static_cast<int32_t>(at - block);
+    if (count < kShortRun)
+      put_taps(block, kGathered, length, gathering, first, count, [src, offset](int32_t i) { return src[i] + offset; });
+    else
+      copy_taps(block, kGathered, length, gathering, first, count, src, offset);
   };
 
   for (int32_t n = 0; n < p.input.n; ++n) {
@@ -441,6 +591,22 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
           row = row_start;
         }
       };
+      if (!pointwise) {
+        // Blocks of 3 pixels; the last block's missing columns repeat its last pixel.
+        for (int32_t first = 0; first < pixels; first += kGathered) {
+          const int32_t count = pixels - first < kGathered ? pixels - first : kGathered;
+          for (gathering = 0; gathering < kGathered; ++gathering) {
+            gather_column(p, image, group, oy, ox, block, fill, copy);
+            if (gathering + 1 < count) next_pixel();
+          }
+          if (first + count < pixels) next_pixel();
+          int8_t* out0 = out_image + first * out_c + first_oc;
+          int8_t* out1 = count > 1 ? out0 + out_c : out0;
+          gathered_outputs(stage, group_filter, length, block, count, first_oc, out_per_group, out0, out1,
+                           count > 2 ? out1 + out_c : out0);
+        }
+        continue;
+      }
       for (int32_t first = 0; first < pixels; first += kPixels) {
         const int32_t count = pixels - first < kPixels ? pixels - first : kPixels;
         int8_t* out0 = out_image + first * out_c + first_oc;
@@ -455,12 +621,7 @@ __attribute__((noinline)) void conv_blocks(const Conv2dParams& p, const int8_t* 
           continue;
         }
         for (int32_t j = 0; j < count; ++j) {
-          if (pointwise) {
-            widen_row(row, length, offset, block, j);
-          } else {
-            gathering = j;
-            gather_column(p, image, group, oy, ox, block, fill, copy);
-          }
+          widen_row(row, length, offset, block, j);
           next_pixel();
         }
         block_outputs(stage, group_filter, length, BlockColumns{block}, count, first_oc, out_per_group, out0,

@@ -49,6 +49,58 @@ inline void sum4(const int8_t* x, const int8_t* w, int32_t rows, int32_t cols, i
   acc[3] = a3;
 }
 
+// sum4 for a window one tap wide (str_ww's 1-pixel-wide images): one loop over the rows, each tap
+// row_step input bytes and w_row_step filter bytes after the previous one (10 instructions per tap
+// and 4 channels, plus 2 for the loop).
+inline void sum4_column(const int8_t* x, const int8_t* w, int32_t rows, int32_t row_step, int32_t w_row_step,
+                        uint32_t offsets, int32_t* acc) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (int32_t r = rows; r > 0; --r, x += row_step, w += w_row_step) {
+    const uint32_t xv = load_u32(x), wv = load_u32(w);
+    const uint32_t x02 = sxtab16(offsets, xv), x13 = sxtab16_ror8(offsets, xv);
+    const uint32_t w02 = sxtb16(wv), w13 = sxtb16_ror8(wv);
+    a0 = smlabb(x02, w02, a0);
+    a2 = smlatt(x02, w02, a2);
+    a1 = smlabb(x13, w13, a1);
+    a3 = smlatt(x13, w13, a3);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+// sum4_column for two windows `distance` input bytes apart with the same filter taps (vertically
+// adjacent pixels of a 1-pixel-wide image): each filter word widened once for both.
+inline void sum4_column_pair(const int8_t* x, int32_t distance, const int8_t* w, int32_t rows, int32_t row_step,
+                             int32_t w_row_step, uint32_t offsets, int32_t* acc, int32_t* bcc) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+  for (int32_t r = rows; r > 0; --r, x += row_step, w += w_row_step) {
+    const uint32_t wv = load_u32(w);
+    const uint32_t w02 = sxtb16(wv), w13 = sxtb16_ror8(wv);
+    const uint32_t xv = load_u32(x);
+    const uint32_t x02 = sxtab16(offsets, xv), x13 = sxtab16_ror8(offsets, xv);
+    a0 = smlabb(x02, w02, a0);
+    a2 = smlatt(x02, w02, a2);
+    a1 = smlabb(x13, w13, a1);
+    a3 = smlatt(x13, w13, a3);
+    const uint32_t yv = load_u32(x + distance);
+    const uint32_t y02 = sxtab16(offsets, yv), y13 = sxtab16_ror8(offsets, yv);
+    b0 = smlabb(y02, w02, b0);
+    b2 = smlatt(y02, w02, b2);
+    b1 = smlabb(y13, w13, b1);
+    b3 = smlatt(y13, w13, b3);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+  bcc[0] = b0;
+  bcc[1] = b1;
+  bcc[2] = b2;
+  bcc[3] = b3;
+}
+
 // sum4 over Rows x Cols (2 or 3 each) valid taps of a 3x3 window with unit dilation and depth
 // multiplier 1, so that a tap's input and filter words are both `step` (the channel count) bytes
 // after the previous tap's; x and w point at the first valid tap. GCC keeps the 18 tap addresses
@@ -173,7 +225,9 @@ __attribute__((noinline)) void pixel_paired(const Stage& stage, const Window& wi
       case 1: sum4_3x3<2, 3>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
       case 0: sum4_3x3<2, 2>(v.x + c, v.w + c, t.row, t.out_c, offsets, sums); break;
       default:
-        if (v.rows > 0 && v.cols > 0)
+        if (v.cols == 1 && v.rows > 0)
+          sum4_column(v.x + c, v.w + c, v.rows, t.row, t.w_row, offsets, sums);
+        else if (v.rows > 0 && v.cols > 0)
           sum4<0, 0>(v.x + c, v.w + c, v.rows, v.cols, t.row, t.tap, t.w_row, t.out_c, offsets, sums);
     }
     store4(sums, s, c, out);
@@ -191,6 +245,27 @@ __attribute__((noinline)) void interior_pair(const Stage& stage, const int8_t* x
     int32_t a[4], b[4];
     sum4_3x3<3, 3>(x + c, w + c, row_step, channels, offsets, a);
     sum4_3x3<3, 3>(x + x_step + c, w + c, row_step, channels, offsets, b);
+    const Channel c0 = channel(s, c), c1 = channel(s, c + 1);
+    const int32_t a0 = requantized(a[0], c0, s), b0 = requantized(b[0], c0, s);
+    const int32_t a1 = requantized(a[1], c1, s), b1 = requantized(b[1], c1, s);
+    const Channel c2 = channel(s, c + 2), c3 = channel(s, c + 3);
+    const int32_t a2 = requantized(a[2], c2, s), b2 = requantized(b[2], c2, s);
+    const int32_t a3 = requantized(a[3], c3, s), b3 = requantized(b[3], c3, s);
+    store_u32(out0 + c, clamped_bytes(a0, a1, a2, a3, s));
+    store_u32(out1 + c, clamped_bytes(b0, b1, b2, b3, s));
+  }
+}
+
+// Depth multiplier 1, channels a multiple of 4, a 1-pixel-wide output: two vertically adjacent
+// output pixels whose windows are `rows` taps of one column, `distance` input bytes apart,
+// sharing the filter's widening and each channel's requantization set-up.
+__attribute__((noinline)) void column_pair(const Stage& stage, const int8_t* x, int32_t distance, const int8_t* w,
+                                           int32_t rows, int32_t row_step, int32_t channels, uint32_t offsets,
+                                           int8_t* out0, int8_t* out1) {
+  const Stage s = stage;  // a local copy: output stores cannot alias it
+  for (int32_t c = 0; c < channels; c += 4) {
+    int32_t a[4], b[4];
+    sum4_column_pair(x + c, distance, w + c, rows, row_step, channels, offsets, a, b);
     const Channel c0 = channel(s, c), c1 = channel(s, c + 1);
     const int32_t a0 = requantized(a[0], c0, s), b0 = requantized(b[0], c0, s);
     const int32_t a1 = requantized(a[1], c1, s), b1 = requantized(b[1], c1, s);
@@ -226,11 +301,27 @@ void quantized_depthwise_conv2d(const DepthwiseConv2dParams& p, const int8_t* in
   const int32_t image_size = in_h * in_w * in_c;
   int8_t* out = output;
 
+  // Whether column_pair can take a 1-pixel-wide output's pixels two by two.
+  const bool column_pairs = p.output.w == 1 && kernel_w == 1 && multiplier == 1 && out_c % 4 == 0;
+  const int32_t x_origin = -g.padding.left;  // the one output column's input column
+  const bool column_inside = x_origin >= 0 && x_origin < in_w;
+
   for (int32_t n = 0; n < p.output.n; ++n) {
     const int8_t* image = input + int64_t{n} * image_size;
     for (int32_t oy = 0; oy < p.output.h; ++oy) {
       const int32_t y0 = oy * g.stride_h - g.padding.top;
       const TapRange rows = valid_taps(y0, in_h, kernel_h, g.dilation_h);
+      if (column_pairs && column_inside && oy + 1 < p.output.h && rows.first == 0 && rows.last == kernel_h) {
+        const int32_t y1 = y0 + g.stride_h;
+        const TapRange next = valid_taps(y1, in_h, kernel_h, g.dilation_h);
+        if (next.first == 0 && next.last == kernel_h) {
+          column_pair(stage, image + (int64_t{y0} * in_w + x_origin) * in_c, g.stride_h * in_w * in_c, filter,
+                      kernel_h, steps.row, out_c, offsets, out, out + out_c);
+          out += 2 * out_c;
+          ++oy;
+          continue;
+        }
+      }
       for (int32_t ox = 0; ox < p.output.w; ++ox, out += out_c) {
         const int32_t x0 = ox * g.stride_w - g.padding.left;
         const TapRange cols = valid_taps(x0, in_w, kernel_w, g.dilation_w);
