@@ -29,37 +29,6 @@ int64_t normalize_dim(const OpArgs& args, const std::string& attr, int64_t dim, 
 std::vector<int64_t> broadcast_shapes(const OpArgs& args, const std::vector<int64_t>& a,
                                       const std::vector<int64_t>& b);
 
-// Index of the element of a tensor of shape `in` (broadcast against `out`) for out's flat index.
-class BroadcastIndexer {
- public:
-  BroadcastIndexer(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
-  int64_t operator()(int64_t flat_out) const;
-  bool trivial() const { return trivial_; }
-
- private:
-  std::vector<int64_t> out_shape_, in_strides_;
-  bool trivial_;
-};
-
-using UnaryFn = std::function<float(float)>;
-using BinaryFn = std::function<float(float, float)>;
-
-// Registers a float32 -> float32 elementwise op; `make` reads the attributes once per call and
-// returns the element function.
-void register_unary_float(OpRegistry& registry, const std::string& name, std::vector<AttrSpec> attrs,
-                          std::function<UnaryFn(const OpArgs&)> make);
-inline void register_unary_float(OpRegistry& registry, const std::string& name, float (*fn)(float)) {
-  register_unary_float(registry, name, {}, [fn](const OpArgs&) { return UnaryFn(fn); });
-}
-
-// Registers a float32 (x) float32 -> float32 op with numpy broadcasting.
-void register_binary_float(OpRegistry& registry, const std::string& name,
-                           std::vector<AttrSpec> attrs, std::function<BinaryFn(const OpArgs&)> make);
-inline void register_binary_float(OpRegistry& registry, const std::string& name,
-                                  float (*fn)(float, float)) {
-  register_binary_float(registry, name, {}, [fn](const OpArgs&) { return BinaryFn(fn); });
-}
-
 // Per-tensor qparams travel through data movement; per-channel ones do not.
 inline std::optional<QuantParams> passthrough_qparams(const TensorInfo& info) {
   if (info.qparams && !info.qparams->per_channel()) return info.qparams;
