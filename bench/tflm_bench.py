@@ -20,7 +20,8 @@ the bench fails unless they are byte-identical. Columns:
   Program::load) and input/output copies are outside;
 - arena: TFLM's interpreter.arena_used_bytes() after AllocateTensors (its planner's tensors plus
   its persistent allocations: node and tensor structs, kernel op data); cortexm's program arena
-  (activations and scratch; its per-op data lives in the program in flash);
+  (activations and scratch) plus its per-op state (each op's params decoded once by
+  Program::init_op_state, Program.op_state_size bytes);
 - firmware: text + data of the linked ELF (arm-none-eabi-size): code, the model (the .tflite, or
   the cortexm program), the shared input, startup code and C library.
 

@@ -110,18 +110,22 @@ int run(int argc, char** argv) {
   const Status loaded = Program::load(bulk, static_cast<size_t>(program_size), &program);
   if (!loaded.ok()) return fail_status(loaded);
 
-  // Arena, then the input bytes, then the output bytes.
+  // Each op's params decoded once (Program::init_op_state), then the arena, the input bytes and the
+  // output bytes.
   size_t input_bytes = 0, output_bytes = 0;
   for (int32_t i = 0; i < program.num_inputs(); ++i)
     input_bytes += program.tensor(program.input_tensor(i), nullptr).nbytes();
   for (int32_t i = 0; i < program.num_outputs(); ++i)
     output_bytes += program.tensor(program.output_tensor(i), nullptr).nbytes();
-  const size_t arena_offset = align_up(static_cast<size_t>(program_size));
+  const size_t state_offset = align_up(static_cast<size_t>(program_size));
+  const size_t arena_offset = align_up(state_offset + program.op_state_size());
   const size_t inputs_offset = align_up(arena_offset + program.required_arena_size());
   const size_t outputs_offset = align_up(inputs_offset + input_bytes);
   const size_t needed = outputs_offset + output_bytes;
   if (needed > bulk_size) return fail_too_big("program, arena, inputs and outputs", needed, bulk_size);
   uint8_t* const arena = bulk + arena_offset;
+  const Status bound = program.init_op_state(bulk + state_offset, program.op_state_size());
+  if (!bound.ok()) return fail_status(bound);
 
   const int input_file = sh_open(argv[2], SH_OPEN_READ_BINARY);
   if (input_file < 0) return fail(kHostFile, "cannot open the inputs file");

@@ -138,6 +138,7 @@ def _header(program, name: str) -> str:
         "PROGRAM_SIZE": str(len(program.data)),
         "ARENA_SIZE": str(program.arena_size),
         "SCALAR_ARENA_SIZE": str(program.scalar_arena_size),
+        "OP_STATE_SIZE": str(program.op_state_size),
         "NUM_OPS": str(program.num_ops),
         "NUM_INPUTS": str(len(program.inputs)),
         "NUM_OUTPUTS": str(len(program.outputs)),

@@ -55,6 +55,13 @@ class Program:
         return self._loaded.required_arena_size
 
     @property
+    def op_state_size(self) -> int:
+        """Bytes of per-op state (each op's kernel params decoded once at load, as TFLite Micro keeps
+        its per-op data in its arena): what firmware gives Program::init_op_state beside the arena.
+        The same on every core."""
+        return self._loaded.op_state_size
+
+    @property
     def constant_size(self) -> int:
         return self._loaded.constant_size
 

@@ -82,6 +82,10 @@ class LoadedProgram {
     if (size_) std::memcpy(buffer_.get(), bytes.data(), size_);
     const runtime::Status status = runtime::Program::load(buffer_.get(), size_, &program_);
     if (!status.ok()) throw GraphError(program::status_message(status, buffer_.get(), size_, origin));
+    // Each op's params decoded once, as a firmware does (read-only while runs share it).
+    op_state_.resize((program_.op_state_size() + 7) / 8 + 1);
+    const runtime::Status bound = program_.init_op_state(op_state_.data(), op_state_.size() * 8);
+    if (!bound.ok()) throw GraphError(program::status_message(bound, buffer_.get(), size_, origin));
     release_arena(new_arena());  // the first run's arena: a program that cannot get one fails here
     packing(host_variant());  // the weights packed for the variant in use (others on their first run)
   }
@@ -413,6 +417,7 @@ class LoadedProgram {
   AlignedBytes buffer_;
   size_t size_ = 0;
   runtime::Program program_;
+  std::vector<uint64_t> op_state_;  // Program::init_op_state's memory (8-byte aligned)
   std::mutex arenas_mutex_;
   std::vector<AlignedBytes> arenas_;
   std::mutex packings_mutex_;
@@ -505,6 +510,9 @@ void bind_program(py::module_& m) {
       .def_property_readonly("required_arena_size",
                              [](const LoadedProgram& p) { return p.program().required_arena_size(); })
       .def_property_readonly("constant_size", [](const LoadedProgram& p) { return p.program().constant_size(); })
+      .def_property_readonly("op_state_size", [](const LoadedProgram& p) { return p.program().op_state_size(); },
+                             "Bytes of per-op state (each op's params decoded once) a firmware gives "
+                             "Program::init_op_state beside the arena; the same on every platform.")
       .def_property_readonly("num_ops", [](const LoadedProgram& p) { return p.program().num_ops(); })
       .def_property_readonly("float_ops", [](const LoadedProgram& p) { return p.program().float_ops(); })
       .def_property_readonly("target", [](const LoadedProgram& p) {

@@ -218,7 +218,10 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
     const Value& value = graph.value(v);
     const TensorInfo& info = value.info;
     Offset<fb::QParams> qparams = 0;
-    if (info.qparams) {
+    // A constant's quantization is folded into the params of the integer kernels that read it (its
+    // requantization multipliers): the runtime never reads it, so only arena tensors store theirs.
+    const bool stores_qparams = info.qparams && value.kind != ValueKind::kConstant;
+    if (stores_qparams) {
       const QuantParams& q = *info.qparams;
       // The program's range is int32: an int64 tensor's (the 16x8 conv bias) saturates.
       const auto int32_range = [](int64_t v) {
@@ -247,7 +250,7 @@ std::string write_program(const Graph& graph, const ArenaLayout& layout, const W
     t.add_dtype(static_cast<fb::DType>(static_cast<uint8_t>(info.dtype)));
     t.add_shape(shape);
     t.add_dim_order(order);
-    if (info.qparams) t.add_qparams(qparams);
+    if (stores_qparams) t.add_qparams(qparams);
     t.add_location(constant ? fb::Location_Constant : fb::Location_Arena);
     t.add_offset(static_cast<uint64_t>(offset));
     if (constant) t.add_constant(constant_index.at(v));

@@ -498,10 +498,16 @@ Status Program::load(const void* data, size_t size, Program* program, const OpRe
   for (int32_t t = 0; t < out.num_tensors_; ++t) CORTEXM_RETURN_IF_STATUS(check_tensor(*p, t, out.arena_size_));
   CORTEXM_RETURN_IF_STATUS(check_io(out, p->inputs(), "inputs"));
   CORTEXM_RETURN_IF_STATUS(check_io(out, p->outputs(), "outputs"));
+  uint64_t op_state_size = uint64_t{kOpSlotBytes} * static_cast<uint64_t>(out.num_ops_);
   for (int32_t i = 0; i < out.num_ops_; ++i) {
     CORTEXM_RETURN_IF_STATUS(check_op(out, i, &out.extra_scratch_));
-    if (out.op_impl(i).float_fallback) ++out.float_ops_;
+    const OpImpl& impl = out.op_impl(i);
+    if (impl.float_fallback) ++out.float_ops_;
+    if (impl.state) op_state_size += impl.state->bytes;
   }
+  if (op_state_size > kMaxBytes)
+    return program_error("program", -1, "ops.size", out.num_ops_, "is too large for the per-op state of this runtime");
+  out.op_state_size_ = static_cast<size_t>(op_state_size);
   if (uint64_t{out.extra_scratch_offset()} + out.extra_scratch_ > kMaxBytes ||
       out.extra_scratch_offset() + out.extra_scratch_ < out.arena_size_)
     return program_error("program", -1, "arena_size", static_cast<int64_t>(out.arena_size_),
@@ -510,6 +516,37 @@ Status Program::load(const void* data, size_t size, Program* program, const OpRe
   CORTEXM_RETURN_IF_STATUS(check_bundled(out));
   *program = out;
   return kStatusOk;
+}
+
+Status Program::init_op_state(void* state, size_t bytes) {
+  if (op_state_size_ > 0 && !state)
+    return program_error("op_state", -1, "state", 0, "must not be null", -1, StatusCode::kInvalidArgument);
+  if (reinterpret_cast<uintptr_t>(state) % kOpStateAlignment != 0)
+    return program_error("op_state", -1, "state", static_cast<int64_t>(reinterpret_cast<uintptr_t>(state) % kOpStateAlignment),
+                         "must be 8-byte aligned", -1, StatusCode::kInvalidArgument);
+  if (bytes < op_state_size_)
+    return program_error("op_state", -1, "bytes", static_cast<int64_t>(bytes),
+                         "must be at least the program's op_state_size()", -1, StatusCode::kInvalidArgument);
+  op_state_ = nullptr;  // the ops' inits read the program, not an earlier state
+  auto* base = static_cast<uint8_t*>(state);
+  size_t offset = size_t{kOpSlotBytes} * static_cast<size_t>(num_ops_);
+  for (int32_t i = 0; i < num_ops_; ++i) {
+    const OpImpl* impl = &op_impl(i);
+    std::memcpy(base + size_t{kOpSlotBytes} * static_cast<size_t>(i), &impl, sizeof impl);
+    if (!impl->state) continue;
+    const OpContext ctx{*this, *program_->ops()->Get(i), i, nullptr};
+    impl->state->init(ctx, base + offset);
+    offset += impl->state->bytes;
+  }
+  op_state_ = base;
+  return kStatusOk;
+}
+
+DataRef Program::data_ref(int32_t index) const {
+  const fb::Tensor* t = program_->tensors()->Get(index);
+  if (t->location() == fb::Location_Constant)
+    return DataRef{static_cast<uint32_t>(program_->constants()->Get(t->constant())->offset()), DataRef::kConstant};
+  return DataRef{static_cast<uint32_t>(t->offset()), DataRef::kArena};
 }
 
 const OpImpl& Program::op_impl(int32_t index) const { return *ops_->find(program_->ops()->Get(index)->kernel()); }

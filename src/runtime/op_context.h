@@ -2,6 +2,7 @@
 // has one file in runtime/ops with a prepare (load-time validation, arena == nullptr) and a run.
 #pragma once
 
+#include <new>
 #include <type_traits>
 
 #include "program/program_generated.h"
@@ -9,6 +10,14 @@
 #include "runtime/program.h"
 
 namespace cortexm::runtime {
+
+// Where an operand's bytes are during a run: an offset into the run's arena or into the program's
+// constants (fixed-width, so an op's decoded state has one size on every platform).
+struct DataRef {
+  enum Base : uint8_t { kNone = 0, kArena, kConstant };
+  uint32_t offset = 0;
+  Base base = kNone;  // kNone: an absent optional operand (nullptr)
+};
 
 struct OpContext {
   const Program& program;
@@ -19,6 +28,8 @@ struct OpContext {
   size_t* extra_scratch = nullptr;
   // While running on the host: the run's x86 kernels, or null.
   const HostKernels* host = nullptr;
+  // While running an op whose kernel keeps state (OpImpl::state): what its init decoded.
+  const void* state = nullptr;
 
   int32_t num_inputs() const { return static_cast<int32_t>(op.inputs()->size()); }
   int32_t num_outputs() const { return static_cast<int32_t>(op.outputs()->size()); }
@@ -31,6 +42,22 @@ struct OpContext {
     if (!arena) return nullptr;
     return arena + (op.scratch_size() >= bytes ? op.scratch_offset() : program.extra_scratch_offset());
   }
+
+  DataRef input_ref(int32_t i) const { return has_input(i) ? program.data_ref(op.inputs()->Get(i)) : DataRef{}; }
+  DataRef output_ref(int32_t i = 0) const { return program.data_ref(op.outputs()->Get(i)); }
+  // Where scratch(bytes) is.
+  DataRef scratch_ref(size_t bytes) const {
+    const uint64_t at = op.scratch_size() >= bytes ? op.scratch_offset() : program.extra_scratch_offset();
+    return DataRef{static_cast<uint32_t>(at), DataRef::kArena};
+  }
+  // The bytes of `ref` in this run.
+  uint8_t* data(const DataRef& ref) const {
+    if (ref.base == DataRef::kArena) return arena + ref.offset;
+    if (ref.base == DataRef::kConstant) return const_cast<uint8_t*>(program.constant_data()) + ref.offset;
+    return nullptr;
+  }
+  template <class T>
+  T* data_as(const DataRef& ref) const { return reinterpret_cast<T*>(data(ref)); }
 
   Status fail(const char* field, int64_t value, const char* requirement,
               int64_t element = -1) const {
@@ -60,6 +87,19 @@ void take_host_kernels([[maybe_unused]] const OpContext& ctx, [[maybe_unused]] P
 #endif
 }
 
+// Kernel params P for this run: `decoded` itself, or on the host a copy with the run's x86 kernels.
+template <class P>
+const P& with_host_kernels([[maybe_unused]] const OpContext& ctx, const P& decoded, [[maybe_unused]] P* copy) {
+#if defined(__x86_64__)
+  if (ctx.host) {
+    *copy = decoded;
+    take_host_kernels(ctx, copy);
+    return *copy;
+  }
+#endif
+  return decoded;
+}
+
 using PrepareFn = Status (*)(const OpContext&);
 using RunFn = void (*)(const OpContext&);
 // The FlatBuffers verifier of one params table (verify_params<Table>), given a non-null table: the
@@ -78,6 +118,35 @@ using InPlaceLagFn = int64_t (*)(const OpContext&);
 int64_t in_place_lag_quantized_conv2d(const OpContext& ctx);
 int64_t in_place_lag_quantized_depthwise_conv2d(const OpContext& ctx);
 
+// An op's state: what its run needs decoded once from the program (its kernel params, where its
+// operands are), written by `init` after the op passed its prepare (Program::init_op_state), into
+// `bytes` bytes, 8-byte aligned. `bytes` is fixed per kernel and the same on every platform, so the
+// host computes a firmware's op_state_size() exactly. Without bound state, execute() inits each op
+// into a stack buffer of kMaxOpStateBytes before its run.
+using InitStateFn = void (*)(const OpContext& ctx, void* state);
+struct OpState {
+  InitStateFn init;
+  uint32_t bytes;
+};
+constexpr uint32_t kMaxOpStateBytes = 256;
+// Program::init_op_state's state starts with one slot per op: its OpImpl's address.
+constexpr uint32_t kOpSlotBytes = 8;
+static_assert(sizeof(const void*) <= kOpSlotBytes, "an op slot holds a pointer");
+
+// The OpState of a kernel whose state is the struct S with `init`; Bytes >= sizeof(S) on every
+// platform (static_assert), a multiple of 8.
+template <class S, void (*Init)(const OpContext&, S*), uint32_t Bytes>
+void init_state(const OpContext& ctx, void* state) {
+  static_assert(sizeof(S) <= Bytes && Bytes % 8 == 0 && Bytes <= kMaxOpStateBytes && alignof(S) <= 8,
+                "an op state's bytes must hold it, on every platform");
+  Init(ctx, new (state) S);
+}
+template <class S, void (*Init)(const OpContext&, S*), uint32_t Bytes>
+inline constexpr OpState kOpState{init_state<S, Init, Bytes>, Bytes};
+
+template <class S>
+const S& state_of(const OpContext& ctx) { return *static_cast<const S*>(ctx.state); }
+
 struct OpImpl {
   fb::OpParams params;  // the union member the kernel id takes
   VerifyParamsFn verify_params;  // verify_params<that table>
@@ -91,6 +160,9 @@ struct OpImpl {
   // Kernels that may write their output over input 0 from some bytes below it: the lag; nullptr
   // for the others (the loader refuses such an overlap).
   InPlaceLagFn in_place_lag;
+  // Kernels whose runs read decoded state: its OpState; nullptr for the others (they decode on
+  // every run).
+  const OpState* state = nullptr;
 };
 
 // The FlatBuffers verifier checks only the 4-byte alignment of a vector's length field: 8-byte

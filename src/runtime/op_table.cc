@@ -28,6 +28,27 @@ constexpr InPlaceLagFn in_place_lag_of(fb::KernelId id) {
   return nullptr;
 }
 
+// The kernels whose runs read state decoded once (OpImpl::state); the binary kernels all do.
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem)
+#define RUNTIME_BINARY(id, params, type, stem)
+#define RUNTIME_OP_STATE(kernel, state) extern const OpState state;
+#include "runtime/ops/ops.def"
+#undef RUNTIME_OP_STATE
+#undef RUNTIME_BINARY
+#undef RUNTIME_OP
+
+constexpr const OpState* state_of(fb::KernelId id) {
+#define RUNTIME_OP(id, params, min_in, max_in, min_out, max_out, is_float, stem)
+#define RUNTIME_BINARY(id, params, type, stem)
+#define RUNTIME_OP_STATE(kernel, state) \
+  if (id == fb::KernelId_##kernel) return &state;
+#include "runtime/ops/ops.def"
+#undef RUNTIME_OP_STATE
+#undef RUNTIME_BINARY
+#undef RUNTIME_OP
+  return nullptr;
+}
+
 // One object per kernel: a resolver that names it links it, and only then its prepare, run,
 // params verifier and in-place lag.
 namespace op {
@@ -35,12 +56,13 @@ namespace op {
   const OpImpl id{fb::OpParams_##params, verify_params<fb::params>, min_in, max_in, min_out, max_out, \
                   "must be " #min_in " to " #max_in " for this kernel",             \
                   "must be " #min_out " to " #max_out " for this kernel", is_float, \
-                  prepare_##stem, run_##stem, in_place_lag_of(fb::KernelId_##id)};
+                  prepare_##stem, run_##stem, in_place_lag_of(fb::KernelId_##id), state_of(fb::KernelId_##id)};
 #define RUNTIME_BINARY(id, params, type, stem)                                                   \
   const OpImpl id{fb::OpParamsTraits<program::BinaryTable<params>>::enum_value,                  \
                   verify_params<program::BinaryTable<params>>, 2, 2, 1, 1,                       \
                   "must be 2 to 2 for this kernel", "must be 1 to 1 for this kernel", false,     \
-                  prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>, nullptr};
+                  prepare_binary<params, type, stem##_prepare>, run_binary<params, type, stem>, nullptr,  \
+                  &kBinaryState<params, type>};
 #include "runtime/ops/ops.def"
 #undef RUNTIME_BINARY
 #undef RUNTIME_OP

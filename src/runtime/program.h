@@ -22,6 +22,7 @@ namespace cortexm::runtime {
 
 class OpResolver;
 struct OpImpl;
+struct DataRef;
 
 // The program format this runtime writes, and the oldest it still reads. 2: Conv2d and Linear
 // params gained bias_includes_input_offset, and the FloatBinary kernel came (a version-1 program
@@ -39,6 +40,7 @@ struct OpImpl;
 constexpr uint32_t kSchemaVersion = CORTEXM_SCHEMA_VERSION;
 constexpr uint32_t kOldestSchemaVersion = 1;
 constexpr size_t kAlignment = 16;  // constants, arena base and bundled data
+constexpr size_t kOpStateAlignment = 8;  // init_op_state's buffer
 // The largest program buffer load() takes: FlatBuffers' verifier takes buffers below 2^31 - 1 bytes.
 constexpr size_t kMaxProgramBytes = (size_t{1} << 31) - 2;
 
@@ -72,6 +74,20 @@ class Program {
   // The implementation of op `index` (registered: load checked every op).
   const OpImpl& op_impl(int32_t index) const;
 
+  // The bytes of per-op state init_op_state() needs for this program: one 8-byte slot per op, plus
+  // each op's decoded kernel params (OpState::bytes of its kernel). The same on every platform.
+  size_t op_state_size() const { return op_state_size_; }
+  // Decodes every op's params once into `state` (8-byte aligned, op_state_size() bytes, kept alive
+  // and unchanged while the program runs: like TFLite Micro's persistent per-op data, but in memory
+  // the caller gives); execute() then runs each op from it. Without it execute() decodes each op on
+  // every run. Fails only on a wrong buffer (null, misaligned, too small).
+  Status init_op_state(void* state, size_t bytes);
+  // The state init_op_state wrote (nullptr before).
+  const uint8_t* op_state() const { return op_state_; }
+  const uint8_t* constant_data() const { return constant_data_; }
+  // Where tensor `index`'s bytes are in a run.
+  DataRef data_ref(int32_t index) const;
+
   // Tensor `index` as a strided view; arena tensors point into `arena` (nullptr: data is nullptr).
   TensorView tensor(int32_t index, uint8_t* arena) const;
   // The memory order of tensor `index`'s logical dims (outermost first) into order[0, rank).
@@ -83,6 +99,8 @@ class Program {
   size_t arena_size_ = 0;
   size_t extra_scratch_ = 0;  // the largest scratch an op needs beyond its planned one
   size_t constant_size_ = 0;
+  size_t op_state_size_ = 0;
+  const uint8_t* op_state_ = nullptr;
   const uint8_t* constant_data_ = nullptr;
   Isa isa_ = Isa::kScalar;
   int32_t num_tensors_ = 0;

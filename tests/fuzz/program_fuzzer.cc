@@ -261,6 +261,33 @@ void check_host_variants(const Program& program) {
   }
 }
 
+// The ops' params decoded once (Program::init_op_state, into exactly op_state_size() bytes so ASan
+// sees any write past them) must run as decoding them on every run does: same outputs from the
+// same arena bytes.
+void check_op_state(const Program& loaded) {
+  const size_t arena_bytes = loaded.required_arena_size();
+  std::vector<uint8_t> outputs[2];
+  for (int bound = 0; bound < 2; ++bound) {
+    Program program = loaded;
+    AlignedBytes state(program.op_state_size());
+    if (bound && !program.init_op_state(state.data, program.op_state_size()).ok()) {
+      std::fprintf(stderr, "init_op_state refused a loaded program's state\n");
+      std::abort();
+    }
+    AlignedBytes arena(arena_bytes);
+    for (size_t i = 0; i < arena_bytes; ++i) arena.data[i] = static_cast<uint8_t>(i * 29 + 3);
+    if (!cortexm::runtime::execute(program, arena.data, arena_bytes).ok()) return;
+    for (int32_t o = 0; o < program.num_outputs(); ++o) {
+      const cortexm::runtime::TensorView t = program.tensor(program.output_tensor(o), arena.data);
+      outputs[bound].insert(outputs[bound].end(), t.data, t.data + t.nbytes());
+    }
+  }
+  if (outputs[0] != outputs[1]) {
+    std::fprintf(stderr, "outputs from init_op_state's state differ from decoding every run\n");
+    std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
@@ -296,6 +323,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "op %d (num_ops: the program's outputs) depends on the arena's previous contents\n", op);
     std::abort();
   }
+  check_op_state(program);
   static const bool host_variants = std::getenv("CORTEXM_FUZZ_HOST_VARIANTS") != nullptr;
   if (host_variants) check_host_variants(program);
   return 0;

@@ -488,3 +488,20 @@ def test_16x8_sums_past_int32_after_requantizing_are_refused():
     m.operator("FULLY_CONNECTED", [x, wt, b], [out], S.OPTIONS_FULLY_CONNECTED, {})
     with pytest.raises(NotImplementedError, match=r"16x8 sums can requantize to .*past int32"):
         cortexm.from_tflite(m.build([x], [out]))
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", range(4))
+def test_per_tensor_fully_connected_stores_one_multiplier_and_no_constant_qparams(seed):
+    """Per-tensor weights take one requantization multiplier, not a copy per output channel, and the
+    program stores no qparams for its constants (the ops' multipliers carry them): TFLM's outputs
+    still."""
+    rng = np.random.default_rng(2000 + seed)
+    model = fc_model(rng, per_channel=False)
+    n, lowered = compare(model, 8, seed=seed)
+    assert n == 8
+    linear = next(n for n in lowered.nodes if n.op == "cortex_m.quantized_linear.default")
+    assert len(linear.attrs["requantize_multipliers"]) == len(linear.attrs["requantize_shifts"]) == 1
+    _, program = cortexm_program(model)
+    constants = [t for t in program.tensors() if t["location"] == "constant"]
+    assert constants and all(t["scale"] is None and t["zero_point"] is None for t in constants)

@@ -145,8 +145,11 @@ void convert_linear(Graph& graph, NodeId id, const TargetConfig&) {
   for (int64_t zp : channels.zero_points)
     if (zp != w_zp) not_lowered("weight zero points differ between channels");
 
-  const ChannelRequantization requantization = channel_requantization(
-      graph, b, q_in.scales[0], channels.scales, q_out.scales[0], target.scale, target, Accumulator::kInt32);
+  // One multiplier for per-tensor weights (every channel's is that one), one per channel otherwise.
+  const bool per_channel = graph.value(w).info.qparams->per_channel();
+  const ChannelRequantization requantization =
+      channel_requantization(graph, b, q_in.scales[0], channels.scales, q_out.scales[0], target.scale, target,
+                             Accumulator::kInt32, !per_channel);
 
   const ValueId w_packed = rw.constant("weights", packed_weights(graph, o));
   const ValueId y = rw.call_requantized("cortex_m.quantized_linear.default", {x, w_packed},

@@ -48,6 +48,10 @@ void run_on_paths(const OpContext& ctx) {
 extern template bool verify_params<fb::Conv2dParams>(flatbuffers::Verifier&, const void*);
 extern template bool verify_params<fb::Pool2dParams>(flatbuffers::Verifier&, const void*);
 
+extern const OpState quantized_conv2d_state;
+extern const OpState quantized_depthwise_conv2d_state;
+extern const OpState quantized_avg_pool2d_state;
+
 namespace op {
 // As op::QuantizedConv2d, op::QuantizedDepthwiseConv2d and op::QuantizedAvgPool2d (ops.def), with
 // only the code of Paths.
@@ -56,18 +60,19 @@ inline constexpr OpImpl QuantizedConv2dOnPaths{
     fb::OpParams_Conv2dParams, verify_params<fb::Conv2dParams>, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_conv2d_on_paths, Paths>,
     run_on_paths<ConvKernel<Conv2dParams>, run_conv2d_with, quantized_conv2d_on_paths<Paths>>,
-    in_place_lag_quantized_conv2d};
+    in_place_lag_quantized_conv2d, &quantized_conv2d_state};
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedDepthwiseConv2dOnPaths{
     fb::OpParams_Conv2dParams, verify_params<fb::Conv2dParams>, 2, 3, 1, 1, "must be 2 to 3 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_depthwise_conv2d_on_paths, Paths>,
     run_on_paths<ConvKernel<DepthwiseConv2dParams>, run_depthwise_conv2d_with, quantized_depthwise_conv2d_on_paths<Paths>>,
-    in_place_lag_quantized_depthwise_conv2d};
+    in_place_lag_quantized_depthwise_conv2d, &quantized_depthwise_conv2d_state};
 template <uint32_t Paths>
 inline constexpr OpImpl QuantizedAvgPool2dOnPaths{
     fb::OpParams_Pool2dParams, verify_params<fb::Pool2dParams>, 1, 1, 1, 1, "must be 1 to 1 for this kernel", "must be 1 to 1 for this kernel", false,
     prepare_on_paths<prepare_avg_pool2d_on_paths, Paths>,
-    run_on_paths<AvgPool2dKernel, run_avg_pool2d_with, quantized_avg_pool2d_on_paths<Paths>>, nullptr};
+    run_on_paths<AvgPool2dKernel, run_avg_pool2d_with, quantized_avg_pool2d_on_paths<Paths>>, nullptr,
+    &quantized_avg_pool2d_state};
 }  // namespace op
 
 // An OpEntry for a kernel with separate paths, built with only `paths`:

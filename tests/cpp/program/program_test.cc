@@ -97,9 +97,9 @@ struct Loaded {
 };
 
 std::vector<Tensor> run_program(const runtime::Program& program, const std::vector<Tensor>& inputs,
-                                runtime::RunStats* stats = nullptr) {
-  std::unique_ptr<uint8_t[]> raw(new uint8_t[program.required_arena_size() + 16]);
-  uint8_t* arena = raw.get() + (16 - reinterpret_cast<uintptr_t>(raw.get()) % 16) % 16;
+                                runtime::RunStats* stats = nullptr, size_t arena_shift = 0) {
+  std::unique_ptr<uint8_t[]> raw(new uint8_t[program.required_arena_size() + 16 + arena_shift]);
+  uint8_t* arena = raw.get() + (16 - reinterpret_cast<uintptr_t>(raw.get()) % 16) % 16 + arena_shift;
   for (int32_t i = 0; i < program.num_inputs(); ++i) {
     Tensor in = inputs[static_cast<size_t>(i)];
     runtime::TensorView src = program.tensor(program.input_tensor(i), nullptr);
@@ -140,6 +140,50 @@ TEST(Program, RunsBitExactWithTheInterpreter) {
     for (size_t k = 0; k < got.size(); ++k) {
       ASSERT_EQ(got[k].nbytes(), want[k].nbytes());
       EXPECT_EQ(std::memcmp(got[k].raw(), want[k].raw(), got[k].nbytes()), 0) << "output " << k;
+    }
+  }
+}
+
+// init_op_state decodes each op once into the caller's memory: exactly op_state_size() bytes (a slot
+// per op and its kernel's fixed state), written and nothing beyond; runs from it give the
+// interpreter's outputs, as runs without it do, on arenas at any address.
+TEST(Program, OpStateIsExactAndRunsBitExact) {
+  testing::RandomData rng(23);
+  const Graph g = conv_linear_graph(rng);
+  Loaded loaded(program::write_program(g, program::sequential_layout(g, Isa::kMve), {}));
+  ASSERT_TRUE(loaded.status.ok());
+  runtime::Program& program = loaded.program;
+  // Permute (clone), QuantizedConv2d, Cat, View (clone), View, QuantizedLinear, DequantizePerTensor,
+  // Softmax: 8 slots of 8 bytes, and 112 + 176 + 40 + 40 + 112 of state.
+  ASSERT_EQ(program.num_ops(), 8);
+  EXPECT_EQ(program.op_state_size(), size_t{8 * 8 + 112 + 176 + 40 + 40 + 112});
+  size_t want = size_t{runtime::kOpSlotBytes} * static_cast<size_t>(program.num_ops());
+  for (int32_t i = 0; i < program.num_ops(); ++i)
+    if (program.op_impl(i).state) want += program.op_impl(i).state->bytes;
+  EXPECT_EQ(program.op_state_size(), want);
+
+  const std::vector<Tensor> inputs = {random_tensor(g.value(g.inputs()[0]).info, rng)};
+  const std::vector<Tensor> unbound = run_program(program, inputs);
+
+  const size_t size = program.op_state_size();
+  std::vector<uint64_t> memory(size / 8 + 4, 0x5a5a5a5a5a5a5a5aull);
+  auto* state = reinterpret_cast<uint8_t*>(memory.data());
+  EXPECT_EQ(program.init_op_state(state, size - 1).code, StatusCode::kInvalidArgument);
+  EXPECT_EQ(program.init_op_state(state + 4, size).code, StatusCode::kInvalidArgument);
+  EXPECT_EQ(program.init_op_state(nullptr, size).code, StatusCode::kInvalidArgument);
+  EXPECT_EQ(program.op_state(), nullptr);
+  ASSERT_TRUE(program.init_op_state(state, size).ok());
+  EXPECT_EQ(program.op_state(), state);
+  for (size_t k = size; k < memory.size() * 8; ++k) EXPECT_EQ(state[k], 0x5a) << "byte " << k << " past the state";
+
+  const std::vector<Tensor> want_outputs = run_graph(g, inputs);
+  for (size_t shift : {0, 16, 48}) {
+    const std::vector<Tensor> bound = run_program(program, inputs, nullptr, shift);
+    ASSERT_EQ(bound.size(), want_outputs.size());
+    for (size_t k = 0; k < bound.size(); ++k) {
+      ASSERT_EQ(bound[k].nbytes(), want_outputs[k].nbytes());
+      EXPECT_EQ(std::memcmp(bound[k].raw(), want_outputs[k].raw(), bound[k].nbytes()), 0) << "output " << k;
+      EXPECT_EQ(std::memcmp(bound[k].raw(), unbound[k].raw(), bound[k].nbytes()), 0) << "output " << k;
     }
   }
 }

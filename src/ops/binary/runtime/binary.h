@@ -28,13 +28,30 @@ Status prepare_binary(const OpContext& ctx) {
   return error.ok() ? kStatusOk : ctx.fail(error);
 }
 
+// A binary op's state: its kernel params and operands.
+template <class P>
+struct BinaryState {
+  P params;
+  DataRef lhs, rhs, out;
+};
+
+template <class P, class T>
+void init_binary(const OpContext& ctx, BinaryState<P>* s) {
+  decode_binary_op<P, T>(ctx, &s->params);
+  s->lhs = ctx.input_ref(0);
+  s->rhs = ctx.input_ref(1);
+  s->out = ctx.output_ref();
+}
+
+template <class P, class T>
+inline constexpr OpState kBinaryState = kOpState<BinaryState<P>, init_binary<P, T>, 160>;
+
 template <class P, class T, void (*Run)(const P&, const T*, const T*, T*)>
 void run_binary(const OpContext& ctx) {
-  P p;
-  decode_binary_op<P, T>(ctx, &p);
-  take_host_kernels(ctx, &p);
-  Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const T*>(ctx.input(1).data),
-      reinterpret_cast<T*>(ctx.output().data));
+  const BinaryState<P>& s = state_of<BinaryState<P>>(ctx);
+  P copy;
+  Run(with_host_kernels(ctx, s.params, &copy), ctx.data_as<const T>(s.lhs), ctx.data_as<const T>(s.rhs),
+      ctx.data_as<T>(s.out));
 }
 
 }  // namespace cortexm::runtime

@@ -84,17 +84,35 @@ template <class P>
 using ConvKernel = void (*)(const P&, const ConvElement<P>*, const ConvWeight<P>*,
                             const ConvBias<P>*, ConvElement<P>*, void*);
 
+// A convolution op's state: its kernel params and operands.
+template <class P>
+struct ConvState {
+  P params;
+  DataRef input, weights, bias, output, scratch;
+};
+
+template <class P, size_t (*ScratchSize)(const P&, Isa)>
+void init_conv(const OpContext& ctx, ConvState<P>* s) {
+  decode_conv_op(ctx, &s->params);
+  s->input = ctx.input_ref(0);
+  s->weights = ctx.input_ref(1);
+  s->bias = ctx.input_ref(2);
+  s->output = ctx.output_ref();
+  s->scratch = ctx.scratch_ref(ScratchSize(s->params, kKernelIsa));
+}
+
+template <class P, size_t (*ScratchSize)(const P&, Isa)>
+inline constexpr OpState kConvState = kOpState<ConvState<P>, init_conv<P, ScratchSize>, 176>;
+
 // Runs the op with the kernel `run` (the kernel's entry point, or one with only some of its paths).
 template <class P, size_t (*ScratchSize)(const P&, Isa)>
 void run_conv_with(const OpContext& ctx, ConvKernel<P> run) {
   using T = ConvElement<P>;
-  P p;
-  decode_conv_op(ctx, &p);
-  take_host_kernels(ctx, &p);
-  run(p, reinterpret_cast<const T*>(ctx.input(0).data),
-      reinterpret_cast<const ConvWeight<P>*>(ctx.input(1).data),
-      ctx.has_input(2) ? reinterpret_cast<const ConvBias<P>*>(ctx.input(2).data) : nullptr,
-      reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
+  const ConvState<P>& s = state_of<ConvState<P>>(ctx);
+  P copy;
+  run(with_host_kernels(ctx, s.params, &copy), ctx.data_as<const T>(s.input),
+      ctx.data_as<const ConvWeight<P>>(s.weights), ctx.data_as<const ConvBias<P>>(s.bias), ctx.data_as<T>(s.output),
+      ctx.data(s.scratch));
 }
 
 template <class P, ConvKernel<P> Run, size_t (*ScratchSize)(const P&, Isa)>

@@ -17,6 +17,8 @@ int64_t in_place_lag_quantized_conv2d(const OpContext& ctx) {
   return quantized_conv2d_in_place_lag(p);
 }
 
+extern const OpState quantized_conv2d_state = kConvState<Conv2dParams, quantized_conv2d_scratch_size>;
+
 void run_quantized_conv2d(const OpContext& ctx) { run_conv<Conv2dParams, quantized_conv2d, quantized_conv2d_scratch_size>(ctx); }
 
 size_t host_pack_quantized_conv2d(const OpContext& ctx, HostVariant variant, void* packed) {

@@ -11,6 +11,8 @@ Status prepare_quantized_conv2d_s16w16(const OpContext& ctx) {
                       quantized_conv2d_s16w16_scratch_size>(ctx);
 }
 
+extern const OpState quantized_conv2d_s16w16_state = kConvState<Conv2dS16W16Params, quantized_conv2d_s16w16_scratch_size>;
+
 void run_quantized_conv2d_s16w16(const OpContext& ctx) {
   run_conv<Conv2dS16W16Params, quantized_conv2d_s16w16, quantized_conv2d_s16w16_scratch_size>(ctx);
 }

@@ -16,6 +16,8 @@ int64_t in_place_lag_quantized_depthwise_conv2d(const OpContext& ctx) {
   return quantized_depthwise_conv2d_in_place_lag(p);
 }
 
+extern const OpState quantized_depthwise_conv2d_state = kConvState<DepthwiseConv2dParams, quantized_depthwise_conv2d_scratch_size>;
+
 void run_quantized_depthwise_conv2d(const OpContext& ctx) { run_conv<DepthwiseConv2dParams, quantized_depthwise_conv2d, quantized_depthwise_conv2d_scratch_size>(ctx); }
 
 }  // namespace cortexm::runtime

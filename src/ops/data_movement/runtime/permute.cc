@@ -57,12 +57,34 @@ Status prepare_permute(const OpContext& ctx) {
   return kStatusOk;
 }
 
-void run_permute(const OpContext& ctx) {
+namespace {
+
+struct PermuteState {
+  enum Mode : uint8_t { kNothing, kPortable, kStrided };
+  portable::PermuteParams params;
+  DataRef input, output;
+  Mode mode = kStrided;
+};
+
+void init_permute(const OpContext& ctx, PermuteState* s) {
+  s->input = ctx.input_ref(0);
+  s->output = ctx.output_ref();
   // On its input's bytes only when it keeps every element in place (the loader checks): nothing moves.
-  if (ctx.input(0).data == ctx.output().data) return;
-  portable::PermuteParams p;
-  if (portable_params(ctx, &p))
-    portable::permute(p, ctx.input(0).data, ctx.output().data);
+  if (s->input.base == s->output.base && s->input.offset == s->output.offset)
+    s->mode = PermuteState::kNothing;
+  else if (portable_params(ctx, &s->params))
+    s->mode = PermuteState::kPortable;
+}
+
+}  // namespace
+
+extern const OpState permute_state = kOpState<PermuteState, init_permute, 112>;
+
+void run_permute(const OpContext& ctx) {
+  const auto& s = state_of<PermuteState>(ctx);
+  if (s.mode == PermuteState::kNothing) return;
+  if (s.mode == PermuteState::kPortable)
+    portable::permute(s.params, ctx.data(s.input), ctx.data(s.output));
   else
     copy_logical(permuted_input(ctx), ctx.output());
 }

@@ -15,16 +15,41 @@ Status prepare_view(const OpContext& ctx) {
   return kStatusOk;
 }
 
-void run_view(const OpContext& ctx) {
+namespace {
+
+struct ViewState {
+  enum Mode : uint8_t { kNothing, kPortable, kStrided };
+  portable::CopyParams params;
+  DataRef input, output;
+  Mode mode = kStrided;
+};
+
+// On the same bytes (the planner aliased them; the loader checked they hold the same elements):
+// nothing moves.
+void init_view(const OpContext& ctx, ViewState* s) {
   const TensorView in = ctx.input(0), out = ctx.output();
-  if (in.is_contiguous() && out.is_contiguous()) {
-    portable::CopyParams p;
-    p.numel = in.numel();
-    p.element_size = static_cast<int32_t>(in.element_size());
-    portable::copy(p, in.data, out.data);
-  } else if (in.data != out.data || !same_bytes(in, out)) {
-    copy_logical(in, out);
+  s->input = ctx.input_ref(0);
+  s->output = ctx.output_ref();
+  if (s->input.base == s->output.base && s->input.offset == s->output.offset && same_bytes(in, out)) {
+    s->mode = ViewState::kNothing;
+  } else if (in.is_contiguous() && out.is_contiguous()) {
+    s->mode = ViewState::kPortable;
+    s->params.numel = in.numel();
+    s->params.element_size = static_cast<int32_t>(in.element_size());
   }
+}
+
+}  // namespace
+
+extern const OpState view_state = kOpState<ViewState, init_view, 40>;
+
+void run_view(const OpContext& ctx) {
+  const auto& s = state_of<ViewState>(ctx);
+  if (s.mode == ViewState::kNothing) return;
+  if (s.mode == ViewState::kPortable)
+    portable::copy(s.params, ctx.data(s.input), ctx.data(s.output));
+  else
+    copy_logical(ctx.input(0), ctx.output());
 }
 
 }  // namespace cortexm::runtime

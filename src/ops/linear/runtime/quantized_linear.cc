@@ -77,18 +77,40 @@ Status prepare_linear(const OpContext& ctx) {
   return require_scratch(ctx, ScratchSize(p, kKernelIsa));
 }
 
+template <class P>
+struct LinearState {
+  P params;
+  DataRef input, weights, bias, output, scratch;
+};
+
+template <class P, size_t (*ScratchSize)(const P&, Isa)>
+void init_linear(const OpContext& ctx, LinearState<P>* s) {
+  decode(ctx, &s->params);
+  s->input = ctx.input_ref(0);
+  s->weights = ctx.input_ref(1);
+  s->bias = ctx.input_ref(2);
+  s->output = ctx.output_ref();
+  s->scratch = ctx.scratch_ref(ScratchSize(s->params, kKernelIsa));
+}
+
 template <class P, class T, class W, class Bias, void (*Run)(const P&, const T*, const W*, const Bias*, T*, void*),
           size_t (*ScratchSize)(const P&, Isa)>
 void run_linear(const OpContext& ctx) {
-  P p;
-  decode(ctx, &p);
-  take_host_kernels(ctx, &p);
-  Run(p, reinterpret_cast<const T*>(ctx.input(0).data), reinterpret_cast<const W*>(ctx.input(1).data),
-      ctx.has_input(2) ? reinterpret_cast<const Bias*>(ctx.input(2).data) : nullptr,
-      reinterpret_cast<T*>(ctx.output().data), ctx.scratch(ScratchSize(p, kKernelIsa)));
+  const auto& s = state_of<LinearState<P>>(ctx);
+  P copy;
+  Run(with_host_kernels(ctx, s.params, &copy), ctx.data_as<const T>(s.input), ctx.data_as<const W>(s.weights),
+      ctx.data_as<const Bias>(s.bias), ctx.data_as<T>(s.output), ctx.data(s.scratch));
 }
 
 }  // namespace
+
+extern const OpState quantized_linear_state =
+    kOpState<LinearState<LinearParams>, init_linear<LinearParams, quantized_linear_scratch_size>, 112>;
+extern const OpState quantized_linear_s16_state =
+    kOpState<LinearState<LinearS16Params>, init_linear<LinearS16Params, quantized_linear_s16_scratch_size>, 112>;
+extern const OpState quantized_linear_s16w16_state =
+    kOpState<LinearState<LinearS16W16Params>, init_linear<LinearS16W16Params, quantized_linear_s16w16_scratch_size>,
+             112>;
 
 Status prepare_quantized_linear(const OpContext& ctx) {
   return prepare_linear<LinearParams, int8_t, int8_t, int32_t, quantized_linear_prepare,

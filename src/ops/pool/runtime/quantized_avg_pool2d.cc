@@ -12,10 +12,27 @@ Status prepare_quantized_avg_pool2d(const OpContext& ctx) {
   return require_scratch(ctx, quantized_avg_pool2d_scratch_size(decode_pool(ctx), kKernelIsa));
 }
 
+namespace {
+
+struct AvgPool2dState {
+  Pool2dParams params;
+  DataRef input, output, scratch;
+};
+
+void init_avg_pool2d(const OpContext& ctx, AvgPool2dState* s) {
+  s->params = decode_pool(ctx);
+  s->input = ctx.input_ref(0);
+  s->output = ctx.output_ref();
+  s->scratch = ctx.scratch_ref(quantized_avg_pool2d_scratch_size(s->params, kKernelIsa));
+}
+
+}  // namespace
+
+extern const OpState quantized_avg_pool2d_state = kOpState<AvgPool2dState, init_avg_pool2d, 104>;
+
 void run_avg_pool2d_with(const OpContext& ctx, AvgPool2dKernel kernel) {
-  const Pool2dParams p = decode_pool(ctx);
-  kernel(p, reinterpret_cast<const int8_t*>(ctx.input(0).data), reinterpret_cast<int8_t*>(ctx.output().data),
-         ctx.scratch(quantized_avg_pool2d_scratch_size(p, kKernelIsa)));
+  const auto& s = state_of<AvgPool2dState>(ctx);
+  kernel(s.params, ctx.data_as<const int8_t>(s.input), ctx.data_as<int8_t>(s.output), ctx.data(s.scratch));
 }
 
 void run_quantized_avg_pool2d(const OpContext& ctx) { run_avg_pool2d_with(ctx, quantized_avg_pool2d); }

@@ -56,11 +56,23 @@ Status prepare_rows(const OpContext& ctx) {
   return error.ok() ? kStatusOk : ctx.fail(error);
 }
 
+template <class P>
+struct RowsState {
+  P params;
+  DataRef input, output;
+};
+
+template <class P>
+void init_rows(const OpContext& ctx, RowsState<P>* s) {
+  decode(ctx, &s->params);
+  s->input = ctx.input_ref(0);
+  s->output = ctx.output_ref();
+}
+
 template <class P, void (*Run)(const P&, const int8_t*, int8_t*)>
 void run_rows(const OpContext& ctx) {
-  P p;
-  decode(ctx, &p);
-  Run(p, reinterpret_cast<const int8_t*>(ctx.input(0).data), reinterpret_cast<int8_t*>(ctx.output().data));
+  const auto& s = state_of<RowsState<P>>(ctx);
+  Run(s.params, ctx.data_as<const int8_t>(s.input), ctx.data_as<int8_t>(s.output));
 }
 
 Status decode_s16(const OpContext& ctx, SoftmaxS16Params* p) {
@@ -97,6 +109,10 @@ void run_quantized_softmax_s16(const OpContext& ctx) {
   quantized_softmax_s16(p, reinterpret_cast<const int16_t*>(ctx.input(0).data),
                         reinterpret_cast<int16_t*>(ctx.output().data));
 }
+
+extern const OpState quantized_softmax_state = kOpState<RowsState<SoftmaxParams>, init_rows<SoftmaxParams>, 48>;
+extern const OpState quantized_log_softmax_state =
+    kOpState<RowsState<LogSoftmaxParams>, init_rows<LogSoftmaxParams>, 48>;
 
 Status prepare_quantized_softmax(const OpContext& ctx) {
   return prepare_rows<SoftmaxParams, quantized_softmax_prepare>(ctx);
