@@ -123,7 +123,9 @@ int64_t in_place_lag(const Graph& graph, NodeId id, int32_t step, const Groups& 
         b.effective_dim_order() != nhwc)
       return -1;
     const int64_t lag = schema->in_place_lag(node_context(graph, id));
-    return lag < 0 ? -1 : align_up(lag, alignment);  // -1: the kernel cannot run these params in place
+    // -1: the kernel cannot run these params in place. A lag of 0 (a strided window) still takes
+    // one alignment: the loader takes a lagged output only strictly below its input.
+    return lag < 0 ? -1 : std::max(align_up(lag, alignment), alignment);
   }
   if (schema->in_place_narrowing) {
     const bool narrows = a.shape == b.shape && a.effective_dim_order() == b.effective_dim_order() &&
@@ -267,8 +269,8 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
   // Element-wise ops run in place whenever they can (their buffer is no larger). An op with a lag
   // makes its input's buffer larger by the lag, so each runs in place only when that makes the
   // arena smaller, or keeps it and holds fewer byte-steps: per policy, tried one at a time in
-  // execution order, kept when it does. The policy with the smallest arena wins (the earliest on
-  // ties).
+  // execution order and again in reverse, kept when it does (the better pass stays). The policy
+  // with the smallest arena wins (the earliest on ties).
   std::vector<NodeId> candidates;
   if (options.in_place) {
     LaggedOps every;
@@ -292,26 +294,45 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
       }
       return std::make_pair(place_buffers_with(buffers, alignment, policy), byte_steps);
     };
-    LaggedOps chosen;
-    Groups groups = group_values(graph, span, options, options.in_place, chosen);
-    auto [placed, byte_steps] = place(groups);
-    for (NodeId id : candidates) {
-      chosen.nodes.insert(id);
-      Groups trial = group_values(graph, span, options, true, chosen);
-      auto [trial_placement, trial_byte_steps] = place(trial);
-      if (trial_placement.arena_size < placed.arena_size ||
-          (trial_placement.arena_size == placed.arena_size && trial_byte_steps < byte_steps)) {
-        groups = std::move(trial);
-        placed = std::move(trial_placement);
-        byte_steps = trial_byte_steps;
-      } else {
-        chosen.nodes.erase(id);
+    // Greedy over the candidates in execution order, then in reverse: an early op in place that
+    // keeps the arena (ds_cnn's first conv, its output far larger than its input) can leave no room
+    // for the later ones that would lower it; the better of the two (arena, then byte-steps) stays.
+    std::optional<Groups> policy_groups;
+    Placement policy_placement;
+    int64_t policy_byte_steps = 0;
+    LaggedOps policy_lagged;
+    for (const bool reverse : {false, true}) {
+      if (reverse && candidates.size() < 2) break;
+      std::vector<NodeId> tried = candidates;
+      if (reverse) std::reverse(tried.begin(), tried.end());
+      LaggedOps chosen;
+      Groups groups = group_values(graph, span, options, options.in_place, chosen);
+      auto [placed, byte_steps] = place(groups);
+      for (NodeId id : tried) {
+        chosen.nodes.insert(id);
+        Groups trial = group_values(graph, span, options, true, chosen);
+        auto [trial_placement, trial_byte_steps] = place(trial);
+        if (trial_placement.arena_size < placed.arena_size ||
+            (trial_placement.arena_size == placed.arena_size && trial_byte_steps < byte_steps)) {
+          groups = std::move(trial);
+          placed = std::move(trial_placement);
+          byte_steps = trial_byte_steps;
+        } else {
+          chosen.nodes.erase(id);
+        }
+      }
+      if (!policy_groups || placed.arena_size < policy_placement.arena_size ||
+          (placed.arena_size == policy_placement.arena_size && byte_steps < policy_byte_steps)) {
+        policy_groups = std::move(groups);
+        policy_placement = std::move(placed);
+        policy_byte_steps = byte_steps;
+        policy_lagged = chosen;
       }
     }
-    if (!best_groups || placed.arena_size < placement.arena_size) {
-      best_groups = std::move(groups);
-      placement = std::move(placed);
-      lagged = chosen;
+    if (!best_groups || policy_placement.arena_size < placement.arena_size) {
+      best_groups = std::move(policy_groups);
+      placement = std::move(policy_placement);
+      lagged = policy_lagged;
     }
   }
   const Groups& groups = *best_groups;
