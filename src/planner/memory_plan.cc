@@ -269,14 +269,22 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
   // Element-wise ops run in place whenever they can (their buffer is no larger). An op with a lag
   // makes its input's buffer larger by the lag, so each runs in place only when that makes the
   // arena smaller, or keeps it and holds fewer byte-steps: per policy, tried one at a time in
-  // execution order and again in reverse, kept when it does (the better pass stays). The policy
-  // with the smallest arena wins (the earliest on ties).
+  // execution order, kept when it does; then again with the widening ones last, that pass kept
+  // when its arena is smaller. The policy with the smallest arena wins (the earliest on ties).
   std::vector<NodeId> candidates;
   if (options.in_place) {
     LaggedOps every;
     every.all = true;
     group_values(graph, span, options, true, every, &candidates);
   }
+  // The candidates again, those whose output outgrows their input last (each part in execution
+  // order): one early in place that keeps the arena (ds_cnn's first conv, 490 B in, 8,000 B out)
+  // can leave no room for later ones that would lower it.
+  std::vector<NodeId> widening_last = candidates;
+  std::stable_partition(widening_last.begin(), widening_last.end(), [&](NodeId id) {
+    const Node& node = graph.node(id);
+    return graph.value(node.outputs[0]).info.nbytes() <= graph.value(node.inputs[in_place_input(node.op)]).info.nbytes();
+  });
   LaggedOps lagged;
   std::optional<Groups> best_groups;
   Placement placement;
@@ -294,17 +302,13 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
       }
       return std::make_pair(place_buffers_with(buffers, alignment, policy), byte_steps);
     };
-    // Greedy over the candidates in execution order, then in reverse: an early op in place that
-    // keeps the arena (ds_cnn's first conv, its output far larger than its input) can leave no room
-    // for the later ones that would lower it; the better of the two (arena, then byte-steps) stays.
+    // One greedy pass per candidate order; a later pass replaces an earlier one only when smaller.
     std::optional<Groups> policy_groups;
     Placement policy_placement;
-    int64_t policy_byte_steps = 0;
     LaggedOps policy_lagged;
-    for (const bool reverse : {false, true}) {
-      if (reverse && candidates.size() < 2) break;
-      std::vector<NodeId> tried = candidates;
-      if (reverse) std::reverse(tried.begin(), tried.end());
+    for (const std::vector<NodeId>* order : {&candidates, &widening_last}) {
+      if (order == &widening_last && widening_last == candidates) break;
+      const std::vector<NodeId>& tried = *order;
       LaggedOps chosen;
       Groups groups = group_values(graph, span, options, options.in_place, chosen);
       auto [placed, byte_steps] = place(groups);
@@ -321,11 +325,9 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
           chosen.nodes.erase(id);
         }
       }
-      if (!policy_groups || placed.arena_size < policy_placement.arena_size ||
-          (placed.arena_size == policy_placement.arena_size && byte_steps < policy_byte_steps)) {
+      if (!policy_groups || placed.arena_size < policy_placement.arena_size) {
         policy_groups = std::move(groups);
         policy_placement = std::move(placed);
-        policy_byte_steps = byte_steps;
         policy_lagged = chosen;
       }
     }
