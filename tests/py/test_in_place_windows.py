@@ -87,7 +87,7 @@ def test_windows_in_place_on_qemu_are_bit_identical_with_the_whole_tensor_plan(c
     g, convs = residual_graph()
     program = cortexm.to_program(g, target=f"{cpu}+int8")
     rows = {r.name: r for r in program.memory_plan().buffers}
-    assert any(rows[c.name].in_place for c in convs)
+    assert any(rows[c.name].in_place_over for c in convs)
     whole = cortexm.to_program(g, target=f"{cpu}+int8", layout="sequential")
     x = np.random.default_rng(24).integers(-128, 128, (1, 8, 12, 10), dtype=np.int8)
     assert qemu.run(program, [x], cpu).outputs[0].tobytes() == whole.run(x).tobytes()
