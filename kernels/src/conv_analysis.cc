@@ -66,8 +66,42 @@ uint32_t quantized_depthwise_conv2d_paths(const DepthwiseConv2dParams& p) {
   return small ? kDepthwiseConv2dWindows2To3 : kDepthwiseConv2dOtherWindows;
 }
 
+namespace {
+
+// The lag of a conv whose window is not pointwise (one group). Every variant gathers a block's
+// windows into scratch before its first store and stores only that block's outputs, pixels in
+// raster order over the images (scalar and MVE: blocks of 4 per image; DSP: 2 per image; x86: 8
+// of any images). So the output may overwrite input bytes once no later pixel reads them: for
+// every pixel e, the outputs of the pixels before it (e * out_c bytes) must end at or below the
+// lowest input byte read from pixel e on. A pixel's window reads no byte below its clamped top-left
+// tap, and every block ends at some pixel: the largest excess over all e serves every variant.
+// Scans the pixels from the last with a running minimum (no division, no memory).
+int64_t windows_in_place_lag(const Conv2dParams& p) {
+  const ConvGeometry& g = p.geometry;
+  const int64_t in_h = p.input.h, in_w = p.input.w, in_c = p.input.c, out_c = p.output.c;
+  const int64_t image = in_h * in_w * in_c;
+  int64_t e = int64_t{p.output.n} * p.output.h * p.output.w;  // the flat index of the pixel
+  int64_t lowest_read = e > 0 ? int64_t{p.output.n} * image : 0;  // from pixel e on
+  int64_t lag = 0;
+  for (int64_t n = int64_t{p.output.n} - 1; n >= 0; --n)
+    for (int64_t oy = int64_t{p.output.h} - 1; oy >= 0; --oy) {
+      const int64_t row = n * image + clamp_to(oy * g.stride_h - g.padding.top, in_h) * in_w * in_c;
+      for (int64_t ox = int64_t{p.output.w} - 1; ox >= 0; --ox) {
+        const int64_t first = row + clamp_to(ox * g.stride_w - g.padding.left, in_w) * in_c;
+        if (first < lowest_read) lowest_read = first;
+        --e;  // now this pixel's index: the pixels before it wrote e * out_c bytes
+        if (e * out_c - lowest_read > lag) lag = e * out_c - lowest_read;
+      }
+    }
+  return lag;
+}
+
+}  // namespace
+
 int64_t quantized_conv2d_in_place_lag(const Conv2dParams& p) {
-  if (!is_pointwise(p) || p.geometry.stride_h != 1 || p.geometry.stride_w != 1 || p.groups() != 1) return -1;
+  if (p.groups() != 1) return -1;
+  if (!is_pointwise(p)) return windows_in_place_lag(p);
+  if (p.geometry.stride_h != 1 || p.geometry.stride_w != 1) return -1;
   // Scalar and MVE: blocks of 4 pixels. DSP: blocks of 2, with 2 widened columns (4 bytes per
   // tap) word-aligned after the block's outputs. x86: no more than either (its runs fit the gap).
   const int64_t dsp = pointwise_blocks_lag(p, 2, 4 * int64_t{p.filter.c} + 3);

@@ -123,7 +123,9 @@ int64_t in_place_lag(const Graph& graph, NodeId id, int32_t step, const Groups& 
         b.effective_dim_order() != nhwc)
       return -1;
     const int64_t lag = schema->in_place_lag(node_context(graph, id));
-    return lag < 0 ? -1 : align_up(lag, alignment);  // -1: the kernel cannot run these params in place
+    // -1: the kernel cannot run these params in place. A lag of 0 (a strided window) still takes
+    // one alignment: the loader takes a lagged output only strictly below its input.
+    return lag < 0 ? -1 : std::max(align_up(lag, alignment), alignment);
   }
   if (schema->in_place_narrowing) {
     const bool narrows = a.shape == b.shape && a.effective_dim_order() == b.effective_dim_order() &&
@@ -267,14 +269,22 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
   // Element-wise ops run in place whenever they can (their buffer is no larger). An op with a lag
   // makes its input's buffer larger by the lag, so each runs in place only when that makes the
   // arena smaller, or keeps it and holds fewer byte-steps: per policy, tried one at a time in
-  // execution order, kept when it does. The policy with the smallest arena wins (the earliest on
-  // ties).
+  // execution order, kept when it does; then again with the widening ones last, that pass kept
+  // when its arena is smaller. The policy with the smallest arena wins (the earliest on ties).
   std::vector<NodeId> candidates;
   if (options.in_place) {
     LaggedOps every;
     every.all = true;
     group_values(graph, span, options, true, every, &candidates);
   }
+  // The candidates again, those whose output outgrows their input last (each part in execution
+  // order): one early in place that keeps the arena (ds_cnn's first conv, 490 B in, 8,000 B out)
+  // can leave no room for later ones that would lower it.
+  std::vector<NodeId> widening_last = candidates;
+  std::stable_partition(widening_last.begin(), widening_last.end(), [&](NodeId id) {
+    const Node& node = graph.node(id);
+    return graph.value(node.outputs[0]).info.nbytes() <= graph.value(node.inputs[in_place_input(node.op)]).info.nbytes();
+  });
   LaggedOps lagged;
   std::optional<Groups> best_groups;
   Placement placement;
@@ -292,26 +302,39 @@ MemoryPlan plan(const Graph& graph, const PlanOptions& options) {
       }
       return std::make_pair(place_buffers_with(buffers, alignment, policy), byte_steps);
     };
-    LaggedOps chosen;
-    Groups groups = group_values(graph, span, options, options.in_place, chosen);
-    auto [placed, byte_steps] = place(groups);
-    for (NodeId id : candidates) {
-      chosen.nodes.insert(id);
-      Groups trial = group_values(graph, span, options, true, chosen);
-      auto [trial_placement, trial_byte_steps] = place(trial);
-      if (trial_placement.arena_size < placed.arena_size ||
-          (trial_placement.arena_size == placed.arena_size && trial_byte_steps < byte_steps)) {
-        groups = std::move(trial);
-        placed = std::move(trial_placement);
-        byte_steps = trial_byte_steps;
-      } else {
-        chosen.nodes.erase(id);
+    // One greedy pass per candidate order; a later pass replaces an earlier one only when smaller.
+    std::optional<Groups> policy_groups;
+    Placement policy_placement;
+    LaggedOps policy_lagged;
+    for (const std::vector<NodeId>* order : {&candidates, &widening_last}) {
+      if (order == &widening_last && widening_last == candidates) break;
+      const std::vector<NodeId>& tried = *order;
+      LaggedOps chosen;
+      Groups groups = group_values(graph, span, options, options.in_place, chosen);
+      auto [placed, byte_steps] = place(groups);
+      for (NodeId id : tried) {
+        chosen.nodes.insert(id);
+        Groups trial = group_values(graph, span, options, true, chosen);
+        auto [trial_placement, trial_byte_steps] = place(trial);
+        if (trial_placement.arena_size < placed.arena_size ||
+            (trial_placement.arena_size == placed.arena_size && trial_byte_steps < byte_steps)) {
+          groups = std::move(trial);
+          placed = std::move(trial_placement);
+          byte_steps = trial_byte_steps;
+        } else {
+          chosen.nodes.erase(id);
+        }
+      }
+      if (!policy_groups || placed.arena_size < policy_placement.arena_size) {
+        policy_groups = std::move(groups);
+        policy_placement = std::move(placed);
+        policy_lagged = chosen;
       }
     }
-    if (!best_groups || placed.arena_size < placement.arena_size) {
-      best_groups = std::move(groups);
-      placement = std::move(placed);
-      lagged = chosen;
+    if (!best_groups || policy_placement.arena_size < placement.arena_size) {
+      best_groups = std::move(policy_groups);
+      placement = std::move(policy_placement);
+      lagged = policy_lagged;
     }
   }
   const Groups& groups = *best_groups;

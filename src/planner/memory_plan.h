@@ -15,8 +15,8 @@
 // them, and input and output have the same shape, dim order and bytes; or, for an op with
 // in_place_narrowing (quantize: its kernel streams forward), the same shape and dim order, an
 // output element no larger, the output at the first byte of the input's whole buffer; or, for an
-// op with an in_place_lag (depthwise, pointwise conv) that gives these params a lag (>= 0), both are channels-last 4-D of one dtype and the output
-// starts the lag (rounded up to the alignment) below the input, taken only where it makes the
+// op with an in_place_lag (depthwise conv, conv of one group) that gives these params a lag (>= 0), both are channels-last 4-D of one dtype and the output
+// starts the lag (rounded up to the alignment, at least one alignment) below the input, taken only where it makes the
 // arena smaller (or keeps it and holds fewer byte-steps). A value then lies at an offset inside
 // its root's buffer, which is placed by its parts (planner/placement.h Lifetime::parts).
 #pragma once

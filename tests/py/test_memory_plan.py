@@ -449,11 +449,13 @@ def test_depthwise_runs_in_place_from_its_lag_and_the_loader_checks_the_lag(tmp_
     plan.verify()
     rows = {r.name: r for r in plan.buffers}
     lag = (2 * 7 + 2) * 8  # two input rows and two pixels (quantized_depthwise_conv2d_in_place_lag)
-    assert rows[widen.name].in_place and rows[dw1.name].in_place
-    assert rows[dw1.name].alias_of == rows[widen.name].alias_of == cl.name
+    # The widening depthwise (4x its input) is left out of place: with it last in the planner's
+    # second pass the arena reaches its lower bound.
+    assert rows[dw1.name].in_place and not rows[widen.name].in_place
+    assert rows[dw1.name].alias_of == widen.name
     assert rows[widen.name].offset - rows[dw1.name].offset == lag
-    assert plan.lower_bound < plan.arena_size < plan.tensor_level_bound
-    assert f"{cl.name} (in place)" in plan.table()
+    assert plan.lower_bound == plan.arena_size < plan.tensor_level_bound
+    assert f"{widen.name} (in place)" in plan.table()
     program = cortexm.to_program(g)
     rng = np.random.default_rng(6)
     for _ in range(3):

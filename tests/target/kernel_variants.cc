@@ -337,8 +337,9 @@ void run_in_place(int64_t lag, int64_t in_bytes, int64_t out_bytes, Kernel kerne
     if (static_cast<uint8_t>(g_shared[end + k]) != kCanary) g_out[out_bytes] = static_cast<int8_t>(~kCanary);
 }
 
-// Pointwise convs (1x1, stride 1, one group) in place: the output from the kernel's lag below the
-// input (exact, rounded up to 16 as the planner places it, or further), over it. Fewer, as many
+// Pointwise convs (1x1, stride 1, one group) and, half the cases, windows (one group) in place: the
+// output from the kernel's lag below the input (exact, rounded up to 16 as the planner places it,
+// or further), over it. Fewer, as many
 // or more output channels than input ones; more than 64 (several column passes of the host's
 // products), rows of at most 16 taps (MVE's registers), batch 2; every other pair of cases with
 // the kernel built with only its own paths, and on weights packed as at load where this build
@@ -354,11 +355,14 @@ Tally test_conv2d_in_place(Rng& r, int32_t cases, Print print) {
                           : shape < 8 ? r.uniform(in_c, in_c + 40)
                                       : r.uniform(60, 140);
     p.input = Dims4{r.uniform(1, 2), r.uniform(1, 12), r.uniform(1, 12), in_c};
-    p.filter = Dims4{out_c, 1, 1, in_c};
-    geometry(r, &p.geometry, true);
-    p.geometry.stride_h = p.geometry.stride_w = 1;
+    // Half the cases a window (1x1 to 3x3, padded, strided, dilated), gathered before its stores.
+    const bool window = r.chance(50);
+    p.filter = window ? Dims4{out_c, r.uniform(1, 3), r.uniform(1, 3), in_c} : Dims4{out_c, 1, 1, in_c};
+    geometry(r, &p.geometry, !window);
+    if (!window) p.geometry.stride_h = p.geometry.stride_w = 1;
     p.output = quantized_conv2d_output_dims(p);
-    if (p.input.elements() > kMaxInput || p.filter.elements() > kMaxFilter || p.output.elements() > kMaxOutput)
+    if (p.output.h < 1 || p.output.w < 1 || p.input.elements() > kMaxInput || p.filter.elements() > kMaxFilter ||
+        p.output.elements() > kMaxOutput || quantized_conv2d_scratch_size(p, kKernelIsa) > kMaxScratch)
       continue;
     p.quant = conv_quant(r, p.filter.n);
     if (!quantized_conv2d_prepare(p).ok()) continue;
@@ -389,7 +393,7 @@ Tally test_conv2d_in_place(Rng& r, int32_t cases, Print print) {
     if (p.bias_includes_input_offset) line << " folded bias";
     if (p.host_packed) line << " packed";
     line << " in place, lag " << lag;
-    check(t, i, line, 0, out_bytes);
+    check(t, i, line, quantized_conv2d_scratch_size(p, kKernelIsa), out_bytes);
     ++i;
   }
   return t;

@@ -189,6 +189,21 @@ class Conv2dTester {
     fast_folded.resize(out_count);
     expect_equal(expected, fast_folded, "folded");
 
+    // In place: the output from the kernel's lag below the input in one buffer (the input dies).
+    const int64_t lag = quantized_conv2d_in_place_lag(p);
+    if (lag >= 0) {
+      const size_t in_count = input.size();
+      const size_t extent = std::max(out_count, static_cast<size_t>(lag) + in_count);
+      std::vector<int8_t> shared(extent + kGuardBytes, int8_t(kGuardByte));
+      std::memcpy(shared.data() + lag, input.data(), in_count);
+      for (size_t i = 0; i < scratch_size; ++i) scratch[i] = uint8_t(rng.uniform(0, 255));
+      quantized_conv2d(p, shared.data() + lag, filter.data(), bias_data, shared.data(), scratch.data());
+      for (size_t i = 0; i < kGuardBytes; ++i)
+        ASSERT_EQ(uint8_t(shared[extent + i]), kGuardByte) << "in place: overrun at +" << i;
+      shared.resize(out_count);
+      expect_equal(expected, shared, "in place");
+    }
+
     // Within 1 LSB of float math for nearly all elements.
     if (quant_ == QuantMode::kRealistic && bias_ != BiasMode::kNearLimits) {
       size_t far = 0;
@@ -293,7 +308,26 @@ TEST(QuantizedConv2d, InPlaceLagOfWideningPointwiseIsItsLastBlock) {
   EXPECT_EQ(quantized_conv2d_in_place_lag(p), std::max<int64_t>(6 * 16 - 3 * 2, 6 * 16 - 5 * 2 + 4 * 2 + 3));
 }
 
-// Only a 1x1 window, stride 1, no padding and one group runs in place.
+// A 3x3 window, stride 1, padding 1 over 32x32x16 (ResNet8's): pixel (y, x) from y, x >= 1 on
+// reads from input pixel (y - 1, x - 1), so the output trails its input by a row and a pixel.
+TEST(QuantizedConv2d, InPlaceLagOfAWindowIsARowAndAPixel) {
+  Conv2dParams p;
+  p.input = {1, 32, 32, 16};
+  p.filter = {16, 3, 3, 16};
+  p.geometry.padding = {1, 1, 1, 1};
+  p.output = quantized_conv2d_output_dims(p);
+  EXPECT_EQ(quantized_conv2d_in_place_lag(p), (32 + 1) * 16);
+  // Stride 2 to 32 channels: output pixel (0, x), x >= 1, has 32 x bytes before it and reads
+  // from input pixel (0, 2x - 1), at 32 x - 16: a lag of 16 (later rows fall further behind).
+  p.filter = {32, 3, 3, 16};
+  p.geometry.stride_h = p.geometry.stride_w = 2;
+  p.output = quantized_conv2d_output_dims(p);
+  ASSERT_EQ(p.output.h, 16);
+  EXPECT_EQ(quantized_conv2d_in_place_lag(p), 16);
+}
+
+// Every window runs in place but a strided 1x1 one (its kernels read rows in place between
+// stores) or one of several groups (each group rereads the whole input).
 TEST(QuantizedConv2d, InPlaceLagIsMinusOneForOtherConvs) {
   Conv2dParams p;
   p.input = {1, 6, 6, 8};
@@ -307,12 +341,12 @@ TEST(QuantizedConv2d, InPlaceLagIsMinusOneForOtherConvs) {
   Conv2dParams padded = p;
   padded.geometry.padding = {0, 1, 0, 1};
   padded.output = quantized_conv2d_output_dims(padded);
-  EXPECT_EQ(quantized_conv2d_in_place_lag(padded), -1);
+  EXPECT_GE(quantized_conv2d_in_place_lag(padded), 0);  // gathered as a window
   Conv2dParams grouped = p;
   grouped.filter = {8, 1, 1, 4};
   EXPECT_EQ(quantized_conv2d_in_place_lag(grouped), -1);
   Conv2dParams window = p;
-  window.filter = {8, 3, 3, 8};
+  window.filter = {8, 3, 3, 4};
   window.output = quantized_conv2d_output_dims(window);
   EXPECT_EQ(quantized_conv2d_in_place_lag(window), -1);
 }

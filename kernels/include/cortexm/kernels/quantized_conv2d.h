@@ -42,15 +42,19 @@ Error quantized_conv2d_prepare(const Conv2dParams& params);
 size_t quantized_conv2d_scratch_size(const Conv2dParams& params, Isa isa);
 
 // In place: how many bytes below its input the output must start for the kernel (every variant)
-// to write it over that input, or -1 when it cannot: only a pointwise conv (1x1 window, stride 1,
-// no padding, one group) runs in place, output pixel i reading input pixel i. Every variant takes
-// the pixels of an image in blocks in raster order and writes a block's outputs only over input
-// bytes of the blocks before it (scalar and MVE: blocks of 4 pixels; DSP: 2 pixels, its widened
-// int16 columns (4 * C_in bytes) kept word-aligned between the block's outputs and its input; the
-// host's x86 variants: runs of rows as long as the distance allows, at least one pixel), so the
-// lag is the largest, over those blocks, of the output bytes up to the block's end minus the
-// input bytes before its first pixel (plus the DSP's columns). `params` must have passed
-// quantized_conv2d_prepare.
+// to write it over that input, or -1 when it cannot (several groups: each rereads the whole input;
+// a strided 1x1 window without padding: its kernels read rows in place between stores).
+// A pointwise conv (1x1 window, stride 1, no padding) reads output pixel i's input pixel i in
+// place: every variant takes the pixels of an image in blocks in raster order and writes a block's
+// outputs only over input bytes of the blocks before it (scalar and MVE: blocks of 4 pixels; DSP:
+// 2 pixels, its widened int16 columns (4 * C_in bytes) kept word-aligned between the block's
+// outputs and its input; the host's x86 variants: runs of rows as long as the distance allows, at
+// least one pixel), so the lag is the largest, over those blocks, of the output bytes up to the
+// block's end minus the input bytes before its first pixel (plus the DSP's columns). Any other
+// window is gathered into scratch a block at a time before the block's first store (blocks in
+// raster order: scalar and MVE 4 pixels, DSP 2, x86 8), so the lag is the largest, over pixels e,
+// of the output bytes before e minus the lowest input byte a window from e on reads (its clamped
+// top-left tap). `params` must have passed quantized_conv2d_prepare.
 int64_t quantized_conv2d_in_place_lag(const Conv2dParams& params);
 
 // The host only (0 elsewhere): bytes of the filter and bias packed for the x86 variant
