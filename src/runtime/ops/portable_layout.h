@@ -117,4 +117,22 @@ inline Status require_output_shape(const OpContext& ctx, const portable::Shape& 
   return kStatusOk;
 }
 
+// The state of a layout op (permute, view): nothing to run when the planner put its output on its
+// input's bytes, else the portable kernel with `params` or the op's strided copy.
+template <class Params>
+struct LayoutState {
+  enum Mode : uint8_t { kNothing, kPortable, kStrided };
+  Params params;
+  DataRef input, output;
+  Mode mode = kStrided;
+};
+
+// Binds the operands; true when the output starts at the input's first byte.
+template <class Params>
+bool bind_layout(const OpContext& ctx, LayoutState<Params>* s) {
+  s->input = ctx.input_ref(0);
+  s->output = ctx.output_ref();
+  return s->input.base == s->output.base && s->input.offset == s->output.offset;
+}
+
 }  // namespace cortexm::runtime

@@ -8,6 +8,7 @@
 #include "cortexm/kernels/kernel_isa.h"
 #include "ops/conv/runtime/conv_codec.h"
 #include "ops/conv/runtime/conv_decode.h"
+#include "runtime/weighted_op_state.h"
 
 namespace cortexm::runtime {
 
@@ -86,23 +87,11 @@ using ConvKernel = void (*)(const P&, const ConvElement<P>*, const ConvWeight<P>
 
 // A convolution op's state: its kernel params and operands.
 template <class P>
-struct ConvState {
-  P params;
-  DataRef input, weights, bias, output, scratch;
-};
+using ConvState = WeightedOpState<P>;
 
 template <class P, size_t (*ScratchSize)(const P&, Isa)>
-void init_conv(const OpContext& ctx, ConvState<P>* s) {
-  decode_conv_op(ctx, &s->params);
-  s->input = ctx.input_ref(0);
-  s->weights = ctx.input_ref(1);
-  s->bias = ctx.input_ref(2);
-  s->output = ctx.output_ref();
-  s->scratch = ctx.scratch_ref(ScratchSize(s->params, kKernelIsa));
-}
-
-template <class P, size_t (*ScratchSize)(const P&, Isa)>
-inline constexpr OpState kConvState = kOpState<ConvState<P>, init_conv<P, ScratchSize>, 176>;
+inline constexpr OpState kConvState =
+    kOpState<ConvState<P>, init_weighted_op<P, decode_conv_op<P>, ScratchSize>, 176>;
 
 // Runs the op with the kernel `run` (the kernel's entry point, or one with only some of its paths).
 template <class P, size_t (*ScratchSize)(const P&, Isa)>

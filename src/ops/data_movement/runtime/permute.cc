@@ -59,18 +59,11 @@ Status prepare_permute(const OpContext& ctx) {
 
 namespace {
 
-struct PermuteState {
-  enum Mode : uint8_t { kNothing, kPortable, kStrided };
-  portable::PermuteParams params;
-  DataRef input, output;
-  Mode mode = kStrided;
-};
+using PermuteState = LayoutState<portable::PermuteParams>;
 
 void init_permute(const OpContext& ctx, PermuteState* s) {
-  s->input = ctx.input_ref(0);
-  s->output = ctx.output_ref();
   // On its input's bytes only when it keeps every element in place (the loader checks): nothing moves.
-  if (s->input.base == s->output.base && s->input.offset == s->output.offset)
+  if (bind_layout(ctx, s))
     s->mode = PermuteState::kNothing;
   else if (portable_params(ctx, &s->params))
     s->mode = PermuteState::kPortable;

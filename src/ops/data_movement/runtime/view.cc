@@ -17,20 +17,13 @@ Status prepare_view(const OpContext& ctx) {
 
 namespace {
 
-struct ViewState {
-  enum Mode : uint8_t { kNothing, kPortable, kStrided };
-  portable::CopyParams params;
-  DataRef input, output;
-  Mode mode = kStrided;
-};
+using ViewState = LayoutState<portable::CopyParams>;
 
 // On the same bytes (the planner aliased them; the loader checked they hold the same elements):
 // nothing moves.
 void init_view(const OpContext& ctx, ViewState* s) {
   const TensorView in = ctx.input(0), out = ctx.output();
-  s->input = ctx.input_ref(0);
-  s->output = ctx.output_ref();
-  if (s->input.base == s->output.base && s->input.offset == s->output.offset && same_bytes(in, out)) {
+  if (bind_layout(ctx, s) && same_bytes(in, out)) {
     s->mode = ViewState::kNothing;
   } else if (in.is_contiguous() && out.is_contiguous()) {
     s->mode = ViewState::kPortable;

@@ -11,6 +11,7 @@
 #include "ops/linear/runtime/linear_codec.h"
 #include "ops/conv/runtime/conv_decode.h"
 #include "runtime/ops/host_pack_ops.h"
+#include "runtime/weighted_op_state.h"
 
 namespace cortexm::runtime {
 
@@ -78,20 +79,7 @@ Status prepare_linear(const OpContext& ctx) {
 }
 
 template <class P>
-struct LinearState {
-  P params;
-  DataRef input, weights, bias, output, scratch;
-};
-
-template <class P, size_t (*ScratchSize)(const P&, Isa)>
-void init_linear(const OpContext& ctx, LinearState<P>* s) {
-  decode(ctx, &s->params);
-  s->input = ctx.input_ref(0);
-  s->weights = ctx.input_ref(1);
-  s->bias = ctx.input_ref(2);
-  s->output = ctx.output_ref();
-  s->scratch = ctx.scratch_ref(ScratchSize(s->params, kKernelIsa));
-}
+using LinearState = WeightedOpState<P>;
 
 template <class P, class T, class W, class Bias, void (*Run)(const P&, const T*, const W*, const Bias*, T*, void*),
           size_t (*ScratchSize)(const P&, Isa)>
@@ -102,15 +90,15 @@ void run_linear(const OpContext& ctx) {
       ctx.data_as<const Bias>(s.bias), ctx.data_as<T>(s.output), ctx.data(s.scratch));
 }
 
+template <class P, size_t (*ScratchSize)(const P&, Isa)>
+inline constexpr OpState kLinearState = kOpState<LinearState<P>, init_weighted_op<P, decode<P>, ScratchSize>, 112>;
+
 }  // namespace
 
-extern const OpState quantized_linear_state =
-    kOpState<LinearState<LinearParams>, init_linear<LinearParams, quantized_linear_scratch_size>, 112>;
-extern const OpState quantized_linear_s16_state =
-    kOpState<LinearState<LinearS16Params>, init_linear<LinearS16Params, quantized_linear_s16_scratch_size>, 112>;
+extern const OpState quantized_linear_state = kLinearState<LinearParams, quantized_linear_scratch_size>;
+extern const OpState quantized_linear_s16_state = kLinearState<LinearS16Params, quantized_linear_s16_scratch_size>;
 extern const OpState quantized_linear_s16w16_state =
-    kOpState<LinearState<LinearS16W16Params>, init_linear<LinearS16W16Params, quantized_linear_s16w16_scratch_size>,
-             112>;
+    kLinearState<LinearS16W16Params, quantized_linear_s16w16_scratch_size>;
 
 Status prepare_quantized_linear(const OpContext& ctx) {
   return prepare_linear<LinearParams, int8_t, int8_t, int32_t, quantized_linear_prepare,
