@@ -15,6 +15,13 @@ struct has_member : std::false_type {};
 template <class P, template <class> class Member>
 struct has_member<P, Member, std::void_t<Member<P>>> : std::true_type {};
 
+// Declares the trait `name`<P>: whether kernel params P have the field `field`.
+#define CORTEXM_PARAMS_HAVE(name, field)     \
+  template <class P>                         \
+  using name##_field_t = decltype(P::field); \
+  template <class P>                         \
+  using name = has_member<P, name##_field_t>;
+
 // A stored offset that kernel params without offsets (int16) cannot take.
 struct NonzeroOffset {
   const char* field = nullptr;  // nullptr: none

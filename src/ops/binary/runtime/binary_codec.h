@@ -12,15 +12,9 @@
 
 namespace cortexm::program {
 
-template <class P>
-using lhs_offset_t = decltype(P::lhs_offset);
-template <class P>
-using has_offsets = has_member<P, lhs_offset_t>;
+CORTEXM_PARAMS_HAVE(has_offsets, lhs_offset)
 
-template <class P>
-using lhs_multiplier_t = decltype(P::lhs_multiplier);
-template <class P>
-using rescales_inputs = has_member<P, lhs_multiplier_t>;
+CORTEXM_PARAMS_HAVE(rescales_inputs, lhs_multiplier)
 
 // The program table of kernel params P.
 template <class P>

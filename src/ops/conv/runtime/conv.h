@@ -109,4 +109,21 @@ void run_conv(const OpContext& ctx) {
   run_conv_with<P, ScratchSize>(ctx, Run);
 }
 
+// The bytes a conv op's output may start below its input (the kernel's in-place lag of its params).
+template <class P, int64_t (*Lag)(const P&)>
+int64_t conv_in_place_lag(const OpContext& ctx) {
+  P p;
+  decode_conv_op(ctx, &p);
+  return Lag(p);
+}
+
+// A conv kernel's runtime op: prepare_<kernel>, <kernel>_state and run_<kernel> (ops.def names
+// them) over params P and the kernel's <kernel>_prepare, <kernel>_scratch_size and entry point.
+#define CORTEXM_CONV_RUNTIME_OP(kernel, P)                                             \
+  Status prepare_##kernel(const OpContext& ctx) {                                      \
+    return prepare_conv<P, kernel##_prepare, kernel##_scratch_size>(ctx);              \
+  }                                                                                    \
+  extern const OpState kernel##_state = kConvState<P, kernel##_scratch_size>;          \
+  void run_##kernel(const OpContext& ctx) { run_conv<P, kernel, kernel##_scratch_size>(ctx); }
+
 }  // namespace cortexm::runtime

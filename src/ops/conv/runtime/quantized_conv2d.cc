@@ -7,19 +7,11 @@
 
 namespace cortexm::runtime {
 
-Status prepare_quantized_conv2d(const OpContext& ctx) {
-  return prepare_conv<Conv2dParams, quantized_conv2d_prepare, quantized_conv2d_scratch_size>(ctx);
-}
+CORTEXM_CONV_RUNTIME_OP(quantized_conv2d, Conv2dParams)
 
 int64_t in_place_lag_quantized_conv2d(const OpContext& ctx) {
-  Conv2dParams p;
-  decode_conv_op(ctx, &p);
-  return quantized_conv2d_in_place_lag(p);
+  return conv_in_place_lag<Conv2dParams, quantized_conv2d_in_place_lag>(ctx);
 }
-
-extern const OpState quantized_conv2d_state = kConvState<Conv2dParams, quantized_conv2d_scratch_size>;
-
-void run_quantized_conv2d(const OpContext& ctx) { run_conv<Conv2dParams, quantized_conv2d, quantized_conv2d_scratch_size>(ctx); }
 
 size_t host_pack_quantized_conv2d(const OpContext& ctx, HostVariant variant, void* packed) {
   Conv2dParams p;

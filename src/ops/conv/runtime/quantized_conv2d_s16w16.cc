@@ -6,15 +6,6 @@
 
 namespace cortexm::runtime {
 
-Status prepare_quantized_conv2d_s16w16(const OpContext& ctx) {
-  return prepare_conv<Conv2dS16W16Params, quantized_conv2d_s16w16_prepare,
-                      quantized_conv2d_s16w16_scratch_size>(ctx);
-}
-
-extern const OpState quantized_conv2d_s16w16_state = kConvState<Conv2dS16W16Params, quantized_conv2d_s16w16_scratch_size>;
-
-void run_quantized_conv2d_s16w16(const OpContext& ctx) {
-  run_conv<Conv2dS16W16Params, quantized_conv2d_s16w16, quantized_conv2d_s16w16_scratch_size>(ctx);
-}
+CORTEXM_CONV_RUNTIME_OP(quantized_conv2d_s16w16, Conv2dS16W16Params)
 
 }  // namespace cortexm::runtime

@@ -6,12 +6,6 @@
 
 namespace cortexm::runtime {
 
-Status prepare_quantized_transpose_conv2d(const OpContext& ctx) {
-  return prepare_conv<TransposeConv2dParams, quantized_transpose_conv2d_prepare, quantized_transpose_conv2d_scratch_size>(ctx);
-}
-
-extern const OpState quantized_transpose_conv2d_state = kConvState<TransposeConv2dParams, quantized_transpose_conv2d_scratch_size>;
-
-void run_quantized_transpose_conv2d(const OpContext& ctx) { run_conv<TransposeConv2dParams, quantized_transpose_conv2d, quantized_transpose_conv2d_scratch_size>(ctx); }
+CORTEXM_CONV_RUNTIME_OP(quantized_transpose_conv2d, TransposeConv2dParams)
 
 }  // namespace cortexm::runtime

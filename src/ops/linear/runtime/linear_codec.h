@@ -10,10 +10,7 @@
 
 namespace cortexm::program {
 
-template <class P>
-using filter_offset_t = decltype(P::filter_offset);
-template <class P>
-using has_linear_offsets = has_member<P, filter_offset_t>;
+CORTEXM_PARAMS_HAVE(has_linear_offsets, filter_offset)
 
 template <class P>
 flatbuffers::Offset<fb::LinearParams> encode_linear(flatbuffers::FlatBufferBuilder& b, const P& p) {

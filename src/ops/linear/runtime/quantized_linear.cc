@@ -95,39 +95,20 @@ inline constexpr OpState kLinearState = kOpState<LinearState<P>, init_weighted_o
 
 }  // namespace
 
-extern const OpState quantized_linear_state = kLinearState<LinearParams, quantized_linear_scratch_size>;
-extern const OpState quantized_linear_s16_state = kLinearState<LinearS16Params, quantized_linear_s16_scratch_size>;
-extern const OpState quantized_linear_s16w16_state =
-    kLinearState<LinearS16W16Params, quantized_linear_s16w16_scratch_size>;
+// A linear kernel's runtime op: prepare_<kernel>, <kernel>_state and run_<kernel> (ops.def names
+// them) over params P, activations T, weights W and bias Bias.
+#define CORTEXM_LINEAR_RUNTIME_OP(kernel, P, T, W, Bias)                                \
+  extern const OpState kernel##_state = kLinearState<P, kernel##_scratch_size>;         \
+  Status prepare_##kernel(const OpContext& ctx) {                                       \
+    return prepare_linear<P, T, W, Bias, kernel##_prepare, kernel##_scratch_size>(ctx); \
+  }                                                                                     \
+  void run_##kernel(const OpContext& ctx) {                                             \
+    run_linear<P, T, W, Bias, kernel, kernel##_scratch_size>(ctx);                      \
+  }
 
-Status prepare_quantized_linear(const OpContext& ctx) {
-  return prepare_linear<LinearParams, int8_t, int8_t, int32_t, quantized_linear_prepare,
-                        quantized_linear_scratch_size>(ctx);
-}
-
-void run_quantized_linear(const OpContext& ctx) {
-  run_linear<LinearParams, int8_t, int8_t, int32_t, quantized_linear, quantized_linear_scratch_size>(ctx);
-}
-
-Status prepare_quantized_linear_s16(const OpContext& ctx) {
-  return prepare_linear<LinearS16Params, int16_t, int8_t, int64_t, quantized_linear_s16_prepare,
-                        quantized_linear_s16_scratch_size>(ctx);
-}
-
-void run_quantized_linear_s16(const OpContext& ctx) {
-  run_linear<LinearS16Params, int16_t, int8_t, int64_t, quantized_linear_s16,
-             quantized_linear_s16_scratch_size>(ctx);
-}
-
-Status prepare_quantized_linear_s16w16(const OpContext& ctx) {
-  return prepare_linear<LinearS16W16Params, int16_t, int16_t, int64_t, quantized_linear_s16w16_prepare,
-                        quantized_linear_s16w16_scratch_size>(ctx);
-}
-
-void run_quantized_linear_s16w16(const OpContext& ctx) {
-  run_linear<LinearS16W16Params, int16_t, int16_t, int64_t, quantized_linear_s16w16,
-             quantized_linear_s16w16_scratch_size>(ctx);
-}
+CORTEXM_LINEAR_RUNTIME_OP(quantized_linear, LinearParams, int8_t, int8_t, int32_t)
+CORTEXM_LINEAR_RUNTIME_OP(quantized_linear_s16, LinearS16Params, int16_t, int8_t, int64_t)
+CORTEXM_LINEAR_RUNTIME_OP(quantized_linear_s16w16, LinearS16W16Params, int16_t, int16_t, int64_t)
 
 size_t host_pack_quantized_linear(const OpContext& ctx, HostVariant variant, void* packed) {
   LinearParams p;

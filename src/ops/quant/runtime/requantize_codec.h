@@ -11,10 +11,7 @@
 
 namespace cortexm::program {
 
-template <class P>
-using input_offset_t = decltype(P::input_offset);
-template <class P>
-using has_input_offset = has_member<P, input_offset_t>;
+CORTEXM_PARAMS_HAVE(has_input_offset, input_offset)
 
 template <class P>
 flatbuffers::Offset<fb::RequantizeParams> encode_requantize(flatbuffers::FlatBufferBuilder& b,
