@@ -39,6 +39,9 @@ pip_install "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.24" ninja
 # torch is pinned in pyproject's extra: the CPU build on this machine, never an unpinned CUDA build.
 if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$PWD
+  # The compilers CMake picks for the host build: ccache keys on the compiler's name, and
+  # scikit-build-core would otherwise take Python's (g++).
+  export CC=${CC:-cc} CXX=${CXX:-c++}
 fi
 pip_install --no-build-isolation ".[torch,test]"
 # Silero VAD's real weights ship in this package; its own dependencies (torchaudio, onnxruntime) are
