@@ -13,6 +13,8 @@ torch = pytest.importorskip("torch")
 nn = torch.nn
 F = torch.nn.functional
 
+from test_deploy_attention import MaskFromInput, RowMaskedSoftmax  # noqa: E402
+
 
 class Fn(nn.Module):
     def __init__(self, fn, **modules):
@@ -71,26 +73,6 @@ class InfiniteOffset(nn.Module):
 
     def forward(self, q, k, v):
         return F.scaled_dot_product_attention(q + self.offset, k, v)
-
-
-class RowMaskedSoftmax(nn.Module):
-    def __init__(self):
-        super().__init__()
-        mask = torch.zeros(4, 8)
-        mask[1] = float("-inf")
-        self.register_buffer("mask", mask)
-
-    def forward(self, x):
-        return torch.softmax(x + self.mask, dim=-1)
-
-
-class PaddingFromInput(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.attn = nn.MultiheadAttention(16, 2, batch_first=True)
-
-    def forward(self, x, padding):
-        return self.attn(x, x, x, key_padding_mask=padding, need_weights=False)[0]
 
 
 def runtime_scales():
@@ -158,7 +140,7 @@ EXPORT = {
                                   "torch.softmax"),
     "softmax input with an infinite constant": (lambda: export(InfiniteOffset(), *qkv()), "make the constant finite"),
     "softmax mask hiding a row": (lambda: export(RowMaskedSoftmax(), rand(4, 8)), "mask fewer entries"),
-    "softmax mask from a model input": (lambda: export(PaddingFromInput(), rand(1, 8, 16),
+    "softmax mask from a model input": (lambda: export(MaskFromInput(), rand(1, 8, 32),
                                                        torch.zeros(1, 8, dtype=torch.bool)),
                                         "make the mask a constant (a buffer, not computed from model inputs)"),
 }
