@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import cortexm
-from tflite_compare import compare, float_ops, needs_tflm, random_input, tflm_interpreter, tflm_runner
+from tflite_compare import assert_qemu_matches_tflm, compare, float_ops, needs_tflm
 
 MODELS = ["kws_ref_model.tflite", "vww_96_int8.tflite", "pretrainedResnet_quant.tflite", "ad01_int8.tflite",
           "str_ww_ref_model.tflite"]
@@ -49,13 +49,4 @@ def test_mlperf_tiny_model_matches_tflm(name):
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
 @pytest.mark.parametrize("name", MODELS)
 def test_mlperf_tiny_model_matches_tflm_on_qemu(name, cpu):
-    model = read_model(name)
-    lowered = cortexm.lower(cortexm.from_tflite(model), f"{cpu}+int8")
-    program = cortexm.to_program(lowered, io=cortexm.tflite.program_io(model))
-    details = tflm_interpreter(model).get_input_details(0)
-    tflm = tflm_runner(model)
-    rng = np.random.default_rng(0)
-    for _ in range(16):
-        x = random_input(rng, tuple(details["shape"]), details["dtype"])
-        want = tflm([x])[0]
-        np.testing.assert_array_equal(np.asarray(cortexm.run_on_qemu(program, [x], cpu)).reshape(want.shape), want)
+    assert_qemu_matches_tflm(read_model(name), cpu, runs=16)

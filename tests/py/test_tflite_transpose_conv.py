@@ -12,7 +12,7 @@ import cortexm
 from cortexm.tflite import schema as S
 from test_tflite_import import ACTS, CASES, act_scale, bias, check, log_uniform, weights, zero_point
 from test_tflite_mlperf_tiny import needs_qemu
-from tflite_compare import needs_tflm, random_input, tflm_interpreter, tflm_runner
+from tflite_compare import assert_qemu_matches_tflm, needs_tflm
 from tflite_writer import ModelBuilder
 
 MODELS = 24
@@ -92,13 +92,4 @@ def test_transpose_conv_with_int16_activations_is_refused_naming_types():
 @needs_qemu
 def test_transpose_conv_matches_tflm_on_qemu_m55():
     model = transpose_conv_model(np.random.default_rng(3300), with_bias=True, padding="SAME")
-    program = cortexm.to_program(cortexm.lower(cortexm.from_tflite(model), "cortex-m55+int8"),
-                                 io=cortexm.tflite.program_io(model))
-    details = tflm_interpreter(model).get_input_details(0)
-    tflm = tflm_runner(model)
-    rng = np.random.default_rng(0)
-    for _ in range(4):
-        x = random_input(rng, tuple(details["shape"]), details["dtype"])
-        want = tflm([x])[0]
-        got = np.asarray(cortexm.run_on_qemu(program, [x], "cortex-m55")).reshape(want.shape)
-        np.testing.assert_array_equal(got, want)
+    assert_qemu_matches_tflm(model, "cortex-m55", runs=4)

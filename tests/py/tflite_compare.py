@@ -46,6 +46,19 @@ def cortexm_program(model: bytes, target: str = "cortex-m55+int8"):
     return lowered, cortexm.to_program(lowered, io=program_io(model))
 
 
+def assert_qemu_matches_tflm(model: bytes, cpu: str, runs: int) -> None:
+    """The model's program for `cpu` on QEMU gives TFLM's interpreter's output byte for byte on
+    `runs` random inputs (one input, one output)."""
+    _, program = cortexm_program(model, f"{cpu}+int8")
+    details = tflm_interpreter(model).get_input_details(0)
+    tflm = tflm_runner(model)
+    rng = np.random.default_rng(0)
+    for _ in range(runs):
+        x = random_input(rng, tuple(details["shape"]), details["dtype"])
+        want = tflm([x])[0]
+        np.testing.assert_array_equal(np.asarray(cortexm.run_on_qemu(program, [x], cpu)).reshape(want.shape), want)
+
+
 def float_ops(lowered) -> list:
     """aten compute ops left float in a lowered graph (data movement excluded)."""
     return [n.op for n in lowered.nodes if n.op.startswith("aten.") and not cortexm._core.op_info(n.op).is_data_movement]
